@@ -1,0 +1,51 @@
+"""leafgrad: PyTorch's autograd, exactly, in pure Python on NumPy.
+
+``import leafgrad as torch`` runs PyTorch teaching code and small models unchanged.
+
+>>> import leafgrad as torch
+>>> w = torch.tensor(2.0, requires_grad=True)
+>>> loss = 3 * w.square()
+>>> loss.backward()
+>>> w.grad
+tensor(12.)
+"""
+from __future__ import annotations
+
+from . import dtypes as _dtypes
+from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8,
+                     get_default_dtype, set_default_dtype, promote_types)
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
+                        is_grad_enabled, is_inference_mode_enabled)
+from .tensor import Tensor, Size, is_tensor, device
+from . import ops as _ops
+from . import factories as _factories
+from . import autograd
+
+__version__ = "0.1.0"
+
+# torch-style aliases; bound here rather than in dtypes so the module keeps Python's names.
+bool = _dtypes.bool_
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+
+
+def _export(names_and_objects):
+    g = globals()
+    for name, obj in names_and_objects:
+        g[name] = obj
+
+
+_export(_ops.registry.FUNCTIONS.items())
+_export((n, getattr(_factories, n)) for n in _factories.__all__)
+
+__all__ = sorted(
+    ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+     "bool", "float", "double", "half", "long", "int", "short", "get_default_dtype",
+     "set_default_dtype", "promote_types", "no_grad", "enable_grad", "set_grad_enabled",
+     "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "Tensor", "Size",
+     "is_tensor", "device", "autograd"]
+    + list(_ops.registry.FUNCTIONS) + list(_factories.__all__))

@@ -1,0 +1,280 @@
+"""The backward engine, shared by ``Tensor.backward`` and ``autograd.grad``.
+
+One iterative pass (no recursion, so 100,000-op chains are fine):
+1. walk the graph from the roots and count, for every node, how many edges lead into it;
+2. if only some inputs are wanted, mark the nodes that lead to them (the rest never run);
+3. run nodes whose every consumer has delivered its gradient (Kahn's order), summing fan-in
+   in a buffer per node, writing into leaves' ``.grad`` or into the list of wanted inputs;
+4. free each node's saved values after it ran, unless ``retain_graph``.
+Backward formulas run under grad mode = ``create_graph``, so with it they are recorded and
+higher derivatives follow; without it they build nothing.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
+from .graph import Node, SavedOutput
+
+__all__ = ["execute", "accumulate_grad"]
+
+_getrefcount = sys.getrefcount
+
+
+def _collect(roots):
+    """Dependency counts of every node reachable from ``roots`` (iteratively)."""
+    deps: dict = {}
+    stack = [fn for fn in roots if isinstance(fn, Node)]
+    seen = set(id(fn) for fn in stack)
+    while stack:
+        node = stack.pop()
+        for fn, _ in node._edges:
+            if fn is None or type(fn) is Tensor or isinstance(fn, Tensor):
+                continue
+            deps[fn] = deps.get(fn, 0) + 1
+            if id(fn) not in seen:
+                seen.add(id(fn))
+                stack.append(fn)
+    return deps
+
+
+def _needed(roots, targets_nodes, target_leaves):
+    """Nodes from which a wanted input can be reached (post-order, iterative)."""
+    needed = set()
+    visited = set()
+    for root in roots:
+        if not isinstance(root, Node) or id(root) in visited:
+            continue
+        stack = [(root, iter(root._edges))]
+        visited.add(id(root))
+        while stack:
+            node, it = stack[-1]
+            advanced = False
+            for fn, _ in it:
+                if fn is None:
+                    continue
+                if isinstance(fn, Tensor):
+                    if id(fn) in target_leaves:
+                        needed.add(id(node))
+                    continue
+                if id(fn) not in visited:
+                    visited.add(id(fn))
+                    stack.append((fn, iter(fn._edges)))
+                    advanced = True
+                    break
+                if id(fn) in needed:
+                    needed.add(id(node))
+            if not advanced:
+                stack.pop()
+                if id(node) in targets_nodes:
+                    needed.add(id(node))
+                if stack and id(node) in needed:
+                    needed.add(id(stack[-1][0]))
+    return needed
+
+
+def execute(roots, seeds, retain_graph: bool, create_graph: bool, inputs=None,
+            accumulate: bool = True):
+    """Backpropagate ``seeds`` from ``roots`` (tensors). Returns grads for ``inputs`` if given.
+
+    ``accumulate`` True writes leaves' ``.grad`` (only those in ``inputs`` when given);
+    False only captures the gradients of ``inputs`` (``autograd.grad``).
+    """
+    prev = _mode.grad_enabled
+    _mode.grad_enabled = create_graph
+    try:
+        return _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate)
+    finally:
+        _mode.grad_enabled = prev
+
+
+def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate):
+    root_fns = []
+    for t in roots:
+        root_fns.append(t._grad_fn if t._grad_fn is not None else t)
+    deps = _collect(root_fns)
+
+    captured = None
+    target_leaves = {}
+    target_nodes = {}
+    needed = None
+    if inputs is not None:
+        captured = [None] * len(inputs)
+        for i, t in enumerate(inputs):
+            if t._grad_fn is None:
+                target_leaves.setdefault(id(t), []).append(i)
+            else:
+                target_nodes.setdefault(id(t._grad_fn), []).append((t._output_nr, i))
+        needed = _needed(root_fns, target_nodes, target_leaves)
+
+    buffers: dict = {}
+    ready = []
+    for fn, t, seed in zip(root_fns, roots, seeds):
+        if isinstance(fn, Tensor):
+            # backward() called on a leaf itself
+            if captured is not None:
+                for i in target_leaves.get(id(fn), ()):
+                    captured[i] = seed if captured[i] is None else captured[i] + seed
+                if accumulate and id(fn) in target_leaves:
+                    accumulate_grad(fn, seed, create_graph)
+            elif accumulate:
+                accumulate_grad(fn, seed, create_graph)
+            continue
+        _add_to_buffer(buffers, fn, t._output_nr, seed)
+        if deps.get(fn, 0) == 0 and fn not in ready:
+            ready.append(fn)
+
+    while ready:
+        node = ready.pop()
+        grads = buffers.pop(node, None)
+        if grads is None:
+            grads = [None] * node.n_outputs
+        nid = id(node)
+        pre = node._pre_hooks
+        tpre = node._tensor_pre_hooks
+        if tpre or node._retain_grad_hooks or pre:
+            grads = _run_pre_hooks(node, grads)
+        if captured is not None and nid in target_nodes:
+            for nr, i in target_nodes[nid]:
+                g = grads[nr]
+                if g is not None:
+                    captured[i] = g if captured[i] is None else captured[i] + g
+        edges = node._edges
+        if (needed is not None and nid not in needed) or all(g is None for g in grads):
+            grad_inputs = None
+        else:
+            grad_inputs = node.apply(grads, create_graph)
+            if node._hooks:
+                grad_inputs = _run_post_hooks(node, grad_inputs, grads)
+            if not retain_graph:
+                _free(node)
+        for k, (fn, nr) in enumerate(edges):
+            if fn is None:
+                continue
+            g = grad_inputs[k] if grad_inputs is not None else None
+            if isinstance(fn, Tensor):
+                if g is None:
+                    continue
+                if captured is not None:
+                    hit = target_leaves.get(id(fn))
+                    if hit is None:
+                        continue
+                    g = _run_tensor_hooks(fn, g)
+                    for i in hit:
+                        captured[i] = g if captured[i] is None else captured[i] + g
+                    if accumulate:
+                        accumulate_grad(fn, g, create_graph, hooks_done=True)
+                elif accumulate:
+                    accumulate_grad(fn, g, create_graph)
+                continue
+            if g is not None:
+                _add_to_buffer(buffers, fn, nr, g)
+            left = deps[fn] - 1
+            deps[fn] = left
+            if left == 0:
+                ready.append(fn)
+    return captured
+
+
+def _add_to_buffer(buffers, node, nr, g):
+    buf = buffers.get(node)
+    if buf is None:
+        buf = [None] * node.n_outputs
+        buffers[node] = buf
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def _free(node) -> None:
+    saved = node._saved
+    if saved:
+        for v in saved:
+            if isinstance(v, (Tensor, SavedOutput)):
+                node._saved = None
+                return
+
+
+def _run_pre_hooks(node, grads):
+    grads = list(grads)
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            for hook in list(hooks.values()):
+                if grads[nr] is None:
+                    break
+                new = hook(grads[nr])
+                if new is not None:
+                    _check_hook_result(hook, grads[nr], new)
+                    grads[nr] = new
+    if node._retain_grad_hooks:
+        for nr, ref in node._retain_grad_hooks.items():
+            t = ref()
+            g = grads[nr]
+            if t is not None and g is not None:
+                if t._grad is None:
+                    t._grad = g if _mode.grad_enabled else _wrap(g._data.copy())
+                else:
+                    t._grad = t._grad + g
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = list(new)
+    return grads
+
+
+def _run_post_hooks(node, grad_inputs, grads):
+    for hook in list(node._hooks.values()):
+        new = hook(tuple(grad_inputs), tuple(grads))
+        if new is not None:
+            grad_inputs = list(new)
+    return grad_inputs
+
+
+def _check_hook_result(hook, old, new):
+    if not isinstance(new, Tensor) or new._data.shape != old._data.shape:
+        name = getattr(hook, "__name__", repr(hook))
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+
+
+def _run_tensor_hooks(leaf, g):
+    hooks = leaf._hooks
+    if hooks:
+        for hook in list(hooks.values()):
+            new = hook(g)
+            if new is not None:
+                _check_hook_result(hook, g, new)
+                g = new
+    return g
+
+
+def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=False) -> None:
+    """Add ``g`` into ``leaf.grad`` as PyTorch's AccumulateGrad does."""
+    if not hooks_done and leaf._hooks:
+        g = _run_tensor_hooks(leaf, g)
+    old = leaf._grad
+    if old is None:
+        if create_graph:
+            leaf._grad = g
+        else:
+            data = g._data
+            # Steal the buffer only when nothing else can see it (as PyTorch's use_count check)
+            if (data.base is not None or not data.flags.writeable
+                    or _getrefcount(data) > 3 or data.dtype != leaf._data.dtype):
+                data = np.array(data, dtype=leaf._data.dtype, copy=True)
+            leaf._grad = _wrap(data)
+    elif create_graph or _mode.grad_enabled:
+        leaf._grad = old + g
+    else:
+        od = old._data
+        if od.flags.writeable and od.shape == g._data.shape:
+            np.add(od, g._data, out=od, casting="unsafe")
+            old._vc[0] += 1
+        else:
+            leaf._grad = _wrap(od + g._data)
+    post = leaf._meta.get("post_acc_hooks") if leaf._meta else None
+    if post:
+        for hook in list(post.values()):
+            hook(leaf)

@@ -1,0 +1,277 @@
+"""Backward graph nodes: one Node subclass per op record, plus AccumulateGrad for leaves.
+
+Note [Edges]
+``node._edges`` holds one ``(fn, input_nr)`` per input of the forward op. ``fn`` is another
+Node, the leaf Tensor itself (its AccumulateGrad is made only when someone asks for it through
+``next_functions``), or None for inputs that need no gradient. Keeping leaves as plain tensors
+saves an object per leaf per op on the hot path.
+
+Note [Saved values]
+``node._saved`` is a tuple aligned with the class's ``saved_names``; entries the backward will
+not need are None. Inputs are saved as the Tensor itself (no cycle: an input never points at
+its consumer). The op's own output is saved as a ``SavedOutput`` (array + version counter), since
+holding the output tensor would make a cycle through ``grad_fn``. After a backward without
+``retain_graph`` the tuple is dropped; a node whose saved values were all plain numbers keeps
+them, so a second backward through it works, as in PyTorch.
+"""
+from __future__ import annotations
+
+import re
+import weakref
+
+from .. import dtypes as _dt
+from .. import errors
+from ..tensor import Tensor, _wrap
+
+__all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle"]
+
+_SUFFIX = re.compile(r"Backward\d*$")
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``-style calls; ``remove()`` unregisters the hook."""
+
+    _next_id = 0
+
+    def __init__(self, hooks_dict):
+        self._ref = weakref.ref(hooks_dict) if hooks_dict is not None else None
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+
+    def remove(self) -> None:
+        hooks = self._ref() if self._ref is not None else None
+        if hooks is not None and self.id in hooks:
+            del hooks[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _HookDict(dict):
+    # dict subclass so a handle can hold a weak reference to it
+    __slots__ = ("__weakref__",)
+
+
+class SavedOutput:
+    """The op's own result, saved without a reference back to the tensor (see Note above)."""
+
+    __slots__ = ("data", "vc", "requires_grad")
+
+    def __init__(self, tensor: Tensor):
+        self.data = tensor._data
+        self.vc = tensor._vc
+        self.requires_grad = tensor._requires_grad
+
+    def unpack(self, node, create_graph: bool) -> Tensor:
+        t = _wrap(self.data, node if create_graph else None, self.vc)
+        return t
+
+
+class Node:
+    """A backward function. ``name()`` and ``type(node).__name__`` give PyTorch's name."""
+
+    __slots__ = ("_edges", "_saved", "_versions", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
+                 "_retain_grad_hooks", "_metadata", "_args", "__weakref__")
+
+    saved_names: tuple = ()
+    n_outputs: int = 1
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def next_functions(self):
+        out = []
+        for fn, nr in self._edges:
+            if type(fn) is not Tensor and isinstance(fn, Tensor):
+                fn = AccumulateGrad.of(fn)
+            elif type(fn) is Tensor:
+                fn = AccumulateGrad.of(fn)
+            out.append((fn, nr))
+        return tuple(out)
+
+    @property
+    def metadata(self) -> dict:
+        if getattr(self, "_metadata", None) is None:
+            self._metadata = {}
+        return self._metadata
+
+    @property
+    def requires_grad(self) -> bool:
+        return True
+
+    def _get_hooks(self, attr):
+        hooks = getattr(self, attr, None)
+        if hooks is None:
+            hooks = _HookDict()
+            setattr(self, attr, hooks)
+        return hooks
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        hooks = self._get_hooks("_hooks")
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        hooks = self._get_hooks("_pre_hooks")
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
+        return handle
+
+    def __getattr__(self, attr):
+        # grad_fn._saved_<name>: the value saved for backward, until the graph is freed.
+        if attr.startswith("_saved_"):
+            name = attr[7:]
+            names = type(self).saved_names
+            if name in names:
+                saved = object.__getattribute__(self, "_saved")
+                if saved is None:
+                    raise RuntimeError(errors.BACKWARD_TWICE)
+                value = saved[names.index(name)]
+                if isinstance(value, SavedOutput):
+                    return value.unpack(self, True)
+                return value
+        if attr.startswith("_") and attr in Node.__slots__:
+            return None
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    # Subclasses define ``apply(grad_outputs, create_graph)``.
+
+
+class AccumulateGrad(Node):
+    """The node that writes into a leaf's ``.grad``; one per leaf, made on demand."""
+
+    __slots__ = ("variable",)
+
+    @staticmethod
+    def of(leaf: Tensor) -> "AccumulateGrad":
+        ref = leaf._acc
+        node = ref() if ref is not None else None
+        if node is None:
+            node = AccumulateGrad()
+            node.variable = leaf
+            node._edges = ()
+            node._saved = ()
+            leaf._acc = weakref.ref(node)
+        return node
+
+    def __getattr__(self, attr):
+        return Node.__getattr__(self, attr)
+
+
+def stripped_name(node) -> str:
+    """``SigmoidBackward0`` -> ``Sigmoid``, as PyTorch 2.13 writes it in version errors."""
+    return _SUFFIX.sub("", type(node).__name__)
+
+
+def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
+    """A Node subclass named like PyTorch's (``MulBackward0``) for one op record."""
+    return type(grad_fn_name, (OpNode,), {"__slots__": (), "saved_names": saved_names,
+                                          "record": record})
+
+
+class OpNode(Node):
+    """A node made by an op record: evaluates one derivative formula per input edge."""
+
+    __slots__ = ()
+    record = None
+
+    def apply(self, grads, create_graph: bool):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(errors.BACKWARD_TWICE)
+        versions = self._versions
+        if versions is not None:
+            check_versions(self, saved, versions)
+        rec = self.record
+        if rec.has_saved_output:
+            saved = tuple(v.unpack(self, create_graph) if type(v) is SavedOutput else v
+                          for v in saved)
+        if rec.n_outputs > 1:
+            grad = rec.materialize(grads, self._args)
+        else:
+            grad = grads[0]
+        if rec.list_input:
+            return self._apply_list(grad, saved)
+        out = []
+        in_meta = self._args if rec.n_outputs == 1 else None
+        for i, ((fn, _), formula) in enumerate(zip(self._edges, rec.formulas)):
+            if fn is None or formula is None:
+                out.append(None)
+                continue
+            g = formula.fn(grad, *[saved[j] for j in formula.idx])
+            if in_meta is not None and g is not None:
+                g = _conform(g, in_meta[i])
+            out.append(g)
+        return out
+
+    def _apply_list(self, grad, saved):
+        formula = self.record.formulas[0]
+        grads = formula.fn(grad, *[saved[j] for j in formula.idx])
+        meta = self._args
+        out = []
+        for i, ((fn, _), g) in enumerate(zip(self._edges, grads)):
+            if fn is None or g is None:
+                out.append(None)
+            else:
+                out.append(_conform(g, meta[i]) if meta is not None else g)
+        return out
+
+
+def _conform(g, meta):
+    """Reduce a broadcast gradient to the input's shape and cast it to the input's dtype."""
+    if meta is None:
+        return g
+    shape, np_dtype = meta
+    if g._data.shape != shape:
+        g = sum_to(g, shape)
+    if g._data.dtype != np_dtype:
+        g = g.to(_dt.from_numpy_dtype(np_dtype))
+    return g
+
+
+def sum_to(g, shape):
+    """Sum ``g`` down to ``shape`` (the inverse of broadcasting), with recorded ops."""
+    lead = g._data.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and g._data.shape[lead + i] != 1)
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead or g._data.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "
+         "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def check_versions(node, saved, versions) -> None:
+    for value, version in zip(saved, versions):
+        if version is None:
+            continue
+        current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
+        if current != version:
+            if type(value) is SavedOutput:
+                shape, dtype_t = value.data.shape, _wrap(value.data)
+                producer = stripped_name(node)
+            else:
+                shape, dtype_t = value._data.shape, value
+                producer = stripped_name(value._grad_fn) if value._grad_fn is not None else None
+            which = f", which is output 0 of {producer}," if producer else ""
+            # PyTorch capitalises the message only for a node's own saved output.
+            first = "One" if type(value) is SavedOutput else "one"
+            raise RuntimeError(
+                f"{first} of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{errors.tensor_type_str(dtype_t)} "
+                f"{errors.shape_str(shape)}]{which} is at version {current}; expected version "
+                f"{version} instead. {_HINT}")

@@ -1,0 +1,43 @@
+"""PyTorch's autograd messages (../shared/reference/torch-messages.md) in one place."""
+from __future__ import annotations
+
+__all__ = ["BACKWARD_TWICE", "NON_LEAF_GRAD_WARNING", "tensor_type_str", "shape_str"]
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+NUMPY_REQUIRES_GRAD = (
+    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+
+REQUIRES_GRAD_NONLEAF = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use "
+    "var_no_grad = var.detach().")
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak.")
+
+
+def shape_str(shape) -> str:
+    """``[2, 3]`` as PyTorch writes sizes inside messages."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def tensor_type_str(t) -> str:
+    """``torch.FloatTensor`` style name used in version-counter messages."""
+    return "torch." + t.dtype.tensor_type

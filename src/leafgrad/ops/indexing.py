@@ -1,0 +1,4 @@
+"""indexing ops (family file)."""
+from __future__ import annotations
+
+FAMILY = "indexing"

@@ -1,0 +1,4 @@
+"""linalg ops (family file)."""
+from __future__ import annotations
+
+FAMILY = "linalg"

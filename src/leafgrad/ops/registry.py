@@ -1,0 +1,508 @@
+"""The op table: one ``OpRecord`` per PyTorch op, and the dispatcher that runs them.
+
+A family file (pointwise.py, reduction.py, ...) calls ``defop`` once per op. The record
+holds everything about the op: its PyTorch name (which gives the ``grad_fn`` name), the NumPy
+forward, one derivative formula per differentiable input (a named function whose parameters
+say what must be saved, as in PyTorch's derivatives.yaml), the dtype rule, the Tensor methods,
+dunders and in-place variant it provides, and sample inputs for the registry-driven tests.
+
+Formula parameters: the first is ``grad`` (``grads``, a list, for ops with several outputs);
+the rest name saved values: an input (``self``, ``other``, ...), ``result`` (the op's output),
+a non-tensor argument (``dim``, ``keepdim``, ...), or ``<input>_shape`` / ``<input>_dtype``
+(only the metadata, so the input's array is not kept alive).
+
+>>> from leafgrad.ops.registry import RECORDS
+>>> RECORDS["mul"].grad_fn_name
+'MulBackward0'
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.graph import SavedOutput, make_node_class
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
+
+__all__ = ["OpRecord", "Formula", "Sample", "defop", "RECORDS", "FUNCTIONS", "bind_method",
+           "export_function", "inplace_check"]
+
+RECORDS: dict = {}
+FUNCTIONS: dict = {}   # torch.<name> functions provided by the ops package
+_ndarray = np.ndarray
+_asarray = np.asarray
+_SCALARS = (int, float, bool, np.number, np.bool_)
+
+
+@dataclass
+class Sample:
+    """One test call of an op, compared with PyTorch by tests/test_ops_registry.py.
+
+    ``args``/``kwargs`` may hold NumPy arrays: the test turns each into a leafgrad tensor and
+    a torch tensor (float arrays require grad). ``call`` names what to call: ``"add"`` is
+    ``torch.add``, ``"Tensor.add_"`` a method, ``"__rsub__"`` a dunder on the first argument;
+    None means the record's first function (or method).
+    """
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    call: str | None = None
+    grad: bool = True        # compare first and second derivatives too
+    atol: float = 1e-6
+
+
+@dataclass
+class Formula:
+    fn: Callable
+    args: tuple
+    idx: tuple = ()
+
+
+@dataclass
+class OpRecord:
+    name: str
+    forward: Callable
+    params: tuple
+    inputs: tuple
+    formulas: tuple
+    saved_names: tuple
+    dtype_rule: Callable
+    grad_fn_name: str
+    differentiable: bool
+    view: bool
+    n_outputs: int
+    samples: Callable | None
+    family: str
+    methods: tuple
+    functions: tuple
+    inplace: str | None
+    differentiable_outputs: tuple | None
+    materialize: Callable | None = None
+    has_saved_output: bool = False
+    input_pos: tuple = ()
+    saved_sources: tuple = ()
+    saved_users: tuple = ()
+    node_class: type = None
+    public: Callable = None
+    list_input: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+# -- dtype rules: (record, args) -> (compute numpy dtype or None, output numpy dtype or None) -
+def _tensor_args(rec, args):
+    return [args[p] for p in rec.input_pos]
+
+
+def promote(rec, args):
+    """Inputs promoted by PyTorch's rules; output in the same dtype."""
+    d = _dt.result_type(*_tensor_args(rec, args)).np
+    return d, d
+
+
+def promote_float(rec, args):
+    """Like promote, but integer and bool results become the default float dtype."""
+    d = _dt.result_type(*_tensor_args(rec, args))
+    if not d.is_floating_point:
+        d = _dt.get_default_dtype()
+    return d.np, d.np
+
+
+def compare(rec, args):
+    """Inputs promoted together; the output is bool."""
+    d = _dt.result_type(*_tensor_args(rec, args)).np
+    return d, np.dtype(np.bool_)
+
+
+def same(rec, args):
+    """Leave dtypes to the forward (shape ops, indexing)."""
+    return None, None
+
+
+def _promote_list(rec, args):
+    d = _dt.result_type(*args[0]).np
+    return d, d
+
+
+DTYPE_RULES = {"promote": promote, "promote_float": promote_float, "compare": compare,
+               "same": same}
+
+
+def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
+          inputs: tuple | None = None, dtype="promote", grad_fn_name: str | None = None,
+          methods=None, functions=None, inplace: str | None = None, view: bool = False,
+          n_outputs: int = 1, differentiable_outputs: tuple | None = None,
+          materialize: Callable | None = None, samples: Callable | None = None,
+          family: str = "", list_input: bool = False, **extra) -> OpRecord:
+    """Register one op. ``forward``'s signature is the op's PyTorch signature.
+
+    ``derivatives`` maps each differentiable input name to its formula; an op with none is
+    non-differentiable (its outputs never get a ``grad_fn``). With ``list_input`` the first
+    input is a sequence of tensors (``cat``, ``stack``): one edge per tensor, and its formula
+    returns one gradient per tensor.
+    """
+    sig = inspect.signature(forward)
+    params = tuple(sig.parameters)
+    if inputs is None:
+        inputs = tuple(p for p in params if p in ("self", "other"))
+    derivatives = derivatives or {}
+    formulas = []
+    saved_names: list = []
+    for inp in inputs:
+        fn = derivatives.get(inp)
+        if fn is None:
+            formulas.append(None)
+            continue
+        fparams = tuple(inspect.signature(fn).parameters)[1:]
+        for a in fparams:
+            if a not in saved_names:
+                saved_names.append(a)
+        formulas.append(Formula(fn, fparams))
+    for f in formulas:
+        if f is not None:
+            f.idx = tuple(saved_names.index(a) for a in f.args)
+    if grad_fn_name is None:
+        grad_fn_name = "".join(w.capitalize() for w in name.split("_")) + "Backward0"
+    rule = DTYPE_RULES[dtype] if isinstance(dtype, str) else dtype
+    if list_input and dtype == "promote":
+        rule = _promote_list
+    if methods is None:
+        methods = (name,)
+    if functions is None:
+        functions = (name,)
+    rec = OpRecord(
+        name=name, forward=forward, params=params, inputs=inputs, formulas=tuple(formulas),
+        saved_names=tuple(saved_names), dtype_rule=rule, grad_fn_name=grad_fn_name,
+        differentiable=bool(derivatives), view=view, n_outputs=n_outputs, samples=samples,
+        family=family, methods=tuple(methods), functions=tuple(functions), inplace=inplace,
+        differentiable_outputs=differentiable_outputs, materialize=materialize,
+        list_input=list_input, extra=extra)
+    rec.input_pos = tuple(params.index(i) for i in inputs)
+    rec.forward = _positional(forward, sig)
+    sources, users = [], []
+    for s in saved_names:
+        user_inputs = tuple(i for i, f in enumerate(rec.formulas) if f is not None and s in f.args)
+        users.append(user_inputs)
+        if s == "result":
+            sources.append(("result", None))
+            rec.has_saved_output = True
+        elif s in params:
+            sources.append(("arg", params.index(s)))
+        elif s.endswith("_shapes") and s[:-7] in params:
+            sources.append(("shapes", params.index(s[:-7])))
+        elif s.endswith("_shape") and s[:-6] in params:
+            sources.append(("shape", params.index(s[:-6])))
+        elif s.endswith("_dtype") and s[:-6] in params:
+            sources.append(("dtype", params.index(s[:-6])))
+        else:
+            raise ValueError(f"op {name}: formula parameter {s!r} names nothing it can save")
+    rec.saved_sources = tuple(sources)
+    rec.saved_users = tuple(users)
+    rec.node_class = make_node_class(grad_fn_name, rec.saved_names, rec)
+    rec.public = _make_public(rec, sig)
+    RECORDS[name] = rec
+    for m in rec.methods:
+        bind_method(m, rec.public)
+    for f in rec.functions:
+        export_function(f, rec.public)
+    if inplace:
+        bind_method(inplace, _make_inplace(rec, sig))
+    return rec
+
+
+def _positional(forward: Callable, sig: inspect.Signature) -> Callable:
+    """The dispatcher passes every argument by position; adapt keyword-only parameters."""
+    kwonly = [p.name for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY]
+    if not kwonly:
+        return forward
+    names = list(sig.parameters)
+    src = (f"def adapter({', '.join(names)}):\n"
+           f"    return _fwd({', '.join(n if n not in kwonly else f'{n}={n}' for n in names)})\n")
+    env = {"_fwd": forward}
+    exec(src, env)
+    return env["adapter"]
+
+
+def bind_method(name: str, fn: Callable) -> None:
+    setattr(Tensor, name, fn)
+
+
+def export_function(name: str, fn: Callable) -> None:
+    FUNCTIONS[name] = fn
+
+
+def _make_public(rec: OpRecord, sig: inspect.Signature) -> Callable:
+    """Generate a function with the op's exact signature that calls ``dispatch``."""
+    names = list(sig.parameters)
+    env = {"_dispatch": dispatch, "_rec": rec}
+    parts, seen_kwonly = [], False
+    for p in sig.parameters.values():
+        if p.kind is p.KEYWORD_ONLY and not seen_kwonly:
+            parts.append("*")
+            seen_kwonly = True
+        if p.default is p.empty:
+            parts.append(p.name)
+        else:
+            env["_d_" + p.name] = p.default
+            parts.append(f"{p.name}=_d_{p.name}")
+    src = (f"def {rec.name}({', '.join(parts)}):\n"
+           f"    return _dispatch(_rec, ({', '.join(names)}{',' if len(names) == 1 else ''}))\n")
+    exec(src, env)
+    fn = env[rec.name]
+    fn.__doc__ = rec.forward.__doc__
+    fn.__qualname__ = rec.name
+    return fn
+
+
+def _as_input(rec, value, pos):
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, _ndarray):
+        return value
+    raise TypeError(f"{rec.name}(): argument '{rec.params[pos]}' (position {pos + 1}) must be "
+                    f"Tensor, not {type(value).__name__}")
+
+
+def dispatch(rec: OpRecord, args: tuple):
+    """Run one op: promote dtypes, call the NumPy forward, record a graph node if needed."""
+    if rec.list_input:
+        return _dispatch_list(rec, args)
+    datas = list(args)
+    requires = False
+    compute, out_dtype = rec.dtype_rule(rec, args)
+    for p in rec.input_pos:
+        a = args[p]
+        if isinstance(a, Tensor):
+            d = a._data
+            if compute is not None and d.dtype != compute:
+                d = d.astype(compute)
+            datas[p] = d
+            if a._requires_grad:
+                requires = True
+        elif a is not None:
+            datas[p] = _as_input(rec, a, p)
+    out = rec.forward(*datas)
+    record = requires and rec.differentiable and _mode.grad_enabled
+    if rec.n_outputs == 1:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if out_dtype is not None and out.dtype != out_dtype:
+            out = out.astype(out_dtype)
+        result = _wrap(out)
+        if rec.view:
+            _make_view(result, args[rec.input_pos[0]])
+        if record:
+            _record(rec, args, (result,))
+        return result
+    results = []
+    for o in out:
+        if type(o) is not _ndarray:
+            o = _asarray(o)
+        results.append(_wrap(o))
+    if rec.view:
+        base = args[rec.input_pos[0]]
+        for r in results:
+            _make_view(r, base)
+    if record:
+        _record(rec, args, results)
+    return tuple(results)
+
+
+def _dispatch_list(rec: OpRecord, args: tuple):
+    tensors = args[0]
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{rec.name}(): argument 'tensors' (position 1) must be tuple of "
+                        f"Tensors, not {type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    compute, out_dtype = rec.dtype_rule(rec, (tensors,) + tuple(args[1:]))
+    arrays = [t._data if compute is None or t._data.dtype == compute
+              else t._data.astype(compute) for t in tensors]
+    out = rec.forward(arrays, *args[1:])
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    if out_dtype is not None and out.dtype != out_dtype:
+        out = out.astype(out_dtype)
+    result = _wrap(out)
+    if rec.differentiable and _mode.grad_enabled and any(t._requires_grad for t in tensors):
+        node = rec.node_class.__new__(rec.node_class)
+        node._edges = tuple(((t._grad_fn, t._output_nr) if t._grad_fn is not None else (t, 0))
+                            if t._requires_grad else (None, 0) for t in tensors)
+        saved = []
+        for kind, pos in rec.saved_sources:
+            if kind == "shapes":
+                saved.append(tuple(t._data.shape for t in args[pos]))
+            elif kind == "arg" and pos > 0:
+                saved.append(args[pos])
+            else:
+                raise NotImplementedError(f"{rec.name}: list inputs save shapes only")
+        node._saved = tuple(saved)
+        node._versions = None
+        meta = [None if t._data.dtype == out.dtype else (t._data.shape, t._data.dtype)
+                for t in tensors]
+        node._args = meta if any(m is not None for m in meta) else None
+        node._pre_hooks = node._hooks = node._tensor_pre_hooks = None
+        node._retain_grad_hooks = node._metadata = None
+        result._grad_fn = node
+        result._requires_grad = True
+    return result
+
+
+def _make_view(result: Tensor, base: Tensor) -> None:
+    if np.may_share_memory(result._data, base._data):
+        result._vc = base._vc
+        result._base = base._base if base._base is not None else base
+
+
+def _record(rec: OpRecord, args: tuple, results) -> None:
+    """Attach a grad_fn node to ``results``: edges, saved values, shape/dtype metadata."""
+    node = rec.node_class.__new__(rec.node_class)
+    edges = []
+    needs = []
+    for p in rec.input_pos:
+        a = args[p]
+        if isinstance(a, Tensor) and a._requires_grad:
+            fn = a._grad_fn
+            edges.append((fn, a._output_nr) if fn is not None else (a, 0))
+            needs.append(True)
+        else:
+            edges.append((None, 0))
+            needs.append(False)
+    node._edges = tuple(edges)
+    saved = []
+    versions = []
+    any_version = False
+    result0 = results[0]
+    for (kind, pos), users in zip(rec.saved_sources, rec.saved_users):
+        if not any(needs[u] for u in users):
+            saved.append(None)
+            versions.append(None)
+            continue
+        if kind == "arg":
+            v = args[pos]
+            if isinstance(v, Tensor):
+                saved.append(v)
+                versions.append(v._vc[0])
+                any_version = True
+                continue
+            saved.append(v)
+        elif kind == "result":
+            saved.append(SavedOutput(result0))
+            versions.append(result0._vc[0])
+            any_version = True
+            continue
+        elif kind == "shape":
+            v = args[pos]
+            saved.append(v._data.shape if isinstance(v, Tensor) else ())
+        else:
+            v = args[pos]
+            saved.append(v.dtype if isinstance(v, Tensor) else None)
+        versions.append(None)
+    node._saved = tuple(saved)
+    node._versions = tuple(versions) if any_version else None
+    if rec.n_outputs == 1:
+        out_shape, out_dtype = result0._data.shape, result0._data.dtype
+        meta = None
+        for i, p in enumerate(rec.input_pos):
+            if needs[i]:
+                d = args[p]._data
+                if d.shape != out_shape or d.dtype != out_dtype:
+                    if meta is None:
+                        meta = [None] * len(needs)
+                    meta[i] = (d.shape, d.dtype)
+        node._args = meta
+    else:
+        node._args = tuple((r._data.shape, r._data.dtype) for r in results)
+    node._pre_hooks = node._hooks = node._tensor_pre_hooks = None
+    node._retain_grad_hooks = node._metadata = None
+    diff = rec.differentiable_outputs
+    for i, r in enumerate(results):
+        if diff is None or diff[i]:
+            r._grad_fn = node
+            r._requires_grad = True
+            r._output_nr = i
+
+
+def inplace_check(self: Tensor) -> None:
+    """PyTorch's errors for in-place changes of leaves that require grad."""
+    if _mode.grad_enabled:
+        if self._grad_fn is None and self._requires_grad:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation.")
+        base = self._base
+        if base is not None and base._grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+
+
+def _make_inplace(rec: OpRecord, sig: inspect.Signature) -> Callable:
+    public = rec.public
+    needs_old_self = "self" in rec.saved_names
+
+    def inplace(self, *args, **kwargs):
+        inplace_check(self)
+        src = self
+        if needs_old_self and _mode.grad_enabled:
+            src = old_value(self)
+        result = public(src, *args, **kwargs)
+        return commit_inplace(self, result, rec)
+
+    inplace.__name__ = inplace.__qualname__ = rec.inplace
+    inplace.__doc__ = f"In-place version of :meth:`{rec.name}`."
+    return inplace
+
+
+def old_value(self: Tensor) -> Tensor:
+    """A copy of ``self`` with its history, saved in place of ``self`` before an in-place op."""
+    t = _wrap(self._data.copy())
+    t._grad_fn = self._grad_fn
+    t._requires_grad = self._requires_grad
+    t._output_nr = self._output_nr
+    return t
+
+
+def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None) -> Tensor:
+    """Write ``result`` into ``self``'s storage, bump the version, move the history over.
+
+    ``result`` was computed out of place from ``self``, so its node already saved the old
+    value of ``self`` where a formula needs it.
+    """
+    if result._data.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
+            f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
+    rd, sd = result._data.dtype, self._data.dtype
+    if rd != sd and not np.can_cast(rd, sd, "same_kind"):
+        raise RuntimeError(f"result type {_dt.from_numpy_dtype(rd).name.capitalize()} can't "
+                           f"be cast to the desired output type "
+                           f"{_dt.from_numpy_dtype(sd).name.capitalize()}")
+    if self._data.flags.writeable:
+        np.copyto(self._data, result._data, casting="unsafe")
+    else:
+        raise RuntimeError("unsupported operation: the input tensor is an expanded view; "
+                           "more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the "
+                           "operation.")
+    self._vc[0] += 1
+    if result._grad_fn is not None:
+        if self._base is not None and self._base._requires_grad:
+            raise NotImplementedError(
+                "leafgrad does not yet differentiate in-place changes to a view of a tensor "
+                "that requires grad; clone() the view first (tracked in issue 3)")
+        node = result._grad_fn
+        if node.record is not None and node.record.has_saved_output:
+            # The saved output is now self's storage: later changes to it must be caught.
+            versions = list(node._versions)
+            for i, v in enumerate(node._saved):
+                if type(v) is SavedOutput:
+                    v.data, v.vc = self._data, self._vc
+                    versions[i] = self._vc[0]
+            node._versions = tuple(versions)
+        self._grad_fn = node
+        self._requires_grad = True
+        self._output_nr = 0
+    return self

@@ -1,0 +1,467 @@
+"""The Tensor: an ndarray plus autograd metadata. No math lives here; ops/ binds it.
+
+Note [Storage and versions]
+A tensor's ``_data`` is a NumPy array. Views (``view``, slicing, ``transpose``, ``detach``...)
+hold NumPy views of their base's array and share its version counter ``_vc``, a one-element
+list, so an in-place change through any of them is seen by every saved copy.
+
+>>> import leafgrad as torch
+>>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+>>> x.detach().data_ptr() == x.data_ptr()
+True
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from . import dtypes as _dt
+from . import errors
+from .grad_mode import state as _mode
+
+__all__ = ["Tensor", "Size", "is_tensor"]
+
+_new = object.__new__
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "torch.Size([" + ", ".join(str(s) for s in self) + "])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        out = tuple.__getitem__(self, item)
+        return Size(out) if isinstance(item, slice) else out
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
+class _Device:
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):
+        self.type = type
+        self.index = index
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return other in ("cpu", "cpu:0")
+        return isinstance(other, _Device)
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+CPU = _Device()
+
+
+def device(spec="cpu", index=None):
+    """``torch.device``: only the CPU exists here."""
+    check_device(spec)
+    return CPU
+
+
+def check_device(spec):
+    if spec is None or spec is CPU:
+        return
+    name = spec.type if isinstance(spec, _Device) else str(spec)
+    if name in ("cpu", "cpu:0"):
+        return
+    kind = name.split(":")[0]
+    if kind in ("cuda", "mps", "xpu", "meta", "hip", "xla", "vulkan", "mkldnn", "opengl",
+                "opencl", "ideep", "ve", "fpga", "ort", "lazy", "ipu", "hpu", "mtia",
+                "privateuseone"):
+        raise RuntimeError(
+            f"leafgrad runs on the CPU only; device '{name}' is not available. "
+            "Use device='cpu' (or leave device unset).")
+    raise RuntimeError(
+        "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
+        "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start "
+        f"of device string: {name}")
+
+
+class Tensor:
+    """A multi-dimensional array that records the operations applied to it.
+
+    >>> import leafgrad as torch
+    >>> w = torch.tensor(2.0, requires_grad=True)
+    >>> (3 * w.square()).backward()
+    >>> w.grad
+    tensor(12.)
+    """
+
+    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_vc", "_base", "_output_nr", "_grad",
+                 "_hooks", "_retains_grad", "_acc", "_meta", "__weakref__")
+
+    # -- construction -----------------------------------------------------------------
+    def __new__(cls, *args, **kwargs):
+        # Legacy ``torch.Tensor(...)`` constructor: float32 of the given data or shape.
+        from .factories import _legacy_tensor
+        return _legacy_tensor(cls, args, kwargs)
+
+    # -- autograd metadata -----------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError(errors.REQUIRES_GRAD_NONLEAF)
+        if value and self._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self._grad_fn is not None and not requires_grad:
+            raise RuntimeError(errors.REQUIRES_GRAD_NONLEAF)
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if self._grad_fn is None:
+            self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad:
+            warnings.warn(errors.NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{errors.shape_str(value.shape)}'"
+                    f" to a tensor of size '{errors.shape_str(self.shape)}'. Please ensure "
+                    "that the gradient and the tensor are the same size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        import weakref
+        node = self._grad_fn
+        if node._retain_grad_hooks is None:
+            node._retain_grad_hooks = {}
+        node._retain_grad_hooks[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    @property
+    def data(self) -> "Tensor":
+        """The same storage without history; changes through it skip version checks."""
+        return _wrap(self._data)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._data = value._data
+
+    def detach(self) -> "Tensor":
+        """A tensor sharing storage and the version counter, cut from the graph."""
+        out = _wrap(self._data)
+        out._vc = self._vc
+        out._base = self._base if self._base is not None else self
+        return out
+
+    def detach_(self) -> "Tensor":
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- shape and type --------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def dtype(self) -> _dt.dtype:
+        return _dt.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def layout(self):
+        return "torch.strided"
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return False
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self) -> int:
+        return 0 if self._base is None else (self.data_ptr() - self._base.data_ptr()) // max(
+            self._data.itemsize, 1)
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return self._data.flags.c_contiguous
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
+
+    def untyped_storage(self):
+        return _Storage(self)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return "torch." + self.dtype.tensor_type
+        if isinstance(dtype, str) and dtype.startswith("torch.") and dtype.endswith("Tensor"):
+            name = {d.tensor_type: d for d in _dt.ALL}[dtype[6:]]
+            return self.to(name)
+        return self.to(dtype)
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    def cuda(self, *args, **kwargs):
+        check_device("cuda")
+
+    def is_inference(self) -> bool:
+        return self._meta is not None and self._meta.get("inference", False)
+
+    # -- conversion to Python and NumPy -----------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError(errors.NUMPY_REQUIRES_GRAD)
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is None:
+            return self._data
+        return self._data.astype(dtype, copy=False)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self._data.reshape(()).item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is "
+                               "ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from ._printing import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._data.copy(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        out = type(self).__new__(type(self), self._data.copy()) if type(self) is not Tensor \
+            else _wrap(self._data.copy())
+        out._requires_grad = self._requires_grad
+        if self._grad is not None:
+            out._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = out
+        return out
+
+    @property
+    def T(self) -> "Tensor":
+        return self.permute(*range(self._data.ndim - 1, -1, -1))
+
+    @property
+    def mT(self) -> "Tensor":
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self) -> "Tensor":
+        return self.T
+
+    @property
+    def mH(self) -> "Tensor":
+        return self.mT
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def names(self):
+        return (None,) * self._data.ndim
+
+
+class _Storage:
+    __slots__ = ("_t",)
+
+    def __init__(self, t):
+        self._t = t
+
+    def data_ptr(self) -> int:
+        t = self._t
+        base = t._base if t._base is not None else t
+        return base.data_ptr()
+
+    def nbytes(self) -> int:
+        t = self._t
+        base = t._base if t._base is not None else t
+        return base._data.nbytes
+
+
+def _rebuild(data, requires_grad):
+    t = _wrap(data)
+    t._requires_grad = requires_grad
+    return t
+
+
+def _wrap(data: np.ndarray, grad_fn=None, vc=None) -> Tensor:
+    """Fast internal constructor: data must already be an ndarray of a supported dtype."""
+    t = _new(Tensor)
+    t._data = data
+    t._grad_fn = grad_fn
+    t._requires_grad = grad_fn is not None
+    t._vc = [0] if vc is None else vc
+    t._base = None
+    t._output_nr = 0
+    t._grad = None
+    t._hooks = None
+    t._retains_grad = False
+    t._acc = None
+    t._meta = None
+    if _mode.inference:
+        t._meta = {"inference": True}
+    return t
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}],"
+                         f" but got {dim})")
+    return dim % n
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)

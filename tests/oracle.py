@@ -1,0 +1,60 @@
+"""Helpers to run the same thing on leafgrad and on PyTorch 2.13 (the oracle) and compare."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+import leafgrad
+
+
+def to_both(value, requires_grad=True):
+    """A NumPy array -> (leafgrad tensor, torch tensor); other values pass through."""
+    if isinstance(value, np.ndarray):
+        rg = requires_grad and value.dtype.kind == "f"
+        a = leafgrad.tensor(value.copy(), requires_grad=rg)
+        b = torch.tensor(value.copy(), requires_grad=rg)
+        return a, b
+    if isinstance(value, (list, tuple)) and any(isinstance(v, np.ndarray) for v in value):
+        pairs = [to_both(v, requires_grad) for v in value]
+        return type(value)(p[0] for p in pairs), type(value)(p[1] for p in pairs)
+    return value, value
+
+
+def np_of(t):
+    if isinstance(t, leafgrad.Tensor):
+        return t.detach().numpy()
+    return t.detach().numpy()
+
+
+def assert_same_tensor(mine, theirs, atol=1e-6, rtol=1e-5, what=""):
+    assert isinstance(mine, leafgrad.Tensor), f"{what}: expected a Tensor, got {type(mine)}"
+    assert str(mine.dtype) == str(theirs.dtype), f"{what}: dtype {mine.dtype} != {theirs.dtype}"
+    assert tuple(mine.shape) == tuple(theirs.shape), \
+        f"{what}: shape {tuple(mine.shape)} != {tuple(theirs.shape)}"
+    a, b = np_of(mine), np_of(theirs)
+    if a.dtype.kind in "biu":
+        np.testing.assert_array_equal(a, b, err_msg=what)
+    else:
+        np.testing.assert_allclose(a, b, atol=atol, rtol=rtol, equal_nan=True, err_msg=what)
+
+
+def grad_fn_name(t):
+    fn = t.grad_fn
+    return None if fn is None else type(fn).__name__
+
+
+def assert_same_error(fn_mine, fn_theirs, exc_types=(Exception,)):
+    """Both raise: same exception type name and same text."""
+    err_theirs = err_mine = None
+    try:
+        fn_theirs()
+    except exc_types as e:
+        err_theirs = e
+    try:
+        fn_mine()
+    except exc_types as e:
+        err_mine = e
+    assert err_theirs is not None, "torch did not raise"
+    assert err_mine is not None, f"leafgrad did not raise (torch raised {err_theirs!r})"
+    assert type(err_mine).__name__ == type(err_theirs).__name__, (err_mine, err_theirs)
+    assert str(err_mine) == str(err_theirs), f"\nmine:   {err_mine}\ntheirs: {err_theirs}"
