@@ -18,8 +18,8 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled)
 from .tensor import Tensor, Size, is_tensor, device
 from . import ops as _ops
-from . import factories as _factories
 from . import autograd
+from . import factories, random, _printing, functions  # noqa: F401  (exported below)
 
 __version__ = "0.1.0"
 
@@ -39,8 +39,11 @@ def _export(names_and_objects):
         g[name] = obj
 
 
+# torch.<name>: every op's function from the registry, then each listed module's __all__.
+_EXPORTING = (factories, random, _printing, functions)
 _export(_ops.registry.FUNCTIONS.items())
-_export((n, getattr(_factories, n)) for n in _factories.__all__)
+for _m in _EXPORTING:
+    _export((n, getattr(_m, n)) for n in _m.__all__)
 
 __all__ = sorted(
     ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
@@ -48,4 +51,4 @@ __all__ = sorted(
      "set_default_dtype", "promote_types", "no_grad", "enable_grad", "set_grad_enabled",
      "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "Tensor", "Size",
      "is_tensor", "device", "autograd"]
-    + list(_ops.registry.FUNCTIONS) + list(_factories.__all__))
+    + list(_ops.registry.FUNCTIONS) + [n for m in _EXPORTING for n in m.__all__])

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__: list = []
+
 
 def tensor_repr(t) -> str:
     data = t._data
