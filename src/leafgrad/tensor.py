@@ -109,8 +109,17 @@ class Tensor:
     tensor(12.)
     """
 
-    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_vc", "_base", "_output_nr", "_grad",
-                 "_hooks", "_retains_grad", "_acc", "_meta", "__weakref__")
+    # Note [Tensor attributes]: the four attributes every op touches are slots; the rarely
+    # set ones are class-level defaults, overridden per instance in ``__dict__`` when set,
+    # so the hot constructor ``_wrap`` assigns four fields only.
+    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_vc", "__dict__", "__weakref__")
+    _base = None          # the tensor this one is a view of
+    _output_nr = 0        # which output of ``_grad_fn`` this is
+    _grad = None
+    _hooks = None         # tensor hooks (leaves): {handle id: fn}
+    _retains_grad = False
+    _acc = None           # weak reference to the leaf's AccumulateGrad, once asked for
+    _meta = None          # dict of rare flags (inference tensor, post-accumulate hooks, ...)
 
     # -- construction -----------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
@@ -443,13 +452,6 @@ def _wrap(data: np.ndarray, grad_fn=None, vc=None) -> Tensor:
     t._grad_fn = grad_fn
     t._requires_grad = grad_fn is not None
     t._vc = [0] if vc is None else vc
-    t._base = None
-    t._output_nr = 0
-    t._grad = None
-    t._hooks = None
-    t._retains_grad = False
-    t._acc = None
-    t._meta = None
     if _mode.inference:
         t._meta = {"inference": True}
     return t

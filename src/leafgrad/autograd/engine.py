@@ -112,6 +112,10 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate):
 
     buffers: dict = {}
     ready = []
+    if not create_graph:
+        # A fresh wrapper: the user's seed array is then visibly shared, so a leaf's .grad
+        # never aliases it (see accumulate_grad).
+        seeds = [_wrap(g._data) if g is not None else None for g in seeds]
     for fn, t, seed in zip(root_fns, roots, seeds):
         if isinstance(fn, Tensor):
             # backward() called on a leaf itself
@@ -189,10 +193,18 @@ def _add_to_buffer(buffers, node, nr, g):
 
 
 def _free(node) -> None:
+    """Drop what the node saved. PyTorch counts a number given for a tensor input (``x * 2``)
+    as a saved tensor, so freeing it makes a second backward fail; plain arguments (``alpha``,
+    ``dim``) are not tensors and a node that saved only those can run again."""
     saved = node._saved
     if saved:
-        for v in saved:
-            if isinstance(v, (Tensor, SavedOutput)):
+        is_tensor = node.saved_is_tensor
+        if is_tensor is None:
+            if any(isinstance(v, (Tensor, SavedOutput)) for v in saved):
+                node._saved = None
+            return
+        for v, t in zip(saved, is_tensor):
+            if t and v is not None:
                 node._saved = None
                 return
 

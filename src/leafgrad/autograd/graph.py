@@ -73,10 +73,17 @@ class SavedOutput:
 class Node:
     """A backward function. ``name()`` and ``type(node).__name__`` give PyTorch's name."""
 
-    __slots__ = ("_edges", "_saved", "_versions", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
-                 "_retain_grad_hooks", "_metadata", "_args", "__weakref__")
+    # Every node sets these four; the rarely used hook tables are class-level defaults,
+    # overridden in the instance ``__dict__`` when someone registers a hook.
+    __slots__ = ("_edges", "_saved", "_versions", "_args", "__dict__", "__weakref__")
+    _pre_hooks = None           # Node.register_prehook: {id: fn(grad_outputs)}
+    _hooks = None               # Node.register_hook: {id: fn(grad_inputs, grad_outputs)}
+    _tensor_pre_hooks = None    # Tensor.register_hook on a non-leaf: {output_nr: {id: fn}}
+    _retain_grad_hooks = None   # retain_grad: {output_nr: weakref to the tensor}
+    _metadata = None
 
     saved_names: tuple = ()
+    saved_is_tensor: tuple | None = None   # per saved name: does freeing it count? (engine)
     n_outputs: int = 1
 
     def name(self) -> str:
@@ -140,8 +147,6 @@ class Node:
                 if isinstance(value, SavedOutput):
                     return value.unpack(self, True)
                 return value
-        if attr.startswith("_") and attr in Node.__slots__:
-            return None
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     # Subclasses define ``apply(grad_outputs, create_graph)``.
@@ -175,8 +180,10 @@ def stripped_name(node) -> str:
 
 def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
     """A Node subclass named like PyTorch's (``MulBackward0``) for one op record."""
+    is_tensor = tuple(kind == "result" or (kind == "arg" and pos in record.input_pos)
+                      for kind, pos in record.saved_sources)
     return type(grad_fn_name, (OpNode,), {"__slots__": (), "saved_names": saved_names,
-                                          "record": record})
+                                          "saved_is_tensor": is_tensor, "record": record})
 
 
 class OpNode(Node):
@@ -268,10 +275,8 @@ def check_versions(node, saved, versions) -> None:
                 shape, dtype_t = value._data.shape, value
                 producer = stripped_name(value._grad_fn) if value._grad_fn is not None else None
             which = f", which is output 0 of {producer}," if producer else ""
-            # PyTorch capitalises the message only for a node's own saved output.
-            first = "One" if type(value) is SavedOutput else "one"
             raise RuntimeError(
-                f"{first} of the variables needed for gradient computation has been modified by an "
+                "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{errors.tensor_type_str(dtype_t)} "
                 f"{errors.shape_str(shape)}]{which} is at version {current}; expected version "
                 f"{version} instead. {_HINT}")

@@ -27,15 +27,13 @@ from .. import dtypes as _dt
 from ..autograd.graph import SavedOutput, make_node_class
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
+from .dispatch import choose_dispatch, dispatch, record_node
 
 __all__ = ["OpRecord", "Formula", "Sample", "defop", "RECORDS", "FUNCTIONS", "bind_method",
            "export_function", "inplace_check"]
 
 RECORDS: dict = {}
 FUNCTIONS: dict = {}   # torch.<name> functions provided by the ops package
-_ndarray = np.ndarray
-_asarray = np.asarray
-_SCALARS = (int, float, bool, np.number, np.bool_)
 
 
 @dataclass
@@ -88,6 +86,8 @@ class OpRecord:
     node_class: type = None
     public: Callable = None
     list_input: bool = False
+    saved_plan: tuple = ()
+    dispatch: Callable = None
     extra: dict = field(default_factory=dict)
 
 
@@ -200,6 +200,10 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
             raise ValueError(f"op {name}: formula parameter {s!r} names nothing it can save")
     rec.saved_sources = tuple(sources)
     rec.saved_users = tuple(users)
+    rec.saved_plan = tuple(
+        (kind, pos, sum(1 << u for u in users))
+        for (kind, pos), users in zip(rec.saved_sources, rec.saved_users))
+    rec.dispatch = choose_dispatch(rec)
     rec.node_class = make_node_class(grad_fn_name, rec.saved_names, rec)
     rec.public = _make_public(rec, sig)
     RECORDS[name] = rec
@@ -236,7 +240,7 @@ def export_function(name: str, fn: Callable) -> None:
 def _make_public(rec: OpRecord, sig: inspect.Signature) -> Callable:
     """Generate a function with the op's exact signature that calls ``dispatch``."""
     names = list(sig.parameters)
-    env = {"_dispatch": dispatch, "_rec": rec}
+    env = {"_dispatch": rec.dispatch, "_rec": rec}
     parts, seen_kwonly = [], False
     for p in sig.parameters.values():
         if p.kind is p.KEYWORD_ONLY and not seen_kwonly:
@@ -254,177 +258,6 @@ def _make_public(rec: OpRecord, sig: inspect.Signature) -> Callable:
     fn.__doc__ = rec.forward.__doc__
     fn.__qualname__ = rec.name
     return fn
-
-
-def _as_input(rec, value, pos):
-    if isinstance(value, _SCALARS):
-        return value
-    if isinstance(value, _ndarray):
-        return value
-    raise TypeError(f"{rec.name}(): argument '{rec.params[pos]}' (position {pos + 1}) must be "
-                    f"Tensor, not {type(value).__name__}")
-
-
-def dispatch(rec: OpRecord, args: tuple):
-    """Run one op: promote dtypes, call the NumPy forward, record a graph node if needed."""
-    if rec.list_input:
-        return _dispatch_list(rec, args)
-    datas = list(args)
-    requires = False
-    compute, out_dtype = rec.dtype_rule(rec, args)
-    for p in rec.input_pos:
-        a = args[p]
-        if isinstance(a, Tensor):
-            d = a._data
-            if compute is not None and d.dtype != compute:
-                d = d.astype(compute)
-            datas[p] = d
-            if a._requires_grad:
-                requires = True
-        elif a is not None:
-            datas[p] = _as_input(rec, a, p)
-    out = rec.forward(*datas)
-    record = requires and rec.differentiable and _mode.grad_enabled
-    if rec.n_outputs == 1:
-        if type(out) is not _ndarray:
-            out = _asarray(out)
-        if out_dtype is not None and out.dtype != out_dtype:
-            out = out.astype(out_dtype)
-        result = _wrap(out)
-        if rec.view:
-            _make_view(result, args[rec.input_pos[0]])
-        if record:
-            _record(rec, args, (result,))
-        return result
-    results = []
-    for o in out:
-        if type(o) is not _ndarray:
-            o = _asarray(o)
-        results.append(_wrap(o))
-    if rec.view:
-        base = args[rec.input_pos[0]]
-        for r in results:
-            _make_view(r, base)
-    if record:
-        _record(rec, args, results)
-    return tuple(results)
-
-
-def _dispatch_list(rec: OpRecord, args: tuple):
-    tensors = args[0]
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(f"{rec.name}(): argument 'tensors' (position 1) must be tuple of "
-                        f"Tensors, not {type(tensors).__name__}")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
-    compute, out_dtype = rec.dtype_rule(rec, (tensors,) + tuple(args[1:]))
-    arrays = [t._data if compute is None or t._data.dtype == compute
-              else t._data.astype(compute) for t in tensors]
-    out = rec.forward(arrays, *args[1:])
-    if type(out) is not _ndarray:
-        out = _asarray(out)
-    if out_dtype is not None and out.dtype != out_dtype:
-        out = out.astype(out_dtype)
-    result = _wrap(out)
-    if rec.differentiable and _mode.grad_enabled and any(t._requires_grad for t in tensors):
-        node = rec.node_class.__new__(rec.node_class)
-        node._edges = tuple(((t._grad_fn, t._output_nr) if t._grad_fn is not None else (t, 0))
-                            if t._requires_grad else (None, 0) for t in tensors)
-        saved = []
-        for kind, pos in rec.saved_sources:
-            if kind == "shapes":
-                saved.append(tuple(t._data.shape for t in args[pos]))
-            elif kind == "arg" and pos > 0:
-                saved.append(args[pos])
-            else:
-                raise NotImplementedError(f"{rec.name}: list inputs save shapes only")
-        node._saved = tuple(saved)
-        node._versions = None
-        meta = [None if t._data.dtype == out.dtype else (t._data.shape, t._data.dtype)
-                for t in tensors]
-        node._args = meta if any(m is not None for m in meta) else None
-        node._pre_hooks = node._hooks = node._tensor_pre_hooks = None
-        node._retain_grad_hooks = node._metadata = None
-        result._grad_fn = node
-        result._requires_grad = True
-    return result
-
-
-def _make_view(result: Tensor, base: Tensor) -> None:
-    if np.may_share_memory(result._data, base._data):
-        result._vc = base._vc
-        result._base = base._base if base._base is not None else base
-
-
-def _record(rec: OpRecord, args: tuple, results) -> None:
-    """Attach a grad_fn node to ``results``: edges, saved values, shape/dtype metadata."""
-    node = rec.node_class.__new__(rec.node_class)
-    edges = []
-    needs = []
-    for p in rec.input_pos:
-        a = args[p]
-        if isinstance(a, Tensor) and a._requires_grad:
-            fn = a._grad_fn
-            edges.append((fn, a._output_nr) if fn is not None else (a, 0))
-            needs.append(True)
-        else:
-            edges.append((None, 0))
-            needs.append(False)
-    node._edges = tuple(edges)
-    saved = []
-    versions = []
-    any_version = False
-    result0 = results[0]
-    for (kind, pos), users in zip(rec.saved_sources, rec.saved_users):
-        if not any(needs[u] for u in users):
-            saved.append(None)
-            versions.append(None)
-            continue
-        if kind == "arg":
-            v = args[pos]
-            if isinstance(v, Tensor):
-                saved.append(v)
-                versions.append(v._vc[0])
-                any_version = True
-                continue
-            saved.append(v)
-        elif kind == "result":
-            saved.append(SavedOutput(result0))
-            versions.append(result0._vc[0])
-            any_version = True
-            continue
-        elif kind == "shape":
-            v = args[pos]
-            saved.append(v._data.shape if isinstance(v, Tensor) else ())
-        else:
-            v = args[pos]
-            saved.append(v.dtype if isinstance(v, Tensor) else None)
-        versions.append(None)
-    node._saved = tuple(saved)
-    node._versions = tuple(versions) if any_version else None
-    if rec.n_outputs == 1:
-        out_shape, out_dtype = result0._data.shape, result0._data.dtype
-        meta = None
-        for i, p in enumerate(rec.input_pos):
-            if needs[i]:
-                d = args[p]._data
-                if d.shape != out_shape or d.dtype != out_dtype:
-                    if meta is None:
-                        meta = [None] * len(needs)
-                    meta[i] = (d.shape, d.dtype)
-        node._args = meta
-    else:
-        node._args = tuple((r._data.shape, r._data.dtype) for r in results)
-    node._pre_hooks = node._hooks = node._tensor_pre_hooks = None
-    node._retain_grad_hooks = node._metadata = None
-    diff = rec.differentiable_outputs
-    for i, r in enumerate(results):
-        if diff is None or diff[i]:
-            r._grad_fn = node
-            r._requires_grad = True
-            r._output_nr = i
 
 
 def inplace_check(self: Tensor) -> None:

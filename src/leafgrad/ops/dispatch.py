@@ -1,0 +1,267 @@
+"""Running an op record: dtype promotion, the NumPy forward, and recording the graph node.
+
+Note [Fast paths]
+Most calls in a training loop are elementwise ops on tensors of one float dtype, possibly with
+a Python number. ``dispatch_unary`` / ``dispatch_binary`` handle exactly those with a few
+type checks and fall back to the general ``dispatch`` for anything else (mixed dtypes, integer
+inputs to float-only ops, non-tensor first arguments). A Python number meeting a float array
+is turned into a cached 0-d array of the array's dtype: NumPy's handling of Python scalars
+costs about twice an array-array op on small arrays, and the result is the same (PyTorch also
+computes in the tensor's dtype).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.graph import SavedOutput
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
+
+__all__ = ["dispatch", "dispatch_unary", "dispatch_binary", "choose_dispatch", "record_node"]
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+_SCALARS = (int, float, bool, np.number, np.bool_)
+_NO_EDGE = (None, 0)
+_scalar_cache: dict = {}
+
+
+def _scalar_array(value, dtype):
+    key = (value, dtype)
+    arr = _scalar_cache.get(key)
+    if arr is None:
+        if len(_scalar_cache) > 4096:
+            _scalar_cache.clear()
+        arr = np.array(value, dtype)
+        arr.flags.writeable = False
+        _scalar_cache[key] = arr
+    return arr
+
+
+def choose_dispatch(rec):
+    from .registry import promote, promote_float, compare, same
+    rule = rec.dtype_rule
+    simple = (rec.n_outputs == 1 and not rec.list_input and not rec.view
+              and rule in (promote, promote_float, compare, same))
+    if simple and rec.input_pos == (0,):
+        rec.extra["float_only"] = rule is promote_float
+        return dispatch_unary
+    if simple and rec.input_pos == (0, 1) and rule is not same:
+        rec.extra["float_only"] = rule is promote_float
+        return dispatch_binary
+    return dispatch
+
+
+def dispatch_unary(rec, args):
+    x = args[0]
+    if not isinstance(x, Tensor):
+        return dispatch(rec, args)
+    d = x._data
+    if d.dtype.kind != "f" and rec.dtype_rule.__name__ != "same":
+        return dispatch(rec, args)
+    out = rec.forward(d, *args[1:]) if len(args) > 1 else rec.forward(d)
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    result = _wrap(out)
+    if x._requires_grad and rec.differentiable and _mode.grad_enabled:
+        record_node(rec, args, (result,))
+    return result
+
+
+def dispatch_binary(rec, args):
+    a = args[0]
+    b = args[1]
+    if not isinstance(a, Tensor):
+        return dispatch(rec, args)
+    ad = a._data
+    dt = ad.dtype
+    if dt.kind != "f":
+        return dispatch(rec, args)
+    if isinstance(b, Tensor):
+        bd = b._data
+        if bd.dtype is not dt and bd.dtype != dt:
+            return dispatch(rec, args)
+        requires = a._requires_grad or b._requires_grad
+    elif type(b) is float or type(b) is int:
+        bd = _scalar_array(b, dt)
+        requires = a._requires_grad
+    else:
+        return dispatch(rec, args)
+    out = rec.forward(ad, bd, *args[2:]) if len(args) > 2 else rec.forward(ad, bd)
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    result = _wrap(out)
+    if requires and rec.differentiable and _mode.grad_enabled:
+        record_node(rec, args, (result,))
+    return result
+
+
+def _as_input(rec, value, pos):
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, _ndarray):
+        return value
+    raise TypeError(f"{rec.name}(): argument '{rec.params[pos]}' (position {pos + 1}) must be "
+                    f"Tensor, not {type(value).__name__}")
+
+
+def dispatch(rec, args: tuple):
+    """Run one op in general: promote dtypes, call the forward, record a node if needed."""
+    if rec.list_input:
+        return _dispatch_list(rec, args)
+    datas = list(args)
+    requires = False
+    compute, out_dtype = rec.dtype_rule(rec, args)
+    for p in rec.input_pos:
+        a = args[p]
+        if isinstance(a, Tensor):
+            d = a._data
+            if compute is not None and d.dtype != compute:
+                d = d.astype(compute)
+            datas[p] = d
+            if a._requires_grad:
+                requires = True
+        elif a is not None:
+            datas[p] = _as_input(rec, a, p)
+    out = rec.forward(*datas)
+    record = requires and rec.differentiable and _mode.grad_enabled
+    if rec.n_outputs == 1:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if out_dtype is not None and out.dtype != out_dtype:
+            out = out.astype(out_dtype)
+        result = _wrap(out)
+        if rec.view:
+            _make_view(result, args[rec.input_pos[0]])
+        if record:
+            record_node(rec, args, (result,))
+        return result
+    results = []
+    for o in out:
+        if type(o) is not _ndarray:
+            o = _asarray(o)
+        results.append(_wrap(o))
+    if rec.view:
+        base = args[rec.input_pos[0]]
+        for r in results:
+            _make_view(r, base)
+    if record:
+        record_node(rec, args, results)
+    return tuple(results)
+
+
+def _dispatch_list(rec, args: tuple):
+    tensors = args[0]
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{rec.name}(): argument 'tensors' (position 1) must be tuple of "
+                        f"Tensors, not {type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    compute, out_dtype = rec.dtype_rule(rec, (tensors,) + tuple(args[1:]))
+    arrays = [t._data if compute is None or t._data.dtype == compute
+              else t._data.astype(compute) for t in tensors]
+    out = rec.forward(arrays, *args[1:])
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    if out_dtype is not None and out.dtype != out_dtype:
+        out = out.astype(out_dtype)
+    result = _wrap(out)
+    if rec.differentiable and _mode.grad_enabled and any(t._requires_grad for t in tensors):
+        node = rec.node_class.__new__(rec.node_class)
+        node._edges = tuple(((t._grad_fn, t._output_nr) if t._grad_fn is not None else (t, 0))
+                            if t._requires_grad else _NO_EDGE for t in tensors)
+        saved = []
+        for kind, pos in rec.saved_sources:
+            if kind == "shapes":
+                saved.append(tuple(t._data.shape for t in args[pos]))
+            elif kind == "arg" and pos > 0:
+                saved.append(args[pos])
+            else:
+                raise NotImplementedError(f"{rec.name}: list inputs save shapes only")
+        node._saved = tuple(saved)
+        node._versions = None
+        meta = [None if t._data.dtype == out.dtype else (t._data.shape, t._data.dtype)
+                for t in tensors]
+        node._args = meta if any(m is not None for m in meta) else None
+        result._grad_fn = node
+        result._requires_grad = True
+    return result
+
+
+def _make_view(result: Tensor, base: Tensor) -> None:
+    if np.may_share_memory(result._data, base._data):
+        result._vc = base._vc
+        result._base = base._base if base._base is not None else base
+
+
+def record_node(rec, args: tuple, results) -> None:
+    """Attach a grad_fn node to ``results``: edges, saved values, shape/dtype metadata."""
+    node = rec.node_class.__new__(rec.node_class)
+    edges = []
+    mask = 0
+    bit = 1
+    for p in rec.input_pos:
+        a = args[p]
+        if isinstance(a, Tensor) and a._requires_grad:
+            fn = a._grad_fn
+            edges.append((fn, a._output_nr) if fn is not None else (a, 0))
+            mask |= bit
+        else:
+            edges.append(_NO_EDGE)
+        bit <<= 1
+    node._edges = tuple(edges)
+    result0 = results[0]
+    versions = None
+    if rec.saved_plan:
+        saved = []
+        for i, (kind, pos, users) in enumerate(rec.saved_plan):
+            if not mask & users:
+                saved.append(None)
+                continue
+            if kind == "arg":
+                v = args[pos]
+                if isinstance(v, Tensor):
+                    if versions is None:
+                        versions = [None] * len(rec.saved_plan)
+                    versions[i] = v._vc[0]
+                saved.append(v)
+            elif kind == "result":
+                if versions is None:
+                    versions = [None] * len(rec.saved_plan)
+                versions[i] = result0._vc[0]
+                saved.append(SavedOutput(result0))
+            elif kind == "shape":
+                v = args[pos]
+                saved.append(v._data.shape if isinstance(v, Tensor) else ())
+            else:
+                v = args[pos]
+                saved.append(v.dtype if isinstance(v, Tensor) else None)
+        node._saved = tuple(saved)
+    else:
+        node._saved = ()
+    node._versions = versions
+    if rec.n_outputs == 1:
+        out_data = result0._data
+        meta = None
+        i = 0
+        for p in rec.input_pos:
+            if mask >> i & 1:
+                d = args[p]._data
+                if d.shape != out_data.shape or d.dtype != out_data.dtype:
+                    if meta is None:
+                        meta = [None] * len(rec.input_pos)
+                    meta[i] = (d.shape, d.dtype)
+            i += 1
+        node._args = meta
+        result0._grad_fn = node
+        result0._requires_grad = True
+        return
+    node._args = tuple((r._data.shape, r._data.dtype) for r in results)
+    diff = rec.differentiable_outputs
+    for i, r in enumerate(results):
+        if diff is None or diff[i]:
+            r._grad_fn = node
+            r._requires_grad = True
+            r._output_nr = i
