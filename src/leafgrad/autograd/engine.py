@@ -17,7 +17,7 @@ import numpy as np
 
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
-from .graph import Node, SavedOutput
+from .graph import Node, SavedOutput, anomaly as _anomaly
 
 __all__ = ["execute", "accumulate_grad"]
 
@@ -150,7 +150,11 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate):
         if (needed is not None and nid not in needed) or all(g is None for g in grads):
             grad_inputs = None
         else:
-            grad_inputs = node.apply(grads, create_graph)
+            if _anomaly.enabled:
+                # anomaly mode: forward trace on errors, NaN check (autograd/anomaly_mode.py)
+                grad_inputs = _anomaly.run_node(node, grads, create_graph)
+            else:
+                grad_inputs = node.apply(grads, create_graph)
             if node._hooks:
                 grad_inputs = _run_post_hooks(node, grad_inputs, grads)
             if not retain_graph:

@@ -23,7 +23,8 @@ from .. import dtypes as _dt
 from .. import errors
 from ..tensor import Tensor, _wrap
 
-__all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle"]
+__all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle",
+           "anomaly", "version_hint"]
 
 _SUFFIX = re.compile(r"Backward\d*$")
 
@@ -260,6 +261,34 @@ def sum_to(g, shape):
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "
          "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+_ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that failed to compute "
+                 "its gradient. The variable in question was changed in there or anywhere later. "
+                 "Good luck!")
+
+
+class AnomalyState:
+    """``torch.autograd.set_detect_anomaly`` state: global (not per thread), as in PyTorch.
+
+    It lives here so that the engine and the dispatcher (lower layers) can test one flag;
+    ``autograd/anomaly_mode.py`` sets it and installs ``record`` (called on each new node) and
+    ``run_node`` (runs a node in the engine: warns with its forward trace, checks for NaN).
+    """
+
+    __slots__ = ("enabled", "check_nan", "record", "run_node")
+
+    def __init__(self):
+        self.enabled = False
+        self.check_nan = True
+        self.record = None
+        self.run_node = None
+
+
+anomaly = AnomalyState()
+
+
+def version_hint() -> str:
+    """The hint closing a version-counter error; anomaly mode changes it, as in PyTorch."""
+    return _ANOMALY_HINT if anomaly.enabled else _HINT
 
 
 def check_versions(node, saved, versions) -> None:
@@ -279,4 +308,4 @@ def check_versions(node, saved, versions) -> None:
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{errors.tensor_type_str(dtype_t)} "
                 f"{errors.shape_str(shape)}]{which} is at version {current}; expected version "
-                f"{version} instead. {_HINT}")
+                f"{version} instead. {version_hint()}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.graph import SavedOutput
+from ..autograd.graph import SavedOutput, anomaly as _anomaly
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 
@@ -172,6 +172,8 @@ def _dispatch_list(rec, args: tuple):
         node = rec.node_class.__new__(rec.node_class)
         node._edges = tuple(((t._grad_fn, t._output_nr) if t._grad_fn is not None else (t, 0))
                             if t._requires_grad else _NO_EDGE for t in tensors)
+        if _anomaly.enabled:
+            _anomaly.record(node)
         saved = []
         for kind, pos in rec.saved_sources:
             if kind == "shapes":
@@ -212,6 +214,8 @@ def record_node(rec, args: tuple, results) -> None:
             edges.append(_NO_EDGE)
         bit <<= 1
     node._edges = tuple(edges)
+    if _anomaly.enabled:
+        _anomaly.record(node)   # the forward stack, for anomaly mode's error reports
     result0 = results[0]
     versions = None
     if rec.saved_plan:
