@@ -1,0 +1,67 @@
+"""Loading the libraries under test, and probing which leafgrad features exist yet.
+
+leafgrad is taken from this checkout's ``src/`` (put first on ``sys.path``) so the suite times
+the working tree, not an older installed copy; set ``LEAFGRAD_SRC`` to another ``src/`` folder
+to time another version (e.g. one exported with ``git archive``, for before/after numbers).
+torch is optional: without it the torch column reads "n/a".
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.environ.get("LEAFGRAD_SRC") or os.path.join(ROOT, "src")
+
+# torch on this machine would otherwise pick its own thread count; two threads match the two
+# cores the project's machines have, and the count used is recorded with the results.
+TORCH_THREADS = 2
+
+
+def load_leafgrad():
+    if os.path.isdir(SRC) and SRC not in sys.path:
+        sys.path.insert(0, SRC)
+    import leafgrad
+    return leafgrad
+
+
+def load_torch():
+    """torch, with its thread count set, or None when it is not importable."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(TORCH_THREADS)
+    return torch
+
+
+def works(fn: Callable[[], Any]) -> bool:
+    """True when fn runs without raising: a probe of one feature on tiny inputs."""
+    try:
+        fn()
+        return True
+    except Exception:  # noqa: BLE001 - missing attribute, NotImplementedError, ...
+        return False
+
+
+def has_attr_path(obj: Any, path: str) -> bool:
+    for part in path.split("."):
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return True
+
+
+def missing_attrs(lib: Any, paths: list[str]) -> list[str]:
+    """The dotted names in paths that lib lacks (e.g. ["nn.Conv2d"])."""
+    return [p for p in paths if not has_attr_path(lib, p)]
+
+
+def to_numpy(t: Any):
+    """A tensor (leafgrad or torch) or ndarray as an ndarray copy."""
+    import numpy as np
+    if isinstance(t, np.ndarray) or np.isscalar(t):
+        return np.array(t)
+    return t.detach().numpy().copy()
