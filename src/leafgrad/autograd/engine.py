@@ -28,16 +28,19 @@ def _collect(roots):
     """Dependency counts of every node reachable from ``roots`` (iteratively)."""
     deps: dict = {}
     stack = [fn for fn in roots if isinstance(fn, Node)]
-    seen = set(id(fn) for fn in stack)
+    root_set = set(stack)
     while stack:
         node = stack.pop()
         for fn, _ in node._edges:
-            if fn is None or type(fn) is Tensor or isinstance(fn, Tensor):
+            if fn is None or isinstance(fn, Tensor):
                 continue
-            deps[fn] = deps.get(fn, 0) + 1
-            if id(fn) not in seen:
-                seen.add(id(fn))
-                stack.append(fn)
+            count = deps.get(fn)
+            if count is None:
+                deps[fn] = 1
+                if fn not in root_set:
+                    stack.append(fn)
+            else:
+                deps[fn] = count + 1
     return deps
 
 
@@ -131,25 +134,32 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate):
         if deps.get(fn, 0) == 0 and fn not in ready:
             ready.append(fn)
 
+    capturing = captured is not None
     while ready:
         node = ready.pop()
         grads = buffers.pop(node, None)
         if grads is None:
             grads = [None] * node.n_outputs
-        nid = id(node)
-        pre = node._pre_hooks
-        tpre = node._tensor_pre_hooks
-        if tpre or node._retain_grad_hooks or pre:
+        if (node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None
+                or node._pre_hooks is not None):
             grads = _run_pre_hooks(node, grads)
-        if captured is not None and nid in target_nodes:
-            for nr, i in target_nodes[nid]:
-                g = grads[nr]
+        run = True
+        if capturing:
+            nid = id(node)
+            if nid in target_nodes:
+                for nr, i in target_nodes[nid]:
+                    g = grads[nr]
+                    if g is not None:
+                        captured[i] = g if captured[i] is None else captured[i] + g
+            run = nid in needed
+        if run:
+            for g in grads:
                 if g is not None:
-                    captured[i] = g if captured[i] is None else captured[i] + g
+                    break
+            else:
+                run = False
         edges = node._edges
-        if (needed is not None and nid not in needed) or all(g is None for g in grads):
-            grad_inputs = None
-        else:
+        if run:
             if _anomaly.enabled:
                 # anomaly mode: forward trace on errors, NaN check (autograd/anomaly_mode.py)
                 grad_inputs = _anomaly.run_node(node, grads, create_graph)
@@ -157,16 +167,17 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate):
                 grad_inputs = node.apply(grads, create_graph)
             if node._hooks:
                 grad_inputs = _run_post_hooks(node, grad_inputs, grads)
-            if not retain_graph:
+            if not retain_graph and node._saved:
                 _free(node)
-        for k, (fn, nr) in enumerate(edges):
+        else:
+            grad_inputs = _NONES[len(edges)] if len(edges) < 8 else [None] * len(edges)
+        for (fn, nr), g in zip(edges, grad_inputs):
             if fn is None:
                 continue
-            g = grad_inputs[k] if grad_inputs is not None else None
             if isinstance(fn, Tensor):
                 if g is None:
                     continue
-                if captured is not None:
+                if capturing:
                     hit = target_leaves.get(id(fn))
                     if hit is None:
                         continue
@@ -179,12 +190,22 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate):
                     accumulate_grad(fn, g, create_graph)
                 continue
             if g is not None:
-                _add_to_buffer(buffers, fn, nr, g)
+                buf = buffers.get(fn)
+                if buf is None:
+                    buf = [None] * fn.n_outputs
+                    buffers[fn] = buf
+                    buf[nr] = g
+                else:
+                    old = buf[nr]
+                    buf[nr] = g if old is None else old + g
             left = deps[fn] - 1
             deps[fn] = left
             if left == 0:
                 ready.append(fn)
     return captured
+
+
+_NONES = [(None,) * n for n in range(8)]
 
 
 def _add_to_buffer(buffers, node, nr, g):

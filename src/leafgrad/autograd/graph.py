@@ -59,12 +59,11 @@ class _HookDict(dict):
 class SavedOutput:
     """The op's own result, saved without a reference back to the tensor (see Note above)."""
 
-    __slots__ = ("data", "vc", "requires_grad")
+    __slots__ = ("data", "vc")
 
     def __init__(self, tensor: Tensor):
         self.data = tensor._data
         self.vc = tensor._vc
-        self.requires_grad = tensor._requires_grad
 
     def unpack(self, node, create_graph: bool) -> Tensor:
         t = _wrap(self.data, node if create_graph else None, self.vc)
@@ -202,8 +201,8 @@ class OpNode(Node):
             check_versions(self, saved, versions)
         rec = self.record
         if rec.has_saved_output:
-            saved = tuple(v.unpack(self, create_graph) if type(v) is SavedOutput else v
-                          for v in saved)
+            saved = [v.unpack(self, create_graph) if type(v) is SavedOutput else v
+                     for v in saved]
         if rec.n_outputs > 1:
             grad = rec.materialize(grads, self._args)
         else:
@@ -211,15 +210,28 @@ class OpNode(Node):
         if rec.list_input:
             return self._apply_list(grad, saved)
         out = []
-        in_meta = self._args if rec.n_outputs == 1 else None
-        for i, ((fn, _), formula) in enumerate(zip(self._edges, rec.formulas)):
+        meta = self._args
+        i = 0
+        for (fn, _), formula in zip(self._edges, rec.formulas):
             if fn is None or formula is None:
                 out.append(None)
-                continue
-            g = formula.fn(grad, *[saved[j] for j in formula.idx])
-            if in_meta is not None and g is not None:
-                g = _conform(g, in_meta[i])
-            out.append(g)
+            else:
+                idx = formula.idx
+                n = len(idx)
+                if n == 1:
+                    g = formula.fn(grad, saved[idx[0]])
+                elif n == 0:
+                    g = formula.fn(grad)
+                elif n == 2:
+                    g = formula.fn(grad, saved[idx[0]], saved[idx[1]])
+                else:
+                    g = formula.fn(grad, *[saved[j] for j in idx])
+                if meta is not None and g is not None and rec.n_outputs == 1:
+                    m = meta[i]
+                    if m is not None:
+                        g = _conform(g, m)
+                out.append(g)
+            i += 1
         return out
 
     def _apply_list(self, grad, saved):

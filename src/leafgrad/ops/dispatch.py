@@ -23,6 +23,8 @@ _ndarray = np.ndarray
 _asarray = np.asarray
 _SCALARS = (int, float, bool, np.number, np.bool_)
 _NO_EDGE = (None, 0)
+_EMPTY = ()
+_new = object.__new__
 _scalar_cache: dict = {}
 
 
@@ -198,9 +200,21 @@ def _make_view(result: Tensor, base: Tensor) -> None:
         result._base = base._base if base._base is not None else base
 
 
+_ARG, _RESULT, _SHAPE, _DTYPE = 0, 1, 2, 3
+_KINDS = {"arg": _ARG, "result": _RESULT, "shape": _SHAPE, "dtype": _DTYPE}
+
+
+def _plan(rec, mask):
+    """What to save when the inputs in ``mask`` need gradients: (index, kind, position)."""
+    plan = tuple((i, _KINDS[kind], pos)
+                 for i, (kind, pos, users) in enumerate(rec.saved_plan) if mask & users)
+    rec.plans[mask] = plan
+    return plan
+
+
 def record_node(rec, args: tuple, results) -> None:
     """Attach a grad_fn node to ``results``: edges, saved values, shape/dtype metadata."""
-    node = rec.node_class.__new__(rec.node_class)
+    node = _new(rec.node_class)
     edges = []
     mask = 0
     bit = 1
@@ -218,33 +232,33 @@ def record_node(rec, args: tuple, results) -> None:
         _anomaly.record(node)   # the forward stack, for anomaly mode's error reports
     result0 = results[0]
     versions = None
-    if rec.saved_plan:
-        saved = []
-        for i, (kind, pos, users) in enumerate(rec.saved_plan):
-            if not mask & users:
-                saved.append(None)
-                continue
-            if kind == "arg":
+    plan = rec.plans.get(mask)
+    if plan is None:
+        plan = _plan(rec, mask)
+    if plan:
+        saved = [None] * len(rec.saved_plan)
+        for i, kind, pos in plan:
+            if kind == _ARG:
                 v = args[pos]
                 if isinstance(v, Tensor):
                     if versions is None:
-                        versions = [None] * len(rec.saved_plan)
+                        versions = [None] * len(saved)
                     versions[i] = v._vc[0]
-                saved.append(v)
-            elif kind == "result":
+                saved[i] = v
+            elif kind == _RESULT:
                 if versions is None:
-                    versions = [None] * len(rec.saved_plan)
+                    versions = [None] * len(saved)
                 versions[i] = result0._vc[0]
-                saved.append(SavedOutput(result0))
-            elif kind == "shape":
+                saved[i] = SavedOutput(result0)
+            elif kind == _SHAPE:
                 v = args[pos]
-                saved.append(v._data.shape if isinstance(v, Tensor) else ())
+                saved[i] = v._data.shape if isinstance(v, Tensor) else ()
             else:
                 v = args[pos]
-                saved.append(v.dtype if isinstance(v, Tensor) else None)
-        node._saved = tuple(saved)
+                saved[i] = v.dtype if isinstance(v, Tensor) else None
+        node._saved = saved
     else:
-        node._saved = ()
+        node._saved = _EMPTY
     node._versions = versions
     if rec.n_outputs == 1:
         out_data = result0._data

@@ -87,6 +87,7 @@ class OpRecord:
     public: Callable = None
     list_input: bool = False
     saved_plan: tuple = ()
+    plans: dict = field(default_factory=dict)
     dispatch: Callable = None
     extra: dict = field(default_factory=dict)
 
