@@ -1,0 +1,183 @@
+"""Anomaly detection: ``torch.autograd.detect_anomaly`` and ``set_detect_anomaly``.
+
+While enabled, every node records the Python stack of the forward call that made it (in
+``node.metadata["traceback_"]``, as PyTorch does), and the engine runs each node through
+``_run_node``: if the node's backward raises, a warning shows that forward stack before the
+error goes on; with ``check_nan`` a NaN in any gradient the node returns is an error.
+
+The switch is one global flag (``graph.anomaly``, not per thread, as in PyTorch), so the normal
+path pays a single boolean test per node made and per node run.
+
+>>> import warnings
+>>> import leafgrad as torch
+>>> x = torch.tensor([-1.0, 4.0], requires_grad=True)
+>>> with warnings.catch_warnings():
+...     warnings.simplefilter("ignore")
+...     with torch.autograd.detect_anomaly():
+...         y = x.sqrt().sum()
+...         y.backward()
+Traceback (most recent call last):
+  ...
+RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output.
+"""
+from __future__ import annotations
+
+import os
+import traceback
+import warnings
+
+import numpy as np
+
+from ..tensor import Tensor
+from .graph import anomaly as _state
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled"]
+
+_ENABLED_WARNING = ("Anomaly Detection has been enabled. This mode will increase the runtime and "
+                    "should only be enabled for debugging.")
+_NO_FORWARD_INFO = ("No forward pass information available. Enable detect anomaly during forward "
+                    "pass for more information.")
+
+# Frames inside the leafgrad package are left out of recorded stacks: PyTorch's ops run in C++,
+# so its traces end at the user's line that called the op.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+# The node whose backward is running now: nodes made meanwhile (create_graph) name it as parent.
+_running: list = []
+
+
+def is_anomaly_enabled() -> bool:
+    """Whether anomaly detection is on (``torch.is_anomaly_enabled``)."""
+    return _state.enabled
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly detection checks gradients for NaN (``torch.is_anomaly_check_nan_enabled``)."""
+    return _state.check_nan
+
+
+def _set(mode: bool, check_nan: bool) -> None:
+    _state.record = _record_forward_stack
+    _state.run_node = _run_node
+    _state.enabled = bool(mode)
+    _state.check_nan = bool(check_nan)
+
+
+class detect_anomaly:
+    """Context manager that turns anomaly detection on inside its block.
+
+    As in PyTorch 2.13 it is not a decorator, and entering it warns that anomaly detection
+    slows things down.
+
+    >>> import warnings
+    >>> import leafgrad as torch
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     with torch.autograd.detect_anomaly():
+    ...         print(torch.is_anomaly_enabled())
+    True
+    >>> torch.is_anomaly_enabled()
+    False
+    """
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.prev = _state.enabled
+        self.check_nan = check_nan
+        self.prev_check_nan = _state.check_nan
+        warnings.warn(_ENABLED_WARNING, UserWarning, stacklevel=2)
+
+    def __enter__(self) -> None:
+        _set(True, self.check_nan)
+
+    def __exit__(self, *args) -> None:
+        _set(self.prev, self.prev_check_nan)
+
+
+class set_detect_anomaly:
+    """Set anomaly detection on or off: at once when called, and back when used with ``with``.
+
+    >>> import leafgrad as torch
+    >>> with torch.autograd.set_detect_anomaly(True):
+    ...     print(torch.is_anomaly_enabled())
+    True
+    >>> torch.is_anomaly_enabled()
+    False
+    """
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.prev = _state.enabled
+        self.prev_check_nan = _state.check_nan
+        _set(mode, check_nan)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *args) -> None:
+        _set(self.prev, self.prev_check_nan)
+
+
+# -- what the engine and the dispatcher call while anomaly mode is on -----------------------
+
+def _forward_stack() -> list:
+    """The current Python stack as ``traceback.format_stack`` lines, without leafgrad frames."""
+    frames = [f for f in traceback.extract_stack()[:-1]
+              if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR)]
+    return traceback.format_list(frames)
+
+
+def _record_forward_stack(node) -> None:
+    """Called for every node made while anomaly mode is on."""
+    meta = node.metadata
+    meta["traceback_"] = _forward_stack()
+    if _running:
+        meta["parent_"] = _running[-1]
+
+
+def _error_message(node) -> str:
+    """``Error detected in X. Traceback of forward call...``, with the parents' traces."""
+    meta = node._metadata or {}
+    stack = meta.get("traceback_")
+    if stack is None:
+        return f"Error detected in {node.name()}. {_NO_FORWARD_INFO}"
+    text = (f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+            + "".join(stack))
+    parent = meta.get("parent_")
+    while parent is not None:
+        pmeta = parent._metadata or {}
+        pstack = pmeta.get("traceback_")
+        if pstack is None:
+            break
+        text += (f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward "
+                 "call that induced the previous calculation:\n" + "".join(pstack))
+        parent = pmeta.get("parent_")
+    return text
+
+
+def _run_node(node, grads, create_graph):
+    """The engine's ``node.apply`` under anomaly mode."""
+    _running.append(node)
+    try:
+        grad_inputs = node.apply(grads, create_graph)
+        if _state.check_nan and grad_inputs is not None:
+            for i, g in enumerate(grad_inputs):
+                if isinstance(g, Tensor) and g._data.dtype.kind in "fc" and \
+                        np.isnan(g._data).any():
+                    raise RuntimeError(
+                        f"Function '{node.name()}' returned nan values in its {i}th output.")
+    except Exception:
+        warnings.warn(_error_message(node), UserWarning, stacklevel=_user_stacklevel())
+        raise
+    finally:
+        _running.pop()
+    return grad_inputs
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel that points a warning at the first caller outside leafgrad."""
+    level = 1
+    for frame in reversed(traceback.extract_stack()[:-1]):
+        if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
+            return level
+        level += 1
+    return 1
