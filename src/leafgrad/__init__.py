@@ -20,6 +20,7 @@ from .tensor import Tensor, Size, is_tensor, device
 from . import ops as _ops
 from . import autograd
 from . import factories, random, _printing, functions  # noqa: F401  (exported below)
+from . import nn, optim, utils  # noqa: E402  (torch.nn, torch.optim, torch.utils)
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,200 @@
+"""Layer functions of ``torch.nn.functional``: linear, dropout, embedding, layer_norm, pad,
+normalize, one_hot (see Note [Primitive or composite]).
+
+>>> import leafgrad as torch
+>>> import leafgrad.nn.functional as F
+>>> F.one_hot(torch.tensor([0, 2]))
+tensor([[1, 0, 0],
+        [0, 0, 1]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...tensor import Tensor, _wrap
+from ._common import prim
+
+__all__ = ["linear", "bilinear", "dropout", "embedding", "layer_norm", "pad", "normalize",
+           "one_hot"]
+
+
+def _torch():
+    import leafgrad
+    return leafgrad
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``, as one ``addmm`` for 2-D input like PyTorch."""
+    torch = _torch()
+    if bias is None:
+        return input.matmul(weight.t())
+    if input.dim() == 2:
+        return torch.addmm(bias, input, weight.t())
+    if input.dim() == 0 or weight.dim() != 2:
+        return input.matmul(weight.t()) + bias
+    # PyTorch folds the leading dims into one matrix, runs addmm, then views back.
+    flat = input.reshape(-1, input.shape[-1])
+    out = torch.addmm(bias, flat, weight.t())
+    return out.view(*input.shape[:-1], weight.shape[0])
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None):
+    # y_k = x1^T W_k x2 + b_k
+    torch = _torch()
+    out = torch.einsum("...i,kij,...j->...k", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)``; the
+    identity (the same tensor) when not training."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    torch = _torch()
+    if p == 1.0:
+        mask = torch.zeros_like(input)
+    else:
+        mask = torch.empty_like(input).bernoulli_(1 - p).div_(1 - p)
+    if inplace:
+        return input.mul_(mask)
+    return input * mask
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` picked by the integer ``input``; the ``padding_idx`` row gets no
+    gradient."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("leafgrad's embedding does not support max_norm, "
+                                  "scale_grad_by_freq or sparse yet")
+    if input.dtype.is_floating_point:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
+                           "following scalar types: Long, Int; but got torch.FloatTensor "
+                           "instead (while checking arguments for embedding)")
+    op = prim("embedding")
+    if op is not None:
+        return op(weight, input, -1 if padding_idx is None else padding_idx)
+    idx = input._data
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    rows = weight.index_select(0, input.reshape(-1)).view(*input.shape, weight.shape[1])
+    if padding_idx is None:
+        return rows
+    torch = _torch()
+    # Same values, but the padding positions take theirs from a detached copy: no gradient.
+    is_pad = (input == padding_idx).unsqueeze(-1)
+    return torch.where(is_pad, rows.detach(), rows)
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalize over the trailing ``normalized_shape`` dims (biased variance), then scale
+    and shift."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    n = len(normalized_shape)
+    if tuple(input.shape[input.dim() - n:]) != normalized_shape or input.dim() < n:
+        raise RuntimeError(
+            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
+            f"{input.shape}")
+    op = prim("layer_norm")
+    if op is not None:
+        return op(input, list(normalized_shape), weight, bias, eps)
+    op = prim("native_layer_norm")
+    if op is not None:
+        return op(input, list(normalized_shape), weight, bias, eps)[0]
+    dims = tuple(range(input.dim() - n, input.dim()))
+    mean = input.mean(dims, keepdim=True)
+    centered = input - mean
+    var = centered.square().mean(dims, keepdim=True)
+    out = centered * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad the last ``len(pad)//2`` dims: ``pad = (left, right, top, bottom, ...)``
+    (negative amounts crop). Only ``mode='constant'`` is implemented."""
+    if mode != "constant":
+        raise NotImplementedError(f"leafgrad's F.pad supports mode='constant' only, got "
+                                  f"mode='{mode}'")
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the "
+                           "input dimension but got padding length "
+                           f"{len(pad)} and input of dimension {input.dim()}")
+    value = 0.0 if value is None else value
+    op = prim("constant_pad_nd")
+    if op is not None:
+        return op(input, list(pad), value)
+    torch = _torch()
+    out = input
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        size = out.shape[dim]
+        start, stop = max(-left, 0), size - max(-right, 0)
+        if start or stop != size:
+            if stop < start:
+                raise RuntimeError(
+                    f"The input size {size}, plus negative padding {left} and {right} "
+                    f"resulted in a negative output size, which is invalid. Check dimension "
+                    f"{dim} of your input.")
+            out = out.narrow(dim, start, stop - start)
+        parts = []
+        for amount in (left, right):
+            if amount > 0:
+                shape = list(out.shape)
+                shape[dim] = amount
+                parts.append(torch.full(shape, value, dtype=out.dtype))
+            else:
+                parts.append(None)
+        pieces = [p for p in (parts[0], out, parts[1]) if p is not None]
+        if len(pieces) > 1:
+            out = torch.cat(pieces, dim)
+    return out
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out=None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding along a new last dim (no gradient: an index op)."""
+    data = tensor._data
+    if data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if data.size == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return _wrap(np.zeros(data.shape + (num_classes,), dtype=np.int64))
+    if data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(data.max()) + 1
+    elif data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (data[..., None] == np.arange(num_classes, dtype=np.int64)).astype(np.int64)
+    return _wrap(out)
+

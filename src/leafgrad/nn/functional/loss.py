@@ -1,0 +1,356 @@
+"""Loss functions of ``torch.nn.functional`` (see Note [Primitive or composite]).
+
+Every loss takes ``reduction`` = 'mean' | 'sum' | 'none' and the deprecated
+``size_average``/``reduce`` flags, as PyTorch's do.
+
+>>> import leafgrad as torch
+>>> import leafgrad.nn.functional as F
+>>> F.mse_loss(torch.tensor([1.0, 3.0]), torch.tensor([0.0, 0.0]))
+tensor(5.)
+"""
+from __future__ import annotations
+
+import warnings
+
+from ...tensor import Tensor
+from ._common import legacy_reduction, prim, reduction_enum
+from ._common import reduce as _apply_reduction
+
+__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+           "soft_margin_loss", "poisson_nll_loss", "cosine_similarity", "pairwise_distance",
+           "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss"]
+
+
+def _torch():
+    import leafgrad
+    return leafgrad
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    if target.size() != input.size():
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size "
+            f"({input.size()}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+             reduction: str = "mean", weight=None) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    _warn_size(input, target)
+    code = reduction_enum(reduction)
+    if weight is None:
+        op = prim("mse_loss")
+        if op is not None:
+            a, b = _torch().broadcast_tensors(input, target)
+            return op(a, b, code)
+    loss = (input - target).square()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_loss(loss, reduction)
+
+
+def _reduce_loss(loss, reduction):
+    return _apply_reduction(loss, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+            reduction: str = "mean", weight=None) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    _warn_size(input, target)
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_loss(loss, reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    _warn_size(input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    op = prim("smooth_l1_loss")
+    if op is not None:
+        a, b = _torch().broadcast_tensors(input, target)
+        return op(a, b, reduction_enum(reduction), beta)
+    diff = (input - target).abs()
+    loss = _torch().where(diff < beta, diff.square() * (0.5 / beta), diff - 0.5 * beta)
+    return _reduce_loss(loss, reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight=None) -> Tensor:
+    _warn_size(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is None:
+        op = prim("huber_loss")
+        if op is not None:
+            a, b = _torch().broadcast_tensors(input, target)
+            return op(a, b, reduction_enum(reduction), delta)
+    diff = (input - target).abs()
+    loss = _torch().where(diff < delta, diff.square() * 0.5, (diff - 0.5 * delta) * delta)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_loss(loss, reduction)
+
+
+# -- classification ----------------------------------------------------------------------
+def _check_nll(input: Tensor, target: Tensor):
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and input.size(0) != target.size(0):
+        raise ValueError(f"Expected input batch_size ({input.size(0)}) to match target "
+                         f"batch_size ({target.size(0)}).")
+    if target.dtype.is_floating_point or target.dtype.name == "bool":
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.name.capitalize()}")
+
+
+def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of the target class; ``input`` holds log-probabilities,
+    classes along dim 1 (dim 0 for an unbatched 1-D input)."""
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    code = reduction_enum(reduction)
+    _check_nll(input, target)
+    op = prim("nll_loss")
+    if op is not None:
+        return op(input, target, weight, code, ignore_index)
+    torch = _torch()
+    n_classes = input.size(0) if input.dim() == 1 else input.size(1)
+    ignored = target == ignore_index
+    safe = torch.where(ignored, torch.zeros_like(target), target)
+    bad = ((safe < 0) | (safe >= n_classes)).any()
+    if bad.item():
+        wrong = target[(~ignored) & ((target < 0) | (target >= n_classes))][0].item()
+        raise IndexError(f"Target {wrong} is out of bounds.")
+    class_dim = 0 if input.dim() == 1 else 1
+    picked = input.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)
+    keep = (~ignored).to(input.dtype)
+    w = keep if weight is None else weight[safe] * keep
+    loss = -picked * w
+    if code == 0:
+        return loss
+    if code == 2:
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+def _label_smoothed(log_probs, target, weight, ignore_index, reduction, smoothing, class_dim):
+    torch = _torch()
+    n_classes = log_probs.size(class_dim)
+    nll = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
+    ignored = target == ignore_index
+    if weight is not None:
+        shape = [1] * log_probs.dim()
+        shape[class_dim] = n_classes
+        smooth = -(log_probs * weight.reshape(shape)).sum(class_dim)
+    else:
+        smooth = -log_probs.sum(class_dim)
+    smooth = torch.where(ignored, torch.zeros_like(smooth), smooth)
+    if reduction == "mean":
+        if weight is not None:
+            safe = torch.where(ignored, torch.zeros_like(target), target)
+            denom = (weight[safe] * (~ignored).to(weight.dtype)).sum()
+        else:
+            denom = (~ignored).sum()
+        smooth = smooth.sum() / denom
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return nll * (1 - smoothing) + smooth * (smoothing / n_classes)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """``log_softmax`` over the class dim, then NLL (class-index targets) or the
+    expected negative log-probability (class-probability targets)."""
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    reduction_enum(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    class_dim = 0 if input.dim() == 1 else 1
+    log_probs = input.log_softmax(class_dim)
+    if target.dtype.is_floating_point:
+        return _cross_entropy_probs(input, log_probs, target, weight, ignore_index, reduction,
+                                    label_smoothing, class_dim)
+    if label_smoothing > 0.0:
+        _check_nll(input, target)
+        return _label_smoothed(log_probs, target, weight, ignore_index, reduction,
+                               label_smoothing, class_dim)
+    return nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
+
+
+def _cross_entropy_probs(input, log_probs, target, weight, ignore_index, reduction, smoothing,
+                         class_dim):
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.shape != target.shape:
+        raise RuntimeError(f"Expected input and target to have the same shape, got "
+                           f"input: {list(input.shape)}, target: {list(target.shape)}")
+    n_classes = input.size(class_dim)
+    if smoothing > 0.0:
+        target = target * (1 - smoothing) + smoothing / n_classes
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = n_classes
+        log_probs = log_probs * weight.reshape(shape)
+    terms = log_probs * target
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    if reduction == "sum":
+        return -terms.sum()
+    return -terms.sum() / (input.numel() / n_classes)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    """``-(t log x + (1-t) log(1-x))`` with each log clamped at -100, as PyTorch does."""
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    code = reduction_enum(reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the "
+                         f"input size ({input.size()}) is deprecated. Please ensure they have "
+                         "the same size.")
+    if weight is not None:
+        weight = weight.expand(input.shape) if weight.shape != input.shape else weight
+    op = prim("binary_cross_entropy")
+    if op is not None:
+        return op(input, target, weight, code)
+    if ((input < 0) | (input > 1)).any().item():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_x = input.log().clamp(min=-100)
+    log_1mx = (1 - input).log().clamp(min=-100)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_loss(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
+                                     size_average=None, reduce=None, reduction: str = "mean",
+                                     pos_weight=None) -> Tensor:
+    """Sigmoid + BCE in one stable formula: ``(1-t) x - w_pos(t) log sigmoid(x)``."""
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    code = reduction_enum(reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    op = prim("binary_cross_entropy_with_logits")
+    if op is not None:
+        return op(input, target, weight, pos_weight, code)
+    from .activation import logsigmoid
+    log_sig = logsigmoid(input)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input - log_weight * log_sig
+    else:
+        loss = (1 - target) * input - log_sig
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_loss(loss, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """KL(target || input) with ``input`` given as log-probabilities."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce,
+                                     reduction)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                      "the support size.'batchmean' divides only by the batch size, and "
+                      "aligns with the KL div math definition.'mean' will be changed to behave "
+                      "the same as 'batchmean' in the next major release.", UserWarning,
+                      stacklevel=2)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _torch().xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        if input.dim() == 0:
+            return loss.sum()
+        return loss.sum() / input.size(0)
+    return _reduce_loss(loss, reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    from .activation import softplus
+    return _reduce_loss(softplus(-target * input), reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
+                     full: bool = False, size_average=None, eps: float = 1e-8, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        import math
+        torch = _torch()
+        stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
+        loss = loss + torch.where(target > 1, stirling, torch.zeros_like(stirling))
+    return _reduce_loss(loss, reduction)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    torch = _torch()
+    x1, x2 = torch.broadcast_tensors(x1, x2)
+    n1 = x1.square().sum(dim).sqrt().clamp(min=eps)
+    n2 = x2.square().sum(dim).sqrt().clamp(min=eps)
+    return (x1 * x2).sum(dim) / (n1 * n2)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    diff = x1 - x2 + eps
+    return diff.abs().pow(p).sum(-1, keepdim=keepdim).pow(1.0 / p)
+
+
+def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_average=None,
+                          reduce=None, reduction: str = "mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    torch = _torch()
+    cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)
+    zeros = torch.zeros_like(cos)
+    loss = torch.where(target == 1, 1 - cos, zeros) + \
+        torch.where(target == -1, (cos - margin).clamp(min=0), zeros)
+    return _reduce_loss(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_average=None,
+                        reduce=None, reduction: str = "mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    return _reduce_loss((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, reduce=None,
+                         reduction: str = "mean") -> Tensor:
+    reduction = legacy_reduction(size_average, reduce,
+                                 reduction)
+    torch = _torch()
+    zeros = torch.zeros_like(input)
+    loss = torch.where(target == 1, input, zeros) + \
+        torch.where(target == -1, (margin - input).clamp(min=0), zeros)
+    return _reduce_loss(loss, reduction)
