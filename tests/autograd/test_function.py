@@ -247,7 +247,13 @@ def test_returning_an_input_gives_a_view():
         y = Ident.apply(x)
         info = [y is x, y._base is x, grad_fn_names(y)]
         y.sum().backward()
-        return info + [x.grad]
+        with t.no_grad():
+            z = Ident.apply(x)
+        plain = t.ones(2)
+        p = Ident.apply(plain)
+        p.add_(1)
+        return info + [x.grad, z is x, z._base is None, z.requires_grad, p is plain,
+                       p._base is plain, plain, plain._version]
     same_on_both(prog)
 
 

@@ -157,7 +157,9 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate):
                 if g is not None:
                     break
             else:
-                run = False
+                # No gradient arrived: built-in nodes are skipped, a custom Function's backward
+                # still runs (on zeros, or on None without materialize_grads), as in PyTorch.
+                run = node.runs_without_grads
         edges = node._edges
         if run:
             if _anomaly.enabled:

@@ -111,6 +111,7 @@ class BackwardCFunction(FunctionCtx, Node):
     """The node (and ctx) of a custom Function; ``FBackward`` for a Function ``F``."""
 
     _forward_cls = None
+    runs_without_grads = True
     materialize_grads = True
     to_save = None
     dirty_tensors = None
@@ -371,7 +372,7 @@ def _wrap_outputs(node, args, output, executable):
                     "a leaf Variable that requires grad has been used in an in-place operation.")
             o._vc[0] += 1
         elif id(o) in input_ids:
-            o = _alias(o)
+            o = _alias(o, _mode.grad_enabled)
         if executable:
             if any(o is n or raw[i] is n for n in non_diff):
                 if not is_dirty:
@@ -392,10 +393,12 @@ def _wrap_outputs(node, args, output, executable):
     return tuple(outputs) if is_tuple else outputs[0]
 
 
-def _alias(t: Tensor) -> Tensor:
-    """An output that is an input comes back as a view of it, as in PyTorch."""
+def _alias(t: Tensor, as_view: bool) -> Tensor:
+    """An output that is an input comes back as a new tensor on the same storage: a view of
+    it, or under no-grad a plain alias (``_base`` None), as in PyTorch."""
     out = _wrap(t._data, None, t._vc)
-    out._base = t._base if t._base is not None else t
+    if as_view:
+        out._base = t._base if t._base is not None else t
     return out
 
 

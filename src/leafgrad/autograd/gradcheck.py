@@ -24,8 +24,10 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
+from .. import random as _random
 from ..tensor import Tensor, _wrap
 from . import engine as _engine
+from . import grad as _grad  # defined before autograd/__init__ imports this module
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -159,7 +161,6 @@ def _numerical_jacobians(func, inputs, outputs, eps):
 
 def _analytical_rows(output, diff_inputs):
     """``rows[j][r]``: the gradient of input j for a unit seed at output element r."""
-    from . import grad as _grad
     flat = np.zeros(output._data.size, output._data.dtype)
     rows = [[] for _ in diff_inputs]
     for r in range(flat.size):
@@ -252,7 +253,6 @@ def _zeros_like(o):
 
 
 def _test_backward_mul_by_grad_output(outputs, inputs) -> None:
-    from . import grad as _grad
     diff_inputs = _diff_inputs(inputs)
     grads = _grad(outputs, diff_inputs, [_zeros_like(o) for o in outputs], allow_unused=True)
     for gi, di in zip(grads, diff_inputs):
@@ -380,7 +380,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-06, atol: 
     if check_batched_grad and not check_rev_over_rev:
         raise AssertionError(
             "Setting check_batched_grad=True requires check_rev_over_rev to be True")
-    from . import grad as _grad
     tupled = _as_tuple(inputs)
     if grad_outputs is None:
         outputs = _differentiable_outputs(func(*tupled))
@@ -411,7 +410,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-06, atol: 
 
 def _random_grad_output(o):
     """A random gradient like ``torch.testing.make_tensor(low=-1, high=1)``, requiring grad."""
-    from .. import random as _random
     dtype = o._data.dtype if o._data.dtype.kind in "fc" else np.dtype(np.float64)
     data = _random_uniform(_random, o._data.shape, dtype)
     t = _wrap(data)

@@ -85,6 +85,7 @@ class Node:
     saved_names: tuple = ()
     saved_is_tensor: tuple | None = None   # per saved name: does freeing it count? (engine)
     n_outputs: int = 1
+    runs_without_grads: bool = False   # run even when every incoming grad is None (Function)
 
     def name(self) -> str:
         return type(self).__name__
