@@ -24,7 +24,6 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import random as _random
 from ..tensor import Tensor, _wrap
 from . import engine as _engine
 from . import grad as _grad  # defined before autograd/__init__ imports this module
@@ -410,8 +409,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-06, atol: 
 
 def _random_grad_output(o):
     """A random gradient like ``torch.testing.make_tensor(low=-1, high=1)``, requiring grad."""
+    # Imported here: leafgrad.random needs the op registry, which is still loading when the
+    # autograd package (home of graph.py) is first imported.
+    import leafgrad.random as random_module
     dtype = o._data.dtype if o._data.dtype.kind in "fc" else np.dtype(np.float64)
-    data = _random_uniform(_random, o._data.shape, dtype)
+    data = _random_uniform(random_module, o._data.shape, dtype)
     t = _wrap(data)
     t._requires_grad = True
     return t
