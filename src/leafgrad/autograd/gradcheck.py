@@ -420,6 +420,5 @@ def _random_grad_output(o):
 
 
 def _random_uniform(random_module, shape, dtype):
-    gen = getattr(random_module, "numpy_generator", None)
-    rng = gen() if callable(gen) else np.random.default_rng()
-    return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    """Uniform in [-1, 1) from the default generator, so ``manual_seed`` fixes it."""
+    return random_module.default_generator._np.uniform(-1.0, 1.0, size=shape).astype(dtype)
