@@ -5,6 +5,7 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import sys
 import time
@@ -27,6 +28,11 @@ def parse_args(argv):
                    help=f"comma-separated workloads out of {','.join(WORKLOADS)},{IMPORT}")
     p.add_argument("--impls", metavar="leafgrad,torch,numpy", default=",".join(IMPLS),
                    help="implementations to run (default: all three)")
+    p.add_argument("--torch-threads", type=int, default=TORCH_THREADS, metavar="N",
+                   help=f"torch.set_num_threads(N) (default {TORCH_THREADS})")
+    p.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                   help="wall time (default) or this process's CPU time, steadier on a busy "
+                        "machine for single-threaded work")
     p.add_argument("--rounds", type=int, help="override the number of alternating rounds")
     p.add_argument("--json", metavar="PATH", help="write all results and samples as JSON")
     p.add_argument("--profile", metavar="W",
@@ -112,7 +118,7 @@ def print_table(results, impls):
 
 # ---- running --------------------------------------------------------------------------------
 
-def run_workload(workload, libs, impls, quick, rounds_override):
+def run_workload(workload, libs, impls, quick, rounds_override, clock="wall"):
     sizes = workload.quick if quick else workload.full
     rounds = rounds_override or sizes.rounds
     res = {"title": workload.title, "unit": workload.unit, "n": sizes.n, "rounds": rounds,
@@ -135,7 +141,7 @@ def run_workload(workload, libs, impls, quick, rounds_override):
             cases[impl] = build_case(workload, impl, libs.get(impl), plan)
         except Exception as exc:  # noqa: BLE001
             build_errors[impl] = describe_error(exc)
-    timings = alternate(cases, sizes.n, rounds, sizes.warmup)
+    timings = alternate(cases, sizes.n, rounds, sizes.warmup, clock)
     for impl in impls:
         if impl in build_errors:
             res["impls"][impl] = {"error": build_errors[impl]}
@@ -204,7 +210,7 @@ def main(argv=None):
         return 1
     if args.profile:
         return profile(WORKLOADS[args.profile], leafgrad, args.quick)
-    torch = load_torch() if "torch" in args.impl_list else None
+    torch = load_torch(args.torch_threads) if "torch" in args.impl_list else None
     libs = {"leafgrad": leafgrad, "torch": torch}
     info = machine.describe(torch)
     print_machine(info)
@@ -215,7 +221,7 @@ def main(argv=None):
             continue
         print(f"running {name} ...", file=sys.stderr, flush=True)
         results[name] = run_workload(WORKLOADS[name], libs, args.impl_list, args.quick,
-                                     args.rounds)
+                                     args.rounds, args.clock)
     imports = None
     if IMPORT in args.names:
         print("running import times ...", file=sys.stderr, flush=True)
@@ -228,18 +234,22 @@ def main(argv=None):
             for impl, v in imports.items()}, "ratios": ratios,
             "variant": "leafgrad includes numpy's import"}
 
-    print(f"medians over alternating rounds; ratios are medians of per-round ratios"
+    print(f"{args.clock} clock; medians over alternating rounds; ratios are medians of"
+          f" per-round ratios"
           f"{' (QUICK: not a measurement)' if args.quick else ''}")
     print_table(results, args.impl_list)
     for name, res in results.items():
         for impl, m in res.get("memory", {}).items():
             print(f"{name} peak memory, {impl}: tracemalloc {fmt(m['tracemalloc_peak_mib'])} MiB,"
                   f" RSS growth {fmt(m['rss_peak_delta_mib'])} MiB")
-    print(f"total {time.time() - started:.0f} s")
+    info["loadavg_at_end"] = [round(v, 2) for v in os.getloadavg()]
+    print(f"total {time.time() - started:.0f} s; load average at end {info['loadavg_at_end']}"
+          " (above the core count, every number is inflated: compare ratios)")
 
     if args.json:
         doc = {"machine": info, "quick": args.quick, "impls": args.impl_list,
-               "torch_threads_requested": TORCH_THREADS, "results": results}
+               "clock": args.clock,
+               "torch_threads_requested": args.torch_threads, "results": results}
         with open(args.json, "w") as f:
             json.dump(doc, f, indent=1)
     return 0

@@ -50,17 +50,28 @@ class Timing:
         return statistics.median(self.samples) if self.samples else None
 
 
-def time_once(case: Case, n: int) -> float:
+CLOCKS = {
+    # wall time: what a user waits for; inflated when other processes share the cores
+    "wall": time.perf_counter,
+    # CPU time of this process (all its threads): steadier on a busy machine for single-threaded
+    # work, but it adds up every BLAS / OpenMP thread (spinning ones included)
+    "cpu": time.process_time,
+}
+
+
+def time_once(case: Case, n: int, clock: str = "wall") -> float:
     """Seconds per unit of work for n iterations of case (gc collected first, left enabled:
     collecting garbage is part of what an engine costs)."""
+    now = CLOCKS[clock]
     gc.collect()
-    start = time.perf_counter()
+    start = now()
     case.run(n)
-    elapsed = time.perf_counter() - start
+    elapsed = now() - start
     return elapsed / (n * case.units)
 
 
-def alternate(cases: dict[str, Case], n: int, rounds: int, warmup: int) -> dict[str, Timing]:
+def alternate(cases: dict[str, Case], n: int, rounds: int, warmup: int,
+              clock: str = "wall") -> dict[str, Timing]:
     """Warm every case up, then time them in `rounds` rounds with a rotating order.
 
     A case that raises is reported with its error and left out of later rounds.
@@ -80,7 +91,7 @@ def alternate(cases: dict[str, Case], n: int, rounds: int, warmup: int) -> dict[
             if timings[name].error:
                 continue
             try:
-                timings[name].samples.append(time_once(cases[name], n))
+                timings[name].samples.append(time_once(cases[name], n, clock))
             except Exception as exc:  # noqa: BLE001
                 timings[name].error = describe_error(exc)
     return timings

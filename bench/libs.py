@@ -15,8 +15,10 @@ from typing import Any
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.environ.get("LEAFGRAD_SRC") or os.path.join(ROOT, "src")
 
-# torch on this machine would otherwise pick its own thread count; two threads match the two
-# cores the project's machines have, and the count used is recorded with the results.
+# torch would otherwise pick its own thread count; two threads match the two cores of the
+# project's machines, and the count used is recorded with the results. Note: on a busy 2-core
+# machine torch's OpenMP threads fight for the cores and ops that torch splits across threads
+# even at 1,000 elements (tanh) get far slower; ``--torch-threads 1`` shows torch without that.
 TORCH_THREADS = 2
 
 
@@ -27,13 +29,13 @@ def load_leafgrad():
     return leafgrad
 
 
-def load_torch():
-    """torch, with its thread count set, or None when it is not importable."""
+def load_torch(threads: int = TORCH_THREADS):
+    """torch, with its intra-op thread count set, or None when it is not importable."""
     try:
         import torch
     except ImportError:
         return None
-    torch.set_num_threads(TORCH_THREADS)
+    torch.set_num_threads(threads)
     return torch
 
 
