@@ -52,6 +52,8 @@ def assert_same_value(mine, theirs, what: str, exact: bool = True, atol: float =
         assert len(mine) == len(theirs), f"{what}: length {len(mine)} != {len(theirs)}"
         for i, (m, t) in enumerate(zip(mine, theirs)):
             assert_same_value(m, t, f"{what}[{i}]", exact, atol)
+    elif isinstance(theirs, (torch.device, torch.Size)):
+        assert repr(mine) == repr(theirs), f"{what}: {mine!r} != {theirs!r}"
     elif isinstance(theirs, torch.dtype):
         assert str(mine) == str(theirs), f"{what}: {mine} != {theirs}"
     elif isinstance(theirs, np.ndarray):

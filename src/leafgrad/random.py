@@ -1,4 +1,441 @@
-"""Random numbers: ``manual_seed``, ``Generator``, ``rand``/``randn``/... (to be filled in)."""
+"""Random numbers: ``manual_seed``, ``Generator``, ``rand``/``randn``/``randint``/...
+
+Draws come from NumPy's PCG64, so a seed gives the same numbers on every run but not the
+numbers PyTorch's Mersenne Twister gives: the distributions, dtypes, shapes, argument checks
+and messages are PyTorch's. The in-place samplers (``uniform_``, ``normal_``, ``random_``,
+``bernoulli_``, ``exponential_`` ...) bump the version counter like any in-place op and have
+a zero gradient, as in PyTorch; ``nn.init`` is built on them.
+
+>>> import leafgrad as torch
+>>> _ = torch.manual_seed(0)
+>>> a = torch.rand(3)
+>>> _ = torch.manual_seed(0)
+>>> torch.equal(a, torch.rand(3)) if hasattr(torch, "equal") else bool((a == torch.rand(3)).all())
+True
+"""
 from __future__ import annotations
 
-__all__: list = []
+import pickle
+
+import numpy as np
+
+from . import dtypes as _dt
+from ._data import check_dtype_arg, size_arg
+from .factories import _finish, zeros_like as _zeros_like
+from .ops.registry import defop
+from .tensor import Tensor, _wrap, CPU
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
+           "get_rng_state", "set_rng_state", "rand", "randn", "randint", "randperm", "normal",
+           "bernoulli", "multinomial", "poisson", "rand_like", "randn_like", "randint_like"]
+
+_DEFAULT_SEED = 67280421310721   # PyTorch's default generator starts from this seed too
+
+
+class Generator:
+    """``torch.Generator``: a seedable source of random numbers (NumPy PCG64 inside).
+
+    >>> import leafgrad as torch
+    >>> g = torch.Generator().manual_seed(42)
+    >>> g.initial_seed()
+    42
+    """
+
+    def __init__(self, device="cpu"):
+        from .tensor import check_device
+        check_device(device)
+        self._seed = _DEFAULT_SEED
+        self._np = np.random.Generator(np.random.PCG64(self._seed))
+
+    @property
+    def device(self):
+        return CPU
+
+    def manual_seed(self, seed) -> "Generator":
+        """Reset to ``seed`` (any int in [-2**63, 2**64); floats are truncated)."""
+        seed = int(seed)
+        if not -2 ** 63 <= seed < 2 ** 64:
+            raise ValueError("Overflow when unpacking long long")
+        self._seed = seed % 2 ** 64
+        self._np = np.random.Generator(np.random.PCG64(self._seed))
+        return self
+
+    def seed(self) -> int:
+        """Reseed from the operating system's entropy and return the new seed."""
+        new = int(np.random.SeedSequence().entropy % 2 ** 63)
+        self.manual_seed(new)
+        return new
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        """The state as a uint8 tensor (restore it with ``set_state``)."""
+        raw = pickle.dumps((self._seed, self._np.bit_generator.state))
+        return _wrap(np.frombuffer(raw, dtype=np.uint8).copy())
+
+    def set_state(self, new_state: Tensor) -> "Generator":
+        if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+            raise TypeError("expected a torch.ByteTensor, but got "
+                            f"{type(new_state).__name__}")
+        try:
+            seed, state = pickle.loads(new_state._data.tobytes())
+        except Exception:
+            raise RuntimeError("Invalid mt19937 state") from None
+        self._seed = seed
+        self._np = np.random.Generator(np.random.PCG64())
+        self._np.bit_generator.state = state
+        return self
+
+    def __repr__(self) -> str:
+        return f"<torch._C.Generator object at {hex(id(self))}>"
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed) -> Generator:
+    """Seed the default generator; returns it.
+
+    >>> import leafgrad as torch
+    >>> torch.manual_seed(3).initial_seed()
+    3
+    """
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    """Seed the default generator non-deterministically; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(new_state)
+
+
+def _rng(generator, fname="") -> np.random.Generator:
+    if generator is None:
+        return default_generator._np
+    if not isinstance(generator, Generator):
+        raise TypeError(f"{fname}(): argument 'generator' must be torch.Generator, not "
+                        f"{type(generator).__name__}")
+    return generator._np
+
+
+def _type_name(np_dtype) -> str:
+    return _dt.from_numpy_dtype(np.dtype(np_dtype)).tensor_type[:-6]   # "Float", "Long"
+
+
+def _float_only(kernel: str, np_dtype) -> None:
+    if np.dtype(np_dtype).kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(np_dtype)}'")
+
+
+# -- samplers on NumPy arrays (shared by the factories and the in-place methods) -----
+def _uniform(rng, shape, np_dtype, low=0.0, high=1.0) -> np.ndarray:
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype in (np.float32, np.float64):
+        u = rng.random(shape, dtype=np_dtype)
+    else:
+        u = rng.random(shape, dtype=np.float32)
+    if low != 0.0 or high != 1.0:
+        u = u * (high - low) + low
+    return np.asarray(u, dtype=np_dtype)
+
+
+def _normal(rng, shape, np_dtype, mean=0.0, std=1.0) -> np.ndarray:
+    np_dtype = np.dtype(np_dtype)
+    z = rng.standard_normal(shape, dtype=np_dtype if np_dtype in (np.float32, np.float64)
+                            else np.float32)
+    if std != 1.0 or mean != 0.0:
+        z = z * std + mean
+    return np.asarray(z, dtype=np_dtype)
+
+
+def _integers(rng, shape, np_dtype, low: int, high: int) -> np.ndarray:
+    return rng.integers(low, high, size=shape, dtype=np.int64, endpoint=False).astype(np_dtype)
+
+
+def _check_random_range(low, high) -> None:
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+
+
+# -- factories ------------------------------------------------------------------------
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False, **kwargs) -> Tensor:
+    """Uniform samples from [0, 1) in the default float dtype.
+
+    >>> import leafgrad as torch
+    >>> torch.rand(2, 3).shape
+    torch.Size([2, 3])
+    """
+    shape = size_arg("rand", size, keyword=kwargs)
+    d = check_dtype_arg("rand", dtype) or _dt.get_default_dtype()
+    _float_only("check_uniform_bounds", d.np)
+    return _finish(_uniform(_rng(generator, "rand"), shape, d.np), requires_grad, device,
+                   "rand", out, pin_memory)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, **kwargs) -> Tensor:
+    """Standard normal samples in the default float dtype."""
+    shape = size_arg("randn", size, keyword=kwargs)
+    d = check_dtype_arg("randn", dtype) or _dt.get_default_dtype()
+    _float_only("normal_kernel_cpu", d.np)
+    return _finish(_normal(_rng(generator, "randn"), shape, d.np), requires_grad, device,
+                   "randn", out, pin_memory)
+
+
+def _int_arg(fname: str, name: str, pos: int, value) -> int:
+    if isinstance(value, Tensor) and value._data.ndim == 0 and value._data.dtype.kind in "iu":
+        return int(value._data)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be int, not "
+                    f"{type(value).__name__}")
+
+
+def randint(*args, size=None, low=None, high=None, generator=None, out=None, dtype=None,
+            layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """Integers in ``[low, high)`` (``low`` defaults to 0), int64 unless ``dtype`` is given.
+
+    >>> import leafgrad as torch
+    >>> torch.randint(3, 7, (4,)).dtype
+    torch.int64
+    """
+    args = list(args)
+    if size is None and args and isinstance(args[-1], (tuple, list)):
+        size = args.pop()
+    if high is None and args:
+        high = args.pop()
+    if low is None and args:
+        low = args.pop()
+    if args or high is None or size is None:
+        if high is not None and size is None and args == [] and low is None:
+            pass
+        if size is None and high is not None and low is not None \
+                and isinstance(high, (int, np.integer)):
+            raise TypeError("randint(): argument 'size' (position 2) must be tuple of ints, "
+                            f"not {type(high).__name__}")
+        raise TypeError("randint() received an invalid combination of arguments - expected "
+                        "(int high, tuple of ints size) or (int low, int high, tuple of ints "
+                        "size)")
+    high = _int_arg("randint", "high", 2 if low is not None else 1, high)
+    low = 0 if low is None else _int_arg("randint", "low", 1, low)
+    shape = size_arg("randint", (size,), star=False)
+    d = check_dtype_arg("randint", dtype) or _dt.int64
+    _check_random_range(low, high)
+    if d is _dt.bool_ and high > 2:
+        raise RuntimeError("to - 1 is out of bounds for bool")
+    data = _integers(_rng(generator, "randint"), shape, d.np, low, high)
+    return _finish(data, requires_grad, device, "randint", out, pin_memory)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False) -> Tensor:
+    """A random permutation of ``0 .. n-1`` (int64)."""
+    n = _int_arg("randperm", "n", 1, n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    d = check_dtype_arg("randperm", dtype) or _dt.int64
+    data = _rng(generator, "randperm").permutation(n).astype(d.np)
+    return _finish(data, requires_grad, device, "randperm", out, pin_memory)
+
+
+def _like(fname, input, dtype):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    d = check_dtype_arg(fname, dtype)
+    return input._data.shape, (d.np if d is not None else input._data.dtype)
+
+
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
+              requires_grad=False, memory_format=None) -> Tensor:
+    """``rand`` with ``input``'s shape and dtype."""
+    shape, np_dtype = _like("rand_like", input, dtype)
+    _float_only("check_uniform_bounds", np_dtype)
+    return _finish(_uniform(_rng(generator), shape, np_dtype), requires_grad, device,
+                   "rand_like")
+
+
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
+               requires_grad=False, memory_format=None) -> Tensor:
+    """``randn`` with ``input``'s shape and dtype."""
+    shape, np_dtype = _like("randn_like", input, dtype)
+    _float_only("normal_kernel_cpu", np_dtype)
+    return _finish(_normal(_rng(generator), shape, np_dtype), requires_grad, device,
+                   "randn_like")
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
+                 device=None, requires_grad=False, memory_format=None) -> Tensor:
+    """``randint`` with ``input``'s shape and dtype: ``randint_like(x, high)`` or
+    ``randint_like(x, low, high)``."""
+    if high is None:
+        low, high = 0, low
+    shape, np_dtype = _like("randint_like", input, dtype)
+    low, high = int(low), int(high)
+    _check_random_range(low, high)
+    return _finish(_integers(_rng(generator), shape, np_dtype, low, high), requires_grad,
+                   device, "randint_like")
+
+
+# -- samplers that take tensors (a zero gradient flows to each input, as in PyTorch) -----
+def _zero_grad(grad):
+    return _zeros_like(grad)
+
+
+def _normal_tt(mean, std, *, generator=None):
+    if (std < 0).any():
+        raise RuntimeError(f"normal expects all elements of std >= 0.0")
+    shape = np.broadcast_shapes(mean.shape, std.shape)
+    dtype = np.result_type(mean.dtype, std.dtype)
+    return (_normal(_rng(generator), shape, dtype) * std + mean).astype(dtype)
+
+
+def _normal_tf(mean, std=1.0, *, generator=None):
+    return _normal(_rng(generator), mean.shape, mean.dtype, 0.0, std) + mean
+
+
+def _normal_ft(std, mean=0.0, *, generator=None):
+    if (std < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    return (_normal(_rng(generator), std.shape, std.dtype) * std + mean).astype(std.dtype)
+
+
+def _bernoulli_t(self, *, generator=None):
+    _float_only("bernoulli_tensor_cpu_p_", self.dtype)
+    if self.size and not ((self >= 0) & (self <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
+    return (_uniform(_rng(generator), self.shape, np.float64) < self).astype(self.dtype)
+
+
+def _bernoulli_p(self, p, *, generator=None):
+    _check_p("bernoulli", p)
+    return (_uniform(_rng(generator), self.shape, np.float64) < p).astype(self.dtype)
+
+
+def _check_p(fname, p):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"{fname}_ expects p to be in [0, 1], but got p={_num(p)}")
+
+
+def _num(v) -> str:
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+
+_NO_EXPORT = dict(methods=(), functions=(), dtype="same", family="random")
+_NORMAL_TT = defop("normal_tensor_tensor", _normal_tt, inputs=("mean", "std"),
+                   derivatives={"mean": _zero_grad, "std": _zero_grad},
+                   grad_fn_name="NormalBackward3", **_NO_EXPORT)
+_NORMAL_TF = defop("normal_tensor_float", _normal_tf, inputs=("mean",),
+                   derivatives={"mean": _zero_grad}, grad_fn_name="NormalBackward1",
+                   **_NO_EXPORT)
+_NORMAL_FT = defop("normal_float_tensor", _normal_ft, inputs=("std",),
+                   derivatives={"std": _zero_grad}, grad_fn_name="NormalBackward2",
+                   **_NO_EXPORT)
+_BERNOULLI = defop("bernoulli_tensor", _bernoulli_t, inputs=("self",),
+                   derivatives={"self": _zero_grad}, grad_fn_name="BernoulliBackward0",
+                   **_NO_EXPORT)
+_BERNOULLI_P = defop("bernoulli_float", _bernoulli_p, inputs=("self",),
+                     derivatives={"self": _zero_grad}, grad_fn_name="BernoulliBackward1",
+                     **_NO_EXPORT)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None,
+           layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """Normal samples: ``normal(mean, std, size)`` with numbers, or element-wise means / stds
+    from tensors (broadcast together).
+
+    >>> import leafgrad as torch
+    >>> torch.normal(torch.zeros(3), 1.0).shape
+    torch.Size([3])
+    """
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_t and not std_t:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments - got "
+                            "(float, float), but expected (Tensor mean, Tensor std) or "
+                            "(float mean, float std, tuple of ints size)")
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(float(std))}")
+        shape = size_arg("normal", (size,), star=False)
+        d = check_dtype_arg("normal", dtype) or _dt.get_default_dtype()
+        _float_only("normal_kernel_cpu", d.np)
+        data = _normal(_rng(generator, "normal"), shape, d.np, float(mean), float(std))
+        return _finish(data, requires_grad, device, "normal", out, pin_memory)
+    if mean_t and std_t:
+        return _NORMAL_TT.public(mean, std, generator=generator)
+    if mean_t:
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(float(std))}")
+        _float_only("normal_kernel_cpu", mean._data.dtype)
+        return _NORMAL_TF.public(mean, float(std), generator=generator)
+    _float_only("normal_kernel_cpu", std._data.dtype)
+    return _NORMAL_FT.public(std, float(mean), generator=generator)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None) -> Tensor:
+    """0/1 samples with probabilities ``input`` (or the number ``p``), in ``input``'s dtype."""
+    if p is None:
+        return _BERNOULLI.public(input, generator=generator)
+    return _BERNOULLI_P.public(input, float(p), generator=generator)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None) -> Tensor:
+    """Indices drawn from the rows of ``input`` (unnormalised probabilities), int64.
+
+    >>> import leafgrad as torch
+    >>> torch.multinomial(torch.tensor([0.0, 1.0]), 2, replacement=True).tolist()
+    [1, 1]
+    """
+    probs = input._data
+    if probs.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    _float_only("multinomial", probs.dtype)
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_cat = probs.shape[-1]
+    if not replacement and num_samples > n_cat:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    rows = probs.reshape(-1, n_cat).astype(np.float64)
+    if not np.isfinite(rows).all() or (rows < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    sums = rows.sum(axis=1)
+    if (sums <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    rng = _rng(generator, "multinomial")
+    out_rows = []
+    for row, total in zip(rows, sums):
+        p = row / total
+        if not replacement and np.count_nonzero(p) < num_samples:
+            raise RuntimeError("invalid multinomial distribution (with replacement=False, not "
+                               "enough non-negative category to sample)")
+        out_rows.append(rng.choice(n_cat, size=num_samples, replace=replacement, p=p))
+    data = np.asarray(out_rows, dtype=np.int64).reshape(probs.shape[:-1] + (num_samples,))
+    return _wrap(data)
+
+
+def poisson(input, generator=None) -> Tensor:
+    """Poisson samples with rates ``input``, in ``input``'s dtype."""
+    _float_only("poisson_cpu", input._data.dtype)
+    if (input._data < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _wrap(_rng(generator).poisson(input._data).astype(input._data.dtype))
+
+
+from . import _random_inplace  # noqa: E402,F401  (binds Tensor.uniform_, normal_, ...)

@@ -1,0 +1,182 @@
+"""The in-place samplers: ``Tensor.uniform_``, ``normal_``, ``random_``, ``bernoulli_``,
+``exponential_``, ``geometric_``, ``log_normal_``, ``cauchy_``.
+
+Each is an op record with a zero derivative (PyTorch's ``zeros_like(grad)``): on a tensor
+that requires grad it becomes the tensor's ``grad_fn`` (``UniformBackward0``...), and like
+every in-place op it bumps the version counter and refuses a leaf that requires grad unless
+grad mode is off, which is how ``nn.init`` calls it.
+
+>>> import leafgrad as torch
+>>> w = torch.empty(3)
+>>> w.uniform_(-1, 1) is w, w._version
+(True, 1)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes as _dt
+from .ops.registry import commit_inplace, defop, inplace_check
+from .random import (_check_p, _check_random_range, _float_only, _integers, _normal, _num,
+                     _rng, _type_name, _uniform, _zero_grad)
+from .tensor import Tensor
+
+__all__: list = []
+
+
+def _uniform_fwd(self, from_=0.0, to=1.0, *, generator=None):
+    _float_only("check_uniform_bounds", self.dtype)
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={_num(from_)} > to={_num(to)}")
+    return _uniform(_rng(generator), self.shape, self.dtype, float(from_), float(to))
+
+
+def _normal_fwd(self, mean=0.0, std=1.0, *, generator=None):
+    _float_only("normal_kernel_cpu", self.dtype)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    return _normal(_rng(generator), self.shape, self.dtype, float(mean), float(std))
+
+
+def _random_bounds(np_dtype, low, high):
+    """``random_``'s range: [0, 2**mantissa] for floats, the dtype's range for integers."""
+    np_dtype = np.dtype(np_dtype)
+    if high is None:
+        if np_dtype.kind == "f":
+            high = 2 ** (np.finfo(np_dtype).nmant + 1) + 1
+        elif np_dtype.kind == "b":
+            high = 2
+        else:
+            high = int(np.iinfo(np_dtype).max) + 1
+    return int(low), int(high)
+
+
+def _random_fwd(self, from_=0, to=None, *, generator=None):
+    low, high = _random_bounds(self.dtype, from_, to)
+    _check_random_range(low, high)
+    return _integers(_rng(generator), self.shape, self.dtype, low, min(high, 2 ** 63 - 1))
+
+
+def _bernoulli_fwd(self, p=0.5, *, generator=None):
+    if isinstance(p, np.ndarray):
+        u = _uniform(_rng(generator), self.shape, np.float64)
+        return (u < np.broadcast_to(p, self.shape)).astype(self.dtype)
+    _check_p("bernoulli", p)
+    return (_uniform(_rng(generator), self.shape, np.float64) < p).astype(self.dtype)
+
+
+def _continuous(name, np_dtype):
+    if np.dtype(np_dtype).kind != "f":
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{_type_name(np_dtype)}")
+
+
+def _exponential_fwd(self, lambd=1.0, *, generator=None):
+    _continuous("Exponential", self.dtype)
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    return (_rng(generator).exponential(1.0 / lambd, self.shape)).astype(self.dtype)
+
+
+def _geometric_fwd(self, p, *, generator=None):
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    return _rng(generator).geometric(p, self.shape).astype(self.dtype)
+
+
+def _log_normal_fwd(self, mean=1.0, std=2.0, *, generator=None):
+    _continuous("LogNormal", self.dtype)
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    return _rng(generator).lognormal(mean, std, self.shape).astype(self.dtype)
+
+
+def _cauchy_fwd(self, median=0.0, sigma=1.0, *, generator=None):
+    _continuous("Cauchy", self.dtype)
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    return (median + sigma * _rng(generator).standard_cauchy(self.shape)).astype(self.dtype)
+
+
+def _record(name, forward, grad_fn_name):
+    return defop("inplace_" + name, forward, inputs=("self",),
+                 derivatives={"self": _zero_grad}, grad_fn_name=grad_fn_name, methods=(),
+                 functions=(), dtype="same", family="random")
+
+
+_RECORDS = {name: _record(name, fwd, gname) for name, fwd, gname in [
+    ("uniform", _uniform_fwd, "UniformBackward0"),
+    ("normal", _normal_fwd, "NormalBackward0"),
+    ("random", _random_fwd, "RandomBackward2"),
+    ("random_to", _random_fwd, "RandomBackward1"),
+    ("random_from_to", _random_fwd, "RandomBackward0"),
+    ("bernoulli_float", _bernoulli_fwd, "BernoulliBackward2"),
+    ("bernoulli_tensor", _bernoulli_fwd, "BernoulliBackward1"),
+    ("exponential", _exponential_fwd, "ExponentialBackward0"),
+    ("geometric", _geometric_fwd, "GeometricBackward0"),
+    ("log_normal", _log_normal_fwd, "LogNormalBackward0"),
+    ("cauchy", _cauchy_fwd, "CauchyBackward0"),
+]}
+
+
+def _apply(name: str, self: Tensor, *args, **kwargs) -> Tensor:
+    inplace_check(self)
+    rec = _RECORDS[name]
+    return commit_inplace(self, rec.public(self, *args, **kwargs), rec)
+
+
+def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    """Fill with samples from U[from, to)."""
+    return _apply("uniform", self, from_, to, generator=generator)
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fill with samples from N(mean, std**2)."""
+    return _apply("normal", self, mean, std, generator=generator)
+
+
+def random_(self, from_=None, to=None, *, generator=None):
+    """Fill with integers: ``random_()`` over the dtype's range, ``random_(to)`` from
+    [0, to), ``random_(from, to)`` from [from, to)."""
+    if from_ is None:
+        return _apply("random", self, 0, None, generator=generator)
+    if to is None:
+        return _apply("random_to", self, 0, from_, generator=generator)
+    return _apply("random_from_to", self, from_, to, generator=generator)
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 0/1 samples, 1 with probability ``p`` (a number or a tensor)."""
+    if isinstance(p, Tensor):
+        if not p._data.dtype.kind == "f" and self._data.dtype.kind == "f":
+            p = p.to(self.dtype) if hasattr(p, "to") else p
+        return _apply("bernoulli_tensor", self, p._data, generator=generator)
+    return _apply("bernoulli_float", self, float(p), generator=generator)
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with samples from Exp(lambd)."""
+    return _apply("exponential", self, lambd, generator=generator)
+
+
+def geometric_(self, p, *, generator=None):
+    """Fill with samples from Geometric(p) (number of trials to the first success)."""
+    return _apply("geometric", self, p, generator=generator)
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill with exp(N(mean, std**2)) samples."""
+    return _apply("log_normal", self, mean, std, generator=generator)
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill with Cauchy(median, sigma) samples."""
+    return _apply("cauchy", self, median, sigma, generator=generator)
+
+
+for _fn in (uniform_, normal_, random_, bernoulli_, exponential_, geometric_, log_normal_,
+            cauchy_):
+    setattr(Tensor, _fn.__name__, _fn)
+del _fn, _dt
