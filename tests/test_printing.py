@@ -198,16 +198,34 @@ def test_cases_with_grad(name):
     assert_same_repr(mine * 2, theirs * 2)
 
 
-def test_suffixes_wrap_to_a_new_line():
-    # The last line is nearly full, so dtype= and grad_fn= each move to their own line.
-    array = np.linspace(0, 1, 9, dtype=np.float64)
-    mine, theirs = both(array, requires_grad=True)
-    assert_same_repr(mine * 2, theirs * 2)
-    for width in range(30, 90, 3):
+SUFFIX_ARRAYS = [
+    np.linspace(0, 1, 9, dtype=np.float64),          # dtype= then grad_fn=
+    np.linspace(0, 1, 6, dtype=np.float16).reshape(2, 3),
+    np.zeros((0, 2), np.float64),                    # size=, dtype=, then requires_grad=
+    np.array(0.5, np.float64),
+]
+
+
+@pytest.mark.parametrize("index", range(len(SUFFIX_ARRAYS)))
+def test_suffixes_wrap_to_a_new_line(index):
+    # Every width from cramped to roomy: each suffix moves to its own line exactly when
+    # PyTorch's count says the line would pass linewidth.
+    leaf, reference = both(SUFFIX_ARRAYS[index], requires_grad=True)
+    for width in range(10, 110):
         torch.set_printoptions(linewidth=width)
         leafgrad.set_printoptions(linewidth=width)
-        assert_same_repr(mine * 2, theirs * 2)
-        assert_same_repr(*both(np.zeros((0, 2), np.int8)))
+        assert_same_repr(leaf, reference)
+        assert_same_repr(leaf * 2, reference * 2)
+
+
+def test_threshold_is_strict():
+    check(np.arange(1000.0, dtype=np.float32))
+    check(np.arange(1001))
+    for threshold in (9, 10):
+        torch.set_printoptions(threshold=threshold)
+        leafgrad.set_printoptions(threshold=threshold)
+        check(np.arange(10))
+        check(np.arange(10.0).reshape(2, 5))
 
 
 @pytest.mark.parametrize("profile", ["default", "short", "full"])
