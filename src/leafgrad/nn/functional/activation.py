@@ -113,7 +113,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     op = prim("gelu")
     if op is not None:
         return op(input, approximate=approximate)
@@ -163,8 +163,9 @@ def logsigmoid(input: Tensor) -> Tensor:
     op = prim("log_sigmoid")
     if op is not None:
         return op(input)
-    # log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow at either end.
-    return input.clamp(max=0) - (-input.abs()).exp().log1p()
+    # log(sigmoid(x)) = -softplus(-x); softplus is stable at both ends (and, unlike a
+    # min/abs formula, has the right derivative 1/2 at 0).
+    return -softplus(-input)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:

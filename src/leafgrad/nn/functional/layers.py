@@ -110,7 +110,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
         raise RuntimeError(
             f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
             f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
-            f"{input.shape}")
+            f"{list(input.shape)}")
     op = prim("layer_norm")
     if op is not None:
         return op(input, list(normalized_shape), weight, bias, eps)

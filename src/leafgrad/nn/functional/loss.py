@@ -111,7 +111,7 @@ def _check_nll(input: Tensor, target: Tensor):
                          f"batch_size ({target.size(0)}).")
     if target.dtype.is_floating_point or target.dtype.name == "bool":
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{target.dtype.name.capitalize()}")
+                           f"{target.dtype.tensor_type[:-len('Tensor')]}")
 
 
 def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None,
@@ -264,6 +264,17 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
     return _reduce_loss(loss, reduction)
 
 
+def _xlogx(t: Tensor) -> Tensor:
+    """``xlogy(t, t)``: 0 where t == 0 (value and gradient), t log t elsewhere."""
+    op = prim("xlogy")
+    if op is not None:
+        return op(t, t)
+    torch = _torch()
+    positive = t > 0
+    safe = torch.where(positive, t, torch.ones_like(t))
+    return torch.where(positive, t * safe.log(), torch.zeros_like(t))
+
+
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """KL(target || input) with ``input`` given as log-probabilities."""
@@ -279,7 +290,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        loss = _torch().xlogy(target, target) - target * input
+        loss = _xlogx(target) - target * input
     if reduction == "batchmean":
         if input.dim() == 0:
             return loss.sum()
