@@ -396,3 +396,53 @@ def test_integer_and_float_mix_promotes_and_backprops():
         out.backward()
         return [out, w.grad]
     same_on_both(prog)
+
+
+def test_tensor_hooks_on_leaf_and_non_leaf():
+    def prog(t):
+        seen = []
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        hy = y.register_hook(lambda g: seen.append(("y", g.clone())) or g * 2)
+        x.register_hook(lambda g: seen.append(("x", g.clone())))
+        (y * y).sum().backward(retain_graph=True)
+        hy.remove()
+        first = x.grad.clone()
+        (y * y).sum().backward()
+        return [seen, first, x.grad]
+    same_on_both(prog)
+
+
+def test_hook_errors():
+    same_on_both(lambda t: t.ones(2).register_hook(lambda g: g))
+
+    def wrong_size(t):
+        x = t.ones(2, requires_grad=True)
+        x.register_hook(lambda g: t.ones(3))
+        (x * 2).sum().backward()
+    same_on_both(wrong_size)
+
+
+def test_post_accumulate_grad_hook():
+    def prog(t):
+        seen = []
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        x.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.clone()))
+        (x * 2).sum().backward()
+        (x * 3).sum().backward()
+        return seen
+    same_on_both(prog)
+    same_on_both(lambda t: (t.ones(2, requires_grad=True) * 2)
+                 .register_post_accumulate_grad_hook(lambda p: None))
+
+
+def test_node_hooks():
+    def prog(t):
+        seen = []
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.grad_fn.register_prehook(lambda go: seen.append(("pre", go[0].clone())))
+        y.grad_fn.register_hook(lambda gi, go: seen.append(("post", gi[0].clone())))
+        y.sum().backward()
+        return [seen, x.grad]
+    same_on_both(prog)

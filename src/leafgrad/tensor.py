@@ -220,6 +220,50 @@ class Tensor:
         node._retain_grad_hooks[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a new
+        gradient of the same shape. Returns a handle whose ``remove()`` unregisters it.
+
+        >>> import leafgrad as torch
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> handle = x.register_hook(lambda g: g * 10)
+        >>> (x * 2).sum().backward()
+        >>> x.grad
+        tensor([20., 20.])
+        """
+        from .autograd.graph import RemovableHandle, _HookDict
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self._grad_fn is None:
+            if self._hooks is None:
+                self._hooks = _HookDict()
+            hooks = self._hooks
+        else:
+            node = self._grad_fn
+            if node._tensor_pre_hooks is None:
+                node._tensor_pre_hooks = {}
+            hooks = node._tensor_pre_hooks.setdefault(self._output_nr, _HookDict())
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a leaf's ``.grad`` was accumulated."""
+        from .autograd.graph import RemovableHandle, _HookDict
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if self._meta is None:
+            self._meta = {}
+        hooks = self._meta.setdefault("post_acc_hooks", _HookDict())
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
     @property
     def output_nr(self) -> int:
         return self._output_nr
