@@ -17,13 +17,15 @@ def to_both(value, requires_grad=True):
     if isinstance(value, (list, tuple)) and any(isinstance(v, np.ndarray) for v in value):
         pairs = [to_both(v, requires_grad) for v in value]
         return type(value)(p[0] for p in pairs), type(value)(p[1] for p in pairs)
+    if isinstance(value, leafgrad.dtype):
+        return value, getattr(torch, value.name)
     return value, value
 
 
 def np_of(t):
     if isinstance(t, leafgrad.Tensor):
         return t.detach().numpy()
-    return t.detach().numpy()
+    return t.detach().numpy(force=True)   # force: torch's ZeroTensor grads refuse numpy()
 
 
 def assert_same_tensor(mine, theirs, atol=1e-6, rtol=1e-5, what=""):

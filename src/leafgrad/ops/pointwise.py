@@ -1,22 +1,104 @@
-"""Pointwise ops: arithmetic with broadcasting, unary math, comparisons.
+"""Pointwise arithmetic: add, sub, mul, div, floor_divide, remainder, fmod, neg, reciprocal, pow.
 
 Each ``defop`` is one op: forward in NumPy, one derivative formula per input written with
-leafgrad ops (so higher derivatives come for free), and the names it provides.
+leafgrad ops (so higher derivatives come for free), and the names it provides. Where PyTorch
+gives one Python call several ``grad_fn`` names (``x ** 2`` is PowBackward0, ``x ** y``
+PowBackward1, ``2 ** x`` PowBackward2), there is one record per name and a small public
+wrapper that picks the record. The other pointwise families live beside this file:
+``unary.py`` (math functions), ``activation.py``, ``select.py`` (clamp, where, maximum, ...),
+``compare.py`` (comparisons, logical and bitwise ops) and ``casts.py``.
+
+Note [Floating-point warnings]
+PyTorch computes ``log(0)``, ``1 / 0`` or an overflowing cast silently (``-inf``, ``inf``);
+NumPy would print a RuntimeWarning for each. The package turns NumPy's floating-point error
+reporting off once, here, rather than paying for an ``errstate`` context in every forward.
+
+>>> import leafgrad as torch
+>>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+>>> (2 - x).grad_fn.name(), (x ** 2).grad_fn.name(), (2 ** x).grad_fn.name()
+('RsubBackward1', 'PowBackward0', 'PowBackward2')
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .registry import defop, export_function, bind_method, RECORDS, Sample
-from ..tensor import Tensor
+from .. import dtypes as _dt
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
+from .registry import (Sample, bind_method, commit_inplace, defop, export_function,
+                       inplace_check, old_value, promote)
+
+__all__ = ["zeros_grad", "inplace_of", "promote_args", "not_implemented_formula", "pow"]
 
 FAMILY = "pointwise"
+np.seterr(all="ignore")   # see Note [Floating-point warnings]
 
 
-# -- arithmetic -------------------------------------------------------------------------
+# -- helpers shared by the pointwise family files -----------------------------------------
+def zeros_grad(grad):
+    """The gradient of a piecewise-constant op (floor, sign, ...): zeros, with no history."""
+    return _wrap(np.zeros_like(grad._data))
+
+
+def promote_args(*positions):
+    """A dtype rule promoting the arguments at ``positions``, numbers included."""
+    def rule(rec, args):
+        d = _dt.result_type(*[args[p] for p in positions]).np
+        return d, d
+    return rule
+
+
+def not_implemented_formula(aten_name):
+    """A formula for an op PyTorch records but cannot differentiate (grad_fn NotImplemented)."""
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
+    formula.__name__ = f"{aten_name}_not_implemented"
+    return formula
+
+
+def _requires_any(args, kwargs):
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    for a in kwargs.values():
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
+def inplace_of(fn, name, saves_self=True):
+    """The in-place variant of a public wrapper ``fn`` (for ops that are not one record).
+
+    As in the registry's own in-place variants: when the recorded formula needs the old
+    ``self``, it is computed from a copy so that overwriting ``self`` does not invalidate it.
+    """
+    def inplace(self, *args, **kwargs):
+        inplace_check(self)
+        src = self
+        if saves_self and _mode.grad_enabled and (self._requires_grad or
+                                                  _requires_any(args, kwargs)):
+            src = old_value(self)
+        return commit_inplace(self, fn(src, *args, **kwargs))
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__doc__ = f"In-place version of :meth:`{fn.__name__}`."
+    return inplace
+
+
+def _alpha_check(self, other, alpha):
+    if isinstance(alpha, float) and np.result_type(self, other).kind in "iub":
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
+# -- add / sub / rsub ---------------------------------------------------------------------
 def add(self, other, *, alpha=1):
     """``self + alpha * other``."""
-    return self + other if alpha == 1 else self + alpha * other
+    if alpha == 1:
+        return self + other
+    _alpha_check(self, other, alpha)
+    return self + alpha * other
 
 
 def add_self(grad):
@@ -27,8 +109,13 @@ def add_other(grad, alpha):
     return grad if alpha == 1 else grad * alpha
 
 
+def _binary_samples(make, shapes):
+    return [Sample((make(shapes[1]), make(shapes[2]))), Sample((make(shapes[0]), 2.5)),
+            Sample((make(shapes[1]), make(shapes[2])), {"alpha": 2})]
+
+
 defop("add", add, derivatives={"self": add_self, "other": add_other}, inplace="add_",
-      methods=("add", "__add__", "__radd__"), family=FAMILY)
+      methods=("add", "__add__", "__radd__"), samples=_binary_samples, family=FAMILY)
 
 
 def sub(self, other, *, alpha=1):
@@ -36,7 +123,10 @@ def sub(self, other, *, alpha=1):
     if self.dtype == np.bool_ and getattr(other, "dtype", None) == np.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
-    return self - other if alpha == 1 else self - alpha * other
+    if alpha == 1:
+        return self - other
+    _alpha_check(self, other, alpha)
+    return self - alpha * other
 
 
 def sub_other(grad, alpha):
@@ -44,12 +134,16 @@ def sub_other(grad, alpha):
 
 
 defop("sub", sub, derivatives={"self": add_self, "other": sub_other}, inplace="sub_",
-      methods=("sub", "__sub__", "subtract"), functions=("sub", "subtract"), family=FAMILY)
+      methods=("sub", "__sub__", "subtract"), functions=("sub", "subtract"),
+      samples=_binary_samples, family=FAMILY)
 
 
 def rsub(self, other, *, alpha=1):
-    """``other - alpha * self`` (what ``2 - x`` runs)."""
-    return other - self if alpha == 1 else other - alpha * self
+    """``other - alpha * self``: ``torch.rsub`` with a tensor ``other`` (RsubBackward0)."""
+    if alpha == 1:
+        return other - self
+    _alpha_check(self, other, alpha)
+    return other - alpha * self
 
 
 def rsub_self(grad, alpha):
@@ -60,10 +154,48 @@ def rsub_other(grad):
     return grad
 
 
-defop("rsub", rsub, derivatives={"self": rsub_self, "other": rsub_other},
-      grad_fn_name="RsubBackward1", methods=("__rsub__",), family=FAMILY)
+def _rsub_samples(make, shapes):
+    return [Sample((make(shapes[1]), make(shapes[2])), call="rsub"),
+            Sample((make(shapes[1]), make(shapes[2])), {"alpha": 3}, call="rsub")]
 
 
+_rsub_t = defop("rsub", rsub, derivatives={"self": rsub_self, "other": rsub_other},
+                methods=(), functions=(), samples=_rsub_samples, family=FAMILY)
+
+
+def rsub_scalar(self, other, *, alpha=1):
+    """``other - alpha * self`` with a number ``other`` (what ``2 - x`` runs)."""
+    if alpha == 1:
+        return other - self
+    _alpha_check(self, other, alpha)
+    return other - alpha * self
+
+
+_rsub_s = defop("rsub_scalar", rsub_scalar, inputs=("self",),
+                derivatives={"self": rsub_self}, grad_fn_name="RsubBackward1",
+                dtype=promote_args(0, 1), methods=(), functions=(), family=FAMILY,
+                samples=lambda make, shapes: [Sample((make(shapes[0]), 2.5), call="rsub"),
+                                              Sample((make(shapes[0]), 3), call="__rsub__")])
+
+
+def rsub_public(input, other, *, alpha=1):
+    """``other - alpha * input``; ``2 - x`` calls it with a number ``other``."""
+    if isinstance(other, Tensor):
+        return _rsub_t.public(input, other, alpha=alpha)
+    return _rsub_s.public(input, other, alpha=alpha)
+
+
+def _rsub_dunder(self, other):
+    if isinstance(other, Tensor):
+        return _rsub_t.public(self, other)
+    return _rsub_s.public(self, other)
+
+
+export_function("rsub", rsub_public)
+bind_method("__rsub__", _rsub_dunder)
+
+
+# -- mul / div ----------------------------------------------------------------------------
 def mul(self, other):
     """Elementwise product."""
     return self * other
@@ -79,7 +211,19 @@ def mul_other(grad, self):
 
 def mul_samples(make, shapes):
     return [Sample((make(shapes[1]), make(shapes[2]))), Sample((make(shapes[0]), 2.5)),
-            Sample((make(shapes[1]), make(shapes[2])), call="__rmul__")]
+            Sample((make(shapes[1]), make(shapes[2])), call="__rmul__"),
+            Sample((make(shapes[0]), 3), call="__rmul__"),
+            Sample((make(shapes[1]), make(shapes[2])), call="Tensor.mul_")
+            if _broadcasts_to(shapes[1], shapes[2]) else
+            Sample((make(shapes[0]), 2.0), call="Tensor.mul_")]
+
+
+def _broadcasts_to(a, b):
+    """True when ``b`` broadcasts to ``a`` without growing it (in-place ops need that)."""
+    try:
+        return np.broadcast_shapes(a, b) == tuple(a)
+    except ValueError:
+        return False
 
 
 defop("mul", mul, derivatives={"self": mul_self, "other": mul_other}, inplace="mul_",
@@ -88,65 +232,207 @@ defop("mul", mul, derivatives={"self": mul_self, "other": mul_other}, inplace="m
       family=FAMILY)
 
 
-def div(self, other, *, rounding_mode=None):
-    """True division, or ``"trunc"`` / ``"floor"`` rounding."""
-    if rounding_mode is None:
-        return np.true_divide(self, other)
+def div(self, other):
+    """True division: integers divide to the default float dtype."""
+    return np.true_divide(self, other)
+
+
+def div_self(grad, other):
+    return grad / other
+
+
+def div_other(grad, self, other):
+    return -grad * self / (other * other)
+
+
+def _div_samples(make, shapes):
+    return [Sample((make(shapes[1]), make.positive(shapes[2])), call="div"),
+            Sample((make(shapes[0]), 2.5), call="div"),
+            Sample((make(shapes[1], -5, 5, np.int64), make(shapes[2], 1, 5, np.int64)),
+                   call="true_divide"),
+            Sample((make(shapes[0]), make.positive(shapes[0])), call="__truediv__"),
+            Sample((make.positive(shapes[0]), 2.0), call="__rtruediv__")]
+
+
+_div = defop("div", div, derivatives={"self": div_self, "other": div_other},
+             dtype="promote_float", methods=(), functions=(), samples=_div_samples,
+             family=FAMILY)
+
+
+def div_mode(self, other, rounding_mode):
+    """Division rounded toward zero (``"trunc"``) or down (``"floor"``)."""
     if rounding_mode == "floor":
         return _floor_divide(self, other)
     if rounding_mode == "trunc":
-        if np.result_type(self, other).kind in "iu":
+        if np.result_type(self, other).kind in "iub":
             return _trunc_int_divide(self, other)
         return np.trunc(np.true_divide(self, other))
     raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                        f"found '{rounding_mode}'")
 
 
-def _floor_divide(a, b):
-    if np.result_type(a, b).kind in "iu" and np.any(np.asarray(b) == 0):
+def _check_int_zero(a, b):
+    if np.result_type(a, b).kind in "iub" and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
+
+
+def _floor_divide(a, b):
+    _check_int_zero(a, b)
     return np.floor_divide(a, b)
 
 
 def _trunc_int_divide(a, b):
-    if np.any(np.asarray(b) == 0):
-        raise RuntimeError("ZeroDivisionError")
+    _check_int_zero(a, b)
     q = np.floor_divide(a, b)
     fix = (np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
-    return q + fix
+    return q + fix.astype(q.dtype)
 
 
-def div_self(grad, other, rounding_mode):
-    if rounding_mode is not None:
-        return grad * 0
-    return grad / other
+def div_mode_grad(grad):
+    return zeros_grad(grad)
 
 
-def div_other(grad, self, other, rounding_mode):
-    if rounding_mode is not None:
-        return grad * 0
-    return -grad * self / (other * other)
+def _div_mode_samples(make, shapes):
+    return [Sample((make(shapes[1]), make.positive(shapes[2])), {"rounding_mode": m},
+                   call="div") for m in ("floor", "trunc")]
 
 
-def _div_dtype(rec, args):
-    from .registry import promote, promote_float
-    if args[2] is None:
-        return promote_float(rec, args)
-    return promote(rec, args)
+_div_mode = defop("div_mode", div_mode, derivatives={"self": div_mode_grad,
+                                                     "other": div_mode_grad},
+                  grad_fn_name="DivBackward2", methods=(), functions=(),
+                  samples=_div_mode_samples, family=FAMILY)
 
 
-defop("div", div, derivatives={"self": div_self, "other": div_other}, inplace="div_",
-      dtype=_div_dtype, methods=("div", "__truediv__", "divide", "true_divide"),
-      functions=("div", "divide", "true_divide"), family=FAMILY)
+def div_public(input, other, *, rounding_mode=None):
+    """``input / other``, or rounded with ``rounding_mode="trunc"`` / ``"floor"``."""
+    if rounding_mode is None:
+        return _div.public(input, other)
+    return _div_mode.public(input, other, rounding_mode)
 
 
 def _rtruediv(self, other):
+    # PyTorch runs ``2 / x`` as ``x.reciprocal() * 2`` (grad_fn MulBackward0).
     return self.reciprocal() * other
 
 
+for _n in ("div", "divide", "true_divide"):
+    export_function(_n, div_public)
+    bind_method(_n, div_public)
+bind_method("__truediv__", _div.public)
 bind_method("__rtruediv__", _rtruediv)
+bind_method("div_", inplace_of(div_public, "div_"))
+for _n in ("divide_", "true_divide_"):
+    bind_method(_n, inplace_of(div_public, _n))
 
 
+# -- floor_divide / remainder / fmod ------------------------------------------------------
+def floor_divide(self, other):
+    """``self // other``, rounded down like Python's; PyTorch cannot differentiate it."""
+    return _floor_divide(self, other)
+
+
+_floordiv_grad = not_implemented_formula("floor_divide")
+_floordiv = defop("floor_divide", floor_divide,
+                  derivatives={"self": _floordiv_grad, "other": _floordiv_grad},
+                  grad_fn_name="NotImplemented", methods=("floor_divide", "__floordiv__"),
+                  inplace="floor_divide_",
+                  samples=lambda make, shapes: [
+                      Sample((make(shapes[1], -5, 5), make.positive(shapes[2])), grad=False),
+                      Sample((make(shapes[0], -5, 5), 0.75), grad=False),
+                      Sample((make(shapes[0], -5, 5, np.int64), -3), grad=False)],
+                  family=FAMILY)
+bind_method("__rfloordiv__", lambda self, other: _floordiv.public(other, self))
+
+
+def remainder(self, other):
+    """Python's ``%``: the result has the sign of ``other``."""
+    _check_int_zero(self, other)
+    return np.remainder(self, other)
+
+
+def remainder_other(grad, self, other):
+    return -grad * self.div(other, rounding_mode="floor")
+
+
+def _mod_samples(make, shapes):
+    return [Sample((make(shapes[1], -5, 5), make.positive(shapes[2])), call="remainder",
+                   atol=1e-5),
+            Sample((make(shapes[0], -5, 5, np.int64), make(shapes[0], 1, 4, np.int64)),
+                   call="remainder"),
+            Sample((make(shapes[1], -5, 5), make.positive(shapes[2])), call="__mod__")]
+
+
+_rem_t = defop("remainder", remainder,
+               derivatives={"self": add_self, "other": remainder_other},
+               grad_fn_name="RemainderBackward1", methods=(), functions=(),
+               samples=_mod_samples, family=FAMILY)
+_rem_s = defop("remainder_scalar", remainder, inputs=("self",),
+               derivatives={"self": add_self}, grad_fn_name="RemainderBackward0",
+               dtype=promote_args(0, 1), methods=(), functions=(), family=FAMILY,
+               samples=lambda make, shapes: [
+                   Sample((make(shapes[0], -5, 5), 1.5), call="remainder"),
+                   Sample((make(shapes[0], -5, 5), -0.7), call="__mod__")])
+_rem_grad = not_implemented_formula("remainder")
+_rem_rev = defop("remainder_scalar_self", remainder, inputs=("other",),
+                 derivatives={"other": _rem_grad}, grad_fn_name="NotImplemented",
+                 dtype=promote_args(0, 1), methods=(), functions=(), family=FAMILY,
+                 samples=lambda make, shapes: [
+                     Sample((2.5, make.positive(shapes[0])), call="remainder", grad=False)])
+
+
+def remainder_public(input, other):
+    """Python's ``%`` elementwise; either side may be a number."""
+    if isinstance(other, Tensor):
+        if isinstance(input, Tensor):
+            return _rem_t.public(input, other)
+        return _rem_rev.public(input, other)
+    return _rem_s.public(input, other)
+
+
+export_function("remainder", remainder_public)
+bind_method("remainder", remainder_public)
+bind_method("__mod__", remainder_public)
+bind_method("__rmod__", lambda self, other: remainder_public(other, self))
+bind_method("remainder_", inplace_of(remainder_public, "remainder_", saves_self=False))
+
+
+def fmod(self, other):
+    """C's ``fmod``: the result has the sign of ``self``."""
+    _check_int_zero(self, other)
+    return np.fmod(self, other)
+
+
+def fmod_other(grad, self, other):
+    return -grad * self.div(other, rounding_mode="trunc")
+
+
+_fmod_t = defop("fmod", fmod, derivatives={"self": add_self, "other": fmod_other},
+                grad_fn_name="FmodBackward1", methods=(), functions=(), family=FAMILY,
+                samples=lambda make, shapes: [
+                    Sample((make(shapes[1], -5, 5), make.positive(shapes[2])), call="fmod",
+                           atol=1e-5),
+                    Sample((make(shapes[0], -5, 5, np.int64), make(shapes[0], 1, 4, np.int64)),
+                           call="fmod")])
+_fmod_s = defop("fmod_scalar", fmod, inputs=("self",), derivatives={"self": add_self},
+                grad_fn_name="FmodBackward0", dtype=promote_args(0, 1), methods=(),
+                functions=(), family=FAMILY,
+                samples=lambda make, shapes: [Sample((make(shapes[0], -5, 5), 1.5),
+                                                     call="fmod")])
+
+
+def fmod_public(input, other):
+    """C's ``fmod`` elementwise (the sign of ``input``)."""
+    if isinstance(other, Tensor):
+        return _fmod_t.public(input, other)
+    return _fmod_s.public(input, other)
+
+
+export_function("fmod", fmod_public)
+bind_method("fmod", fmod_public)
+bind_method("fmod_", inplace_of(fmod_public, "fmod_", saves_self=False))
+
+
+# -- neg / reciprocal ---------------------------------------------------------------------
 def neg(self):
     """``-self``."""
     if self.dtype == np.bool_:
@@ -161,7 +447,23 @@ def neg_self(grad):
 
 
 defop("neg", neg, derivatives={"self": neg_self}, dtype="same", inplace="neg_",
-      methods=("neg", "__neg__", "negative"), functions=("neg", "negative"), family=FAMILY)
+      methods=("neg", "__neg__", "negative"), functions=("neg", "negative"), family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[0]),)),
+                                    Sample((make(shapes[0]),), call="__neg__"),
+                                    Sample((make(shapes[0], -5, 5, np.int64),))])
+bind_method("negative_", getattr(Tensor, "neg_"))
+
+
+def positive(self):
+    """``+self``: the tensor itself, as in PyTorch."""
+    if self.dtype is _dt.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+export_function("positive", positive)
+bind_method("positive", positive)
+bind_method("__pos__", positive)
 
 
 def reciprocal(self):
@@ -170,14 +472,27 @@ def reciprocal(self):
 
 
 def reciprocal_self(grad, result):
-    return -grad * result * result
+    return -grad * (result * result)
 
 
 defop("reciprocal", reciprocal, derivatives={"self": reciprocal_self}, dtype="promote_float",
-      inplace="reciprocal_", family=FAMILY)
+      inplace="reciprocal_", family=FAMILY,
+      samples=lambda make, shapes: [Sample((make.positive(shapes[0]),)),
+                                    Sample((make(shapes[0], 1, 5, np.int64),))])
 
 
-# -- powers ------------------------------------------------------------------------------
+# -- powers -------------------------------------------------------------------------------
+def _int_pow(base, exponent):
+    """Integer powers with PyTorch's rule for negative exponents (1, -1 -> +-1, else 0)."""
+    e = np.asarray(exponent)
+    if not np.any(e < 0):
+        return np.power(base, exponent)
+    b = np.asarray(base)
+    safe = np.power(b, np.where(e < 0, 0, e))
+    neg = np.where(b == 1, 1, np.where(b == -1, np.where(e % 2 == 0, 1, -1), 0))
+    return np.where(e < 0, neg, safe).astype(safe.dtype)
+
+
 def pow_scalar(self, exponent):
     """``self ** exponent`` for a number exponent (PowBackward0)."""
     return np.power(self, exponent)
@@ -185,58 +500,72 @@ def pow_scalar(self, exponent):
 
 def pow_scalar_self(grad, self, exponent):
     if exponent == 0:
-        return grad * 0
-    return grad * exponent * self.pow(exponent - 1)
+        return zeros_grad(grad)
+    return grad * (exponent * self.pow(exponent - 1))
 
 
-def _pow_scalar_dtype(rec, args):
-    from .registry import promote
-    return promote(rec, (args[0], args[1]))
+def _pow_samples(make, shapes):
+    return [Sample((make.positive(shapes[0]), 2.5), call="pow"),
+            Sample((make(shapes[0]), 2), call="pow"),
+            Sample((make(shapes[0]), 3), call="__pow__"), Sample((make(shapes[0]), 0), call="pow"),
+            Sample((make.positive(shapes[0]), -1.5), call="Tensor.pow_"),
+            Sample((make(shapes[0]),), call="square"),
+            Sample((make(shapes[0], -4, 4, np.int64), 2), call="pow")]
 
 
 _pow0 = defop("pow_scalar", pow_scalar, inputs=("self",),
               derivatives={"self": pow_scalar_self}, grad_fn_name="PowBackward0",
-              dtype=lambda rec, args: _pow_dtype(args[0], args[1]), methods=(), functions=(),
+              dtype=promote_args(0, 1), methods=(), functions=(), samples=_pow_samples,
               family=FAMILY)
 
 
 def pow_tensor(self, exponent):
     """``self ** exponent`` for a tensor exponent (PowBackward1)."""
+    if self.dtype.kind in "iu":
+        return _int_pow(self, exponent)
     return np.power(self, exponent)
 
 
 def pow_tensor_self(grad, self, exponent):
-    return grad * exponent * self.pow(exponent - 1)
+    return (grad * (exponent * self.pow(exponent - 1))).masked_fill(exponent == 0, 0.0)
 
 
-def pow_tensor_exponent(grad, self, result):
-    return grad * result * self.log()
+def pow_tensor_exponent(grad, self, exponent, result):
+    out = grad * (result * self.log())
+    return out.masked_fill((self == 0) & (exponent >= 0), 0.0)
 
 
 _pow1 = defop("pow_tensor", pow_tensor, inputs=("self", "exponent"),
               derivatives={"self": pow_tensor_self, "exponent": pow_tensor_exponent},
-              grad_fn_name="PowBackward1", methods=(), functions=(), family=FAMILY)
+              grad_fn_name="PowBackward1", methods=(), functions=(), family=FAMILY,
+              samples=lambda make, shapes: [
+                  Sample((make.positive(shapes[1]), make(shapes[2])), call="pow"),
+                  Sample((make.positive(shapes[1]), make(shapes[2])), call="__pow__"),
+                  Sample((make(shapes[1], -3, 4, np.int64), make(shapes[2], -2, 3, np.int64)),
+                         call="pow")])
 
 
 def pow_scalar_base(self, exponent):
     """``self ** exponent`` for a number base (PowBackward2)."""
+    if np.asarray(exponent).dtype.kind in "iu":
+        return _int_pow(self, exponent)
     return np.power(self, exponent)
 
 
-def pow_scalar_base_exponent(grad, self, result):
-    return grad * result * float(np.log(self))
+def pow_scalar_base_exponent(grad, self, exponent, result):
+    if self == 0:
+        # log(0) = -inf; PyTorch defines the derivative as 0 where the exponent is >= 0.
+        return (grad * (result * -math.inf)).masked_fill(exponent >= 0, 0.0)
+    return grad * (result * float(np.log(self)))
 
 
 _pow2 = defop("pow_scalar_base", pow_scalar_base, inputs=("exponent",),
               derivatives={"exponent": pow_scalar_base_exponent}, grad_fn_name="PowBackward2",
-              dtype=lambda rec, args: _pow_dtype(args[0], args[1]), methods=(), functions=(),
-              family=FAMILY)
-
-
-def _pow_dtype(a, b):
-    from .. import dtypes
-    d = dtypes.result_type(a, b).np
-    return d, d
+              dtype=promote_args(0, 1), methods=(), functions=(), family=FAMILY,
+              samples=lambda make, shapes: [
+                  Sample((2.5, make(shapes[0])), call="pow"),
+                  Sample((make(shapes[0]), 3.0), call="__rpow__"),
+                  Sample((make(shapes[0], 0, 4, np.int64), 2), call="__rpow__")])
 
 
 def pow(self, exponent):
@@ -245,8 +574,7 @@ def pow(self, exponent):
         if isinstance(self, Tensor):
             return _pow1.public(self, exponent)
         return _pow2.public(self, exponent)
-    if isinstance(self, Tensor) and isinstance(exponent, (int, float)) and \
-            self._data.dtype.kind in "iu" and exponent < 0 and isinstance(exponent, int):
+    if type(exponent) is int and exponent < 0 and self._data.dtype.kind in "iub":
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _pow0.public(self, exponent)
 
@@ -255,127 +583,22 @@ def _rpow(self, other):
     return pow(other, self)
 
 
-def _pow_(self, exponent):
-    from .registry import commit_inplace, inplace_check, old_value
-    from ..grad_mode import is_grad_enabled
-    inplace_check(self)
-    src = old_value(self) if is_grad_enabled() and self._requires_grad else self
-    return commit_inplace(self, pow(src, exponent))
+def square(self):
+    """``self ** 2`` (recorded as PowBackward0, like PyTorch)."""
+    return pow(self, 2)
 
 
 export_function("pow", pow)
 bind_method("pow", pow)
 bind_method("__pow__", pow)
 bind_method("__rpow__", _rpow)
-bind_method("pow_", _pow_)
-bind_method("__ipow__", _pow_)
-
-
-def square(self):
-    """``self ** 2`` (recorded as PowBackward0, like PyTorch)."""
-    return pow(self, 2)
-
-
+bind_method("pow_", inplace_of(pow, "pow_"))
 export_function("square", square)
 bind_method("square", square)
-
-
-def sqrt(self):
-    """Square root."""
-    return np.sqrt(self)
-
-
-def sqrt_self(grad, result):
-    return grad / (2 * result)
-
-
-defop("sqrt", sqrt, derivatives={"self": sqrt_self}, dtype="promote_float", inplace="sqrt_",
-      family=FAMILY)
-
-
-# -- exponentials and activations ---------------------------------------------------------
-def exp(self):
-    """``e ** self``."""
-    return np.exp(self)
-
-
-def exp_self(grad, result):
-    return grad * result
-
-
-defop("exp", exp, derivatives={"self": exp_self}, dtype="promote_float", inplace="exp_",
-      family=FAMILY)
-
-
-def log(self):
-    """Natural logarithm."""
-    return np.log(self)
-
-
-def log_self(grad, self):
-    return grad / self
-
-
-defop("log", log, derivatives={"self": log_self}, dtype="promote_float", inplace="log_",
-      family=FAMILY)
-
-
-def tanh(self):
-    """Hyperbolic tangent."""
-    return np.tanh(self)
-
-
-def tanh_self(grad, result):
-    return grad * (1 - result * result)
-
-
-defop("tanh", tanh, derivatives={"self": tanh_self}, dtype="promote_float", inplace="tanh_",
-      family=FAMILY, samples=lambda make, shapes: [Sample((make(shapes[0]),))])
-
-
-def sigmoid(self):
-    """``1 / (1 + exp(-self))``, computed stably."""
-    e = np.exp(-np.abs(self))
-    return np.where(np.asarray(self) >= 0, 1 / (1 + e), e / (1 + e))
-
-
-def sigmoid_self(grad, result):
-    return grad * result * (1 - result)
-
-
-defop("sigmoid", sigmoid, derivatives={"self": sigmoid_self}, dtype="promote_float",
-      inplace="sigmoid_", family=FAMILY)
-
-
-def relu(self):
-    """``max(self, 0)``."""
-    return np.maximum(self, 0).astype(self.dtype, copy=False)
-
-
-def relu_self(grad, result):
-    return grad * (result > 0)
-
-
-defop("relu", relu, derivatives={"self": relu_self}, dtype="same", inplace="relu_",
-      family=FAMILY)
-
-
-# -- comparisons (no gradient) -------------------------------------------------------------
-for _name, _ufunc, _dunder, _alias in (
-        ("eq", np.equal, "__eq__", None), ("ne", np.not_equal, "__ne__", "not_equal"),
-        ("lt", np.less, "__lt__", "less"), ("le", np.less_equal, "__le__", "less_equal"),
-        ("gt", np.greater, "__gt__", "greater"),
-        ("ge", np.greater_equal, "__ge__", "greater_equal")):
-    def _cmp(self, other, _ufunc=_ufunc):
-        return _ufunc(self, other)
-    _cmp.__doc__ = f"Elementwise ``{_name}``; a bool tensor."
-    _names = (_name,) + ((_alias,) if _alias else ())
-    defop(_name, _cmp, dtype="compare", methods=_names + (_dunder,), functions=_names,
-          inplace=_name + "_", family=FAMILY)
+bind_method("square_", inplace_of(square, "square_"))
 
 # ``x += y`` and friends are the in-place ops, as in PyTorch.
 for _dunder, _method in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
-                         ("__itruediv__", "div_")):
+                         ("__itruediv__", "div_"), ("__ifloordiv__", "floor_divide_"),
+                         ("__imod__", "remainder_"), ("__ipow__", "pow_")):
     bind_method(_dunder, getattr(Tensor, _method))
-
-del RECORDS  # family files only add records

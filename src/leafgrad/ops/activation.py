@@ -1,0 +1,208 @@
+"""Pointwise activations: sigmoid, relu, gelu, silu, softplus, logit.
+
+The forwards are written to stay finite where PyTorch's do (``sigmoid(-1e4)`` is 0, not a
+NaN from ``exp(1e4) / inf``). ``gelu``, ``silu`` and ``softplus`` are not ``torch.*`` functions
+in PyTorch (they live in ``torch.nn.functional``): their records export nothing, and the
+module-level wrappers below carry ``torch.nn.functional``'s signatures for ``nn.functional``.
+
+>>> import leafgrad as torch
+>>> torch.tensor([-1e4, 0.0, 1e4]).sigmoid()
+tensor([0.0000, 0.5000, 1.0000])
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .pointwise import inplace_of, zeros_grad
+from .registry import Sample, defop
+from .backward_ops import sigmoid_backward_op
+from .unary import erf_array
+
+__all__ = ["gelu", "silu", "softplus"]
+
+FAMILY = "pointwise"
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+
+
+def _samples(*extra_kwargs, low=-3.0, high=3.0, call=None, ints=True):
+    def samples(make, shapes):
+        out = [Sample((make(shapes[0], low, high),), dict(kw), call=call)
+               for kw in (extra_kwargs or ({},))]
+        out.append(Sample((make(shapes[1], low, high).astype(np.float32),), call=call,
+                          atol=1e-5))
+        if ints:
+            out.append(Sample((make(shapes[2], -3, 4, np.int64),), call=call, atol=1e-5))
+        return out
+    return samples
+
+
+# -- sigmoid --------------------------------------------------------------------------------
+def sigmoid(self):
+    """``1 / (1 + exp(-self))``, computed stably."""
+    e = np.exp(-np.abs(self))
+    return np.where(self >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def sigmoid_self(grad, result):
+    return sigmoid_backward_op(grad, result)   # one op, as PyTorch's sigmoid_backward
+
+
+def _sigmoid_samples(make, shapes):
+    return _samples()(make, shapes) + [Sample((make(shapes[0], -3, 3),), call="Tensor.sigmoid_")]
+
+
+defop("sigmoid", sigmoid, derivatives={"self": sigmoid_self}, dtype="promote_float",
+      inplace="sigmoid_", samples=_sigmoid_samples, family=FAMILY)
+
+
+# -- relu -----------------------------------------------------------------------------------
+def relu(self):
+    """``max(self, 0)``."""
+    if self.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return np.maximum(self, 0)
+
+
+def relu_self(grad, result):
+    return _threshold_backward.public(grad, result, 0)
+
+
+def threshold_backward(grad_output, self, threshold):
+    """``grad_output`` where ``self > threshold``, else 0: relu's backward as an op, so that
+    its own derivative is recorded against ``self`` (zero, as in PyTorch)."""
+    return np.where(self <= threshold, 0, grad_output)
+
+
+def threshold_backward_grad_output(grad, self, threshold):
+    return _threshold_backward.public(grad, self, threshold)
+
+
+def threshold_backward_self(grad):
+    return zeros_grad(grad)
+
+
+_threshold_backward = defop(
+    "threshold_backward", threshold_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": threshold_backward_grad_output,
+                 "self": threshold_backward_self},
+    dtype="same", methods=(), functions=(), family=FAMILY)
+
+
+def _relu_samples(make, shapes):
+    return _samples()(make, shapes) + [Sample((make(shapes[0]),), call="Tensor.relu_")]
+
+
+defop("relu", relu, derivatives={"self": relu_self}, dtype="same", inplace="relu_",
+      samples=_relu_samples, family=FAMILY)
+
+
+# -- gelu -----------------------------------------------------------------------------------
+def gelu_op(self, approximate="none"):
+    """``x * Phi(x)`` (the normal CDF), or its tanh approximation."""
+    if approximate == "none":
+        return self * (0.5 * (1.0 + erf_array(np.asarray(self * _SQRT_HALF))))
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (self + _GELU_C * self * self * self)
+        return 0.5 * self * (1.0 + np.tanh(inner))
+    raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def gelu_self(grad, self, approximate):
+    if approximate == "tanh":
+        x2 = self * self
+        t = ((self + _GELU_C * x2 * self) * _SQRT_2_OVER_PI).tanh()
+        dinner = (x2 * (3 * _GELU_C) + 1) * _SQRT_2_OVER_PI
+        return grad * ((t + 1) * 0.5 + self * 0.5 * (1 - t * t) * dinner)
+    cdf = ((self * _SQRT_HALF).erf() + 1) * 0.5
+    pdf = (self * self * -0.5).exp() * _INV_SQRT_2PI
+    return grad * (cdf + self * pdf)
+
+
+_gelu = defop("gelu", gelu_op, derivatives={"self": gelu_self}, dtype="promote_float", methods=(),
+      functions=(), family=FAMILY,
+      samples=_samples({}, {"approximate": "tanh"}, call="nn.functional.gelu", ints=False))
+
+
+def gelu(input, approximate="none"):
+    """``torch.nn.functional.gelu``."""
+    return _gelu.public(input, approximate)
+
+
+# -- silu -----------------------------------------------------------------------------------
+def silu_op(self):
+    """``self * sigmoid(self)``."""
+    return self * sigmoid(self)
+
+
+def silu_self(grad, self):
+    s = self.sigmoid()
+    return grad * (s * (1 + self * (1 - s)))
+
+
+_silu = defop("silu", silu_op, derivatives={"self": silu_self}, dtype="promote_float",
+              methods=(), functions=(), family=FAMILY,
+              samples=_samples(call="nn.functional.silu", ints=False))
+
+
+def silu(input, inplace=False):
+    """``torch.nn.functional.silu``."""
+    if inplace:
+        return _silu_inplace(input)
+    return _silu.public(input)
+
+
+_silu_inplace = inplace_of(_silu.public, "silu_")
+
+
+# -- softplus -------------------------------------------------------------------------------
+def softplus_op(self, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * self)) / beta``, linear where ``beta * self > threshold``."""
+    z = self * beta
+    soft = np.logaddexp(0.0, z)
+    if beta != 1:
+        soft = soft / beta
+    return np.where(z > threshold, self, soft)
+
+
+def softplus_self(grad, self, beta, threshold):
+    z = self * beta
+    return grad * z.sigmoid().masked_fill(z > threshold, 1.0)
+
+
+_softplus = defop("softplus", softplus_op, derivatives={"self": softplus_self},
+                  dtype="promote_float", methods=(), functions=(), family=FAMILY,
+                  samples=_samples({}, {"beta": 2.0}, {"beta": 0.5, "threshold": 1.0},
+                                   call="nn.functional.softplus", ints=False))
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``torch.nn.functional.softplus``."""
+    return _softplus.public(input, beta, threshold)
+
+
+# -- logit ----------------------------------------------------------------------------------
+def logit(self, eps=None):
+    """``log(self / (1 - self))``, with the input clamped to ``[eps, 1 - eps]`` if given."""
+    if eps is not None:
+        self = np.minimum(np.maximum(self, eps), 1.0 - eps)
+    return np.log(self / (1.0 - self))
+
+
+def logit_self(grad, self, eps):
+    out = grad / (self * (1 - self))
+    if eps is None:
+        return out.masked_fill((self < 0) | (self > 1), math.nan)
+    return out.masked_fill((self < eps) | (self > 1 - eps), 0.0)
+
+
+defop("logit", logit, derivatives={"self": logit_self}, dtype="promote_float",
+      inplace="logit_", family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[0], 0.05, 0.95),)),
+                                    Sample((make(shapes[0], 0.05, 0.95),), {"eps": 0.2}),
+                                    Sample((make(shapes[1], 0.05, 0.95).astype(np.float32),),
+                                           atol=1e-5)])

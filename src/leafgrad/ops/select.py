@@ -1,0 +1,563 @@
+"""Elementwise choices: clamp, where, maximum/minimum, masked_fill, nan_to_num, and the
+two-input math that picks between its inputs' slopes: lerp, hypot, atan2.
+
+PyTorch names the ``grad_fn`` by the overload: ``x.clamp(0, 1)`` is ClampBackward1 (number
+bounds), ``x.clamp(lo_t, hi_t)`` ClampBackward0 (tensor bounds); ``masked_fill`` with a number
+is MaskedFillBackward0, with a 0-d tensor MaskedFillBackward1. One record per name, and a
+public wrapper that picks.
+
+>>> import leafgrad as torch
+>>> x = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+>>> x.clamp(0, 1)
+tensor([0.0000, 0.5000, 1.0000], grad_fn=<ClampBackward1>)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor, _wrap
+from .pointwise import inplace_of, promote_args
+from .registry import Sample, bind_method, defop, export_function
+
+__all__ = ["where", "clamp", "masked_fill"]
+
+FAMILY = "pointwise"
+_CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+              "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
+              "uint8": "unsigned char", "bool": "bool"}
+_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
+               "bool": "Bool"}
+
+
+# -- where ----------------------------------------------------------------------------------
+def where_op(condition, self, other):
+    """``self`` where ``condition`` holds, else ``other``."""
+    return np.where(condition, self, other)
+
+
+def where_self(grad, condition):
+    return where(condition, grad, 0.0)
+
+
+def where_other(grad, condition):
+    return where(condition, 0.0, grad)
+
+
+def _where_samples(make, shapes):
+    return [Sample((make(shapes[1], dtype=np.bool_), make(shapes[2]), make(shapes[3])),
+                   call="where"),
+            Sample((make(shapes[1], dtype=np.bool_), make(shapes[2]), 2.0), call="where"),
+            Sample((make(shapes[1], dtype=np.bool_), make(shapes[2], -5, 5, np.int64),
+                    make(shapes[3])), call="where"),
+            Sample((make(shapes[0], dtype=np.bool_), 1.0, 0.0), call="where"),
+            Sample((make(shapes[0]), make(shapes[0], dtype=np.bool_), make(shapes[0])),
+                   call="Tensor.where")]
+
+
+_where = defop("where", where_op, inputs=("condition", "self", "other"),
+               derivatives={"self": where_self, "other": where_other},
+               dtype=promote_args(1, 2), methods=(), functions=(), samples=_where_samples,
+               family=FAMILY)
+
+
+def where(condition, input=None, other=None):
+    """``torch.where``: choose elementwise; with only a condition, the indices where it holds."""
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not "
+                        f"{type(condition).__name__}")
+    if condition._data.dtype != np.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {_TYPE_NAMES[condition._data.dtype.name]}")
+    if input is None and other is None:
+        return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(condition._data))
+    return _where.public(condition, input, other)
+
+
+def _where_method(self, condition, other):
+    return where(condition, self, other)
+
+
+export_function("where", where)
+bind_method("where", _where_method)
+
+
+# -- clamp ----------------------------------------------------------------------------------
+def clamp_scalar(self, min=None, max=None):
+    """Clamp to number bounds (ClampBackward1)."""
+    if min is not None:
+        self = np.maximum(self, min)
+    if max is not None:
+        self = np.minimum(self, max)
+    return self
+
+
+def clamp_scalar_self(grad, self, min, max):
+    if min is None:
+        keep = self <= max
+    elif max is None:
+        keep = self >= min
+    else:
+        keep = (self >= min) & (self <= max)
+    return grad.masked_fill(~keep, 0.0)
+
+
+def _clamp_samples(make, shapes):
+    return [Sample((make(shapes[0]), -0.5, 0.5), call="clamp"),
+            Sample((make(shapes[0]),), {"min": 0.1}, call="clamp"),
+            Sample((make(shapes[0]),), {"max": 0.1}, call="clamp"),
+            Sample((make(shapes[0], -5, 5, np.int64), 0.5), call="clamp"),
+            Sample((make(shapes[0]), -0.5, 0.5), call="Tensor.clamp_"),
+            Sample((make(shapes[0]), -0.5, 0.5), call="clip")]
+
+
+_clamp1 = defop("clamp_scalar", clamp_scalar, inputs=("self",),
+                derivatives={"self": clamp_scalar_self}, grad_fn_name="ClampBackward1",
+                dtype=promote_args(0, 1, 2), methods=(), functions=(),
+                samples=_clamp_samples, family=FAMILY)
+
+
+def clamp_tensor(self, min=None, max=None):
+    """Clamp to tensor bounds (ClampBackward0)."""
+    if min is not None:
+        self = np.maximum(self, min)
+    if max is not None:
+        self = np.minimum(self, max)
+    return self
+
+
+def clamp_tensor_self(grad, self, min, max):
+    keep = None
+    if min is not None:
+        keep = self >= min
+    if max is not None:
+        keep = self <= max if keep is None else keep & (self <= max)
+    return grad.masked_fill(~keep, 0.0)
+
+
+def clamp_tensor_min(grad, self, min, max):
+    below = self < min
+    if max is not None:
+        below = below & (min < max)
+    return grad.masked_fill(~below, 0.0)
+
+
+def clamp_tensor_max(grad, self, min, max):
+    above = self > max
+    if min is not None:
+        above = above | (min >= max)
+    return grad.masked_fill(~above, 0.0)
+
+
+def _clamp_tensor_samples(make, shapes):
+    # PyTorch's own backward fails when min and max broadcast self to a larger shape.
+    full = np.broadcast_shapes(*shapes[1:])
+    return [Sample((make(full), make(shapes[2], -1.5, -0.2), make(shapes[3], 0.2, 1.5)),
+                   call="clamp"),
+            Sample((make(shapes[1]),), {"min": make(shapes[2])}, call="clamp"),
+            Sample((make(shapes[1]),), {"max": make(shapes[2])}, call="clamp")]
+
+
+_clamp0 = defop("clamp_tensor", clamp_tensor, inputs=("self", "min", "max"),
+                derivatives={"self": clamp_tensor_self, "min": clamp_tensor_min,
+                             "max": clamp_tensor_max},
+                grad_fn_name="ClampBackward0", dtype=promote_args(0, 1, 2), methods=(),
+                functions=(), samples=_clamp_tensor_samples, family=FAMILY)
+
+
+def clamp(input, min=None, max=None):
+    """Limit ``input`` to ``[min, max]``; either bound may be None, a number or a tensor."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    min_t, max_t = isinstance(min, Tensor), isinstance(max, Tensor)
+    if not min_t and not max_t:
+        return _clamp1.public(input, min, max)
+    if (min_t or min is None) and (max_t or max is None):
+        return _clamp0.public(input, min, max)
+    # A number with a tensor: PyTorch accepts the tensor only as a 0-d number.
+    if min_t and min._data.ndim == 0:
+        return _clamp1.public(input, min.item(), max)
+    if max_t and max._data.ndim == 0:
+        return _clamp1.public(input, min, max.item())
+    raise TypeError(_clamp_type_error(input, min, max))
+
+
+def _clamp_type_error(input, min, max):
+    def name(v):
+        return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+    return (f"clamp() received an invalid combination of arguments - got ({name(input)}, "
+            f"{name(min)}, {name(max)}), but expected one of:\n"
+            " * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+
+
+for _n in ("clamp", "clip"):
+    export_function(_n, clamp)
+    bind_method(_n, clamp)
+    bind_method(_n + "_", inplace_of(clamp, _n + "_"))
+
+
+def clamp_min_scalar(self, min):
+    """``max(self, min)`` for a number ``min`` (ClampMinBackward0)."""
+    return np.maximum(self, min)
+
+
+def clamp_min_scalar_self(grad, self, min):
+    return grad.masked_fill(self < min, 0.0)
+
+
+def clamp_max_scalar(self, max):
+    """``min(self, max)`` for a number ``max`` (ClampMaxBackward0)."""
+    return np.minimum(self, max)
+
+
+def clamp_max_scalar_self(grad, self, max):
+    return grad.masked_fill(self > max, 0.0)
+
+
+def clamp_min_tensor(self, min):
+    """``max(self, min)`` for a tensor ``min`` (ClampMinBackward1)."""
+    return np.maximum(self, min)
+
+
+def clamp_min_tensor_min(grad, self, min):
+    return grad.masked_fill(self >= min, 0.0)
+
+
+def clamp_max_tensor(self, max):
+    """``min(self, max)`` for a tensor ``max`` (ClampMaxBackward1)."""
+    return np.minimum(self, max)
+
+
+def clamp_max_tensor_max(grad, self, max):
+    return grad.masked_fill(self <= max, 0.0)
+
+
+def _bound_samples(fn):
+    def samples(make, shapes):
+        return [Sample((make(shapes[0]), 0.3), call=fn),
+                Sample((make(shapes[0], -5, 5, np.int64), 0.5), call=fn),
+                Sample((make(shapes[1]), make(shapes[2])), call=fn),
+                Sample((make(shapes[0]), 0.3), call=f"Tensor.{fn}_")]
+    return samples
+
+
+_cmin0 = defop("clamp_min_scalar", clamp_min_scalar, inputs=("self",),
+               derivatives={"self": clamp_min_scalar_self}, grad_fn_name="ClampMinBackward0",
+               dtype=promote_args(0, 1), methods=(), functions=(), family=FAMILY,
+               samples=_bound_samples("clamp_min"))
+_cmax0 = defop("clamp_max_scalar", clamp_max_scalar, inputs=("self",),
+               derivatives={"self": clamp_max_scalar_self}, grad_fn_name="ClampMaxBackward0",
+               dtype=promote_args(0, 1), methods=(), functions=(), family=FAMILY,
+               samples=_bound_samples("clamp_max"))
+_cmin1 = defop("clamp_min_tensor", clamp_min_tensor, inputs=("self", "min"),
+               derivatives={"self": clamp_min_scalar_self, "min": clamp_min_tensor_min},
+               grad_fn_name="ClampMinBackward1", dtype=promote_args(0, 1), methods=(),
+               functions=(), family=FAMILY)
+_cmax1 = defop("clamp_max_tensor", clamp_max_tensor, inputs=("self", "max"),
+               derivatives={"self": clamp_max_scalar_self, "max": clamp_max_tensor_max},
+               grad_fn_name="ClampMaxBackward1", dtype=promote_args(0, 1), methods=(),
+               functions=(), family=FAMILY)
+
+
+def clamp_min(input, min):
+    """``torch.clamp_min``: ``max(input, min)``."""
+    return (_cmin1 if isinstance(min, Tensor) else _cmin0).public(input, min)
+
+
+def clamp_max(input, max):
+    """``torch.clamp_max``: ``min(input, max)``."""
+    return (_cmax1 if isinstance(max, Tensor) else _cmax0).public(input, max)
+
+
+for _n, _f in (("clamp_min", clamp_min), ("clamp_max", clamp_max)):
+    export_function(_n, _f)
+    bind_method(_n, _f)
+    bind_method(_n + "_", inplace_of(_f, _n + "_"))
+
+
+# -- maximum / minimum / fmax / fmin --------------------------------------------------------
+def _tensor_args_only(name, other):
+    if not isinstance(other, (Tensor, np.ndarray)):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+
+
+def maximum(self, other):
+    """Elementwise maximum (NaN wins)."""
+    _tensor_args_only("maximum", other)
+    return np.maximum(self, other)
+
+
+def minimum(self, other):
+    """Elementwise minimum (NaN wins)."""
+    _tensor_args_only("minimum", other)
+    return np.minimum(self, other)
+
+
+def _split_grad(grad, self, other, wins):
+    # Ties share the gradient equally, as in PyTorch.
+    return where(self == other, grad * 0.5, grad.masked_fill(~wins, 0.0))
+
+
+def maximum_self(grad, self, other):
+    return _split_grad(grad, self, other, self > other)
+
+
+def maximum_other(grad, self, other):
+    return _split_grad(grad, self, other, other > self)
+
+
+def _max_samples(make, shapes):
+    a = make(shapes[1])
+    return [Sample((a, make(shapes[2]))),
+            Sample((make(shapes[0]), make(shapes[0], -2, 3, np.int64).astype(np.float64))),
+            Sample((make(shapes[1], -5, 5, np.int64), make(shapes[2])))]
+
+
+defop("maximum", maximum, derivatives={"self": maximum_self, "other": maximum_other},
+      samples=_max_samples, family=FAMILY)
+defop("minimum", minimum, derivatives={"self": maximum_other, "other": maximum_self},
+      samples=_max_samples, family=FAMILY)
+
+
+def fmax(self, other):
+    """Elementwise maximum ignoring NaN."""
+    _tensor_args_only("fmax", other)
+    return np.fmax(self, other)
+
+
+def fmin(self, other):
+    """Elementwise minimum ignoring NaN."""
+    _tensor_args_only("fmin", other)
+    return np.fmin(self, other)
+
+
+def fmax_self(grad, self, other):
+    return grad.masked_fill(~((self >= other) | other.isnan()), 0.0)
+
+
+def fmax_other(grad, self, other):
+    return grad.masked_fill((self >= other) | other.isnan(), 0.0)
+
+
+def fmin_self(grad, self, other):
+    return grad.masked_fill(~((self <= other) | other.isnan()), 0.0)
+
+
+def fmin_other(grad, self, other):
+    return grad.masked_fill((self <= other) | other.isnan(), 0.0)
+
+
+defop("fmax", fmax, derivatives={"self": fmax_self, "other": fmax_other}, family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[1]), make(shapes[2])))])
+defop("fmin", fmin, derivatives={"self": fmin_self, "other": fmin_other}, family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[1]), make(shapes[2])))])
+
+
+# -- masked_fill ----------------------------------------------------------------------------
+def _check_mask(mask):
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_CPP_NAMES[mask.dtype.name]}")
+
+
+def masked_fill_scalar(self, mask, value):
+    """``value`` where ``mask`` holds, else ``self`` (in ``self``'s dtype)."""
+    _check_mask(mask)
+    return np.where(mask, np.asarray(value).astype(self.dtype), self)
+
+
+def masked_fill_self(grad, mask):
+    return grad.masked_fill(mask, 0.0)
+
+
+def masked_fill_value(grad, mask):
+    return where(mask, grad, 0.0).sum()
+
+
+def _masked_fill_samples(make, shapes):
+    return [Sample((make(shapes[0]), make(shapes[1], dtype=np.bool_), 2.5), call="masked_fill"),
+            Sample((make(shapes[0], -5, 5, np.int64), make(shapes[1], dtype=np.bool_), 2.5),
+                   call="masked_fill"),
+            Sample((make(shapes[0]), make(shapes[1], dtype=np.bool_), 1.0),
+                   call="Tensor.masked_fill_") if _same_or_wider(shapes[0], shapes[1]) else
+            Sample((make(shapes[0]), make(shapes[0], dtype=np.bool_), 1.0),
+                   call="Tensor.masked_fill_")]
+
+
+def _same_or_wider(a, b):
+    try:
+        return np.broadcast_shapes(a, b) == tuple(a)
+    except ValueError:
+        return False
+
+
+_mfill0 = defop("masked_fill", masked_fill_scalar, inputs=("self", "mask"),
+                derivatives={"self": masked_fill_self}, dtype="same", methods=(),
+                functions=(), samples=_masked_fill_samples, family=FAMILY)
+
+
+def masked_fill_tensor(self, mask, value):
+    """``masked_fill`` with a 0-d tensor ``value`` (MaskedFillBackward1)."""
+    _check_mask(mask)
+    if value.ndim != 0:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    return np.where(mask, value.astype(self.dtype), self)
+
+
+_mfill1 = defop("masked_fill_tensor", masked_fill_tensor, inputs=("self", "mask", "value"),
+                derivatives={"self": masked_fill_self, "value": masked_fill_value},
+                grad_fn_name="MaskedFillBackward1", dtype="same", methods=(), functions=(),
+                family=FAMILY,
+                samples=lambda make, shapes: [
+                    Sample((make(shapes[0]), make(shapes[1], dtype=np.bool_), make(())),
+                           call="masked_fill")])
+
+
+def masked_fill(input, mask, value):
+    """``value`` where ``mask`` is True; ``value`` a number or a 0-d tensor."""
+    if isinstance(value, Tensor):
+        return _mfill1.public(input, mask, value)
+    return _mfill0.public(input, mask, value)
+
+
+export_function("masked_fill", masked_fill)
+bind_method("masked_fill", masked_fill)
+bind_method("masked_fill_", inplace_of(masked_fill, "masked_fill_", saves_self=False))
+
+
+# -- nan_to_num -----------------------------------------------------------------------------
+def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN with ``nan`` and infinities with ``posinf`` / ``neginf`` (dtype limits)."""
+    if self.dtype.kind != "f":
+        return self.copy()
+    return np.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def nan_to_num_self(grad, self):
+    return grad.masked_fill(~self.isfinite(), 0.0)
+
+
+defop("nan_to_num", nan_to_num, derivatives={"self": nan_to_num_self}, dtype="same",
+      inplace="nan_to_num_", family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[0]),)),
+                                    Sample((make(shapes[0]),), {"nan": 1.0, "posinf": 5.0}),
+                                    Sample((make(shapes[0], -5, 5, np.int64),))])
+
+
+# -- lerp / hypot / atan2 -------------------------------------------------------------------
+def _check_end(self, end):
+    if end.dtype != self.dtype:
+        raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `end` but got "
+                           f"dtype {_CPP_NAMES[end.dtype.name]}")
+
+
+def lerp_scalar(self, end, weight):
+    """``self + weight * (end - self)`` for a number weight (LerpBackward0)."""
+    _check_end(self, end)
+    if abs(weight) < 0.5:
+        return self + weight * (end - self)
+    return end - (end - self) * (1 - weight)
+
+
+def lerp_scalar_self(grad, weight):
+    return grad * (1 - weight)
+
+
+def lerp_scalar_end(grad, weight):
+    return grad * weight
+
+
+_lerp0 = defop("lerp", lerp_scalar, inputs=("self", "end"),
+               derivatives={"self": lerp_scalar_self, "end": lerp_scalar_end}, dtype="same",
+               methods=(), functions=(), family=FAMILY,
+               samples=lambda make, shapes: [
+                   Sample((make(shapes[1]), make(shapes[2]), 0.3), call="lerp"),
+                   Sample((make(shapes[1]), make(shapes[2]), 0.8), call="lerp")])
+
+
+def lerp_tensor(self, end, weight):
+    """``self + weight * (end - self)`` for a tensor weight (LerpBackward1)."""
+    _check_end(self, end)
+    weight = weight.astype(self.dtype, copy=False)
+    return np.where(np.abs(weight) < 0.5, self + weight * (end - self),
+                    end - (end - self) * (1 - weight))
+
+
+def lerp_tensor_self(grad, weight):
+    return grad * (1 - weight)
+
+
+def lerp_tensor_end(grad, weight):
+    return grad * weight
+
+
+def lerp_tensor_weight(grad, self, end):
+    return grad * (end - self)
+
+
+_lerp1 = defop("lerp_tensor", lerp_tensor, inputs=("self", "end", "weight"),
+               derivatives={"self": lerp_tensor_self, "end": lerp_tensor_end,
+                            "weight": lerp_tensor_weight},
+               grad_fn_name="LerpBackward1", dtype="same", methods=(), functions=(),
+               family=FAMILY,
+               samples=lambda make, shapes: [
+                   Sample((make(shapes[1]), make(shapes[2]), make(shapes[3], 0, 1)),
+                          call="lerp")])
+
+
+def lerp(input, end, weight):
+    """Linear interpolation from ``input`` to ``end`` by ``weight``."""
+    if isinstance(weight, Tensor):
+        return _lerp1.public(input, end, weight)
+    return _lerp0.public(input, end, weight)
+
+
+export_function("lerp", lerp)
+bind_method("lerp", lerp)
+bind_method("lerp_", inplace_of(lerp, "lerp_"))
+
+
+def hypot(self, other):
+    """``sqrt(self**2 + other**2)`` without overflow."""
+    if self.dtype.kind != "f":
+        raise NotImplementedError(
+            f'"hypot_cpu" not implemented for \'{_TYPE_NAMES[self.dtype.name]}\'')
+    return np.hypot(self, other)
+
+
+def hypot_self(grad, self, result):
+    return grad * (self / result)
+
+
+def hypot_other(grad, other, result):
+    return grad * (other / result)
+
+
+defop("hypot", hypot, derivatives={"self": hypot_self, "other": hypot_other},
+      inplace="hypot_", family=FAMILY,
+      samples=lambda make, shapes: [Sample((make.positive(shapes[1]), make(shapes[2])))])
+
+
+def atan2(self, other):
+    """The angle of the point ``(other, self)``."""
+    return np.arctan2(self, other)
+
+
+def atan2_self(grad, self, other):
+    return grad * (other / (self * self + other * other))
+
+
+def atan2_other(grad, self, other):
+    return grad * (-self / (self * self + other * other))
+
+
+defop("atan2", atan2, derivatives={"self": atan2_self, "other": atan2_other},
+      dtype="promote_float", inplace="atan2_", methods=("atan2", "arctan2"),
+      functions=("atan2", "arctan2"), family=FAMILY,
+      samples=lambda make, shapes: [Sample((make.positive(shapes[1]), make(shapes[2]))),
+                                    Sample((make(shapes[1], 1, 5, np.int64),
+                                            make(shapes[2], 1, 5, np.int64)))])
+bind_method("arctan2_", Tensor.atan2_)

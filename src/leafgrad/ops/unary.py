@@ -1,0 +1,493 @@
+"""Unary math: exponentials, logarithms, roots, trigonometry, erf, rounding, abs and sign.
+
+Integer and bool inputs to the floating ops compute in the default float dtype (``dtype=
+"promote_float"``); the rounding ops, ``abs`` and ``sign`` keep the input's dtype. Constants in
+the forwards are Python floats so float32 inputs stay float32 (NumPy treats Python numbers as
+"weak", NumPy scalars not).
+
+>>> import leafgrad as torch
+>>> torch.tensor([1, 2]).exp2()
+tensor([2., 4.])
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..tensor import Tensor
+from .pointwise import inplace_of, zeros_grad
+from .registry import Sample, bind_method, defop, export_function
+from .backward_ops import tanh_backward_op
+
+__all__ = ["erf_array"]
+
+FAMILY = "pointwise"
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_PI = math.sqrt(math.pi)
+_DTYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+                "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
+                "bool": "Bool"}
+
+
+def not_implemented_for(kernel, array):
+    """PyTorch's error for a kernel without an implementation for a dtype."""
+    return NotImplementedError(
+        f'"{kernel}" not implemented for \'{_DTYPE_NAMES[array.dtype.name]}\'')
+
+
+def _unary_samples(low=-2.0, high=2.0, ints=True, atol=1e-6):
+    """Samples for a unary op: float64 (with grads), float32 and (optionally) int64 inputs."""
+    def samples(make, shapes):
+        out = [Sample((make(shapes[0], low, high),), atol=atol),
+               Sample((make(shapes[1], low, high).astype(np.float32),), atol=1e-5)]
+        if ints:
+            out.append(Sample((make(shapes[2], max(low, -5), min(high, 5) + 1, np.int64),),
+                              atol=1e-5))
+        return out
+    return samples
+
+
+def _unary(name, forward, formula, *, dtype="promote_float", samples=None, aliases=(),
+           grad_fn_name=None, inplace=True):
+    """One unary record: method, torch function, in-place ``name_`` and aliases."""
+    names = (name,) + tuple(aliases)
+    rec = defop(name, forward, derivatives={"self": formula} if formula else None,
+                dtype=dtype, methods=names, functions=names,
+                inplace=name + "_" if inplace else None, grad_fn_name=grad_fn_name,
+                samples=samples or _unary_samples(), family=FAMILY)
+    if inplace:
+        for alias in aliases:
+            bind_method(alias + "_", getattr(Tensor, name + "_"))
+    return rec
+
+
+# -- exponentials and logarithms ------------------------------------------------------------
+def exp(self):
+    """``e ** self``."""
+    return np.exp(self)
+
+
+def exp_self(grad, result):
+    return grad * result
+
+
+_unary("exp", exp, exp_self)
+
+
+def exp2(self):
+    """``2 ** self``."""
+    return np.exp2(self)
+
+
+def exp2_self(grad, result):
+    return grad * (result * _LN2)
+
+
+_unary("exp2", exp2, exp2_self)
+
+
+def expm1(self):
+    """``exp(self) - 1``, accurate near 0."""
+    return np.expm1(self)
+
+
+def expm1_self(grad, result):
+    return grad * (result + 1)
+
+
+_unary("expm1", expm1, expm1_self)
+
+
+def log(self):
+    """Natural logarithm."""
+    return np.log(self)
+
+
+def log_self(grad, self):
+    return grad / self
+
+
+_unary("log", log, log_self, samples=_unary_samples(0.1, 3.0))
+
+
+def log2(self):
+    """Base-2 logarithm."""
+    return np.log2(self)
+
+
+def log2_self(grad, self):
+    return grad / (self * _LN2)
+
+
+_unary("log2", log2, log2_self, samples=_unary_samples(0.1, 3.0))
+
+
+def log10(self):
+    """Base-10 logarithm."""
+    return np.log10(self)
+
+
+def log10_self(grad, self):
+    return grad / (self * _LN10)
+
+
+_unary("log10", log10, log10_self, samples=_unary_samples(0.1, 3.0))
+
+
+def log1p(self):
+    """``log(1 + self)``, accurate near 0."""
+    return np.log1p(self)
+
+
+def log1p_self(grad, self):
+    return grad / (self + 1)
+
+
+_unary("log1p", log1p, log1p_self, grad_fn_name="Log1PBackward0",
+       samples=_unary_samples(-0.9, 3.0))
+
+
+def sqrt(self):
+    """Square root."""
+    return np.sqrt(self)
+
+
+def sqrt_self(grad, result):
+    return grad / (2 * result)
+
+
+_unary("sqrt", sqrt, sqrt_self, samples=_unary_samples(0.1, 3.0))
+
+
+def rsqrt(self):
+    """``1 / sqrt(self)``."""
+    return 1.0 / np.sqrt(self)
+
+
+def rsqrt_self(grad, result):
+    return -0.5 * grad * result.pow(3)
+
+
+_unary("rsqrt", rsqrt, rsqrt_self, samples=_unary_samples(0.1, 3.0))
+
+
+# -- trigonometric and hyperbolic ----------------------------------------------------------
+def sin(self):
+    """Sine."""
+    return np.sin(self)
+
+
+def sin_self(grad, self):
+    return grad * self.cos()
+
+
+_unary("sin", sin, sin_self)
+
+
+def cos(self):
+    """Cosine."""
+    return np.cos(self)
+
+
+def cos_self(grad, self):
+    return grad * -self.sin()
+
+
+_unary("cos", cos, cos_self)
+
+
+def tan(self):
+    """Tangent."""
+    return np.tan(self)
+
+
+def tan_self(grad, result):
+    return grad * (result * result + 1)
+
+
+_unary("tan", tan, tan_self, samples=_unary_samples(-1.2, 1.2))
+
+
+def asin(self):
+    """Inverse sine."""
+    return np.arcsin(self)
+
+
+def asin_self(grad, self):
+    return grad * (-self * self + 1).rsqrt()
+
+
+_unary("asin", asin, asin_self, aliases=("arcsin",), samples=_unary_samples(-0.9, 0.9, False))
+
+
+def acos(self):
+    """Inverse cosine."""
+    return np.arccos(self)
+
+
+def acos_self(grad, self):
+    return grad * -(-self * self + 1).rsqrt()
+
+
+_unary("acos", acos, acos_self, aliases=("arccos",), samples=_unary_samples(-0.9, 0.9, False))
+
+
+def atan(self):
+    """Inverse tangent."""
+    return np.arctan(self)
+
+
+def atan_self(grad, self):
+    return grad / (self * self + 1)
+
+
+_unary("atan", atan, atan_self, aliases=("arctan",))
+
+
+def sinh(self):
+    """Hyperbolic sine."""
+    return np.sinh(self)
+
+
+def sinh_self(grad, self):
+    return grad * self.cosh()
+
+
+_unary("sinh", sinh, sinh_self)
+
+
+def cosh(self):
+    """Hyperbolic cosine."""
+    return np.cosh(self)
+
+
+def cosh_self(grad, self):
+    return grad * self.sinh()
+
+
+_unary("cosh", cosh, cosh_self)
+
+
+def tanh(self):
+    """Hyperbolic tangent."""
+    return np.tanh(self)
+
+
+def tanh_self(grad, result):
+    return tanh_backward_op(grad, result)   # one op, as PyTorch's tanh_backward
+
+
+_unary("tanh", tanh, tanh_self)
+
+
+def asinh(self):
+    """Inverse hyperbolic sine."""
+    return np.arcsinh(self)
+
+
+def asinh_self(grad, self):
+    return grad * (self * self + 1).rsqrt()
+
+
+_unary("asinh", asinh, asinh_self, aliases=("arcsinh",))
+
+
+def acosh(self):
+    """Inverse hyperbolic cosine."""
+    return np.arccosh(self)
+
+
+def acosh_self(grad, self):
+    return grad * (self * self - 1).rsqrt()
+
+
+_unary("acosh", acosh, acosh_self, aliases=("arccosh",), samples=_unary_samples(1.1, 3.0))
+
+
+def atanh(self):
+    """Inverse hyperbolic tangent."""
+    return np.arctanh(self)
+
+
+def atanh_self(grad, self):
+    return grad / (1 - self * self)
+
+
+_unary("atanh", atanh, atanh_self, aliases=("arctanh",),
+       samples=_unary_samples(-0.9, 0.9, False))
+
+
+# -- erf -----------------------------------------------------------------------------------
+def erf_array(x: np.ndarray) -> np.ndarray:
+    """``erf`` of a float array, to double precision, in the array's dtype.
+
+    NumPy has no erf. Small arrays go through ``math.erf``; larger ones use the series
+    ``erf(x) = 2/sqrt(pi) exp(-x^2) sum_n x^(2n+1) / (1/2)_(n+1)`` (all terms positive, so no
+    cancellation) below 2.5 and the continued fraction of ``erfc`` above it; both agree with
+    ``math.erf`` to about 1e-15.
+    """
+    if x.size <= 256:
+        vals = np.fromiter(map(math.erf, x.ravel().tolist()), np.float64, x.size)
+        return vals.reshape(x.shape).astype(x.dtype, copy=False)
+    a = np.abs(x.astype(np.float64))
+    out = np.empty_like(a)
+    small = a < 2.5
+    s = a[small]
+    x2 = s * s
+    term = s.copy()
+    total = s.copy()
+    for n in range(1, 48):
+        term *= x2 / (n + 0.5)
+        total += term
+    out[small] = _TWO_OVER_SQRT_PI * np.exp(-x2) * total
+    big = ~small
+    z = a[big]
+    f = z.copy()
+    for k in range(60, 0, -1):
+        f = z + (k * 0.5) / f
+    out[big] = 1.0 - np.exp(-z * z) / (_SQRT_PI * f)
+    out = np.copysign(out, x)
+    out[np.isnan(x)] = np.nan
+    return out.astype(x.dtype, copy=False)
+
+
+def erf(self):
+    """The error function."""
+    return erf_array(np.asarray(self))
+
+
+def erf_self(grad, self):
+    return grad * ((-self * self).exp() * _TWO_OVER_SQRT_PI)
+
+
+_unary("erf", erf, erf_self)
+
+
+def erfc(self):
+    """``1 - erf(self)``."""
+    return 1.0 - erf_array(np.asarray(self))
+
+
+def erfc_self(grad, self):
+    return grad * ((-self * self).exp() * -_TWO_OVER_SQRT_PI)
+
+
+_unary("erfc", erfc, erfc_self, samples=_unary_samples(-2.0, 2.0))
+
+
+# -- abs, sign, rounding ---------------------------------------------------------------------
+def abs(self):
+    """Absolute value (same dtype)."""
+    if self.dtype == np.bool_:
+        raise not_implemented_for("abs_cpu", self)
+    return np.abs(self)
+
+
+def abs_self(grad, self):
+    return grad * self.sgn()
+
+
+_unary("abs", abs, abs_self, dtype="same", aliases=("absolute",))
+
+
+def sign(self):
+    """-1, 0 or 1 by the sign of each element (same dtype; ``sign(nan)`` is 0)."""
+    if self.dtype == np.bool_:
+        return self.copy()
+    out = np.sign(self)
+    if out.dtype.kind == "f":
+        out = np.where(out != out, 0.0, out)   # sign(nan) is 0 in PyTorch
+    return out
+
+
+def sign_self(grad):
+    return zeros_grad(grad)
+
+
+_unary("sign", sign, sign_self, dtype="same")
+_unary("sgn", sign, sign_self, dtype="same")
+
+
+def _rounding(kernel, fn):
+    def forward(self):
+        if self.dtype.kind == "f":
+            return fn(self)
+        if self.dtype == np.bool_:
+            raise not_implemented_for(kernel, self)
+        return self.copy()
+    return forward
+
+
+def _round_samples(make, shapes, call=None):
+    return [Sample((make(shapes[0], -4, 4),), call=call),
+            Sample((make(shapes[1], -4, 4).astype(np.float32),), call=call),
+            Sample((make(shapes[2], -5, 5, np.int64),), call=call)]
+
+
+floor = _rounding("floor_vml_cpu", np.floor)
+floor.__doc__ = "Round down."
+ceil = _rounding("ceil_vml_cpu", np.ceil)
+ceil.__doc__ = "Round up."
+trunc = _rounding("trunc_vml_cpu", np.trunc)
+trunc.__doc__ = "Round toward zero."
+_unary("floor", floor, sign_self, dtype="same", samples=_round_samples)
+_unary("ceil", ceil, sign_self, dtype="same", samples=_round_samples)
+_unary("trunc", trunc, sign_self, dtype="same", aliases=("fix",), samples=_round_samples)
+
+
+def round_half_even(self):
+    """Round half to even."""
+    if self.dtype.kind == "f":
+        return np.rint(self)
+    if self.dtype == np.bool_:
+        raise not_implemented_for("round_cpu", self)
+    return self.copy()
+
+
+_round0 = defop("round", round_half_even, derivatives={"self": sign_self}, dtype="same", methods=(),
+                functions=(), samples=lambda make, shapes: _round_samples(make, shapes, "round"),
+                family=FAMILY)
+
+
+def round_decimals(self, decimals):
+    """Round half to even at ``decimals`` digits (RoundBackward1)."""
+    if self.dtype.kind != "f":
+        raise not_implemented_for("round_cpu", self)
+    return np.round(self, decimals)
+
+
+_round1 = defop("round_decimals", round_decimals, derivatives={"self": sign_self},
+                dtype="same", methods=(), functions=(), grad_fn_name="RoundBackward1",
+                samples=lambda make, shapes: [Sample((make(shapes[0]),), {"decimals": 2},
+                                                     call="round")],
+                family=FAMILY)
+
+
+def round(input, *, decimals=0):
+    """Round half to even, at ``decimals`` digits after the point."""
+    if decimals == 0:
+        return _round0.public(input)
+    return _round1.public(input, decimals)
+
+
+export_function("round", round)
+bind_method("round", round)
+bind_method("round_", inplace_of(round, "round_", saves_self=False))
+
+
+def frac(self):
+    """``self - trunc(self)``."""
+    if self.dtype.kind != "f":
+        raise not_implemented_for("frac_cpu", self)
+    return self - np.trunc(self)
+
+
+def frac_self(grad):
+    return grad
+
+
+_unary("frac", frac, frac_self, dtype="same",
+       samples=lambda make, shapes: [Sample((make(shapes[0], -4, 4),))])
