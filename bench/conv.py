@@ -12,7 +12,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .harness import Case
-from .libs import missing_attrs, to_numpy
+from .libs import failure, missing_attrs, to_numpy
 
 LR = 0.01
 BATCH, CHANNELS, SIDE, CLASSES = 64, 32, 28, 10
@@ -22,8 +22,20 @@ FEATURES = ["nn.Conv2d", "nn.Linear", "nn.Parameter", "nn.functional.max_pool2d"
 
 
 def skip_reason(leafgrad) -> str | None:
+    """None when leafgrad has the modules and a tiny step runs; else why W6 is skipped."""
     missing = missing_attrs(leafgrad, FEATURES)
-    return "leafgrad lacks " + ", ".join(missing) if missing else None
+    if missing:
+        return "leafgrad lacks " + ", ".join(missing)
+    why = failure(lambda: _probe(leafgrad))
+    return f"leafgrad fails a tiny conv step: {why}" if why else None
+
+
+def _probe(lib):
+    """One step of the network on 2 images (weights of the real shapes, small batch)."""
+    data = make_data()
+    data = {"params": data["params"], "x": data["x"][:2], "y": data["y"][:2]}
+    step, _ = _lib_cnn(lib, data)
+    step()
 
 
 def make_data(seed: int = 0) -> dict:

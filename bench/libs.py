@@ -48,6 +48,16 @@ def works(fn: Callable[[], Any]) -> bool:
         return False
 
 
+def failure(fn: Callable[[], Any]) -> str | None:
+    """None when fn runs; else "ExceptionType: message" (why a variant cannot run)."""
+    try:
+        fn()
+        return None
+    except Exception as exc:  # noqa: BLE001 - any failure means the variant cannot run
+        text = f"{type(exc).__name__}: {exc}"
+        return text if len(text) < 160 else text[:157] + "..."
+
+
 def has_attr_path(obj: Any, path: str) -> bool:
     for part in path.split("."):
         if not hasattr(obj, part):

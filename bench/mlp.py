@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 
 from .harness import Case
-from .libs import missing_attrs, to_numpy, works
+from .libs import failure, missing_attrs, to_numpy, works
 
 LR = 0.01
 NN_FEATURES = ["nn.Linear", "nn.Parameter", "nn.functional.cross_entropy", "optim.SGD"]
@@ -63,15 +63,29 @@ def _probe_ops(lib) -> dict | None:
     return {"log_softmax": log_softmax, "pick": pick}
 
 
+def _probe_nn(lib):
+    """One step of a 3 -> 2 network in the idiomatic variant; raises where lib cannot."""
+    data = {"params": [(np.ones((2, 3), np.float32), np.zeros(2, np.float32))],
+            "x": np.ones((4, 3), np.float32), "y": np.array([0, 1, 1, 0], np.int64)}
+    step, _ = _lib_nn(lib, data)
+    step()
+
+
 def choose_variant(leafgrad) -> tuple[str, dict | None, str | None]:
-    """(variant label, fallback choices, skip reason) for running MLPs on this leafgrad."""
+    """(variant label, fallback choices, skip reason) for running MLPs on this leafgrad.
+
+    The idiomatic variant when leafgrad has the modules and a tiny step of it runs; else the
+    tensor-ops fallback when leafgrad has matmul; else a reason to skip.
+    """
     missing = missing_attrs(leafgrad, NN_FEATURES)
-    if not missing:
+    why_not_nn = ("lacks " + ", ".join(missing)) if missing else failure(
+        lambda: _probe_nn(leafgrad))
+    if why_not_nn is None:
         return "nn", None, None
     ops = _probe_ops(leafgrad)
     if ops is None:
-        return "", None, ("leafgrad lacks " + ", ".join(missing)
-                          + " and Tensor @ Tensor (matmul) for the fallback")
+        return "", None, (f"nn variant: leafgrad {why_not_nn}; "
+                          "fallback: leafgrad lacks Tensor @ Tensor (matmul)")
     label = f"ops: matmul+relu+{ops['log_softmax']}+{ops['pick']}+no_grad SGD"
     return label, ops, None
 

@@ -71,17 +71,29 @@ def test_leafgrad_matches_numpy_floor(name):
 
 
 def test_conv_step_runs_or_is_skipped_with_reason():
-    """W6 runs only when leafgrad has the CNN modules; otherwise the report names them."""
-    missing = [p for p in conv.FEATURES if not _has(leafgrad, p)]
-    plan = WORKLOADS["W6"].prepare(leafgrad)
-    if missing:
-        res = run_workload(WORKLOADS["W6"], {"leafgrad": leafgrad}, ["leafgrad"], True, None)
-        assert res["skipped"] == "leafgrad lacks " + ", ".join(missing)
-        assert res["impls"] == {}
-    else:
-        assert plan[2] is None
+    """W6 runs only when leafgrad has the CNN modules and they work; otherwise the report
+    says what is missing or what failed."""
+    reason = conv.skip_reason(leafgrad)
+    if reason is None:
+        plan = WORKLOADS["W6"].prepare(leafgrad)
         assert_same_results(run_quick("W6", "leafgrad", leafgrad, plan),
                             run_quick("W6", "numpy", None, plan))
+        return
+    missing = [p for p in conv.FEATURES if not _has(leafgrad, p)]
+    if missing:
+        assert reason == "leafgrad lacks " + ", ".join(missing)
+    else:
+        assert reason.startswith("leafgrad fails a tiny conv step: ")
+    res = run_workload(WORKLOADS["W6"], {"leafgrad": leafgrad}, ["leafgrad"], True, None)
+    assert res["skipped"] == reason
+    assert res["impls"] == {}
+
+
+def test_probes_accept_torch():
+    """torch has every feature, so the probes must pick the idiomatic variants for it."""
+    with torch_threads(1):
+        assert conv.skip_reason(torch) is None
+        assert mlp.choose_variant(torch) == ("nn", None, None)
 
 
 def _has(obj, dotted):
@@ -113,14 +125,11 @@ def test_numpy_floor_matches_torch_mlp_fallbacks(ops):
 
 def test_mlp_variant_is_chosen_from_what_leafgrad_has():
     label, ops, skip = mlp.choose_variant(leafgrad)
-    has_nn = all(_has(leafgrad, p) for p in mlp.NN_FEATURES)
-    if has_nn:
-        assert (label, ops, skip) == ("nn", None, None)
+    assert skip is None, skip  # the fallback needs only matmul, which leafgrad must have
+    if label == "nn":
+        assert ops is None
     else:
-        assert skip is None, skip  # the fallback needs only matmul, which leafgrad must have
-        assert label.startswith("ops: matmul")
-    # torch has everything, so it would run the idiomatic variant
-    assert mlp.choose_variant(torch) == ("nn", None, None)
+        assert label.startswith("ops: matmul") and ops in MLP_FALLBACKS
 
 
 def _run_cli(*args):
