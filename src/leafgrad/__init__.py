@@ -17,6 +17,8 @@ from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled)
 from .tensor import Tensor, Size, is_tensor, device
+from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,
+                                    set_anomaly_enabled)
 from . import ops as _ops
 from . import autograd
 from . import factories, random, _printing, functions  # noqa: F401  (exported below)
@@ -51,5 +53,6 @@ __all__ = sorted(
      "bool", "float", "double", "half", "long", "int", "short", "get_default_dtype",
      "set_default_dtype", "promote_types", "no_grad", "enable_grad", "set_grad_enabled",
      "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "Tensor", "Size",
-     "is_tensor", "device", "autograd"]
+     "is_tensor", "device", "autograd", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+     "set_anomaly_enabled"]
     + list(_ops.registry.FUNCTIONS) + [n for m in _EXPORTING for n in m.__all__])

@@ -23,16 +23,18 @@ RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output.
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 import warnings
 
 import numpy as np
 
 from ..tensor import Tensor
+from . import engine as _engine
 from .graph import anomaly as _state
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
-           "is_anomaly_check_nan_enabled"]
+# As in PyTorch; the is_* queries and set_anomaly_enabled are exported as torch.<name>.
+__all__ = ["detect_anomaly", "set_detect_anomaly"]
 
 _ENABLED_WARNING = ("Anomaly Detection has been enabled. This mode will increase the runtime and "
                     "should only be enabled for debugging.")
@@ -43,8 +45,8 @@ _NO_FORWARD_INFO = ("No forward pass information available. Enable detect anomal
 # so its traces end at the user's line that called the op.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
-# The node whose backward is running now: nodes made meanwhile (create_graph) name it as parent.
-_running: list = []
+# The engine's loop; its local ``node`` is the node being evaluated (see _forward_stack).
+_ENGINE_LOOP = _engine._execute.__code__
 
 
 def is_anomaly_enabled() -> bool:
@@ -55,6 +57,11 @@ def is_anomaly_enabled() -> bool:
 def is_anomaly_check_nan_enabled() -> bool:
     """Whether anomaly detection checks gradients for NaN (``torch.is_anomaly_check_nan_enabled``)."""
     return _state.check_nan
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Turn anomaly detection on or off (``torch.set_anomaly_enabled``), without a warning."""
+    _set(enabled, check_nan)
 
 
 def _set(mode: bool, check_nan: bool) -> None:
@@ -119,44 +126,65 @@ class set_detect_anomaly:
 
 # -- what the engine and the dispatcher call while anomaly mode is on -----------------------
 
-def _forward_stack() -> list:
-    """The current Python stack as ``traceback.format_stack`` lines, without leafgrad frames."""
-    frames = [f for f in traceback.extract_stack()[:-1]
-              if not os.path.abspath(f.filename).startswith(_PACKAGE_DIR)]
-    return traceback.format_list(frames)
+def _is_internal(frame) -> bool:
+    """A leafgrad frame: a module of the package, or code it generated with ``exec``
+    (the ops' public wrappers, whose globals carry no ``__name__``)."""
+    name = frame.f_globals.get("__name__")
+    if name is None:
+        return True
+    return name == "leafgrad" or name.startswith("leafgrad.") or \
+        os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR)
+
+
+def _forward_stack():
+    """The current Python stack as ``traceback.format_stack`` lines, without leafgrad frames,
+    and the node the engine is running (None outside a backward)."""
+    frame = sys._getframe(1)
+    frames = []
+    parent = None
+    while frame is not None:
+        if frame.f_code is _ENGINE_LOOP:
+            # Made during a backward (create_graph): PyTorch names the node being evaluated.
+            parent = frame.f_locals.get("node")
+        elif not _is_internal(frame):
+            frames.append((frame, frame.f_lineno))
+        frame = frame.f_back
+    frames.reverse()
+    return traceback.StackSummary.extract(frames).format(), parent
 
 
 def _record_forward_stack(node) -> None:
     """Called for every node made while anomaly mode is on."""
+    stack, parent = _forward_stack()
     meta = node.metadata
-    meta["traceback_"] = _forward_stack()
-    if _running:
-        meta["parent_"] = _running[-1]
+    meta["traceback_"] = stack
+    if parent is not None:
+        meta["parent_"] = parent
 
 
-def _error_message(node) -> str:
-    """``Error detected in X. Traceback of forward call...``, with the parents' traces."""
+def _error_messages(node) -> list:
+    """``Error detected in X. Traceback of forward call...``, then one message per parent
+    (the node whose backward made X, with create_graph), as PyTorch warns them."""
     meta = node._metadata or {}
     stack = meta.get("traceback_")
     if stack is None:
-        return f"Error detected in {node.name()}. {_NO_FORWARD_INFO}"
-    text = (f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-            + "".join(stack))
+        return [f"Error detected in {node.name()}. {_NO_FORWARD_INFO}"]
+    texts = [f"Error detected in {node.name()}. Traceback of forward call that caused the "
+             "error:\n" + "".join(stack)]
     parent = meta.get("parent_")
     while parent is not None:
         pmeta = parent._metadata or {}
         pstack = pmeta.get("traceback_")
         if pstack is None:
             break
-        text += (f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward "
-                 "call that induced the previous calculation:\n" + "".join(pstack))
+        texts.append(f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of "
+                     "forward call that induced the previous calculation:\n" + "".join(pstack))
         parent = pmeta.get("parent_")
-    return text
+    return texts
 
 
 def _run_node(node, grads, create_graph):
     """The engine's ``node.apply`` under anomaly mode."""
-    _running.append(node)
     try:
         grad_inputs = node.apply(grads, create_graph)
         if _state.check_nan and grad_inputs is not None:
@@ -166,18 +194,18 @@ def _run_node(node, grads, create_graph):
                     raise RuntimeError(
                         f"Function '{node.name()}' returned nan values in its {i}th output.")
     except Exception:
-        warnings.warn(_error_message(node), UserWarning, stacklevel=_user_stacklevel())
+        level = _user_stacklevel()
+        for text in _error_messages(node):
+            warnings.warn(text, UserWarning, stacklevel=level)
         raise
-    finally:
-        _running.pop()
     return grad_inputs
 
 
 def _user_stacklevel() -> int:
     """The stacklevel that points a warning at the first caller outside leafgrad."""
     level = 1
-    for frame in reversed(traceback.extract_stack()[:-1]):
-        if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
-            return level
+    frame = sys._getframe(1)   # the function calling warnings.warn: stacklevel 1
+    while frame is not None and _is_internal(frame):
+        frame = frame.f_back
         level += 1
-    return 1
+    return level
