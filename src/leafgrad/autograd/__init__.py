@@ -20,7 +20,8 @@ from .graph import Node
 
 __all__ = ["backward", "grad", "Node", "graph", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "Function", "function", "gradcheck",
-           "gradgradcheck", "detect_anomaly", "set_detect_anomaly", "anomaly_mode"]
+           "gradgradcheck", "detect_anomaly", "set_detect_anomaly", "anomaly_mode",
+           "functional"]
 
 
 def _as_tuple(x):
@@ -139,7 +140,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 # Layer 5 (custom Function, gradcheck, anomaly mode) is built on grad/backward above. As in
 # PyTorch, ``autograd.gradcheck`` is the function while ``autograd.gradcheck`` in sys.modules
 # (``from torch.autograd.gradcheck import GradcheckError``) is the module.
-from . import function, anomaly_mode  # noqa: E402
+from . import function, anomaly_mode, functional  # noqa: E402
 from .function import Function  # noqa: E402
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
