@@ -141,6 +141,8 @@ class Tensor:
     _retains_grad = False
     _acc = None           # weak reference to the leaf's AccumulateGrad, once asked for
     _meta = None          # dict of rare flags (inference tensor, post-accumulate hooks, ...)
+    _view_version = None  # base version when this view's grad_fn was made (ops/views.py)
+    _view_kind = None     # "no_grad" or (creator name, output index) for multi-output views
 
     # -- construction -----------------------------------------------------------------
     def __new__(cls, *args, **kwargs):
@@ -177,6 +179,10 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        base = self._base
+        if base is not None and self._vc[0] != self._view_version and base._requires_grad:
+            from .ops.views import refresh   # the base changed in place: regrow (views.py)
+            refresh(self)
         return self._grad_fn
 
     @property
@@ -283,10 +289,7 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """A tensor sharing storage and the version counter, cut from the graph."""
-        out = _wrap(self._data)
-        out._vc = self._vc
-        out._base = self._base if self._base is not None else self
-        return out
+        return _wrap(self._data, None, self._vc)   # shares storage and version; not a view
 
     def detach_(self) -> "Tensor":
         self._grad_fn = None
@@ -440,9 +443,10 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # as PyTorch: a plain 0-d tensor formats as its Python number
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (self._data.copy(), self._requires_grad))

@@ -145,8 +145,10 @@ def dispatch(rec, args: tuple):
         results.append(_wrap(o))
     if rec.view:
         base = args[rec.input_pos[0]]
-        for r in results:
-            _make_view(r, base)
+        name = rec.grad_fn_name[:-len("Backward0")] if rec.grad_fn_name.endswith(
+            "Backward0") else rec.grad_fn_name
+        for i, r in enumerate(results):
+            _make_view(r, base, (name, i))
     if record:
         record_node(rec, args, results)
     return tuple(results)
@@ -194,10 +196,22 @@ def _dispatch_list(rec, args: tuple):
     return result
 
 
-def _make_view(result: Tensor, base: Tensor) -> None:
+def _make_view(result: Tensor, base: Tensor, multi=None) -> None:
+    """Make ``result`` a view of ``base``'s root: shared storage and version counter."""
     if np.may_share_memory(result._data, base._data):
         result._vc = base._vc
         result._base = base._base if base._base is not None else base
+        result._view_version = base._vc[0]
+        if not _mode.grad_enabled:
+            result._view_kind = "no_grad"
+        elif multi is not None:
+            result._view_kind = multi
+
+
+def refresh_view(view: Tensor) -> None:
+    """Regrow a stale view's grad_fn after its base changed in place (ops/views.py)."""
+    from .views import refresh
+    refresh(view)
 
 
 _ARG, _RESULT, _SHAPE, _DTYPE = 0, 1, 2, 3
@@ -221,6 +235,8 @@ def record_node(rec, args: tuple, results) -> None:
     for p in rec.input_pos:
         a = args[p]
         if isinstance(a, Tensor) and a._requires_grad:
+            if a._base is not None and a._vc[0] != a._view_version:
+                refresh_view(a)   # its base changed in place since: see ops/views.py
             fn = a._grad_fn
             edges.append((fn, a._output_nr) if fn is not None else (a, 0))
             mask |= bit

@@ -311,9 +311,15 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None) ->
             f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
     rd, sd = result._data.dtype, self._data.dtype
     if rd != sd and not np.can_cast(rd, sd, "same_kind"):
-        raise RuntimeError(f"result type {_dt.from_numpy_dtype(rd).name.capitalize()} can't "
+        # PyTorch names scalar types here: "Float", "Long" ("FloatTensor" less "Tensor")
+        raise RuntimeError(f"result type {_dt.from_numpy_dtype(rd).tensor_type[:-6]} can't "
                            f"be cast to the desired output type "
-                           f"{_dt.from_numpy_dtype(sd).name.capitalize()}")
+                           f"{_dt.from_numpy_dtype(sd).tensor_type[:-6]}")
+    is_view = self._base is not None
+    if is_view and _mode.grad_enabled and (result._grad_fn is not None
+                                           or self._base._requires_grad):
+        from .views import check_view_inplace
+        check_view_inplace(self)
     if self._data.flags.writeable:
         np.copyto(self._data, result._data, casting="unsafe")
     else:
@@ -323,10 +329,12 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None) ->
                            "operation.")
     self._vc[0] += 1
     if result._grad_fn is not None:
-        if self._base is not None and self._base._requires_grad:
-            raise NotImplementedError(
-                "leafgrad does not yet differentiate in-place changes to a view of a tensor "
-                "that requires grad; clone() the view first (tracked in issue 3)")
+        old_node, old_nr = self._grad_fn, self._output_nr
+        if is_view:
+            from .views import rebase
+            rebase(self, result)   # the base's history becomes a CopySlices (views.py)
+            _move_retain_grad(self, old_node, old_nr)
+            return self
         node = result._grad_fn
         if node.record is not None and node.record.has_saved_output:
             # The saved output is now self's storage: later changes to it must be caught.
@@ -339,4 +347,19 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None) ->
         self._grad_fn = node
         self._requires_grad = True
         self._output_nr = 0
+        _move_retain_grad(self, old_node, old_nr)
     return self
+
+
+def _move_retain_grad(t: Tensor, old_node, old_nr) -> None:
+    """retain_grad follows the tensor to its new grad_fn after an in-place op."""
+    if not t._retains_grad or old_node is None or old_node is t._grad_fn:
+        return
+    hooks = old_node._retain_grad_hooks
+    if hooks is not None:
+        hooks.pop(old_nr, None)
+    node = t._grad_fn
+    if node._retain_grad_hooks is None:
+        node._retain_grad_hooks = {}
+    import weakref
+    node._retain_grad_hooks[t._output_nr] = weakref.ref(t)

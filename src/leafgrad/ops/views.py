@@ -1,0 +1,171 @@
+"""In-place changes through views, differentiated through the base (PyTorch's CopySlices).
+
+Note [In-place on a view]
+``v = y[0]; v.mul_(2)`` changes ``y``'s storage. Autograd must see it as a change of ``y``:
+``y``'s history becomes a ``CopySlices`` node, whose backward routes the gradient of the
+changed region through the in-place op's own node and passes the rest of ``y``'s gradient
+through unchanged. ``v`` then gets a fresh ``AsStridedBackward0`` node reading its elements
+out of the new ``y``. Every other view of ``y`` made before the change is stale: its old
+``grad_fn`` describes the old values, so it is regenerated the same way the next time the view
+enters an op (``refresh``), as PyTorch does. The region is described by the flat positions of
+the view's elements in the base's storage, read off the NumPy strides.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import errors
+from ..autograd.graph import Node
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
+from .registry import Sample, defop
+
+__all__ = ["as_strided", "positions", "rebase", "refresh", "CopySlices", "check_view_inplace"]
+
+FAMILY = "views"
+
+
+def positions(view_data: np.ndarray, base_data: np.ndarray):
+    """(size, stride, storage_offset) of ``view_data`` inside ``base_data``, in elements."""
+    if not base_data.flags.c_contiguous:
+        raise NotImplementedError(
+            "leafgrad differentiates in-place changes of views only when the base tensor is "
+            "contiguous; call .contiguous() on the base first")
+    item = base_data.itemsize
+    offset = (view_data.__array_interface__["data"][0]
+              - base_data.__array_interface__["data"][0]) // item
+    return tuple(view_data.shape), tuple(s // item for s in view_data.strides), offset
+
+
+def _flat_index(size, stride, offset):
+    idx = np.full(size, offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[d] = n
+        idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return idx
+
+
+def as_strided_op(self, size, stride, storage_offset=None):
+    """A view of ``self``'s storage with the given sizes and strides (in elements)."""
+    if not self.flags.c_contiguous:
+        raise NotImplementedError("as_strided on a non-contiguous tensor is not supported")
+    flat = self.reshape(-1)
+    offset = storage_offset or 0
+    item = self.itemsize
+    return np.lib.stride_tricks.as_strided(flat[offset:], shape=tuple(size),
+                                           strides=tuple(s * item for s in stride))
+
+
+def as_strided_self(grad, self_shape, size, stride, storage_offset):
+    if _mode.grad_enabled:
+        raise NotImplementedError("double backward through as_strided (and so through an "
+                                  "in-place change of a view) is not supported yet")
+    n = int(np.prod(self_shape))
+    out = np.zeros(n, dtype=grad._data.dtype)
+    np.add.at(out, _flat_index(tuple(size), tuple(stride), storage_offset or 0), grad._data)
+    return _wrap(out.reshape(self_shape))
+
+
+def _as_strided_samples(make, shapes):
+    return [Sample((make((3, 4)), (2, 2), (4, 1), 1), call="as_strided", grad=False),
+            Sample((make((6,)), (3, 2), (1, 1)), call="as_strided", grad=False)]
+
+
+AS_STRIDED = defop("as_strided", as_strided_op, derivatives={"self": as_strided_self},
+                   dtype="same", view=True, samples=_as_strided_samples, family=FAMILY)
+as_strided = AS_STRIDED.public
+
+
+class CopySlices(Node):
+    """The base's new history after an in-place op on one of its views."""
+
+    __slots__ = ()
+    saved_names = ()
+    saved_is_tensor = None
+
+    def apply(self, grads, create_graph: bool):
+        if create_graph:
+            raise NotImplementedError("double backward through an in-place change of a view "
+                                      "is not supported yet")
+        op_node, index = self._saved
+        grad = grads[0]
+        result = np.array(grad._data, copy=True, order="C")
+        flat = result.reshape(-1)
+        region = _wrap(flat[index])
+        op_grads = op_node.apply([region], create_graph)
+        flat[index] = 0
+        if op_grads[0] is not None:
+            np.add.at(flat, index, np.broadcast_to(op_grads[0]._data, index.shape))
+        return [_wrap(result)] + list(op_grads[1:])
+
+
+CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
+
+
+def check_view_inplace(view: Tensor) -> None:
+    """PyTorch's errors for in-place changes of views it cannot rebase."""
+    kind = view._view_kind
+    if kind is None:
+        return
+    if kind == "no_grad":
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+            "You can clarify your code by moving both the view and the inplace either both "
+            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+            "outside (if you want the inplace to be tracked).")
+    name, index = kind
+    raise RuntimeError(
+        f"Output {index} of {name} is a view and is being modified inplace. This view is the "
+        "output of a function that returns multiple views. Such functions do not allow the "
+        "output views to be modified inplace. You should replace the inplace operation by an "
+        "out-of-place one.")
+
+
+def rebase(view: Tensor, result: Tensor) -> None:
+    """Make ``view``'s base carry the in-place op recorded on ``result`` (a CopySlices)."""
+    base = view._base
+    size, stride, offset = positions(view._data, base._data)
+    node = object.__new__(CopySlices)
+    op_node = result._grad_fn
+    if base._requires_grad:
+        fn = base._grad_fn
+        first = (fn, base._output_nr) if fn is not None else (base, 0)
+    else:
+        first = (None, 0)
+    node._edges = (first,) + tuple(op_node._edges[1:])
+    node._saved = (op_node, _flat_index(size, stride, offset))
+    node._versions = None
+    node._args = None
+    base._grad_fn = node
+    base._requires_grad = True
+    base._output_nr = 0
+    _regrow(view, base, size, stride, offset)
+
+
+def _regrow(view, base, size, stride, offset):
+    with_grad = _mode.grad_enabled
+    _mode.grad_enabled = True
+    try:
+        fresh = AS_STRIDED.public(base, size, stride, offset)
+    finally:
+        _mode.grad_enabled = with_grad
+    view._grad_fn = fresh._grad_fn
+    view._requires_grad = fresh._requires_grad
+    view._output_nr = 0
+    view._view_version = base._vc[0]
+
+
+def refresh(view: Tensor) -> None:
+    """Regenerate a stale view's history after its base changed in place (Note above)."""
+    base = view._base
+    view._view_version = base._vc[0]
+    if not base._requires_grad:
+        return
+    size, stride, offset = positions(view._data, base._data)
+    _regrow(view, base, size, stride, offset)
+
+
+del errors
+
