@@ -2,52 +2,84 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
-import runpy
 import sys
 
 __all__ = ["main", "run_program"]
 
 
 def run_program(path: str, args: list) -> int:
-    """Run ``path`` as ``python path args...`` would, with ``import torch`` served by leafgrad."""
+    """Run ``path`` as ``python path args...`` would, with ``import torch`` served by leafgrad.
+
+    The program sees what ``python FILE`` gives it: ``sys.argv`` (``argv[0]`` as typed),
+    ``__name__ == "__main__"``, an absolute ``__file__``, its own directory first on
+    ``sys.path`` (so sibling modules import, and they get leafgrad for ``torch`` too).
+    Returns the exit status: ``sys.exit``'s code, 1 after an uncaught exception (whose
+    traceback starts in the program, not in this runner).
+    """
     from . import compat
-    if not os.path.exists(path):
-        print(f"leafgrad run: can't open file '{path}': [Errno 2] No such file or directory",
+    full = os.path.abspath(path)
+    try:
+        with io.open_code(full) as f:
+            source = f.read()
+    except OSError as exc:
+        exe = (getattr(sys, "orig_argv", None) or [sys.executable])[0]
+        print(f"{exe}: can't open file {full!r}: [Errno {exc.errno}] {exc.strerror}",
               file=sys.stderr)
         return 2
     compat.install()
     sys.argv = [path] + list(args)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    if sys.path:
+        sys.path[0] = os.path.dirname(full)
+    else:
+        sys.path.append(os.path.dirname(full))
     try:
-        runpy.run_path(path, run_name="__main__")
+        _exec_as_main(source, full)
     except SystemExit as exc:
-        code = exc.code
-        if code is None:
-            return 0
-        if isinstance(code, int):
-            return code
-        print(code, file=sys.stderr)
-        return 1
+        return _exit_status(exc.code)
     except BaseException:
-        _print_user_traceback(path)
+        _print_user_traceback()
         return 1
     return 0
 
 
-def _print_user_traceback(path: str) -> None:
-    """Print the traceback as ``python FILE`` would: without leafgrad's runner frames."""
-    import traceback
+def _exec_as_main(source: bytes, filename: str) -> None:
+    """Execute ``source`` as the ``__main__`` module, the way the interpreter runs a script."""
+    import builtins
+    import importlib.machinery
+    import types
+    main = types.ModuleType("__main__")
+    main.__file__ = filename
+    main.__builtins__ = builtins
+    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", filename)
+    main.__spec__ = None
+    main.__cached__ = None
+    code = compile(source, filename, "exec", dont_inherit=True)
+    sys.modules["__main__"] = main
+    exec(code, main.__dict__)
+
+
+def _exit_status(code) -> int:
+    """What the interpreter does with ``SystemExit(code)``."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _print_user_traceback() -> None:
+    """Report the exception through ``sys.excepthook`` without this runner's frames."""
     etype, value, tb = sys.exc_info()
-    here = os.path.dirname(os.path.abspath(__file__))
-    runpy_file = os.path.abspath(runpy.__file__)
+    here = os.path.abspath(__file__)
     while tb is not None:
-        f = os.path.abspath(tb.tb_frame.f_code.co_filename)
-        if f.startswith(here + os.sep + "cli.py") or f == runpy_file or "<frozen runpy>" in f:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == here:
             tb = tb.tb_next
             continue
         break
-    traceback.print_exception(etype, value, tb)
+    sys.excepthook(etype, value.with_traceback(tb) if value is not None else value, tb)
 
 
 def _cmd_ops(ns) -> int:
