@@ -399,6 +399,7 @@ def _alias(t: Tensor, as_view: bool) -> Tensor:
     out = _wrap(t._data, None, t._vc)
     if as_view:
         out._base = t._base if t._base is not None else t
+        out._view_version = t._vc[0]   # its history is current (see ops/views.py)
     return out
 
 
