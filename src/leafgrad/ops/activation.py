@@ -43,9 +43,12 @@ def _samples(*extra_kwargs, low=-3.0, high=3.0, call=None, ints=True):
 
 # -- sigmoid --------------------------------------------------------------------------------
 def sigmoid(self):
-    """``1 / (1 + exp(-self))``, computed stably."""
-    e = np.exp(-np.abs(self))
-    return np.where(self >= 0, 1 / (1 + e), e / (1 + e))
+    """``1 / (1 + exp(-self))``.
+
+    Already stable as written: ``exp`` overflows to inf for very negative inputs and 1 / inf
+    is 0, as in PyTorch (which gives 0, not a denormal, for ``sigmoid(-100.)`` in float32).
+    """
+    return 1 / (1 + np.exp(-self))
 
 
 def sigmoid_self(grad, result):

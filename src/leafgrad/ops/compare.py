@@ -102,8 +102,9 @@ def _shift_samples(make, shapes):
 
 def _bitwise(kernel, ufunc):
     def forward(self, other):
-        if self.dtype.kind == "f":
-            raise not_implemented_for(kernel, self)
+        data = self if isinstance(self, np.ndarray) else other   # ``1 << t``: self a number
+        if data.dtype.kind == "f":
+            raise not_implemented_for(kernel, data)
         return ufunc(self, other)
     return forward
 

@@ -347,7 +347,11 @@ bind_method("__rfloordiv__", lambda self, other: _floordiv.public(other, self))
 def remainder(self, other):
     """Python's ``%``: the result has the sign of ``other``."""
     _check_int_zero(self, other)
-    return np.remainder(self, other)
+    if np.result_type(self, other).kind != "f":
+        return np.remainder(self, other)
+    # PyTorch adjusts fmod's result, which keeps fmod's signed zeros (NumPy flips them).
+    mod = np.fmod(self, other)
+    return np.where((mod != 0) & ((mod < 0) != (np.asarray(other) < 0)), mod + other, mod)
 
 
 def remainder_other(grad, self, other):
