@@ -125,6 +125,9 @@ class set_grad_enabled(_DecoratorContextManager):
     def clone(self):
         return type(self)(self.mode)
 
+    def __repr__(self) -> str:
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
 
 class inference_mode(_DecoratorContextManager):
     """Like no_grad, and tensors made inside are inference tensors (see issue 3)."""

@@ -162,13 +162,21 @@ class Tensor:
         if value and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients")
+        self._check_inference_requires_grad(value)
         self._requires_grad = bool(value)
+
+    def _check_inference_requires_grad(self, value) -> None:
+        if value and self._meta is not None and self._meta.get("inference") \
+                and not _mode.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         if self._grad_fn is not None and not requires_grad:
             raise RuntimeError(errors.REQUIRES_GRAD_NONLEAF)
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._check_inference_requires_grad(requires_grad)
         if self._grad_fn is None:
             self._requires_grad = bool(requires_grad)
         return self
@@ -276,6 +284,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._meta is not None and self._meta.get("inference"):
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
 
     @property

@@ -196,6 +196,13 @@ def _dispatch_list(rec, args: tuple):
     return result
 
 
+INFERENCE_SAVE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+    "of `torch.inference_mode()`.")
+
+
 def _make_view(result: Tensor, base: Tensor, multi=None) -> None:
     """Make ``result`` a view of ``base``'s root: shared storage and version counter."""
     if np.may_share_memory(result._data, base._data):
@@ -257,6 +264,8 @@ def record_node(rec, args: tuple, results) -> None:
             if kind == _ARG:
                 v = args[pos]
                 if isinstance(v, Tensor):
+                    if v._meta is not None and v._meta.get("inference"):
+                        raise RuntimeError(INFERENCE_SAVE)
                     if versions is None:
                         versions = [None] * len(saved)
                     versions[i] = v._vc[0]

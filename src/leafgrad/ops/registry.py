@@ -262,7 +262,13 @@ def _make_public(rec: OpRecord, sig: inspect.Signature) -> Callable:
 
 
 def inplace_check(self: Tensor) -> None:
-    """PyTorch's errors for in-place changes of leaves that require grad."""
+    """PyTorch's errors for in-place changes of leaves that require grad (and of inference
+    tensors outside inference mode)."""
+    if self._meta is not None and self._meta.get("inference") and not _mode.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+            "make a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if _mode.grad_enabled:
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
