@@ -1,4 +1,607 @@
-"""indexing ops (family file)."""
+"""Reading by index: ``x[...]``, select/slice/narrow, index_select, gather, take, masked_select.
+
+Note [How x[index] is recorded]
+PyTorch turns ``x[i, 1:, None, idx]`` into a chain of view ops applied left to right (ints
+``select``, slices ``slice``, ``None`` ``unsqueeze``; full slices ``:`` and ``...`` do nothing)
+followed by one ``index`` for all tensor / list / bool indices; the result's ``grad_fn`` chain
+shows exactly that (``IndexBackward0`` <- ``SliceBackward0`` <- ``SelectBackward0``). When a
+tuple index changes nothing the result is an ``alias`` (AliasBackward0); a lone slice is always
+a ``slice``. ``parse_index`` below does this walk once; ``__getitem__`` replays its steps and
+``__setitem__`` (ops/scatter.py) reuses it to decide how an assignment is recorded.
+
+>>> import leafgrad as torch
+>>> x = torch.zeros(3, 4, requires_grad=True)
+>>> x[0, 1:].grad_fn.name(), x[[0, 2]].grad_fn.name(), x[...].grad_fn.name()
+('SliceBackward0', 'IndexBackward0', 'AliasBackward0')
+"""
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
+
+from .registry import Sample, bind_method, defop, export_function
+from .shape import at_least, wrap_dim
+from ..autograd.graph import sum_to
+from ..tensor import Tensor, _wrap
+
 FAMILY = "indexing"
+
+__all__ = ["parse_index", "index_arrays", "narrow", "select_backward", "slice_backward",
+           "index_put_impl", "zeros_of"]
+
+
+def zeros_of(shape, np_dtype) -> Tensor:
+    """A constant zero tensor (no history) for a backward formula to write into."""
+    return _wrap(np.zeros(shape, np_dtype))
+
+
+# -- select / slice / alias: the views basic indexing is made of ------------------------
+def select_op(self, dim, index):
+    """The slice at ``index`` along ``dim``, without that dim (a view)."""
+    if self.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, self.ndim)
+    n = self.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"[{', '.join(map(str, self.shape))}] at dimension {d}")
+    return self[(slice(None),) * d + (index, Ellipsis)]   # Ellipsis: a 0-d view, not a copy
+
+
+def select_self(grad, self_shape, dim, index):
+    return select_backward(grad, self_shape, dim, index)
+
+
+def _select_samples(make, shapes):
+    s = at_least(shapes[0], 1)
+    return [Sample((make(s), 0, -1)), Sample((make(s), -1, 0), call="select")]
+
+
+_select = defop("select", select_op, derivatives={"self": select_self}, dtype="same",
+                view=True, samples=_select_samples, family=FAMILY)
+
+
+def select_backward_op(grad_output, input_sizes, dim, index):
+    """Zeros of ``input_sizes`` with ``grad_output`` at ``index`` along ``dim``."""
+    out = np.zeros(input_sizes, grad_output.dtype)
+    out[(slice(None),) * wrap_dim(dim, len(input_sizes)) + (index,)] = grad_output
+    return out
+
+
+def select_backward_grad_output(grad, dim, index):
+    return _select.public(grad, dim, index)
+
+
+_select_backward = defop("select_backward", select_backward_op, inputs=("grad_output",),
+                         derivatives={"grad_output": select_backward_grad_output},
+                         dtype="same", methods=(), functions=(), family=FAMILY)
+select_backward = _select_backward.public
+
+
+def slice_op(self, dim=0, start=None, end=None, step=1):
+    """``self[..., start:end:step]`` along ``dim`` (a view)."""
+    d = wrap_dim(dim, self.ndim)
+    return self[(slice(None),) * d + (slice(start, end, step),)]
+
+
+def slice_self(grad, self_shape, dim, start, end, step):
+    return slice_backward(grad, self_shape, dim, start, end, step)
+
+
+_slice = defop("slice", slice_op, derivatives={"self": slice_self}, dtype="same", view=True,
+               methods=(), functions=(), family=FAMILY)
+
+
+def slice_backward_op(grad_output, input_sizes, dim, start, end, step):
+    out = np.zeros(input_sizes, grad_output.dtype)
+    out[(slice(None),) * wrap_dim(dim, len(input_sizes)) + (slice(start, end, step),)] = \
+        grad_output
+    return out
+
+
+def slice_backward_grad_output(grad, dim, start, end, step):
+    return _slice.public(grad, dim, start, end, step)
+
+
+_slice_backward = defop("slice_backward", slice_backward_op, inputs=("grad_output",),
+                        derivatives={"grad_output": slice_backward_grad_output},
+                        dtype="same", methods=(), functions=(), family=FAMILY)
+slice_backward = _slice_backward.public
+
+
+def alias_op(self):
+    """The same data, a new tensor (a view); what ``x[...]`` returns."""
+    return self.view()
+
+
+def alias_self(grad):
+    return grad
+
+
+_alias = defop("alias", alias_op, derivatives={"self": alias_self}, dtype="same", view=True,
+               methods=(), functions=("alias",), family=FAMILY)
+
+
+def _slice_of(t, dim, s, size):
+    if s.step is not None and s.step <= 0:
+        if s.step == 0:
+            raise ValueError("slice step cannot be zero")
+        raise ValueError("step must be greater than zero")
+    start, stop, step = s.indices(size)
+    stop = max(stop, start)
+    return _slice.public(t, dim, start, stop, step), (start == 0 and stop == size and step == 1)
+
+
+def narrow(self, dim, start, length):
+    """``length`` entries from ``start`` along ``dim`` (a view, SliceBackward0)."""
+    data = self._data
+    d = wrap_dim(dim, data.ndim)
+    n = data.shape[d]
+    start = int(start)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but "
+                         f"got {start})")
+    if start < 0:
+        start += n
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({n}).")
+    return _slice.public(self, d, start, start + length, 1)
+
+
+bind_method("narrow", narrow)
+export_function("narrow", narrow)
+
+
+# -- index (advanced indexing) ------------------------------------------------------------
+def index_op(self, indices):
+    """Advanced indexing; ``indices`` holds, per leading dim, an int64 array or None."""
+    return self[tuple(slice(None) if i is None else i for i in indices)]
+
+
+def index_self(grad, self_shape, indices):
+    return index_put_impl(zeros_of(self_shape, grad._data.dtype), indices, grad, True)
+
+
+_index = defop("index", index_op, derivatives={"self": index_self}, dtype="same",
+               methods=(), functions=(), family=FAMILY)
+
+
+def index_put_op(self, indices, values, accumulate=False):
+    """A copy of ``self`` with ``values`` written (or added) at ``indices``."""
+    key = tuple(slice(None) if i is None else i for i in indices)
+    out = self.copy()
+    target = out[key].shape
+    vshape = np.shape(values)
+    try:
+        np.broadcast_shapes(vshape, target)
+        if len(vshape) > len(target):
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape "
+                           f"[{', '.join(map(str, vshape))}] cannot be broadcast to indexing "
+                           f"result of shape [{', '.join(map(str, target))}]") from None
+    if accumulate:
+        np.add.at(out, key, values)
+    else:
+        out[key] = values
+    return out
+
+
+def index_put_self(grad, indices, accumulate):
+    if accumulate:
+        return grad
+    return _index_put.public(grad, indices, zeros_of((), grad._data.dtype), False)
+
+
+def index_put_values(grad, indices, values_shape):
+    # explicit sum_to: values may broadcast yet have the output's shape by coincidence
+    return sum_to(_index.public(grad, indices), values_shape)
+
+
+_index_put = defop("index_put", index_put_op, inputs=("self", "values"),
+                   derivatives={"self": index_put_self, "values": index_put_values},
+                   dtype="same", methods=(), functions=(), family=FAMILY)
+_index_put_impl = defop("_index_put_impl", index_put_op, inputs=("self", "values"),
+                        derivatives={"self": index_put_self, "values": index_put_values},
+                        dtype="same", methods=(), functions=(),
+                        grad_fn_name="IndexPutImplBackward0", family=FAMILY)
+index_put_impl = _index_put_impl.public
+
+
+def index_arrays(indices, shape, first_dim=0):
+    """PyTorch-style ``indices`` (a sequence of index tensors / None) as int64 arrays.
+
+    Bool masks become one array per masked dim (their ``nonzero``); every index is checked
+    against its dim's size with PyTorch's messages. Returns a tuple aligned with dims.
+    """
+    out = []
+    dim = first_dim
+    for idx in indices:
+        if idx is None:
+            out.append(None)
+            dim += 1
+            continue
+        a = idx._data if isinstance(idx, Tensor) else np.asarray(idx)
+        if a.dtype == np.uint8:
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                          "dtype torch.bool instead.", UserWarning, stacklevel=3)
+            a = a.astype(bool)
+        if a.dtype == np.bool_:
+            for j in range(a.ndim):
+                if dim + j >= len(shape) or a.shape[j] != shape[dim + j]:
+                    raise IndexError(
+                        f"The shape of the mask [{', '.join(map(str, a.shape))}] at index {j} "
+                        f"does not match the shape of the indexed tensor "
+                        f"[{', '.join(map(str, shape))}] at index {dim + j}")
+            out.extend(np.nonzero(a))
+            dim += a.ndim
+            continue
+        if a.dtype.kind not in "iu":
+            if a.size == 0 and a.dtype.kind == "f" and not isinstance(idx, Tensor):
+                a = a.astype(np.int64)     # x[[]] is an empty long index
+            else:
+                raise IndexError("tensors used as indices must be long, int, byte or bool "
+                                 "tensors")
+        if a.dtype not in (np.int64, np.int32):
+            raise IndexError("tensors used as indices must be long, int, byte or bool "
+                             "tensors")
+        n = shape[dim]
+        if a.size:
+            bad = a[(a >= n) | (a < -n)]
+            if bad.size:
+                raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension "
+                                 f"{dim} with size {n}")
+        out.append(a.astype(np.int64, copy=False))
+        dim += 1
+    present = [a for a in out if a is not None]
+    try:
+        np.broadcast_shapes(*(a.shape for a in present))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                         "with shapes " + ", ".join(
+                             f"[{', '.join(map(str, a.shape))}]" for a in present)) from None
+    return tuple(out)
+
+
+def _seq_as_tuple(seq) -> bool:
+    # NumPy's old rule, still followed by PyTorch (with a warning): a short list holding
+    # slices, None, Ellipsis, tensors or sequences is a tuple of indices, not one index.
+    if len(seq) >= 32:
+        return False
+    return any(isinstance(s, (Tensor, np.ndarray, list, tuple, slice)) or s is None
+               or s is Ellipsis for s in seq)
+
+
+_INDEX_TYPE_ERROR = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                     "Variables are valid indices (got {})")
+
+
+def _dims_used(item) -> int:
+    if item is None or item is Ellipsis or isinstance(item, bool):
+        return 0
+    if isinstance(item, Tensor):
+        if item._data.dtype == np.bool_ or item._data.dtype == np.uint8:
+            return item._data.ndim
+        return 1
+    if isinstance(item, np.ndarray):
+        return item.ndim if item.dtype == np.bool_ else 1
+    return 1
+
+
+def _as_int(item):
+    """An int index (Python int, NumPy integer, 0-d integer tensor) or None."""
+    if isinstance(item, (bool, np.bool_)):
+        return None
+    if isinstance(item, (int, np.integer)):
+        return int(item)
+    if isinstance(item, Tensor) and item._data.ndim == 0 and item._data.dtype.kind in "iu" \
+            and item._data.dtype != np.uint8:
+        return int(item._data)
+    return None
+
+
+def parse_index(self: Tensor, index):
+    """Apply the basic part of ``index`` (Note above): ``(view, tensor_indices, changed)``.
+
+    ``tensor_indices`` is None when there is no advanced index, else a tuple aligned with the
+    view's dims (None for dims not indexed) ready for ``index``. ``changed`` tells whether a
+    select/slice/unsqueeze was applied (False means the view is ``self`` itself).
+    """
+    if not isinstance(index, tuple):
+        if isinstance(index, list) and _seq_as_tuple(index):
+            warnings.warn(
+                "Using a non-tuple sequence for multidimensional indexing is deprecated and "
+                "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
+                "pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+                "which will result either in an error or a different result", UserWarning,
+                stacklevel=3)
+            index = tuple(index)
+        else:
+            index = (index,)
+    ndim = self._data.ndim
+    used = sum(_dims_used(i) for i in index)
+    if ndim == 0 and any(_as_int(i) is not None for i in index):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    if used > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    result = self
+    dim = 0
+    tensors = []         # (dim in result, index) in order
+    changed = False
+    seen_ellipsis = False
+    for item in index:
+        i = _as_int(item)
+        if i is not None:
+            n = result._data.shape[dim]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size "
+                                 f"{n}")
+            result = _select.public(result, dim, i)
+            changed = True
+        elif isinstance(item, slice):
+            size = result._data.shape[dim]
+            sliced, full = _slice_of(result, dim, item, size)
+            if not full:
+                result = sliced
+                changed = True
+            dim += 1
+        elif item is None:
+            result = result.unsqueeze(dim)
+            changed = True
+            dim += 1
+        elif item is Ellipsis:
+            if not seen_ellipsis:
+                dim += ndim - used
+                seen_ellipsis = True
+        elif isinstance(item, (bool, np.bool_)) or (
+                isinstance(item, Tensor) and item._data.ndim == 0
+                and item._data.dtype == np.bool_):
+            result = result.unsqueeze(dim)
+            changed = True
+            tensors.append((dim, np.array([bool(item)])))
+            dim += 1
+        elif isinstance(item, (Tensor, np.ndarray, list, tuple)):
+            if isinstance(item, (list, tuple)):
+                item = _list_index(item)
+            tensors.append((dim, item))
+            dim += _dims_used(item)
+        else:
+            if isinstance(item, str):
+                raise TypeError("new(): invalid data type 'str'")
+            raise IndexError(_INDEX_TYPE_ERROR.format(type(item).__name__))
+    if not tensors:
+        return result, None, changed
+    aligned = []
+    covered = 0
+    for d, item in tensors:
+        aligned.extend([None] * (d - covered))
+        aligned.append(item)
+        covered = d + _dims_used(item)
+    return result, index_arrays(aligned, result._data.shape), changed
+
+
+def _list_index(item):
+    a = np.asarray(item)
+    if a.dtype == object:
+        raise IndexError(_INDEX_TYPE_ERROR.format(type(item).__name__))
+    if a.size == 0:
+        a = a.astype(np.int64)
+    return a
+
+
+def getitem(self, index):
+    """``self[index]`` as PyTorch records it (Note [How x[index] is recorded])."""
+    if type(index) is int:              # the common case, first
+        n = self._data.shape[0] if self._data.ndim else 0
+        if self._data.ndim and -n <= index < n:
+            return _select.public(self, 0, index)
+    elif index is Ellipsis:
+        return _alias.public(self)
+    elif isinstance(index, slice):
+        if self._data.ndim == 0:
+            raise IndexError("too many indices for tensor of dimension 0")
+        return _slice_of(self, 0, index, self._data.shape[0])[0]
+    result, arrays, changed = parse_index(self, index)
+    if arrays is not None:
+        return _index.public(result, arrays)
+    return result if changed else _alias.public(self)
+
+
+bind_method("__getitem__", getitem)
+
+
+def _getitem_samples(make, shapes):
+    s = at_least(shapes[0], 2)
+    rng = np.random.default_rng(len(s))
+    return [Sample((make(s), 0), call="__getitem__"),
+            Sample((make(s), (slice(1, None), -1)), call="__getitem__"),
+            Sample((make(s), (None, Ellipsis, 0)), call="__getitem__"),
+            Sample((make(s), rng.integers(0, s[0], size=(2, 3))), call="__getitem__"),
+            Sample((make(s), (slice(None), [0, -1])), call="__getitem__"),
+            Sample((make(s), make(s[:2]) > 0), call="__getitem__")]
+
+
+_index.samples = _getitem_samples
+
+
+# -- index_select / gather / take / masked_select -------------------------------------------
+def _long_index(name, index, what="index"):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument '{what}' (position 2) must be Tensor, not "
+                        f"{type(index).__name__}")
+    return index
+
+
+def index_select_op(self, dim, index):
+    """Entries ``index`` (a vector) along ``dim``."""
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    d = wrap_dim(dim, self.ndim)
+    n = self.shape[d] if self.ndim else 1
+    if index.size and (index.max() >= n or index.min() < -n):
+        raise IndexError("index out of range in self")
+    if self.ndim == 0:
+        return self.copy()
+    return np.take(self, index.reshape(-1), axis=d)
+
+
+def index_select_self(grad, self_shape, dim, index):
+    if not self_shape:
+        return grad
+    zeros = zeros_of(self_shape, grad._data.dtype)
+    return zeros.index_add(dim, index.reshape(-1) if index.ndim == 0 else index, grad)
+
+
+def _index_select_samples(make, shapes):
+    s = at_least(shapes[0], 1)
+    return [Sample((make(s), 0, make((5,), 0, s[0], np.int64))),
+            Sample((make(s), -1, make((2,), 0, s[-1], np.int64)), call="Tensor.index_select")]
+
+
+defop("index_select", index_select_op, inputs=("self", "index"),
+      derivatives={"self": index_select_self}, dtype="same", samples=_index_select_samples,
+      family=FAMILY)
+
+
+def gather_check(name, self_shape, dim, index_shape, other="self"):
+    """PyTorch's shape rules shared by gather and scatter."""
+    if len(index_shape) != len(self_shape) and not (
+            len(index_shape) <= 1 and len(self_shape) <= 1):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {other} "
+                           "tensor")
+    d = wrap_dim(dim, len(self_shape))
+    for k, (i, s) in enumerate(zip(index_shape, self_shape)):
+        if k != d and i > s:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                               f"[{', '.join(map(str, index_shape))}] to be no larger than "
+                               f"{other} [{', '.join(map(str, self_shape))}] apart from "
+                               f"dimension {d}")
+    return d
+
+
+def bounds_check(index, n, d):
+    if index.size:
+        bad = index[(index >= n) | (index < 0)]
+        if bad.size:
+            raise RuntimeError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} "
+                               f"with size {n}")
+
+
+def gather_op(self, dim, index, *, sparse_grad=False):
+    """``out[i][j] = self[index[i][j]][j]`` for dim 0 (and so on)."""
+    if index.dtype != np.int64:
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    d = gather_check("gather", self.shape, dim, index.shape, "input")
+    if self.ndim == 0:
+        bounds_check(index, 1, 0)
+        return self.reshape(index.shape).copy()
+    bounds_check(index, self.shape[d], d)
+    sub = self[tuple(slice(0, s) if k != d else slice(None)
+                     for k, s in enumerate(index.shape))]
+    return np.take_along_axis(sub, index, axis=d)
+
+
+def gather_self(grad, self_shape, dim, index):
+    return zeros_of(self_shape, grad._data.dtype).scatter_add(dim, index, grad)
+
+
+def _gather_samples(make, shapes):
+    s = at_least(shapes[0], 1)
+    idx = tuple(max(1, k - 1) for k in s)
+    return [Sample((make(s), 0, make(idx, 0, s[0], np.int64))),
+            Sample((make(s), -1, make(s, 0, s[-1], np.int64)), call="Tensor.gather")]
+
+
+defop("gather", gather_op, inputs=("self", "index"), derivatives={"self": gather_self},
+      dtype="same", samples=_gather_samples, family=FAMILY)
+
+
+def take_op(self, index):
+    """Entries of the flattened ``self`` at ``index``; the result has ``index``'s shape."""
+    n = self.size
+    if index.size:
+        bad = index[(index >= n) | (index < -n)]
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a "
+                             f"tensor of {n} elements.")
+    return np.take(self.reshape(-1), index)
+
+
+def take_self(grad, self_shape, index):
+    return zeros_of(self_shape, grad._data.dtype).put(index, grad, accumulate=True)
+
+
+defop("take", take_op, inputs=("self", "index"), derivatives={"self": take_self},
+      dtype="same", family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[0]),
+                                            make((2, 3), 0, max(1, int(np.prod(shapes[0]))),
+                                                 np.int64)))])
+
+
+def masked_select_op(self, mask):
+    """The entries where ``mask`` (broadcast with ``self``) is True, as a 1-d tensor."""
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    a, m = _broadcast_pair(self, mask)
+    return a[m]
+
+
+def _broadcast_pair(a, b):
+    try:
+        return np.broadcast_arrays(a, b)
+    except ValueError:
+        sa, sb = np.shape(a), np.shape(b)
+        n = max(len(sa), len(sb))
+        sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+        for k in range(n - 1, -1, -1):
+            if sa[k] != sb[k] and 1 not in (sa[k], sb[k]):
+                raise RuntimeError(f"The size of tensor a ({sb[k]}) must match the size of "
+                                   f"tensor b ({sa[k]}) at non-singleton dimension {k}") \
+                    from None
+        raise
+
+
+def masked_select_self(grad, self_shape, mask):
+    shape = np.broadcast_shapes(tuple(self_shape), tuple(mask.shape))
+    zeros = zeros_of(shape, grad._data.dtype)
+    return sum_to(zeros.masked_scatter(mask, grad), tuple(self_shape))
+
+
+defop("masked_select", masked_select_op, inputs=("self", "mask"),
+      derivatives={"self": masked_select_self}, dtype="same", family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[1]), np.asarray(make(shapes[2]) > 0)))])
+
+
+# -- nonzero / where(cond) (no gradient) ------------------------------------------------------
+def nonzero(self, *, as_tuple=False):
+    """Indices of the non-zero entries: an ``(n, ndim)`` tensor, or one tensor per dim."""
+    data = self._data
+    if as_tuple:
+        if data.ndim == 0:
+            return (_wrap(np.zeros(int(data != 0), np.int64)),)
+        return tuple(_wrap(a.astype(np.int64)) for a in np.nonzero(data))
+    if data.ndim == 0:
+        return _wrap(np.zeros((int(data != 0), 0), np.int64))
+    return _wrap(np.argwhere(data).astype(np.int64))
+
+
+def argwhere(self):
+    return nonzero(self)
+
+
+def where_condition(condition):
+    """``torch.where(condition)``: the same as ``nonzero(condition, as_tuple=True)``."""
+    return nonzero(condition, as_tuple=True)
+
+
+bind_method("nonzero", nonzero)
+export_function("nonzero", nonzero)
+bind_method("argwhere", argwhere)
+export_function("argwhere", argwhere)

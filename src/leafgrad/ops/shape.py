@@ -1,160 +1,500 @@
-"""Shape ops: views (reshape, view, expand, transpose, ...) and joins (cat, stack)."""
+"""Shape ops that are views in PyTorch: reshape/view, transpose/permute, (un)squeeze, expand.
+
+Every record here has ``view=True`` where PyTorch's op is a view, so the result shares its
+base's storage and version counter. Backward formulas are again views or reductions written
+with leafgrad ops, so higher derivatives work.
+
+Note [Which grad_fn a shape op records]
+PyTorch's ``grad_fn`` tells how a result was made, and code (and tests) look at it. ``reshape``
+is a ``view`` (ViewBackward0) when the strides allow one, else a contiguous ``clone``
+(CloneBackward0) followed by ``_unsafe_view`` (UnsafeViewBackward0); ``flatten`` and
+``contiguous`` return ``self`` itself when there is nothing to do; ``squeeze`` records
+SqueezeBackward0/1/2 for no dim / one dim / a tuple of dims. The public wrappers below make
+these choices and call one record each.
+
+>>> import leafgrad as torch
+>>> x = torch.zeros(2, 3, requires_grad=True)
+>>> x.t().reshape(6).grad_fn.name()
+'UnsafeViewBackward0'
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop, bind_method, export_function
-from ..tensor import Tensor
+from .registry import Sample, bind_method, defop, export_function
+from ..autograd.graph import sum_to
+from ..errors import shape_str
+from ..tensor import _wrap_dim
 
 FAMILY = "shape"
 
+__all__ = ["size_arg", "dims_arg", "wrap_dim", "at_least"]
 
-def _shape_arg(shape):
+wrap_dim = _wrap_dim
+
+
+def size_arg(shape) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the sizes ``(2, 3)``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    return tuple(shape)
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
 
 
-def _infer(shape, numel):
+def dims_arg(dims, ndim: int, what_repeats: str = "dim {} appears multiple times in the "
+             "list of dims") -> tuple:
+    """A list of dims, each wrapped, refusing repeats (PyTorch's message)."""
+    out = []
+    for d in dims:
+        d = _wrap_dim(d, ndim)
+        if d in out:
+            raise RuntimeError(what_repeats.format(d))
+        out.append(d)
+    return tuple(out)
+
+
+def at_least(shape, ndim: int) -> tuple:
+    """A sample shape with at least ``ndim`` dims (Hypothesis may draw 0-d shapes)."""
+    shape = tuple(shape)
+    return (3,) * (ndim - len(shape)) + shape if len(shape) < ndim else shape
+
+
+def _infer(shape, numel: int) -> tuple:
+    """Resolve one ``-1`` in a target shape, with PyTorch's messages."""
     shape = [int(s) for s in shape]
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+    infer = None
     known = 1
-    for s in shape:
-        if s != -1:
-            if s < 0:
-                raise RuntimeError(f"invalid shape dimension {s}")
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape "
+                               f"{shape_str(shape)}")
+        else:
             known *= s
-    if -1 in shape:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of"
-                               f" size {numel}")
-        shape[shape.index(-1)] = numel // known
-    elif known != numel:
-        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of "
-                           f"size {numel}")
-    return tuple(shape)
+    if infer is not None:
+        if known == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape "
+                               f"{shape_str(shape)} because the unspecified dimension size "
+                               "-1 can be any value and is ambiguous")
+        if numel % known == 0:
+            shape[infer] = numel // known
+            return tuple(shape)
+    elif known == numel:
+        return tuple(shape)
+    raise RuntimeError(f"shape '{shape_str(shape)}' is invalid for input of size {numel}")
 
 
-def reshape_op(self, shape):
-    """Reshape; a view where the strides allow, else a copy."""
-    return np.reshape(self, _infer(shape, np.size(self)))
-
-
-def reshape_self(grad, self_shape):
-    return grad.reshape(self_shape)
-
-
-_reshape = defop("reshape", reshape_op, derivatives={"self": reshape_self}, dtype="same",
-                 grad_fn_name="ViewBackward0", view=True, methods=(), functions=(),
-                 family=FAMILY)
-
-
-def reshape(self, *shape):
-    return _reshape.public(self, _shape_arg(shape))
-
-
-def _reshape_fn(input, shape):
-    return _reshape.public(input, tuple(shape))
-
-
-bind_method("reshape", reshape)
-export_function("reshape", _reshape_fn)
-
-
-def view_op(self, shape):
-    """A view with a new shape; errors when the strides do not allow it (as PyTorch)."""
-    shape = _infer(shape, np.size(self))
-    out = self.view()
+def _try_view(a: np.ndarray, shape: tuple):
+    """``a`` with a new shape without copying, or None when the strides do not allow it."""
+    out = a.view()
     try:
         out.shape = shape
     except AttributeError:
-        raise RuntimeError("view size is not compatible with input tensor's size and stride "
-                           "(at least one dimension spans across two contiguous subspaces). "
-                           "Use .reshape(...) instead.") from None
+        return None
     return out
 
 
-_view = defop("view", view_op, derivatives={"self": reshape_self}, dtype="same", view=True,
-              methods=(), functions=(), family=FAMILY)
+# -- view / reshape ----------------------------------------------------------------------
+def view_op(self, size):
+    """A view with a new shape; errors when the strides do not allow it (as PyTorch)."""
+    out = _try_view(self, _infer(size, self.size))
+    if out is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride "
+                           "(at least one dimension spans across two contiguous subspaces). "
+                           "Use .reshape(...) instead.")
+    return out
+
+
+def view_self(grad, self_shape):
+    return grad.reshape(self_shape)
+
+
+def _view_samples(make, shapes):
+    s = shapes[0]
+    n = int(np.prod(s))
+    return [Sample((make(s), (n,)), call="Tensor.view"),
+            Sample((make(s), (-1, 1)), call="Tensor.view"),
+            Sample((make(s), (1, n)), call="reshape"),
+            Sample((make(s), -1), call="Tensor.reshape")]
+
+
+_view = defop("view", view_op, derivatives={"self": view_self}, dtype="same", view=True,
+              methods=(), functions=(), samples=_view_samples, family=FAMILY)
+
+
+def unsafe_view_op(self, size):
+    """The reshape of a fresh contiguous copy (what ``reshape`` does when it must copy)."""
+    return self.reshape(size)
+
+
+_unsafe_view = defop("_unsafe_view", unsafe_view_op, derivatives={"self": view_self},
+                     dtype="same", methods=(), functions=(), family=FAMILY)
+
+
+def clone_contiguous_op(self):
+    """A C-contiguous copy (``clone(memory_format=torch.contiguous_format)``)."""
+    return np.array(self, order="C")
+
+
+def clone_self(grad):
+    return grad
+
+
+_clone_contiguous = defop("clone_contiguous", clone_contiguous_op,
+                          derivatives={"self": clone_self}, dtype="same",
+                          grad_fn_name="CloneBackward0", methods=(), functions=(),
+                          family=FAMILY)
 
 
 def view(self, *shape):
+    """``self.view(*shape)``: a view with a new shape (same storage)."""
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)):
         from ..dtypes import to_dtype
         raise NotImplementedError(f"view(dtype) is not supported by leafgrad "
                                   f"({to_dtype(shape[0])})")
-    return _view.public(self, _shape_arg(shape))
+    return _view.public(self, size_arg(shape))
 
 
-bind_method("view", view)
+def reshape(self, *shape):
+    """A view when the strides allow it, else a contiguous copy (see Note above)."""
+    data = self._data
+    target = _infer(size_arg(shape), data.size)
+    if _try_view(data, target) is not None:
+        return _view.public(self, target)
+    return _unsafe_view.public(_clone_contiguous.public(self), target)
 
 
+def contiguous(self, memory_format=None):
+    """``self`` if already C-contiguous, else a contiguous copy (CloneBackward0)."""
+    if self._data.flags.c_contiguous:
+        return self
+    return _clone_contiguous.public(self)
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    """Merge dims ``start_dim..end_dim`` into one (``self`` itself when nothing merges)."""
+    shape = self._data.shape
+    if len(shape) == 0:
+        return reshape(self, (1,))
+    start, end = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return self
+    n = 1
+    for s in shape[start:end + 1]:
+        n *= s
+    return reshape(self, shape[:start] + (n,) + shape[end + 1:])
+
+
+def unflatten(self, dim, sizes):
+    """Split dim ``dim`` into ``sizes`` (one may be -1)."""
+    shape = self._data.shape
+    d = _wrap_dim(dim, len(shape))
+    sizes = [int(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    known = int(np.prod([s for s in sizes if s != -1]))
+    if (-1 in sizes and (known == 0 or shape[d] % known)) or \
+            (-1 not in sizes and known != shape[d]):
+        raise RuntimeError(f"unflatten: Provided sizes {shape_str(sizes)} don't multiply up "
+                           f"to the size of dim {dim} ({shape[d]}) in the input tensor")
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = shape[d] // known
+    return _view.public(self, shape[:d] + tuple(sizes) + shape[d + 1:])
+
+
+def ravel(self):
+    """A 1-d view of a contiguous ``self``, else of a contiguous copy."""
+    return _view.public(contiguous(self), (self._data.size,))
+
+
+for _name, _fn in (("view", view), ("reshape", reshape), ("contiguous", contiguous),
+                   ("flatten", flatten), ("unflatten", unflatten), ("ravel", ravel)):
+    bind_method(_name, _fn)
+
+
+def _reshape_fn(input, shape):
+    return reshape(input, tuple(shape))
+
+
+export_function("reshape", _reshape_fn)
+export_function("flatten", flatten)
+export_function("unflatten", unflatten)
+export_function("ravel", ravel)
+
+
+# -- transpose / permute -----------------------------------------------------------------
+def transpose_op(self, dim0, dim1):
+    """Swap two dims (a view)."""
+    n = self.ndim
+    dim0, dim1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    return np.swapaxes(self, dim0, dim1) if n else self.view()
+
+
+def transpose_self(grad, dim0, dim1):
+    return grad.transpose(dim0, dim1)
+
+
+def _transpose_samples(make, shapes):
+    s = at_least(shapes[0], 2)
+    return [Sample((make(s), 0, -1)), Sample((make(s), 1, 0), call="Tensor.swapaxes"),
+            Sample((make(s), -1, -2), call="swapdims")]
+
+
+defop("transpose", transpose_op, derivatives={"self": transpose_self}, dtype="same", view=True,
+      methods=("transpose", "swapaxes", "swapdims"),
+      functions=("transpose", "swapaxes", "swapdims"), samples=_transpose_samples,
+      family=FAMILY)
+
+
+def t_op(self):
+    """Transpose a matrix; 0-d and 1-d tensors come back unchanged (as views)."""
+    if self.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self.ndim}D")
+    return self.T
+
+
+def t_self(grad):
+    return grad.t()
+
+
+defop("t", t_op, derivatives={"self": t_self}, dtype="same", view=True, family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[0][:2]),))])
+
+
+def permute_op(self, dims):
+    """Reorder dims (a view)."""
+    n = self.ndim
+    if len(dims) != n:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input "
+                           "does not match the length of the desired ordering of dimensions "
+                           f"i.e. input.dim() = {n} is not equal to len(dims) = {len(dims)}")
+    return np.transpose(self, dims_arg(dims, n, "permute(): duplicate dims are not allowed."))
+
+
+def permute_self(grad, dims):
+    n = len(dims)
+    inverse = [0] * n
+    for i, d in enumerate(dims):
+        inverse[d % n] = i
+    return grad.permute(inverse)
+
+
+def _permute_samples(make, shapes):
+    s = shapes[0]
+    dims = tuple(range(len(s) - 1, -1, -1))
+    s1 = at_least(s, 1)
+    rolled = tuple(range(1, len(s1))) + (0,)
+    return [Sample((make(s), dims)), Sample((make(s1),) + rolled, call="Tensor.permute")]
+
+
+_permute = defop("permute", permute_op, derivatives={"self": permute_self}, dtype="same",
+                 view=True, methods=(), samples=_permute_samples, family=FAMILY)
+
+
+def permute(self, *dims):
+    """``self.permute(2, 0, 1)`` or ``self.permute((2, 0, 1))``."""
+    return _permute.public(self, size_arg(dims))
+
+
+def movedim(self, source, destination):
+    """Move dims ``source`` to positions ``destination`` (a permute)."""
+    n = self._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source "
+                           f"({shape_str(src)} dims) should contain the same number of dims "
+                           f"as destination ({shape_str(dst)} dims)")
+    src_w = [_wrap_dim(d, n) for d in src]
+    dst_w = [_wrap_dim(d, n) for d in dst]
+    for name, given, wrapped in (("source", src, src_w), ("destination", dst, dst_w)):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({shape_str(given)})")
+    order = [None] * n
+    for s, d in zip(src_w, dst_w):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src_w)
+    order = [next(rest) if o is None else o for o in order]
+    return _permute.public(self, tuple(order))
+
+
+bind_method("permute", permute)
+for _name in ("movedim", "moveaxis"):
+    bind_method(_name, movedim)
+    export_function(_name, movedim)
+
+
+# -- unsqueeze / squeeze -----------------------------------------------------------------
+def unsqueeze_op(self, dim):
+    """A view with a new size-1 dim at ``dim``."""
+    return np.expand_dims(self, _wrap_dim(dim, self.ndim + 1))
+
+
+def unsqueeze_self(grad, dim):
+    return grad.squeeze(dim)
+
+
+defop("unsqueeze", unsqueeze_op, derivatives={"self": unsqueeze_self}, dtype="same",
+      view=True, family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[0]), 0)),
+                                    Sample((make(shapes[0]), -1))])
+
+
+def squeeze_all_op(self):
+    """Drop every size-1 dim (a view)."""
+    return np.squeeze(self) if self.ndim else self.view()
+
+
+def squeeze_dims_op(self, dim):
+    """Drop the listed dims that have size 1 (a view)."""
+    n = self.ndim
+    dims = dims_arg(dim, n) if isinstance(dim, (tuple, list)) else (_wrap_dim(dim, n),)
+    if not n:
+        return self.view()
+    return np.squeeze(self, tuple(d for d in dims if self.shape[d] == 1))
+
+
+def squeeze_self(grad, self_shape):
+    return grad.reshape(self_shape)
+
+
+def _squeeze_samples(make, shapes):
+    s = shapes[1]
+    s2 = at_least(s, 2)
+    return [Sample((make(s),), call="squeeze"), Sample((make(s), 0), call="squeeze"),
+            Sample((make(s2), (0, -1)), call="Tensor.squeeze"),
+            Sample((make(s), (0,)), call="Tensor.squeeze")]
+
+
+_squeeze0 = defop("squeeze", squeeze_all_op, derivatives={"self": squeeze_self}, dtype="same",
+                  view=True, methods=(), functions=(), samples=_squeeze_samples, family=FAMILY)
+_squeeze1 = defop("squeeze_dim", squeeze_dims_op, derivatives={"self": squeeze_self},
+                  dtype="same", view=True, grad_fn_name="SqueezeBackward1", methods=(),
+                  functions=(), family=FAMILY)
+_squeeze2 = defop("squeeze_dims", squeeze_dims_op, derivatives={"self": squeeze_self},
+                  dtype="same", view=True, grad_fn_name="SqueezeBackward2", methods=(),
+                  functions=(), family=FAMILY)
+
+
+def squeeze(self, dim=None):
+    """Drop size-1 dims: all of them, one ``dim``, or a tuple of dims."""
+    if dim is None:
+        return _squeeze0.public(self)
+    if isinstance(dim, (tuple, list)):
+        return _squeeze2.public(self, tuple(dim))
+    return _squeeze1.public(self, dim)
+
+
+bind_method("squeeze", squeeze)
+export_function("squeeze", squeeze)
+
+
+# -- expand / broadcast --------------------------------------------------------------------
 def expand_op(self, size):
-    """Broadcast to ``size`` without copying (-1 keeps a dim)."""
-    nd = np.ndim(self)
-    size = tuple(size)
+    """Broadcast to ``size`` without copying (-1 keeps a dim); read-only like PyTorch's."""
+    shape = self.shape
+    nd = len(shape)
     if len(size) < nd:
+        from ..dtypes import from_numpy_dtype
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{', '.join(map(str, np.shape(self)))}]}}, size=[{', '.join(map(str, size))}]): the "
-            "number of sizes provided ({len(size)}) must be greater or equal to the number of "
-            f"dimensions in the tensor ({nd})")
+            f"expand(torch.{from_numpy_dtype(self.dtype).tensor_type}{{{shape_str(shape)}}}, "
+            f"size={shape_str(size)}): the number of sizes provided ({len(size)}) must be "
+            f"greater or equal to the number of dimensions in the tensor ({nd})")
     lead = len(size) - nd
     target = []
     for i, s in enumerate(size):
-        if s == -1:
-            if i < lead:
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+        else:
+            have = shape[i - lead]
+            if s == -1:
+                s = have
+            elif have != 1 and have != s:
                 raise RuntimeError(
-                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
-                    f"non-existing dimension {i}")
-            s = np.shape(self)[i - lead]
+                    f"The expanded size of the tensor ({s}) must match the existing size "
+                    f"({have}) at non-singleton dimension {i}.  Target sizes: "
+                    f"{shape_str(size)}.  Tensor sizes: {shape_str(shape)}")
         target.append(s)
-    try:
-        return np.broadcast_to(self, tuple(target))
-    except ValueError:
-        for i in range(nd):
-            have, want = np.shape(self)[i], target[lead + i]
-            if have != 1 and have != want:
-                raise RuntimeError(
-                    f"The expanded size of the tensor ({want}) must match the existing size "
-                    f"({have}) at non-singleton dimension {lead + i}.  Target sizes: "
-                    f"[{', '.join(map(str, size))}].  Tensor sizes: "
-                    f"[{', '.join(map(str, np.shape(self)))}]") from None
-        raise
+    return np.broadcast_to(self, tuple(target))
 
 
 def expand_self(grad, self_shape):
-    from ..autograd.graph import sum_to
     return sum_to(grad, self_shape)
 
 
+def _expand_samples(make, shapes):
+    target = tuple(np.broadcast_shapes(shapes[1], shapes[0]))
+    return [Sample((make(shapes[1]), target), call="Tensor.expand"),
+            Sample((make(shapes[1]), (2,) + target), call="broadcast_to"),
+            Sample((make(shapes[1]), make(target)), call="Tensor.expand_as")]
+
+
 _expand = defop("expand", expand_op, derivatives={"self": expand_self}, dtype="same",
-                view=True, methods=(), functions=(), family=FAMILY)
+                view=True, methods=(), functions=(), samples=_expand_samples, family=FAMILY)
 
 
 def expand(self, *size):
-    return _expand.public(self, _shape_arg(size))
+    """``self.expand(4, -1)``: broadcast without copying."""
+    return _expand.public(self, size_arg(size))
 
 
 def expand_as(self, other):
-    return _expand.public(self, tuple(other.shape))
+    return _expand.public(self, tuple(other._data.shape))
+
+
+def broadcast_to(input, size):
+    return _expand.public(input, tuple(size))
+
+
+def broadcast_shapes(*shapes):
+    """``torch.broadcast_shapes``: the shape all the given shapes broadcast to."""
+    from ..tensor import Size
+    result: list = []
+    for k, s in enumerate(shapes):
+        s = (s,) if isinstance(s, int) else tuple(s)
+        if len(s) > len(result):
+            result = [1] * (len(s) - len(result)) + result
+        for i in range(1, len(s) + 1):
+            have, want = result[-i], s[-i]
+            if want != 1 and have != 1 and have != want:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {want} at "
+                                   f"-{i}! Mismatching argument at index {k} had {s}; but "
+                                   f"expected shape should be broadcastable to "
+                                   f"{shape_str(result)}")
+            if want != 1:
+                result[-i] = want
+    return Size(result)
+
+
+def broadcast_tensors(*tensors):
+    """Expand every tensor to their common broadcast shape (``self`` where it has it)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    shapes = [t._data.shape for t in tensors]
+    ndim = max((len(s) for s in shapes), default=0)
+    shape = [1] * ndim
+    for s in shapes:
+        for i in range(1, len(s) + 1):
+            if s[-i] != 1:
+                if shape[-i] != 1 and shape[-i] != s[-i]:
+                    raise RuntimeError(f"The size of tensor a ({shape[-i]}) must match the "
+                                       f"size of tensor b ({s[-i]}) at non-singleton "
+                                       f"dimension {ndim - i}")
+                shape[-i] = s[-i]
+    shape = tuple(shape)
+    return tuple(t if t._data.shape == shape else _expand.public(t, shape) for t in tensors)
 
 
 bind_method("expand", expand)
 bind_method("expand_as", expand_as)
-
-
-def stack(tensors, dim=0):
-    """Join tensors along a new dimension."""
-    if len(tensors) == 0:
-        raise RuntimeError("stack expects a non-empty TensorList")
-    return np.stack(tensors, axis=dim)
-
-
-def stack_tensors(grad, tensors_shapes, dim):
-    return grad.unbind(dim)
-
-
-defop("stack", stack, inputs=("tensors",), list_input=True,
-      derivatives={"tensors": stack_tensors}, methods=(), family=FAMILY)
-del Tensor
+bind_method("broadcast_to", broadcast_to)
+export_function("broadcast_to", broadcast_to)
+export_function("broadcast_tensors", broadcast_tensors)
+export_function("broadcast_shapes", broadcast_shapes)

@@ -1,0 +1,400 @@
+"""Writing by index: ``x[i] = v``, index_put, scatter/scatter_add, index_add, put, masked_scatter.
+
+Each op is an out-of-place record (``scatter``); its in-place form (``scatter_``) checks that
+autograd allows the change, computes the out-of-place result and writes it into ``self``'s
+storage with a version bump (``registry.commit_inplace``), so the node moves over to ``self``.
+
+Note [How x[index] = value is recorded]
+PyTorch applies the basic part of the index as views, then writes into the view: when the view
+is ``self`` itself (only ``:`` and ``...``), the write is ``index_put_`` (IndexPutBackward0) for
+tensor indices, else ``fill_`` / ``copy_`` (FillBackward3 / CopyBackwards); a real view gives a
+``CopySlices`` node on ``self``. One record per name here, all with the same forward and
+formulas: the gradient for ``self`` is ``grad`` with the written region zeroed, the one for the
+value is ``grad[index]`` summed to the value's shape.
+
+>>> import leafgrad as torch
+>>> x = torch.ones(3, requires_grad=True)
+>>> y = x * 2
+>>> y[0] = 5.0
+>>> y.grad_fn.name()
+'CopySlices'
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
+    inplace_check
+from .indexing import (_broadcast_pair, _index, _index_put, bounds_check, gather_check,
+                       index_arrays, parse_index, zeros_of)
+from .shape import at_least, expand_op, wrap_dim
+from ..autograd.graph import sum_to
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
+
+FAMILY = "indexing"
+
+__all__ = ["setitem", "index_put", "index_put_"]
+
+
+def _inplace_variant(public, name):
+    """``name_``: the in-place form of an out-of-place record's public function."""
+    def inplace(self, *args, **kwargs):
+        inplace_check(self)
+        return commit_inplace(self, public(self, *args, **kwargs))
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__doc__ = f"In-place version of :meth:`{name[:-1]}`."
+    bind_method(name, inplace)
+    return inplace
+
+
+def _mesh(index, d):
+    """Full NumPy index tuple: ``index`` along ``d``, the position itself along other dims."""
+    grid = list(np.indices(index.shape, sparse=True)) if index.ndim else []
+    if not grid:
+        return (index,)
+    grid[d] = index
+    return tuple(grid)
+
+
+def _dtype_name(np_dtype):
+    from ..dtypes import from_numpy_dtype
+    return from_numpy_dtype(np_dtype).name.capitalize()
+
+
+# -- scatter / scatter_add ---------------------------------------------------------------------
+def _scatter_prepare(name, self, dim, index, src):
+    if index.dtype != np.int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if isinstance(src, np.ndarray) and src.dtype != self.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    d = gather_check(name, self.shape, dim, index.shape)
+    if isinstance(src, np.ndarray) and src.ndim == index.ndim:
+        for k, (i, s) in enumerate(zip(index.shape, src.shape)):
+            if i > s:
+                raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                                   f"[{', '.join(map(str, index.shape))}] to be no larger "
+                                   f"than src [{', '.join(map(str, src.shape))}] apart from "
+                                   f"dimension {d}" if k != d else "")
+    out = self.copy()
+    if self.ndim == 0:
+        bounds_check(index, 1, 0)
+        return out.reshape(1), (index.reshape(-1) * 0,), out
+    bounds_check(index, self.shape[d], d)
+    key = _mesh(index, d)
+    if isinstance(src, np.ndarray) and src.ndim:
+        src = src[tuple(slice(0, s) for s in index.shape)]
+    return out, key, src
+
+
+def scatter_op(self, dim, index, src):
+    """A copy of ``self`` with ``src[i][j]`` written at ``[index[i][j]][j]`` (dim 0)."""
+    out, key, src = _scatter_prepare("scatter", self, dim, index, src)
+    out[key] = src
+    return out.reshape(self.shape)
+
+
+def scatter_self(grad, dim, index):
+    return _scatter_value.public(grad, dim, index, 0.0)
+
+
+def scatter_src(grad, dim, index):
+    return grad.gather(dim, index)
+
+
+def _scatter_samples(make, shapes):
+    s = at_least(shapes[0], 1)
+    idx = make(s, 0, s[0], np.int64)
+    return [Sample((make(s), 0, idx, make(s)), call="Tensor.scatter"),
+            Sample((make(s), -1, make(s, 0, s[-1], np.int64), 1.5), call="scatter"),
+            Sample((make(s), 0, idx, make(s)), call="Tensor.scatter_")]
+
+
+_scatter = defop("scatter", scatter_op, inputs=("self", "index", "src"),
+                 derivatives={"self": scatter_self, "src": scatter_src}, dtype="same",
+                 methods=(), functions=(), samples=_scatter_samples, family=FAMILY)
+_scatter_value = defop("scatter_value", scatter_op, inputs=("self", "index"),
+                       derivatives={"self": scatter_self}, dtype="same",
+                       grad_fn_name="ScatterBackward1", methods=(), functions=(),
+                       family=FAMILY)
+
+
+def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+    """``self.scatter(dim, index, src)`` or ``self.scatter(dim, index, value)``."""
+    if reduce is not None:
+        raise NotImplementedError("leafgrad does not implement scatter(..., reduce=...); use "
+                                  "scatter_add or scatter_reduce")
+    if src is None:
+        src = value
+    if isinstance(src, Tensor):
+        return _scatter.public(self, dim, index, src)
+    return _scatter_value.public(self, dim, index, src)
+
+
+bind_method("scatter", scatter)
+export_function("scatter", scatter)
+_inplace_variant(scatter, "scatter_")
+
+
+def scatter_add_op(self, dim, index, src):
+    """A copy of ``self`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (dim 0)."""
+    out, key, src = _scatter_prepare("scatter_add", self, dim, index, src)
+    np.add.at(out, key, src)
+    return out.reshape(self.shape)
+
+
+def scatter_add_self(grad):
+    return grad
+
+
+_scatter_add = defop("scatter_add", scatter_add_op, inputs=("self", "index", "src"),
+                     derivatives={"self": scatter_add_self, "src": scatter_src},
+                     dtype="same", family=FAMILY,
+                     samples=lambda make, shapes: [Sample((
+                         make(at_least(shapes[0], 1)), 0,
+                         make(at_least(shapes[0], 1), 0, at_least(shapes[0], 1)[0], np.int64),
+                         make(at_least(shapes[0], 1))))])
+_inplace_variant(_scatter_add.public, "scatter_add_")
+
+
+# -- index_add / put / masked_scatter ------------------------------------------------------------
+def index_add_op(self, dim, index, source, *, alpha=1):
+    """A copy of ``self`` with ``alpha * source`` slices added at ``index`` along ``dim``."""
+    d = wrap_dim(dim, self.ndim)
+    n_index = index.size
+    src_n = source.shape[d] if source.ndim else 1
+    if n_index != src_n:
+        raise RuntimeError(f"index_add_(): Number of indices ({n_index}) should be equal to "
+                           f"source.size(dim): ({src_n}), for dim: {d}")
+    bounds_check(index, self.shape[d] if self.ndim else 1, d)
+    out = self.copy()
+    if self.ndim == 0:
+        out += alpha * source.reshape(())
+        return out
+    key = (slice(None),) * d + (index.reshape(-1),)
+    np.add.at(out, key, source if alpha == 1 else alpha * source)
+    return out
+
+
+def index_add_self(grad):
+    return grad
+
+
+def index_add_source(grad, dim, index, source_shape, alpha):
+    g = grad.index_select(dim, index.reshape(-1)) if grad.ndim else grad
+    if len(source_shape) != g.ndim:
+        g = g.reshape(source_shape)
+    return g if alpha == 1 else g * alpha
+
+
+def _index_add_samples(make, shapes):
+    s = at_least(shapes[0], 1)
+    return [Sample((make(s), 0, make((4,), 0, s[0], np.int64), make((4,) + s[1:]))),
+            Sample((make(s), -1, make((2,), 0, s[-1], np.int64), make(s[:-1] + (2,))),
+                   {"alpha": 2.0}, call="Tensor.index_add_")]
+
+
+_index_add = defop("index_add", index_add_op, inputs=("self", "index", "source"),
+                   derivatives={"self": index_add_self, "source": index_add_source},
+                   dtype="same", samples=_index_add_samples, family=FAMILY)
+_inplace_variant(_index_add.public, "index_add_")
+
+
+def put_op(self, index, source, accumulate=False):
+    """A copy of ``self`` with ``source`` written (or added) at flat positions ``index``."""
+    n = self.size
+    if index.size != source.size:
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of "
+                           f"elements, but got source.numel() = {source.size}, index.numel() "
+                           f"= {index.size}")
+    if index.size:
+        bad = index[(index >= n) | (index < -n)]
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a "
+                             f"tensor of {n} elements.")
+    out = self.copy()
+    flat = out.reshape(-1)
+    if accumulate:
+        np.add.at(flat, index.reshape(-1), source.reshape(-1))
+    else:
+        flat[index.reshape(-1)] = source.reshape(-1)
+    return flat.reshape(self.shape)
+
+
+def put_self(grad, index, source, accumulate):
+    if accumulate:
+        return grad
+    return _put.public(grad, index, zeros_of(source.shape, grad._data.dtype), False)
+
+
+def put_source(grad, index, source_shape):
+    return grad.take(index).reshape(source_shape)
+
+
+_put = defop("put", put_op, inputs=("self", "index", "source"),
+             derivatives={"self": put_self, "source": put_source}, dtype="same",
+             family=FAMILY,
+             samples=lambda make, shapes: [Sample((
+                 make(shapes[0]), make((2,), 0, max(1, int(np.prod(shapes[0]))), np.int64),
+                 make((2,)), True))])
+_inplace_variant(_put.public, "put_")
+
+
+def masked_scatter_op(self, mask, source):
+    """A copy of ``self`` with ``source``'s first entries written where ``mask`` is True."""
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_scatter_: expected BoolTensor for mask")
+    m, _ = _broadcast_pair(mask, self)
+    if m.shape != self.shape:
+        _broadcast_pair(self, np.zeros(m.shape, bool))   # PyTorch's message for the mismatch
+    count = int(m.sum())
+    if count > source.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    out = self.copy()
+    out[m] = source.reshape(-1)[:count]
+    return out
+
+
+def masked_scatter_self(grad, mask):
+    count = int(np.count_nonzero(np.broadcast_to(mask._data, grad._data.shape)))
+    return _masked_scatter.public(grad, mask, zeros_of((count,), grad._data.dtype))
+
+
+def masked_scatter_source(grad, mask, source_shape):
+    picked = grad.masked_select(mask)
+    n = int(np.prod(source_shape))
+    if picked.numel() < n:
+        from .joins import _cat
+        picked = _cat.public([picked, zeros_of((n - picked.numel(),), grad._data.dtype)], 0)
+    return picked.reshape(source_shape)
+
+
+_masked_scatter = defop("masked_scatter", masked_scatter_op, inputs=("self", "mask", "source"),
+                        derivatives={"self": masked_scatter_self,
+                                     "source": masked_scatter_source},
+                        dtype="same", family=FAMILY,
+                        samples=lambda make, shapes: [Sample((
+                            make(np.broadcast_shapes(shapes[0], shapes[1])),
+                            np.asarray(make(shapes[1]) > 0),
+                            make((int(np.prod(np.broadcast_shapes(shapes[0], shapes[1]))) + 1,
+                                  ))))])
+_inplace_variant(_masked_scatter.public, "masked_scatter_")
+
+
+# -- index_put / x[index] = value ---------------------------------------------------------
+def index_put(self, indices, values, accumulate=False):
+    """``self`` with ``values`` at ``indices`` (a tuple of index tensors, None for ``:``)."""
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    if values._data.dtype != self._data.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_dtype_name(self._data.dtype)} for the destination and "
+                           f"{_dtype_name(values._data.dtype)} for the source.")
+    if len(indices) > self._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got "
+                         f"{len(indices)})")
+    return _index_put.public(self, index_arrays(indices, self._data.shape), values,
+                             accumulate)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    inplace_check(self)
+    return commit_inplace(self, index_put(self, indices, values, accumulate))
+
+
+bind_method("index_put", index_put)
+bind_method("index_put_", index_put_)
+export_function("index_put", index_put)
+export_function("index_put_", index_put_)
+
+
+def setitem_op(self, positions, value):
+    """A copy of ``self`` with ``value`` written at the flat ``positions`` (see setitem)."""
+    out = self.copy()
+    out.reshape(-1)[positions] = value
+    return out
+
+
+def setitem_self(grad, positions):
+    return _copy_slices.public(grad, positions, 0.0)
+
+
+def setitem_value(grad, positions, value_shape):
+    g = grad.take(_wrap(positions))
+    if len(value_shape) > g.ndim:     # leading size-1 dims of the value were dropped
+        g = g.reshape((1,) * (len(value_shape) - g.ndim) + tuple(g.shape))
+    return sum_to(g, value_shape)
+
+
+_SETITEM = dict(inputs=("self", "value"), dtype="same", methods=(), functions=(),
+                derivatives={"self": setitem_self, "value": setitem_value}, family=FAMILY)
+_copy_slices = defop("copy_slices", setitem_op, grad_fn_name="CopySlices", **_SETITEM)
+_fill_all = defop("setitem_fill", setitem_op, grad_fn_name="FillBackward3", **_SETITEM)
+_copy_all = defop("setitem_copy", setitem_op, grad_fn_name="CopyBackwards", **_SETITEM)
+_put_all = defop("setitem_index_put", setitem_op, grad_fn_name="IndexPutBackward0", **_SETITEM)
+
+
+def _check_value_shape(value, target, advanced):
+    """Drop the value's leading size-1 dims and check it broadcasts to ``target``."""
+    vshape = value._data.shape
+    stripped = vshape
+    while len(stripped) > len(target) and stripped[0] == 1:
+        stripped = stripped[1:]
+    if not advanced:
+        expand_op(value._data.reshape(stripped), target)   # PyTorch's expand messages
+        return
+    try:
+        np.broadcast_shapes(stripped, target)
+        if len(stripped) > len(target):
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape "
+                           f"[{', '.join(map(str, vshape))}] cannot be broadcast to indexing "
+                           f"result of shape [{', '.join(map(str, target))}]") from None
+
+
+def setitem(self, index, value):
+    """``self[index] = value``, recorded as PyTorch does (Note above).
+
+    Without autograd the value is written through the index's view. With it, the written
+    places are found once as flat positions (the index applied to ``arange``), and one
+    out-of-place record writes there, so the backward is a ``take`` / a zeroing ``put``.
+    """
+    from ..grad_mode import no_grad
+    with no_grad():
+        view, arrays, changed = parse_index(self, index)
+    if changed and _mode.grad_enabled and self._grad_fn is None and self._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    inplace_check(self)
+    if isinstance(value, str):
+        raise TypeError(f"can't assign a str to a torch.{self.dtype.tensor_type}")
+    key = Ellipsis if arrays is None else tuple(slice(None) if a is None else a
+                                                for a in arrays)
+    target = view._data[key].shape
+    is_tensor = isinstance(value, Tensor)
+    if is_tensor:
+        _check_value_shape(value, target, arrays is not None)
+    if not (_mode.grad_enabled and (self._requires_grad or (is_tensor and value._requires_grad))):
+        data = view._data
+        if not data.flags.writeable:
+            commit_inplace(self, _wrap(self._data))      # PyTorch's expanded-view error
+        data[key] = value._data if is_tensor else value
+        self._vc[0] += 1
+        return
+    if changed:
+        rec = _copy_slices
+    elif arrays is None:
+        rec = _copy_all if is_tensor else _fill_all
+    else:
+        rec = _put_all
+    with no_grad():
+        where = _wrap(np.arange(self._data.size).reshape(self._data.shape))
+        p_view, p_arrays, _ = parse_index(where, index)
+        positions = p_view._data[key] if p_arrays is None else \
+            p_view._data[tuple(slice(None) if a is None else a for a in p_arrays)]
+    commit_inplace(self, rec.public(self, np.array(positions), value))
+
+
+bind_method("__setitem__", setitem)
