@@ -1,4 +1,367 @@
-"""linalg ops (family file)."""
+"""Matrix products (matmul and its cases, mm, bmm, mv, dot, outer, addmm, einsum) and norms.
+
+Note [One matmul, PyTorch's names]
+PyTorch's ``matmul`` is a composite: ``a @ b`` on a 1-D and a 2-D tensor is an ``mm`` followed by
+a ``squeeze``, a batched product ends in a reshape (``UnsafeViewBackward0``), and so on. leafgrad
+computes every case with one ``np.matmul`` (straight to BLAS) and records ONE node, whose class
+carries the name PyTorch shows on the output: ``DotBackward0``, ``MvBackward0``, ``MmBackward0``,
+``SqueezeBackward4``, ``UnsafeViewBackward0``, ``CloneBackward0``. The records share the NumPy
+forward and the two derivative formulas, which read the operand ranks to pick the product.
+
+>>> import leafgrad as torch
+>>> a = torch.ones(2, 3, requires_grad=True)
+>>> (a @ torch.ones(3, 4)).grad_fn.name()
+'MmBackward0'
+"""
 from __future__ import annotations
 
+import numpy as np
+
+from .registry import defop, export_function, bind_method, Sample
+from .. import dtypes as _dt
+from ..tensor import Tensor
+
 FAMILY = "linalg"
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
+
+
+def _cname(a):
+    return _C_NAMES.get(a.dtype.name, a.dtype.name)
+
+
+def _tname(a):
+    return _dt.from_numpy_dtype(a.dtype).name.capitalize()
+
+
+def _dims_str(shape):
+    return "x".join(map(str, shape))
+
+
+# -- the shared forward and formulas -------------------------------------------------------------
+def matmul_forward(self, other):
+    """``np.matmul``: BLAS for float32/float64, any rank case."""
+    return np.matmul(self, other)
+
+
+def matmul_self(grad, other, self_shape):
+    """d(self @ other)/d self, for every rank case (see Note [One matmul, PyTorch's names])."""
+    if other._data.ndim == 1:
+        if len(self_shape) == 1:                       # dot
+            return grad * other
+        return grad.reshape(grad._data.shape + (1,)) * other      # (..., m, 1) * (k,)
+    if len(self_shape) == 1:                           # (k,) @ (..., k, n)
+        if other._data.ndim == 2:
+            return matmul(other, grad)                 # (k, n) @ (n,)
+        g = matmul(other, grad.reshape(grad._data.shape + (1,)))   # (..., k, 1)
+        return g.reshape(g._data.shape[:-1])           # the engine sums the batch dims
+    return matmul(grad, other.mT)                      # broadcast batch dims summed by engine
+
+
+def matmul_other(grad, self, other_shape):
+    """d(self @ other)/d other, for every rank case."""
+    s = self._data
+    if len(other_shape) == 1:
+        if s.ndim == 1:                                # dot
+            return grad * self
+        if s.ndim == 2:
+            return matmul(self.mT, grad)               # (k, m) @ (m,)
+        k = s.shape[-1]                                # fold the batch: one gemv
+        return matmul(self.reshape(-1, k).mT, grad.reshape(-1))
+    if s.ndim == 1:                                    # (k,) @ (..., k, n): outer products
+        return self.reshape(s.shape[0], 1) * grad.reshape(
+            grad._data.shape[:-1] + (1, grad._data.shape[-1]))
+    if len(other_shape) == 2 and s.ndim > 2:           # batched @ matrix: fold into one gemm
+        k, n = s.shape[-1], other_shape[-1]
+        return matmul(self.reshape(-1, k).mT, grad.reshape(-1, n))
+    return matmul(self.mT, grad)
+
+
+_DERIVS = {"self": matmul_self, "other": matmul_other}
+
+
+def _mm_samples(call, shapes_fn):
+    def samples(make, shapes):
+        return [Sample(tuple(make(s) for s in pair), call=call) for pair in shapes_fn(shapes)]
+    return samples
+
+
+def _k(shapes, i=1):
+    return 1 + (sum(shapes[i]) if shapes[i] else 0) % 4
+
+
+_dot = defop("dot", matmul_forward, derivatives=_DERIVS, dtype="same", family=FAMILY,
+             samples=_mm_samples("dot", lambda sh: [((3,), (3,)), ((1,), (1,))]))
+_mv = defop("mv", matmul_forward, derivatives=_DERIVS, dtype="same", family=FAMILY,
+            samples=_mm_samples("mv", lambda sh: [((2, 3), (3,)), ((_k(sh), 4), (4,))]))
+_mm = defop("mm", matmul_forward, derivatives=_DERIVS, dtype="same", family=FAMILY,
+            samples=_mm_samples("mm", lambda sh: [((2, 3), (3, 4)), ((_k(sh), 1), (1, 3))]))
+_bmm = defop("bmm", matmul_forward, derivatives=_DERIVS, dtype="same", family=FAMILY,
+             samples=_mm_samples("bmm", lambda sh: [((2, 2, 3), (2, 3, 4))]))
+_vm = defop("matmul_vm", matmul_forward, derivatives=_DERIVS, dtype="same", methods=(),
+            functions=(), grad_fn_name="SqueezeBackward4", family=FAMILY,
+            samples=_mm_samples("matmul", lambda sh: [((3,), (3, 4))]))
+_batched = defop("matmul_batched", matmul_forward, derivatives=_DERIVS, dtype="same",
+                 methods=(), functions=(), grad_fn_name="UnsafeViewBackward0", family=FAMILY,
+                 samples=_mm_samples("matmul", lambda sh: [
+                     ((2, 2, 3), (2, 3, 4)), ((4, 2, 3), (3, 5)), ((2, 1, 2, 3), (3, 3, 2)),
+                     ((2, 2, 3), (3,)), ((3,), (2, 3, 4)), ((2, 2, 3), (1, 3, 4)),
+                     (sh[1] + (2, 3), sh[2] + (3, 2))
+                     if len(sh[1]) + 2 > 2 or len(sh[2]) + 2 > 2 else ((1, 2, 3), (3, 1))]))
+_clone = defop("matmul_clone", matmul_forward, derivatives=_DERIVS, dtype="same", methods=(),
+               functions=(), grad_fn_name="CloneBackward0", family=FAMILY,
+               samples=_mm_samples("matmul", lambda sh: [((2, 3), (4, 3, 2)),
+                                                         ((2, 3), (2, 1, 3, 2))]))
+
+
+# -- the public functions: checks with PyTorch's messages, then the right record -----------------
+def _check_tensor(name, value, pos, param):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name}(): argument '{param}' (position {pos}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
+def _same_dtype_mm(a, b):
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(a)} != "
+                           f"{_cname(b)}")
+
+
+def _check_dot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_tname(a)} and {_tname(b)}")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+
+
+def _check_mv(a, b, rows=None):
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_tname(b)}, "
+                           f"{_tname(a)}, and {_tname(b)}")
+    m, k = (rows if rows is not None else a.shape[0]), a.shape[-1]
+    if k != b.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({m}), mat ({m}x{k}), vec ({b.shape[0]})")
+
+
+def _check_mm(a_shape, b_shape):
+    if a_shape[1] != b_shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_dims_str(a_shape)} "
+                           f"and {_dims_str(b_shape)})")
+
+
+def _bcast_batch(sa, sb):
+    """Broadcast two batch shapes with PyTorch's message."""
+    out = []
+    for i in range(1, max(len(sa), len(sb)) + 1):
+        x = sa[-i] if i <= len(sa) else 1
+        y = sb[-i] if i <= len(sb) else 1
+        if x != y and x != 1 and y != 1:
+            n = max(len(sa), len(sb))
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                               f"({y}) at non-singleton dimension {n - i}")
+        out.append(max(x, y) if x != 0 and y != 0 else 0)
+    return tuple(reversed(out))
+
+
+def matmul(input, other):
+    """Matrix product with NumPy's/PyTorch's rank rules (1-D operands, batch broadcasting).
+
+    >>> import leafgrad as torch
+    >>> (torch.ones(4, 2, 3) @ torch.ones(3)).shape
+    torch.Size([4, 2])
+    """
+    _check_tensor("matmul", input, 1, "input")
+    _check_tensor("matmul", other, 2, "other")
+    a, b = input._data, other._data
+    da, db = a.ndim, b.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{da}D and {db}D")
+    if da == 2 and db == 2:
+        _same_dtype_mm(a, b)
+        _check_mm(a.shape, b.shape)
+        return _mm.public(input, other)
+    if da == 1 and db == 1:
+        _check_dot(a, b)
+        return _dot.public(input, other)
+    if da == 2 and db == 1:
+        _check_mv(a, b)
+        return _mv.public(input, other)
+    if da == 1 and db == 2:
+        _same_dtype_mm(a, b)
+        _check_mm((1, a.shape[0]), b.shape)
+        return _vm.public(input, other)
+    if db <= 2:                                       # batched @ matrix or vector: folded
+        rows = int(np.prod(a.shape[:-1]))
+        if db == 1:
+            _check_mv(a, b, rows)
+        else:
+            _same_dtype_mm(a, b)
+            _check_mm((rows, a.shape[-1]), b.shape)
+        return _batched.public(input, other)
+    # other has batch dims: a real batched product
+    sa = a.shape[:-2] if da > 1 else ()
+    batch = _bcast_batch(sa, b.shape[:-2])
+    k = a.shape[-1]
+    if k != b.shape[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, "
+                           f"{b.shape[-2]}].")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
+    return (_clone if da == 2 else _batched).public(input, other)
+
+
+def mm(input, mat2):
+    """Product of two matrices."""
+    _check_tensor("mm", input, 1, "input")
+    _check_tensor("mm", mat2, 2, "mat2")
+    a, b = input._data, mat2._data
+    if a.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _same_dtype_mm(a, b)
+    _check_mm(a.shape, b.shape)
+    return _mm.public(input, mat2)
+
+
+def bmm(input, mat2):
+    """Batched product of two 3-D tensors with the same batch size."""
+    _check_tensor("bmm", input, 1, "input")
+    _check_tensor("bmm", mat2, 2, "mat2")
+    a, b = input._data, mat2._data
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
+                           f"{b.shape[1]}].")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
+    return _bmm.public(input, mat2)
+
+
+def mv(input, vec):
+    """Matrix-vector product."""
+    _check_tensor("mv", input, 1, "input")
+    _check_tensor("mv", vec, 2, "vec")
+    a, b = input._data, vec._data
+    if a.ndim != 2 or b.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
+    _check_mv(a, b)
+    return _mv.public(input, vec)
+
+
+def dot(input, tensor):
+    """Inner product of two 1-D tensors."""
+    _check_tensor("dot", input, 1, "input")
+    _check_tensor("dot", tensor, 2, "tensor")
+    _check_dot(input._data, tensor._data)
+    return _dot.public(input, tensor)
+
+
+def outer(input, vec2):
+    """Outer product of two vectors (recorded as a broadcast multiply, like PyTorch)."""
+    _check_tensor("outer", input, 1, "input")
+    _check_tensor("outer", vec2, 2, "vec2")
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
+    return input.reshape(-1, 1) * vec2
+
+
+def _rmatmul(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(other, self)
+
+
+def _matmul_dunder(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul(self, other)
+
+
+for _name, _fn in (("matmul", matmul), ("mm", mm), ("bmm", bmm), ("mv", mv), ("dot", dot),
+                   ("outer", outer), ("ger", outer)):
+    export_function(_name, _fn)
+    bind_method(_name, _fn)
+bind_method("__matmul__", _matmul_dunder)
+bind_method("__rmatmul__", _rmatmul)
+
+
+# -- addmm ---------------------------------------------------------------------------------------
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * self + alpha * (mat1 @ mat2)`` (what ``nn.Linear`` runs on a 2-D input)."""
+    out = np.matmul(mat1, mat2)
+    if alpha != 1:
+        out *= alpha
+    if beta == 0:
+        return out
+    shape = np.broadcast_shapes(np.shape(self), out.shape)
+    if shape != out.shape:
+        raise RuntimeError(
+            f"The expanded size of the tensor ({out.shape[-1]}) must match the existing size "
+            f"({np.shape(self)[-1]}) at non-singleton dimension 1.  Target sizes: "
+            f"[{', '.join(map(str, out.shape))}].  Tensor sizes: "
+            f"[{', '.join(map(str, np.shape(self)))}]")
+    out += self if beta == 1 else beta * self
+    return out
+
+
+def addmm_self(grad, beta):
+    return grad if beta == 1 else grad * beta
+
+
+def addmm_mat1(grad, mat2, alpha):
+    g = matmul(grad, mat2.mT)
+    return g if alpha == 1 else g * alpha
+
+
+def addmm_mat2(grad, mat1, alpha):
+    g = matmul(mat1.mT, grad)
+    return g if alpha == 1 else g * alpha
+
+
+def _addmm_dtype(rec, args):
+    return None, None
+
+
+_addmm = defop("addmm", addmm, inputs=("self", "mat1", "mat2"),
+               derivatives={"self": addmm_self, "mat1": addmm_mat1, "mat2": addmm_mat2},
+               dtype=_addmm_dtype, methods=(), functions=(), family=FAMILY,
+               samples=lambda make, shapes: [
+                   Sample((make((4,)), make((2, 3)), make((3, 4))), call="addmm"),
+                   Sample((make((2, 4)), make((2, 3)), make((3, 4))), {"beta": 0.5, "alpha": 2},
+                          call="addmm"),
+                   Sample((make((1, 1)), make((2, 3)), make((3, 4))), call="addmm")])
+
+
+def addmm_public(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    for i, (n, t) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2))):
+        _check_tensor("addmm", t, i + 1, n)
+    a, b = mat1._data, mat2._data
+    if a.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix, got {}-D tensor".format(a.ndim))
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix, got {}-D tensor".format(b.ndim))
+    _same_dtype_mm(a, b)
+    _check_mm(a.shape, b.shape)
+    return _addmm.public(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+export_function("addmm", addmm_public)
+bind_method("addmm", addmm_public)
+
+from . import norms  # noqa: E402,F401  (vector_norm / norm: registers)

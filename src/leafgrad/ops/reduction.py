@@ -1,109 +1,514 @@
-"""Reductions: sum, mean, prod, max/min, var/std, norm, logsumexp, cumulative ops."""
+"""Reductions: sum, mean, prod, var/std, logsumexp, all/any, argmax/argmin, cumulative ops.
+
+Extremes (max/min/amax/amin/median) live in ``extrema.py``; norms in ``linalg.py``.
+
+PyTorch names a reduction's node by the overload that ran: ``x.sum()`` is ``SumBackward0``,
+``x.sum(dim)`` (even ``dim=None``) is ``SumBackward1``. So each such op is two records sharing
+one formula, and a small public wrapper picks the record by whether ``dim`` was given.
+
+>>> import leafgrad as torch
+>>> x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+>>> x.sum(0)
+tensor([4., 6.], grad_fn=<SumBackward1>)
+"""
 from __future__ import annotations
+
+import builtins
+import warnings
 
 import numpy as np
 
-from .registry import defop
-from ..dtypes import get_default_dtype
+from .registry import defop, export_function, bind_method, Sample
+from .. import dtypes as _dt
+from ..tensor import Tensor, _wrap
 
 FAMILY = "reduction"
+_NODIM = type("_NoDim", (), {"__repr__": lambda self: "None"})()   # "dim not passed"
 
 
+# -- dim handling ----------------------------------------------------------------------------
 def _dims(dim, ndim):
-    """PyTorch's ``dim`` argument (None, int, or sequence; [] means all) as a NumPy axis."""
+    """PyTorch's ``dim`` (None, int, or sequence; [] means all) as a sorted NumPy axis tuple."""
     if dim is None:
         return None
+    n = max(ndim, 1)
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        n = max(ndim, 1)
         out = []
         for d in dim:
-            if not -n <= d < n:
-                raise IndexError(f"Dimension out of range (expected to be in range of "
-                                 f"[{-n}, {n - 1}], but got {d})")
-            d = d % n
+            d = _wrap_dim(d, n)
             if d in out:
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
             out.append(d)
-        return tuple(out) if ndim else None
-    n = max(ndim, 1)
-    if not -n <= dim < n:
+        return tuple(sorted(out)) if ndim else None
+    d = _wrap_dim(dim, n)
+    return (d,) if ndim else None
+
+
+def _wrap_dim(d, n):
+    if isinstance(d, Tensor):
+        d = int(d)
+    if not -n <= d < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
-                         f", but got {dim})")
-    return (dim % n,) if ndim else None
+                         f", but got {d})")
+    return d % n
 
 
-def _sum_dtype(rec, args):
-    dtype = args[3]
-    if dtype is not None:
-        from ..dtypes import to_dtype
-        d = to_dtype(dtype).np
-        return d, d
-    d = args[0]._data.dtype if hasattr(args[0], "_data") else np.dtype(np.float32)
-    if d.kind in "biu":
-        return None, np.dtype(np.int64)
-    return None, d
-
-
-def sum(self, dim=None, keepdim=False, *, dtype=None):
-    """Sum over ``dim`` (all elements by default)."""
-    axis = _dims(dim, np.ndim(self))
-    return np.sum(self, axis=axis, keepdims=keepdim)
+def _count(shape, axis):
+    n = 1
+    for i, s in enumerate(shape):
+        if axis is None or i in axis:
+            n *= s
+    return n
 
 
 def expand_grad(grad, self_shape, dim, keepdim):
-    """Broadcast a reduced gradient back over the reduced dims."""
-    if not keepdim and dim is not None and len(self_shape):
+    """Broadcast a reduced gradient back over the reduced dims (a view, no copy)."""
+    if not keepdim and len(self_shape):
         axis = _dims(dim, len(self_shape))
-        if axis is not None:
-            shape = list(grad._data.shape)
-            for a in sorted(axis):
-                shape.insert(a, 1)
-            grad = grad.reshape(shape)
+        shape = list(grad._data.shape)
+        for a in (range(len(self_shape)) if axis is None else axis):
+            shape.insert(a, 1)
+        grad = grad.reshape(shape)
     return grad.expand(self_shape)
 
 
-def sum_self(grad, self_shape, dim, keepdim):
+def _const(array):
+    """A NumPy array as a constant tensor (no history): masks inside derivative formulas."""
+    array = np.asarray(array)
+    return _wrap(array if array.flags.c_contiguous else array.copy())
+
+
+def _dtype_name(np_dtype):
+    return _dt.from_numpy_dtype(np_dtype).name.capitalize()
+
+
+def _reduce_dtype(rec, args, dtype_pos):
+    """sum/prod: ``dtype=`` casts first; integers and bools accumulate in int64."""
+    dtype = args[dtype_pos]
+    if dtype is not None:
+        d = _dt.to_dtype(dtype).np
+        return d, d
+    d = args[0]._data.dtype
+    if d.kind in "biu":
+        return np.dtype(np.int64), np.dtype(np.int64)
+    return None, None
+
+
+def _float_dtype(rec, args, dtype_pos, what):
+    """mean: floating input (or an explicit ``dtype=``) only."""
+    dtype = args[dtype_pos]
+    if dtype is not None:
+        d = _dt.to_dtype(dtype).np
+        return d, d
+    d = args[0]._data.dtype
+    if d.kind not in "fc":
+        raise RuntimeError(
+            f"{what}(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {_dtype_name(d)}")
+    return None, None
+
+
+def _samples_dim(make, shapes, extra_kwargs=({},), call=None):
+    """Samples for a reduction: full, along one dim, a dim list, keepdim."""
+    base = shapes[1]
+    out = [Sample((make(base),), dict(kw), call=call) for kw in extra_kwargs]
+    if len(base):
+        out.append(Sample((make(base), -1), call=call))
+        out.append(Sample((make(base), 0, True), call=call))
+    if len(base) >= 2:
+        out.append(Sample((make(base), [0, -1]), call=call))
+    return out
+
+
+# -- sum ---------------------------------------------------------------------------------------
+def sum_all(self, *, dtype=None):
+    """Sum of all elements."""
+    return np.sum(self, dtype=self.dtype if self.dtype.kind == "f" else None)
+
+
+def sum_dim(self, dim, keepdim=False, *, dtype=None):
+    """Sum over ``dim`` (an int or a sequence; None or [] means all)."""
+    return np.sum(self, axis=_dims(dim, self.ndim), keepdims=keepdim)
+
+
+def sum_all_self(grad, self_shape):
+    return grad.expand(self_shape)
+
+
+def sum_dim_self(grad, self_shape, dim, keepdim):
     return expand_grad(grad, self_shape, dim, keepdim)
 
 
-defop("sum", sum, derivatives={"self": sum_self}, dtype=_sum_dtype, family=FAMILY)
+_sum0 = defop("sum", sum_all, derivatives={"self": sum_all_self},
+              dtype=lambda rec, args: _reduce_dtype(rec, args, 1),
+              methods=(), functions=(), family=FAMILY)
+_sum1 = defop("sum_dim", sum_dim, derivatives={"self": sum_dim_self},
+              dtype=lambda rec, args: _reduce_dtype(rec, args, 3), grad_fn_name="SumBackward1",
+              methods=(), functions=(), family=FAMILY,
+              samples=lambda make, shapes: _samples_dim(make, shapes) + [
+                  Sample((make(shapes[0]),)), Sample((make(shapes[0]),), {"dtype": _dt.float32},
+                                                     atol=1e-4)])
 
 
-def _mean_dtype(rec, args):
-    d = args[0]._data.dtype
-    dtype = args[3]
-    if dtype is not None:
-        from ..dtypes import to_dtype
-        d = to_dtype(dtype).np
-        return d, d
-    if d.kind not in "f":
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating "
-            f"point or complex dtype. Got: {_name(d)}")
-    return None, d
+def sum(input, dim=_NODIM, keepdim=False, *, dtype=None):
+    """Sum of all elements, or over ``dim``; integer and bool inputs give int64.
+
+    >>> import leafgrad as torch
+    >>> torch.tensor([[1, 2], [3, 4]]).sum(1, keepdim=True)
+    tensor([[3],
+            [7]])
+    """
+    if dim is _NODIM:
+        if keepdim:
+            raise TypeError("sum() received an invalid combination of arguments - got "
+                            "(keepdim=bool, ), but expected one of:\n * (*, torch.dtype dtype "
+                            "= None)\n * (tuple of ints dim, bool keepdim = False, *, "
+                            "torch.dtype dtype = None)\n")
+        return _sum0.public(input, dtype=dtype)
+    return _sum1.public(input, dim, keepdim, dtype=dtype)
 
 
-def _name(np_dtype):
-    from ..dtypes import from_numpy_dtype
-    return from_numpy_dtype(np_dtype).name.capitalize()
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum treating NaN as zero (computed as a masked sum)."""
+    from ..tensor import Tensor as _T
+    mask = _const(~np.isnan(input._data)) if isinstance(input, _T) else None
+    data = input * mask if mask is not None else input
+    return sum(data, dim, keepdim, dtype=dtype) if dim is not None else sum(data, dtype=dtype)
 
 
-def mean(self, dim=None, keepdim=False, *, dtype=None):
-    """Mean over ``dim`` (all elements by default)."""
-    axis = _dims(dim, np.ndim(self))
-    return np.mean(self, axis=axis, keepdims=keepdim)
+# -- mean --------------------------------------------------------------------------------------
+def mean_all(self, *, dtype=None):
+    """Mean of all elements."""
+    return np.mean(self) if self.size else np.array(np.nan, self.dtype)
 
 
-def mean_self(grad, self_shape, dim, keepdim):
-    n = 1
-    axis = _dims(dim, len(self_shape))
-    for i, s in enumerate(self_shape):
-        if axis is None or i in axis:
-            n *= s
+def mean_dim(self, dim, keepdim=False, *, dtype=None):
+    """Mean over ``dim``."""
+    axis = _dims(dim, self.ndim)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.mean(self, axis=axis, keepdims=keepdim)
+
+
+def mean_all_self(grad, self_shape):
+    return grad.expand(self_shape) / _count(self_shape, None)
+
+
+def mean_dim_self(grad, self_shape, dim, keepdim):
+    n = _count(self_shape, _dims(dim, len(self_shape)))
     return expand_grad(grad, self_shape, dim, keepdim) / n
 
 
-defop("mean", mean, derivatives={"self": mean_self}, dtype=_mean_dtype, family=FAMILY)
-del get_default_dtype
+_mean0 = defop("mean", mean_all, derivatives={"self": mean_all_self},
+               dtype=lambda rec, args: _float_dtype(rec, args, 1, "mean"),
+               methods=(), functions=(), family=FAMILY)
+_mean1 = defop("mean_dim", mean_dim, derivatives={"self": mean_dim_self},
+               dtype=lambda rec, args: _float_dtype(rec, args, 3, "mean"),
+               grad_fn_name="MeanBackward1", methods=(), functions=(), family=FAMILY,
+               samples=lambda make, shapes: _samples_dim(make, shapes, call="mean") + [
+                   Sample((make(shapes[0]),), call="mean")])
+
+
+def mean(input, dim=_NODIM, keepdim=False, *, dtype=None):
+    """Mean of all elements, or over ``dim``; floating input only (or pass ``dtype=``).
+
+    >>> import leafgrad as torch
+    >>> torch.tensor([1.0, 2.0, 6.0]).mean()
+    tensor(3.)
+    """
+    if dim is _NODIM:
+        return _mean0.public(input, dtype=dtype)
+    return _mean1.public(input, dim, keepdim, dtype=dtype)
+
+
+# -- prod --------------------------------------------------------------------------------------
+def prod_all(self, *, dtype=None):
+    """Product of all elements."""
+    return np.prod(self)
+
+
+def prod_dim(self, dim, keepdim=False, *, dtype=None):
+    """Product along one ``dim``."""
+    return np.prod(self, axis=_wrap_dim(dim, max(self.ndim, 1)) if self.ndim else None,
+                   keepdims=keepdim and self.ndim > 0)
+
+
+def _prod_others(x, axis):
+    """``prod_{m != i} x_m`` along ``axis`` (None: all), differentiable, safe with zeros.
+
+    Note [prod with zeros]
+    Without zeros this is ``prod(x) / x``. With zeros, the product over the non-zero entries
+    ``P`` (zeros replaced by one) is safe to divide, and the zeros other than ``i`` contribute
+    ``prod of those x``: 1 when there are none, ``x_k`` when there is exactly one (its value is
+    0 but its derivative is not), and 0 to first order when there are more. That is exact for
+    the first and second derivatives of ``prod``, like PyTorch's.
+    """
+    d = x._data
+    zero = d == 0
+    keep = axis is not None
+    if not zero.any():
+        p = x.prod(axis, keepdim=True) if keep else x.prod()
+        return p / x
+    zf = zero.astype(d.dtype)
+    # zeros -> constant 1 (no derivative there), x elsewhere
+    safe = x * _const(1 - zf) + _const(zf)
+    p = safe.prod(axis, keepdim=True) if keep else safe.prod()
+    nz = zero.sum(axis=axis, keepdims=True)               # zeros per slice
+    others_zero = nz - zero                               # zeros other than i
+    s = (x * _const(zf)).sum(axis, keepdim=True) if keep else (x * _const(zf)).sum()
+    one = _const((others_zero == 1).astype(d.dtype))
+    none = _const((others_zero == 0).astype(d.dtype))
+    # x_k for the single other zero k: the sum over zeros minus x_i when i is itself a zero
+    other_zero_value = s - x * _const(zf)
+    return p / safe * (none + one * other_zero_value)
+
+
+def prod_all_self(grad, self):
+    if self._data.ndim == 0:
+        return grad
+    return grad.expand(self._data.shape) * _prod_others(self, None)
+
+
+def prod_dim_self(grad, self, dim, keepdim):
+    if self._data.ndim == 0:
+        return grad
+    axis = _wrap_dim(dim, self._data.ndim)
+    return expand_grad(grad, self._data.shape, dim, keepdim) * _prod_others(self, axis)
+
+
+def _prod_samples(make, shapes):
+    base = shapes[1]
+    out = [Sample((make(base),), call="prod"),
+           Sample((np.asarray(make(shapes[0]) * (make(shapes[0]) > 0)),), call="prod")]
+    if len(base):
+        x = make(base)
+        x.flat[0] = 0.0
+        out += [Sample((make(base), -1), call="prod"), Sample((x, 0, True), call="prod"),
+                Sample((x,), call="prod")]
+        y = make(base)
+        y.flat[: min(2, y.size)] = 0.0
+        out += [Sample((y,), call="prod"), Sample((y, 0), call="prod")]
+    return out
+
+
+_prod0 = defop("prod", prod_all, derivatives={"self": prod_all_self},
+               dtype=lambda rec, args: _reduce_dtype(rec, args, 1),
+               methods=(), functions=(), family=FAMILY)
+_prod1 = defop("prod_dim", prod_dim, derivatives={"self": prod_dim_self},
+               dtype=lambda rec, args: _reduce_dtype(rec, args, 3), grad_fn_name="ProdBackward1",
+               methods=(), functions=(), family=FAMILY, samples=_prod_samples)
+
+
+def prod(input, dim=_NODIM, keepdim=False, *, dtype=None):
+    """Product of all elements, or along one ``dim``.
+
+    >>> import leafgrad as torch
+    >>> torch.tensor([1.0, 2.0, 3.0]).prod()
+    tensor(6.)
+    """
+    if dim is _NODIM:
+        return _prod0.public(input, dtype=dtype)
+    return _prod1.public(input, dim, keepdim, dtype=dtype)
+
+
+# -- var / std ---------------------------------------------------------------------------------
+def _var_dtype(rec, args):
+    d = args[0]._data.dtype
+    if d.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return None, None
+
+
+def _dof(shape, dim, correction, what):
+    axis = _dims(dim, len(shape))
+    n = _count(shape, axis)
+    dof = n - correction
+    if dof <= 0:
+        warnings.warn(f"{what}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=4)
+    return axis, dof
+
+
+def var_op(self, dim, correction, keepdim):
+    """Variance with ``correction`` (1: unbiased)."""
+    axis, dof = _dof(self.shape, dim, correction, "var")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.mean(self, axis=axis, keepdims=True)
+        dev = self - mu
+        out = np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(dof, 0)
+    return out
+
+
+def std_op(self, dim, correction, keepdim):
+    """Standard deviation with ``correction``."""
+    axis, dof = _dof(self.shape, dim, correction, "std")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.mean(self, axis=axis, keepdims=True)
+        dev = self - mu
+        return np.sqrt(np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(dof, 0))
+
+
+def var_self(grad, self, dim, correction, keepdim):
+    shape = self._data.shape
+    axis = _dims(dim, len(shape))
+    dof = _count(shape, axis) - correction
+    centered = self - (self.mean(axis, keepdim=True) if axis is not None else self.mean())
+    return expand_grad(grad, shape, dim, keepdim) * centered * (2.0 / dof)
+
+
+def std_self(grad, self, result, dim, correction, keepdim):
+    # d std = d var / (2 std); where std is 0 the gradient is 0, as PyTorch.
+    zero = result._data == 0
+    if zero.any():
+        safe = result + _const(zero.astype(result._data.dtype))
+        g = grad / (safe * 2) * _const((~zero).astype(result._data.dtype))
+    else:
+        g = grad / (result * 2)
+    return var_self(g, self, dim, correction, keepdim)
+
+
+_var = defop("var", var_op, derivatives={"self": var_self}, dtype=_var_dtype, methods=(),
+             functions=(), family=FAMILY,
+             samples=lambda make, shapes: _var_samples(make, shapes, "var"))
+_std = defop("std", std_op, derivatives={"self": std_self}, dtype=_var_dtype, methods=(),
+             functions=(), family=FAMILY,
+             samples=lambda make, shapes: _var_samples(make, shapes, "std"))
+
+
+def _var_samples(make, shapes, call):
+    base = shapes[1]
+    big = tuple(s + 1 for s in base)      # at least 2 elements per reduced dim
+    out = [Sample((make(big),), call=call), Sample((make(big),), {"unbiased": False}, call=call),
+           Sample((make(big),), {"correction": 0}, call=call)]
+    if len(big):
+        out += [Sample((make(big), -1), call=call),
+                Sample((make(big),), {"dim": 0, "keepdim": True, "correction": 2}, call=call)]
+    return out
+
+
+def _var_args(dim, unbiased, keepdim, correction, what):
+    if isinstance(dim, bool):            # x.var(True): the first positional is ``unbiased``
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    elif unbiased is not None:
+        raise RuntimeError(f"{what}: can't specify both correction and unbiased arguments")
+    return dim, correction, keepdim
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over ``dim`` (all by default) with Bessel's correction unless told otherwise.
+
+    >>> import leafgrad as torch
+    >>> torch.tensor([1.0, 2.0, 3.0, 4.0]).var()
+    tensor(1.6667)
+    """
+    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "var")
+    return _var.public(input, dim, correction, keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation over ``dim`` (all by default); see :func:`var`."""
+    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "std")
+    return _std.public(input, dim, correction, keepdim)
+
+
+# -- logsumexp ---------------------------------------------------------------------------------
+def logsumexp(self, dim, keepdim=False):
+    """``log(sum(exp(self), dim))`` computed stably (shifted by the max)."""
+    axis = _dims(dim, self.ndim)
+    if self.dtype.kind != "f":
+        self = self.astype(_dt.get_default_dtype().np)
+    if self.size == 0:
+        return np.log(np.sum(np.exp(self), axis=axis, keepdims=keepdim))
+    m = np.max(self, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(self - m), axis=axis, keepdims=True)) + m
+    if not keepdim:
+        out = out.reshape(np.sum(m, axis=axis).shape) if axis is not None else out.reshape(())
+    return out
+
+
+def logsumexp_self(grad, self, result, dim, keepdim):
+    shape = self._data.shape
+    return expand_grad(grad, shape, dim, keepdim) * (
+        self - expand_grad(result, shape, dim, keepdim)).exp()
+
+
+def _logsumexp_dtype(rec, args):
+    d = args[0]._data.dtype
+    out = d if d.kind == "f" else _dt.get_default_dtype().np
+    return None, out
+
+
+defop("logsumexp", logsumexp, derivatives={"self": logsumexp_self}, dtype=_logsumexp_dtype,
+      family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[1]), -1 if shapes[1] else 0)),
+                                    Sample((make(shapes[0]), list(range(len(shapes[0]))))),
+                                    Sample((np.asarray(make(shapes[1]) * 300), 0, True))])
+
+
+# -- all / any / argmax / argmin (no gradient) ---------------------------------------------------
+def _logical(fn, self, dim, keepdim):
+    axis = _dims(dim, self.ndim) if dim is not None else None
+    out = fn(self, axis=axis, keepdims=keepdim)
+    return out.astype(np.uint8) if self.dtype == np.uint8 else out
+
+
+def all(self, dim=None, keepdim=False):
+    """True where every element (along ``dim``) is non-zero."""
+    return _logical(np.all, self, dim, keepdim)
+
+
+def any(self, dim=None, keepdim=False):
+    """True where some element (along ``dim``) is non-zero."""
+    return _logical(np.any, self, dim, keepdim)
+
+
+defop("all", all, dtype="same", family=FAMILY)
+defop("any", any, dtype="same", family=FAMILY)
+
+
+def _arg(fn, name, self, dim, keepdim):
+    if dim is None:
+        if self.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0.")
+        out = np.asarray(fn(self.reshape(-1)), dtype=np.int64)
+        return out.reshape((1,) * self.ndim) if keepdim else out
+    axis = _wrap_dim(dim, max(self.ndim, 1))
+    if self.ndim == 0:
+        return np.zeros((), np.int64)
+    return fn(self, axis=axis, keepdims=keepdim).astype(np.int64, copy=False)
+
+
+def argmax(self, dim=None, keepdim=False):
+    """Index of the largest value (first one on ties), over all or along ``dim``."""
+    return _arg(np.argmax, "argmax", self, dim, keepdim)
+
+
+def argmin(self, dim=None, keepdim=False):
+    """Index of the smallest value (first one on ties)."""
+    return _arg(np.argmin, "argmin", self, dim, keepdim)
+
+
+defop("argmax", argmax, dtype="same", family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[1]),), grad=False)] + (
+          [Sample((make(shapes[1]), -1, True), grad=False)] if shapes[1] else []))
+defop("argmin", argmin, dtype="same", family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[1]),), grad=False)] + (
+          [Sample((make(shapes[1]), 0), grad=False)] if shapes[1] else []))
+
+
+# -- export the wrappers ---------------------------------------------------------------------
+for _name, _fn in (("sum", sum), ("mean", mean), ("prod", prod), ("var", var), ("std", std),
+                   ("nansum", nansum)):
+    export_function(_name, _fn)
+    bind_method(_name, _fn)
+
+from . import cumulative  # noqa: E402,F401  (cumsum, cumprod: registers)
+from . import extrema  # noqa: E402,F401  (max, min, amax, amin, median: registers)
+
+del builtins

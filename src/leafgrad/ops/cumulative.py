@@ -1,0 +1,135 @@
+"""Cumulative reductions: cumsum, cumprod (and the reverse cumsum their gradients need).
+
+>>> import leafgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0]).cumprod(0)
+tensor([1., 2., 6.])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import defop, Sample
+from .. import dtypes as _dt
+from ..tensor import _wrap
+
+FAMILY = "reduction"
+
+
+def _axis(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
+                         f", but got {dim})")
+    return dim % n
+
+
+def _cum_dtype(rec, args):
+    dtype = args[2]
+    if dtype is not None:
+        d = _dt.to_dtype(dtype).np
+        return d, d
+    if args[0]._data.dtype.kind in "biu":
+        return np.dtype(np.int64), np.dtype(np.int64)
+    return None, None
+
+
+def _samples(call):
+    def samples(make, shapes):
+        base = shapes[1] or (3,)
+        x = make(base)
+        out = [Sample((x, -1), call=call), Sample((make(shapes[0]), 0), call=call)]
+        if call == "cumprod":
+            z = make(base)
+            z.flat[0] = 0.0                       # one zero at the start of a slice
+            z2 = make(base)
+            z2.reshape(-1, base[-1])[:, -1] = 0.0  # and at the end
+            out += [Sample((z, -1), call=call), Sample((z2, -1), call=call),
+                    Sample((z, 0), call=call)]
+            if base[-1] >= 3:
+                z3 = make(base)
+                z3[..., 0] = 0.0
+                z3[..., 2] = 0.0                   # two zeros in a slice
+                out.append(Sample((z3, -1), call=call))
+        return out
+    return samples
+
+
+# -- cumsum ------------------------------------------------------------------------------------
+def cumsum(self, dim, *, dtype=None):
+    """Running sum along ``dim``."""
+    if self.ndim == 0:
+        _axis(dim, 0)
+        return self.copy()
+    return np.cumsum(self, axis=_axis(dim, self.ndim))
+
+
+def reverse_cumsum(self, dim):
+    """Running sum from the end along ``dim`` (the transpose of cumsum)."""
+    if self.ndim == 0:
+        return self.copy()
+    axis = _axis(dim, self.ndim)
+    return np.flip(np.cumsum(np.flip(self, axis), axis=axis), axis)
+
+
+def cumsum_self(grad, dim):
+    return _revcumsum.public(grad, dim)
+
+
+def reverse_cumsum_self(grad, dim):
+    return grad.cumsum(dim)
+
+
+defop("cumsum", cumsum, derivatives={"self": cumsum_self}, dtype=_cum_dtype, family=FAMILY,
+      samples=_samples("cumsum"))
+_revcumsum = defop("reverse_cumsum", reverse_cumsum, derivatives={"self": reverse_cumsum_self},
+                   dtype="same", methods=(), functions=(), family=FAMILY)
+
+
+# -- cumprod -----------------------------------------------------------------------------------
+def cumprod(self, dim, *, dtype=None):
+    """Running product along ``dim``."""
+    if self.ndim == 0:
+        _axis(dim, 0)
+        return self.copy()
+    return np.cumprod(self, axis=_axis(dim, self.ndim))
+
+
+def cumprod_self(grad, self, result, dim):
+    """Gradient of cumprod; safe where the input has zeros.
+
+    Note [cumprod with zeros]
+    ``d out_j / d x_i = prod_{m <= j, m != i} x_m`` for ``j >= i``. Without zeros that is
+    ``out_j / x_i``, giving ``reverse_cumsum(grad * out) / x``. With zeros, split each slice at
+    its zeros: ``C`` is the running product with zeros replaced by one (safe to divide), ``cz``
+    counts the zeros seen so far. For a non-zero ``x_i`` only the ``j`` before the first zero
+    count, for the first zero ``k1`` the ``j`` before the second one. Terms that are zero in
+    value but not in derivative (one other zero ``x_k`` inside the product) are kept to first
+    order, so second derivatives match PyTorch's too.
+    """
+    if self._data.ndim == 0:
+        return grad
+    d = self._data
+    axis = _axis(dim, d.ndim)
+    zero = d == 0
+    if not zero.any():
+        return _revcumsum.public(grad * result, axis) / self
+    dt = d.dtype
+    zf = zero.astype(dt)
+    safe = self * _wrap(1 - zf) + _wrap(zf)                   # zeros -> constant 1
+    c = safe.cumprod(axis)                                    # C_j, zeros skipped
+    cz = np.cumsum(zero, axis=axis)                           # zeros in [0..j]
+    m0, m1, m2 = (_wrap((cz == k).astype(dt)) for k in (0, 1, 2))
+    first = _wrap((zero & (cz == 1)).astype(dt))              # the first zero k1
+    second = _wrap((zero & (cz == 2)).astype(dt))             # the second zero k2
+    gc = grad * c
+    x1 = (self * first).sum(axis, keepdim=True)               # x_k1 (value 0)
+    x2 = (self * second).sum(axis, keepdim=True)              # x_k2 (value 0)
+    nonzero = _wrap((~zero).astype(dt))
+    s1 = (gc * m1).sum(axis, keepdim=True)
+    s2 = (gc * m2).sum(axis, keepdim=True)
+    before = _revcumsum.public(gc * m0, axis) + x1 * _revcumsum.public(gc * m1, axis)
+    return (before / safe * nonzero + first * (s1 + x2 * s2) + second * (x1 * s2))
+
+
+defop("cumprod", cumprod, derivatives={"self": cumprod_self}, dtype=_cum_dtype, family=FAMILY,
+      samples=_samples("cumprod"))

@@ -1,0 +1,254 @@
+"""Extremes: max, min (three overloads each), amax, amin, median.
+
+Note [Ties]
+PyTorch routes gradients through ties differently by overload, and leafgrad copies it:
+``x.max()`` / ``x.amax(dim)`` / ``x.median()`` split the gradient evenly among all tied
+elements; ``x.max(dim)`` / ``x.median(dim)`` send it all to the one index they return.
+
+>>> import leafgrad as torch
+>>> x = torch.tensor([1.0, 3.0, 3.0], requires_grad=True)
+>>> x.max().backward()
+>>> x.grad
+tensor([0.0000, 0.5000, 0.5000])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import defop, export_function, bind_method, FUNCTIONS, Sample
+from .reduction import _dims, _wrap_dim, expand_grad, _const, _NODIM
+from .. import return_types
+from ..tensor import Tensor, _wrap
+
+FAMILY = "reduction"
+
+
+def _nonempty(self, name):
+    if self.size == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+
+
+def _tie_mask(self, result, axis):
+    """Where ``self`` equals the reduced ``result``, divided by the number of such places."""
+    d = self._data
+    r = result._data
+    if axis is not None:
+        r = np.expand_dims(r, axis) if r.ndim < d.ndim else r
+    mask = (d == r)
+    count = mask.sum(axis=axis, keepdims=True)
+    return _const(mask / count)
+
+
+# -- full reductions: max(), min(), median() ---------------------------------------------------
+def max_all(self):
+    """Largest element."""
+    _nonempty(self, "max")
+    return np.max(self)
+
+
+def min_all(self):
+    """Smallest element."""
+    _nonempty(self, "min")
+    return np.min(self)
+
+
+def median_all(self):
+    """The lower median: the ``(n - 1) // 2``-th smallest element."""
+    _nonempty(self, "median")
+    flat = self.reshape(-1)
+    if np.isnan(flat).any() if flat.dtype.kind == "f" else False:
+        return np.array(np.nan, self.dtype)
+    k = (flat.size - 1) // 2
+    return np.partition(flat, k)[k]
+
+
+def evenly_self(grad, self, result):
+    return grad.expand(self._data.shape) * _tie_mask(self, result, None)
+
+
+def _full_samples(call):
+    def samples(make, shapes):
+        ties = np.asarray(np.round(make(shapes[1])))        # integer values: many ties
+        return [Sample((make(shapes[0]),), call=call), Sample((ties,), call=call)]
+    return samples
+
+
+_max1 = defop("max_all", max_all, derivatives={"self": evenly_self}, dtype="same",
+              grad_fn_name="MaxBackward1", methods=(), functions=(), family=FAMILY,
+              samples=_full_samples("max"))
+_min1 = defop("min_all", min_all, derivatives={"self": evenly_self}, dtype="same",
+              grad_fn_name="MinBackward1", methods=(), functions=(), family=FAMILY,
+              samples=_full_samples("min"))
+_median0 = defop("median_all", median_all, derivatives={"self": evenly_self}, dtype="same",
+                 grad_fn_name="MedianBackward0", methods=(), functions=(), family=FAMILY,
+                 samples=lambda make, shapes: [Sample((make(shapes[0]),), call="median")])
+
+
+# -- along a dim: values and indices -------------------------------------------------------------
+def select_dim(self, dim, keepdim, indices):
+    """The values at ``indices`` (chosen by the wrapper, kept with keepdim) along ``dim``."""
+    if self.ndim == 0:
+        return self.copy()
+    axis = _wrap_dim(dim, self.ndim)
+    out = np.take_along_axis(self, indices, axis)
+    return out if keepdim else np.squeeze(out, axis)
+
+
+def select_dim_self(grad, self_shape, dim, keepdim, indices):
+    if not self_shape:
+        return grad
+    axis = _wrap_dim(dim, len(self_shape))
+    onehot = np.zeros(self_shape, dtype=grad._data.dtype)
+    np.put_along_axis(onehot, indices, 1, axis)
+    return expand_grad(grad, self_shape, dim, keepdim) * _const(onehot)
+
+
+def _dim_samples(call):
+    def samples(make, shapes):
+        base = shapes[1] or (3,)
+        return [Sample((make(base), -1), call=call), Sample((make(base), 0, True), call=call),
+                Sample((make(base),), {"dim": 0}, call=call)]
+    return samples
+
+
+_max0 = defop("max_dim", select_dim, derivatives={"self": select_dim_self}, dtype="same",
+              grad_fn_name="MaxBackward0", methods=(), functions=(), family=FAMILY,
+              samples=_dim_samples("max"))
+_min0 = defop("min_dim", select_dim, derivatives={"self": select_dim_self}, dtype="same",
+              grad_fn_name="MinBackward0", methods=(), functions=(), family=FAMILY,
+              samples=_dim_samples("min"))
+_median1 = defop("median_dim", select_dim, derivatives={"self": select_dim_self},
+                 dtype="same", grad_fn_name="MedianBackward1", methods=(), functions=(),
+                 family=FAMILY, samples=_dim_samples("median"))
+
+
+def _check_keepdim(name, keepdim):
+    if not isinstance(keepdim, (bool, np.bool_)):
+        raise TypeError(f"{name}(): argument 'keepdim' (position 2) must be bool, not "
+                        f"{type(keepdim).__name__}")
+
+
+def _along(rec, name, pick, input, dim, keepdim):
+    _check_keepdim(name, keepdim)
+    d = input._data
+    if d.ndim == 0:
+        _wrap_dim(dim, 1)
+        idx = np.zeros((), np.int64)
+        values = rec.public(input, dim, keepdim, idx)
+        return getattr(return_types, name)((values, _wrap(idx)))
+    axis = _wrap_dim(dim, d.ndim)
+    if d.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    idx = pick(d, axis)
+    values = rec.public(input, axis, keepdim, idx)
+    out_idx = idx if keepdim else np.squeeze(idx, axis)
+    return getattr(return_types, name)((values, _const(out_idx)))
+
+
+def _argmax_keep(d, axis):
+    return np.argmax(d, axis=axis, keepdims=True).astype(np.int64, copy=False)
+
+
+def _argmin_keep(d, axis):
+    return np.argmin(d, axis=axis, keepdims=True).astype(np.int64, copy=False)
+
+
+def _argmedian_keep(d, axis):
+    k = (d.shape[axis] - 1) // 2
+    order = np.argsort(d, axis=axis, kind="stable")
+    return np.take(order, [k], axis=axis).astype(np.int64, copy=False)
+
+
+def _pairwise(name, other):
+    fn = FUNCTIONS.get("maximum" if name == "max" else "minimum")
+    if fn is None:
+        raise NotImplementedError(f"torch.{name}(a, b) needs torch."
+                                  f"{'maximum' if name == 'max' else 'minimum'}, which is not "
+                                  "implemented yet")
+    return fn
+
+
+def max(input, dim=_NODIM, keepdim=False, *, out=None):
+    """``max(x)``: the largest element; ``max(x, dim)``: ``(values, indices)`` along ``dim``;
+    ``max(x, other)``: the elementwise maximum.
+
+    >>> import leafgrad as torch
+    >>> torch.tensor([[1.0, 5.0], [7.0, 2.0]]).max()
+    tensor(7.)
+    """
+    if dim is _NODIM:
+        return _max1.public(input)
+    if isinstance(dim, Tensor):
+        return _pairwise("max", dim)(input, dim)
+    return _along(_max0, "max", _argmax_keep, input, dim, keepdim)
+
+
+def min(input, dim=_NODIM, keepdim=False, *, out=None):
+    """``min(x)``, ``min(x, dim)`` or ``min(x, other)``; see :func:`max`."""
+    if dim is _NODIM:
+        return _min1.public(input)
+    if isinstance(dim, Tensor):
+        return _pairwise("min", dim)(input, dim)
+    return _along(_min0, "min", _argmin_keep, input, dim, keepdim)
+
+
+def median(input, dim=_NODIM, keepdim=False):
+    """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
+    if dim is _NODIM:
+        return _median0.public(input)
+    return _along(_median1, "median", _argmedian_keep, input, dim, keepdim)
+
+
+# -- amax / amin ---------------------------------------------------------------------------------
+def _amax_like(fn, name, self, dim, keepdim):
+    axis = _dims(dim, self.ndim) if not (isinstance(dim, (tuple, list)) and not dim) else None
+    if axis is None:
+        _nonempty(self, name)
+    else:
+        for a in axis:
+            if self.shape[a] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+    return fn(self, axis=axis, keepdims=keepdim)
+
+
+def amax(self, dim=(), keepdim=False):
+    """Largest values over ``dim`` (all dims by default); ties share the gradient."""
+    return _amax_like(np.max, "amax", self, dim, keepdim)
+
+
+def amin(self, dim=(), keepdim=False):
+    """Smallest values over ``dim``; ties share the gradient."""
+    return _amax_like(np.min, "amin", self, dim, keepdim)
+
+
+def amax_self(grad, self, result, dim, keepdim):
+    shape = self._data.shape
+    axis = _dims(dim, len(shape)) if not (isinstance(dim, (tuple, list)) and not dim) else None
+    r = result._data
+    if not keepdim and axis is not None and shape:
+        r = np.expand_dims(r, axis)
+    mask = self._data == r
+    scale = _const(mask / mask.sum(axis=axis, keepdims=True))
+    return expand_grad(grad, shape, axis if axis is not None else None, keepdim) * scale
+
+
+def _amax_samples(call):
+    def samples(make, shapes):
+        base = shapes[1]
+        ties = np.asarray(np.round(make(base)))
+        out = [Sample((make(base),), call=call), Sample((ties,), call=call)]
+        if base:
+            out += [Sample((ties, -1), call=call), Sample((make(base), [0], True), call=call)]
+        return out
+    return samples
+
+
+defop("amax", amax, derivatives={"self": amax_self}, dtype="same", family=FAMILY,
+      samples=_amax_samples("amax"))
+defop("amin", amin, derivatives={"self": amax_self}, dtype="same", family=FAMILY,
+      samples=_amax_samples("amin"))
+
+for _name, _fn in (("max", max), ("min", min), ("median", median)):
+    export_function(_name, _fn)
+    bind_method(_name, _fn)

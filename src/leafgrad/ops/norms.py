@@ -1,0 +1,133 @@
+"""Vector norms: ``Tensor.norm``, ``torch.norm``, ``torch.linalg.vector_norm`` / ``linalg.norm``.
+
+All of them record ``LinalgVectorNormBackward0``, as in PyTorch 2.13. Where the norm is 0 the
+gradient is 0 (not NaN), and ``inf`` norms split the gradient evenly among tied maxima.
+
+>>> import leafgrad as torch
+>>> torch.tensor([3.0, 4.0]).norm()
+tensor(5.)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .registry import defop, export_function, bind_method, Sample
+from .reduction import _dims, _const, expand_grad
+from .. import dtypes as _dt
+
+FAMILY = "linalg"
+
+
+def _norm_dtype(rec, args):
+    d = args[0]._data.dtype
+    dtype = args[4]
+    if dtype is not None:
+        t = _dt.to_dtype(dtype).np
+        return t, t
+    if d.kind not in "fc":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_dt.from_numpy_dtype(d).name.capitalize()}")
+    return None, None
+
+
+def vector_norm_op(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The ``ord``-norm of the elements over ``dim`` (all elements by default)."""
+    axis = _dims(dim, self.ndim)
+    a = np.abs(self)
+    if ord == 2:
+        return np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
+    if ord == 1:
+        return np.sum(a, axis=axis, keepdims=keepdim)
+    if ord == math.inf:
+        return np.max(a, axis=axis, keepdims=keepdim, initial=0)
+    if ord == -math.inf:
+        return np.min(a, axis=axis, keepdims=keepdim)
+    if ord == 0:
+        return np.sum(a != 0, axis=axis, keepdims=keepdim).astype(self.dtype)
+    with np.errstate(divide="ignore"):
+        return np.power(np.sum(np.power(a, ord), axis=axis, keepdims=keepdim), 1.0 / ord)
+
+
+def vector_norm_self(grad, self, result, ord, dim, keepdim):
+    d = self._data
+    shape = d.shape
+    axis = _dims(dim, len(shape))
+    sign = np.sign(d)
+    if ord == 0:
+        return expand_grad(grad, shape, dim, keepdim) * 0
+    if ord == 1:
+        return expand_grad(grad, shape, dim, keepdim) * _const(sign)
+    r = result._data
+    if not keepdim and shape:
+        r = r.reshape([1 if axis is None or i in axis else s for i, s in enumerate(shape)])
+    if ord in (math.inf, -math.inf):
+        mask = np.abs(d) == r
+        scale = sign * mask / mask.sum(axis=axis, keepdims=True)
+        return expand_grad(grad, shape, dim, keepdim) * _const(scale)
+    zero = result._data == 0
+    if zero.any():      # the norm is 0 there: the gradient is 0, as in PyTorch
+        safe = result + _const(zero.astype(d.dtype))
+        g = grad * _const((~zero).astype(d.dtype))
+    else:
+        safe, g = result, grad
+    if ord == 2:
+        return self * expand_grad(g / safe, shape, dim, keepdim)
+    # d ||x||_p = sign(x) |x|^(p-1) / ||x||^(p-1); |x| written as x * sign(x) so it differentiates
+    xz = _const((d == 0).astype(d.dtype))
+    abs_pow = (self * _const(sign) + xz).pow(ord - 1) * _const(sign)
+    return abs_pow * expand_grad(g / safe.pow(ord - 1), shape, dim, keepdim)
+
+
+def _norm_samples(make, shapes):
+    base = shapes[1] or (3,)
+    out = [Sample((make(base),), call="norm")]
+    for p in (1, 3, 0.5, math.inf, -math.inf, "fro"):
+        out.append(Sample((make(base), p), call="norm"))
+    out.append(Sample((make(base),), {"dim": -1, "keepdim": True}, call="norm"))
+    out.append(Sample((make(base), 2, 0), call="norm"))
+    zero = make(base) * 0
+    out.append(Sample((zero,), call="norm"))
+    ties = np.asarray(np.round(make(base)))
+    out.append(Sample((ties, math.inf), call="norm"))
+    return out
+
+
+_vnorm = defop("linalg_vector_norm", vector_norm_op, derivatives={"self": vector_norm_self},
+               dtype=_norm_dtype, methods=(), functions=(), family=FAMILY,
+               samples=_norm_samples)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """``torch.linalg.vector_norm``."""
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
+    return _vnorm.public(x, ord, dim, keepdim, dtype=dtype)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """``torch.norm`` / ``Tensor.norm``: vector norms (``"fro"`` is the 2-norm)."""
+    if p == "fro" or p is None:
+        p = 2
+    elif p == "nuc":
+        raise NotImplementedError("leafgrad does not implement the nuclear norm ('nuc')")
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm(): unsupported norm type {p}")
+    return _vnorm.public(input, p, dim, keepdim, dtype=dtype)
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
+    """``torch.linalg.norm``: the 2-norm of the flattened input when ``ord`` is None."""
+    if ord is None:
+        return _vnorm.public(A, 2, dim, keepdim, dtype=dtype)
+    if A.dim() == 1 or (dim is not None and not isinstance(dim, (tuple, list))) or (
+            isinstance(dim, (tuple, list)) and len(dim) == 1):
+        return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+    if ord == "fro":
+        return _vnorm.public(A, 2, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+    raise NotImplementedError(f"leafgrad does not implement matrix norms of order {ord!r}")
+
+
+export_function("norm", norm)
+bind_method("norm", norm)
