@@ -113,7 +113,7 @@ def print_table(results, impls):
     for r in [head, *rows]:
         cells = [str(c).ljust(w) if i < 2 else str(c).rjust(w)
                  for i, (c, w) in enumerate(zip(r, widths))]
-        print("  ".join(cells) + "  " + r[-1])
+        print(("  ".join(cells) + "  " + r[-1]).rstrip())
 
 
 # ---- running --------------------------------------------------------------------------------
