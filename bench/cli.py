@@ -240,8 +240,8 @@ def main(argv=None):
     print_table(results, args.impl_list)
     for name, res in results.items():
         for impl, m in res.get("memory", {}).items():
-            print(f"{name} peak memory, {impl}: tracemalloc {fmt(m['tracemalloc_peak_mib'])} MiB,"
-                  f" RSS growth {fmt(m['rss_peak_delta_mib'])} MiB")
+            print(f"{name} peak memory, {impl}: tracemalloc {fmt(m['tracemalloc_peak_mib'], ' MiB')},"
+                  f" RSS growth {fmt(m['rss_peak_delta_mib'], ' MiB')}")
     info["loadavg_at_end"] = [round(v, 2) for v in os.getloadavg()]
     print(f"total {time.time() - started:.0f} s; load average at end {info['loadavg_at_end']}"
           " (above the core count, every number is inflated: compare ratios)")
