@@ -23,10 +23,17 @@ from .unary import erf_array
 __all__ = ["gelu", "silu", "softplus"]
 
 FAMILY = "pointwise"
+_F16 = np.dtype(np.float16)
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_C = 0.044715
+
+
+def _via_float32(forward, self, *args):
+    """Run a many-step forward on a float16 array in float32 and round once at the end, as
+    PyTorch's CPU kernels do (rounding every step would drift by an ulp or two)."""
+    return forward(self.astype(np.float32), *args).astype(np.float16)
 
 
 def _samples(*extra_kwargs, low=-3.0, high=3.0, call=None, ints=True):
@@ -48,6 +55,8 @@ def sigmoid(self):
     Already stable as written: ``exp`` overflows to inf for very negative inputs and 1 / inf
     is 0, as in PyTorch (which gives 0, not a denormal, for ``sigmoid(-100.)`` in float32).
     """
+    if self.dtype == _F16:
+        return _via_float32(sigmoid, self)
     return 1 / (1 + np.exp(-self))
 
 
@@ -107,6 +116,8 @@ defop("relu", relu, derivatives={"self": relu_self}, dtype="same", inplace="relu
 # -- gelu -----------------------------------------------------------------------------------
 def gelu_op(self, approximate="none"):
     """``x * Phi(x)`` (the normal CDF), or its tanh approximation."""
+    if self.dtype == _F16:
+        return _via_float32(gelu_op, self, approximate)
     if approximate == "none":
         return self * (0.5 * (1.0 + erf_array(np.asarray(self * _SQRT_HALF))))
     if approximate == "tanh":
@@ -139,6 +150,8 @@ def gelu(input, approximate="none"):
 # -- silu -----------------------------------------------------------------------------------
 def silu_op(self):
     """``self * sigmoid(self)``."""
+    if self.dtype == _F16:
+        return _via_float32(silu_op, self)
     return self * sigmoid(self)
 
 
@@ -165,6 +178,8 @@ _silu_inplace = inplace_of(_silu.public, "silu_")
 # -- softplus -------------------------------------------------------------------------------
 def softplus_op(self, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta * self)) / beta``, linear where ``beta * self > threshold``."""
+    if self.dtype == _F16:
+        return _via_float32(softplus_op, self, beta, threshold)
     z = self * beta
     soft = np.logaddexp(0.0, z)
     if beta != 1:
@@ -191,6 +206,8 @@ def softplus(input, beta=1.0, threshold=20.0):
 # -- logit ----------------------------------------------------------------------------------
 def logit(self, eps=None):
     """``log(self / (1 - self))``, with the input clamped to ``[eps, 1 - eps]`` if given."""
+    if self.dtype == _F16:
+        return _via_float32(logit, self, eps)
     if eps is not None:
         self = np.minimum(np.maximum(self, eps), 1.0 - eps)
     return np.log(self / (1.0 - self))

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..tensor import Tensor
 from .registry import Sample, bind_method, defop
-from .unary import not_implemented_for
+from .pointwise import not_implemented_for, tensors_only
+from .registry import compare
 
 __all__: list = []
 
@@ -70,8 +71,8 @@ for _name, _ufunc in (("logical_and", np.logical_and), ("logical_or", np.logical
     def _logical(self, other, _ufunc=_ufunc):
         return _ufunc(self, other)
     _logical.__doc__ = f"Elementwise ``{_name[8:]}`` of the truth values; a bool tensor."
-    defop(_name, _logical, dtype="compare", inplace=_name + "_", samples=_logical_samples,
-          family=FAMILY)
+    defop(_name, _logical, dtype=tensors_only(compare), inplace=_name + "_",
+          samples=_logical_samples, family=FAMILY)
 
 
 def logical_not(self):

@@ -124,7 +124,12 @@ def dispatch(rec, args: tuple):
             if a._requires_grad:
                 requires = True
         elif a is not None:
-            datas[p] = _as_input(rec, a, p)
+            a = _as_input(rec, a, p)
+            if type(a) is int and compute is not None and compute.kind in "iu":
+                # PyTorch wraps an out-of-range number into the dtype (uint8 - 2 -> 255...);
+                # NumPy 2 would raise OverflowError instead.
+                a = np.array(a).astype(compute)
+            datas[p] = a
     out = rec.forward(*datas)
     record = requires and rec.differentiable and _mode.grad_enabled
     if rec.n_outputs == 1:

@@ -30,7 +30,8 @@ from ..tensor import Tensor, _wrap
 from .registry import (Sample, bind_method, commit_inplace, defop, export_function,
                        inplace_check, old_value, promote)
 
-__all__ = ["zeros_grad", "inplace_of", "promote_args", "not_implemented_formula", "pow"]
+__all__ = ["zeros_grad", "inplace_of", "promote_args", "not_implemented_formula",
+           "not_implemented_for", "tensors_only", "int_scalar", "pow"]
 
 FAMILY = "pointwise"
 np.seterr(all="ignore")   # see Note [Floating-point warnings]
@@ -47,6 +48,8 @@ def promote_args(*positions):
     def rule(rec, args):
         d = _dt.result_type(*[args[p] for p in positions]).np
         return d, d
+    # float tensors of one dtype with Python numbers keep that dtype: dispatch's fast path
+    rule.fast_float = True
     return rule
 
 
@@ -56,6 +59,35 @@ def not_implemented_formula(aten_name):
         raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
     formula.__name__ = f"{aten_name}_not_implemented"
     return formula
+
+
+def not_implemented_for(kernel, dtype):
+    """PyTorch's error for a kernel without an implementation for a dtype (``'Bool'``)."""
+    if isinstance(dtype, np.ndarray):
+        dtype = dtype.dtype
+    name = _dt.from_numpy_dtype(np.dtype(dtype)).tensor_type[:-6]
+    return NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
+def tensors_only(base_rule, names=("input", "other")):
+    """A dtype rule for ops whose PyTorch signature takes no numbers (``maximum``)."""
+    def rule(rec, args):
+        for pos, name in enumerate(names):
+            v = args[pos]
+            if not isinstance(v, Tensor):
+                raise TypeError(f"{rec.functions[0] if rec.functions else rec.name}(): "
+                                f"argument '{name}' (position {pos + 1}) must be Tensor, not "
+                                f"{type(v).__name__}")
+        return base_rule(rec, args)
+    return rule
+
+
+def int_scalar(value, array):
+    """A Python int meeting an integer array, wrapped into its dtype as PyTorch does
+    (NumPy 2 raises OverflowError for ``uint8_array + -2``)."""
+    if type(value) is int and array.dtype.kind in "iu":
+        return np.array(value).astype(array.dtype)
+    return value
 
 
 def _requires_any(args, kwargs):
@@ -120,9 +152,6 @@ defop("add", add, derivatives={"self": add_self, "other": add_other}, inplace="a
 
 def sub(self, other, *, alpha=1):
     """``self - alpha * other``."""
-    if self.dtype == np.bool_ and getattr(other, "dtype", None) == np.bool_:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
     if alpha == 1:
         return self - other
     _alpha_check(self, other, alpha)
@@ -133,9 +162,31 @@ def sub_other(grad, alpha):
     return -grad if alpha == 1 else grad * (-alpha)
 
 
-defop("sub", sub, derivatives={"self": add_self, "other": sub_other}, inplace="sub_",
-      methods=("sub", "__sub__", "subtract"), functions=("sub", "subtract"),
-      samples=_binary_samples, family=FAMILY)
+def _is_bool(v):
+    return type(v) is bool or (isinstance(v, Tensor) and v._data.dtype == np.bool_)
+
+
+def _check_bool_sub(a, b):
+    if _is_bool(a) or _is_bool(b):
+        if _is_bool(a) and _is_bool(b):
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                               "supported. Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported."
+                           " If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
+
+
+def _sub_rule(rec, args):
+    # Bool operands never take dispatch's float fast path, so checking here costs the
+    # common case nothing (see Note [Fast paths] in dispatch.py).
+    _check_bool_sub(args[0], args[1])
+    return promote(rec, args)
+
+
+_sub = defop("sub", sub, derivatives={"self": add_self, "other": sub_other}, inplace="sub_",
+             methods=("sub", "__sub__", "subtract"), functions=("sub", "subtract"),
+             samples=_binary_samples, family=FAMILY)
+_sub.dtype_rule = _sub_rule   # after defop, so the float fast path is still chosen
 
 
 def rsub(self, other, *, alpha=1):
@@ -161,10 +212,18 @@ def _rsub_samples(make, shapes):
 
 _rsub_t = defop("rsub", rsub, derivatives={"self": rsub_self, "other": rsub_other},
                 methods=(), functions=(), samples=_rsub_samples, family=FAMILY)
+_rsub_t.dtype_rule = _sub_rule
+
+
+def _rsub_scalar_rule(rec, args):
+    _check_bool_sub(args[0], args[1])
+    d = _dt.result_type(args[0], args[1]).np
+    return d, d
 
 
 def rsub_scalar(self, other, *, alpha=1):
     """``other - alpha * self`` with a number ``other`` (what ``2 - x`` runs)."""
+    other = int_scalar(other, self)
     if alpha == 1:
         return other - self
     _alpha_check(self, other, alpha)
@@ -173,7 +232,7 @@ def rsub_scalar(self, other, *, alpha=1):
 
 _rsub_s = defop("rsub_scalar", rsub_scalar, inputs=("self",),
                 derivatives={"self": rsub_self}, grad_fn_name="RsubBackward1",
-                dtype=promote_args(0, 1), methods=(), functions=(), family=FAMILY,
+                dtype=_rsub_scalar_rule, methods=(), functions=(), family=FAMILY,
                 samples=lambda make, shapes: [Sample((make(shapes[0]), 2.5), call="rsub"),
                                               Sample((make(shapes[0]), 3), call="__rsub__")])
 
@@ -271,18 +330,21 @@ def div_mode(self, other, rounding_mode):
                        f"found '{rounding_mode}'")
 
 
-def _check_int_zero(a, b):
-    if np.result_type(a, b).kind in "iub" and np.any(np.asarray(b) == 0):
+def _check_int_zero(a, b, kernel):
+    kind = np.result_type(a, b).kind
+    if kind == "b":
+        raise not_implemented_for(kernel, np.bool_)
+    if kind in "iu" and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
 def _floor_divide(a, b):
-    _check_int_zero(a, b)
+    _check_int_zero(a, b, "div_floor_cpu")
     return np.floor_divide(a, b)
 
 
 def _trunc_int_divide(a, b):
-    _check_int_zero(a, b)
+    _check_int_zero(a, b, "div_trunc_cpu")
     q = np.floor_divide(a, b)
     fix = (np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
     return q + fix.astype(q.dtype)
@@ -328,6 +390,8 @@ for _n in ("divide_", "true_divide_"):
 # -- floor_divide / remainder / fmod ------------------------------------------------------
 def floor_divide(self, other):
     """``self // other``, rounded down like Python's; PyTorch cannot differentiate it."""
+    if type(other) is int:
+        other = int_scalar(other, self)
     return _floor_divide(self, other)
 
 
@@ -346,7 +410,9 @@ bind_method("__rfloordiv__", lambda self, other: _floordiv.public(other, self))
 
 def remainder(self, other):
     """Python's ``%``: the result has the sign of ``other``."""
-    _check_int_zero(self, other)
+    if type(other) is int:
+        other = int_scalar(other, self)
+    _check_int_zero(self, other, "remainder_cpu")
     if np.result_type(self, other).kind != "f":
         return np.remainder(self, other)
     # PyTorch adjusts fmod's result, which keeps fmod's signed zeros (NumPy flips them).
@@ -402,7 +468,9 @@ bind_method("remainder_", inplace_of(remainder_public, "remainder_", saves_self=
 
 def fmod(self, other):
     """C's ``fmod``: the result has the sign of ``self``."""
-    _check_int_zero(self, other)
+    if type(other) is int:
+        other = int_scalar(other, self)
+    _check_int_zero(self, other, "fmod_cpu")
     return np.fmod(self, other)
 
 
@@ -499,12 +567,19 @@ def _int_pow(base, exponent):
 
 def pow_scalar(self, exponent):
     """``self ** exponent`` for a number exponent (PowBackward0)."""
+    if self.dtype == np.bool_:
+        # PyTorch answers the exponents 0 and 1 without a kernel
+        if exponent == 0 or exponent == 1:
+            return np.full_like(self, True) if exponent == 0 else self.copy()
+        raise not_implemented_for("pow", np.bool_)
     return np.power(self, exponent)
 
 
 def pow_scalar_self(grad, self, exponent):
     if exponent == 0:
         return zeros_grad(grad)
+    if exponent == 2:
+        return grad * (self * 2.0)   # the common square: two ops instead of three
     return grad * (exponent * self.pow(exponent - 1))
 
 
@@ -525,6 +600,8 @@ _pow0 = defop("pow_scalar", pow_scalar, inputs=("self",),
 
 def pow_tensor(self, exponent):
     """``self ** exponent`` for a tensor exponent (PowBackward1)."""
+    if self.dtype == np.bool_:
+        raise not_implemented_for("pow", np.bool_)
     if self.dtype.kind in "iu":
         return _int_pow(self, exponent)
     return np.power(self, exponent)
@@ -551,8 +628,10 @@ _pow1 = defop("pow_tensor", pow_tensor, inputs=("self", "exponent"),
 
 def pow_scalar_base(self, exponent):
     """``self ** exponent`` for a number base (PowBackward2)."""
-    if np.asarray(exponent).dtype.kind in "iu":
-        return _int_pow(self, exponent)
+    if exponent.dtype == np.bool_:
+        raise not_implemented_for("pow", np.bool_)
+    if exponent.dtype.kind in "iu":
+        return _int_pow(int_scalar(self, exponent), exponent)
     return np.power(self, exponent)
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _wrap
-from .pointwise import inplace_of, promote_args
-from .registry import Sample, bind_method, defop, export_function
+from .pointwise import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
+from .registry import Sample, bind_method, defop, export_function, promote, promote_float
 
 __all__ = ["where", "clamp", "masked_fill"]
 
@@ -85,6 +85,12 @@ bind_method("where", _where_method)
 # -- clamp ----------------------------------------------------------------------------------
 def clamp_scalar(self, min=None, max=None):
     """Clamp to number bounds (ClampBackward1)."""
+    if self.dtype.kind in "biu":
+        if self.dtype == np.bool_:
+            kernel = "clamp_scalar_cpu" if min is not None and max is not None else \
+                "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu"
+            raise not_implemented_for(kernel, self)
+        min, max = int_scalar(min, self), int_scalar(max, self)
     if min is not None:
         self = np.maximum(self, min)
     if max is not None:
@@ -119,6 +125,8 @@ _clamp1 = defop("clamp_scalar", clamp_scalar, inputs=("self",),
 
 def clamp_tensor(self, min=None, max=None):
     """Clamp to tensor bounds (ClampBackward0)."""
+    if self.dtype == np.bool_:
+        raise not_implemented_for("clamp_cpu", self)
     if min is not None:
         self = np.maximum(self, min)
     if max is not None:
@@ -199,7 +207,9 @@ for _n in ("clamp", "clip"):
 
 def clamp_min_scalar(self, min):
     """``max(self, min)`` for a number ``min`` (ClampMinBackward0)."""
-    return np.maximum(self, min)
+    if self.dtype == np.bool_:
+        raise not_implemented_for("clamp_min_scalar_cpu", self)
+    return np.maximum(self, int_scalar(min, self))
 
 
 def clamp_min_scalar_self(grad, self, min):
@@ -208,7 +218,9 @@ def clamp_min_scalar_self(grad, self, min):
 
 def clamp_max_scalar(self, max):
     """``min(self, max)`` for a number ``max`` (ClampMaxBackward0)."""
-    return np.minimum(self, max)
+    if self.dtype == np.bool_:
+        raise not_implemented_for("clamp_max_scalar_cpu", self)
+    return np.minimum(self, int_scalar(max, self))
 
 
 def clamp_max_scalar_self(grad, self, max):
@@ -277,21 +289,13 @@ for _n, _f in (("clamp_min", clamp_min), ("clamp_max", clamp_max)):
 
 
 # -- maximum / minimum / fmax / fmin --------------------------------------------------------
-def _tensor_args_only(name, other):
-    if not isinstance(other, (Tensor, np.ndarray)):
-        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
-                        f"{type(other).__name__}")
-
-
 def maximum(self, other):
     """Elementwise maximum (NaN wins)."""
-    _tensor_args_only("maximum", other)
     return np.maximum(self, other)
 
 
 def minimum(self, other):
     """Elementwise minimum (NaN wins)."""
-    _tensor_args_only("minimum", other)
     return np.minimum(self, other)
 
 
@@ -316,20 +320,18 @@ def _max_samples(make, shapes):
 
 
 defop("maximum", maximum, derivatives={"self": maximum_self, "other": maximum_other},
-      samples=_max_samples, family=FAMILY)
+      dtype=tensors_only(promote), samples=_max_samples, family=FAMILY)
 defop("minimum", minimum, derivatives={"self": maximum_other, "other": maximum_self},
-      samples=_max_samples, family=FAMILY)
+      dtype=tensors_only(promote), samples=_max_samples, family=FAMILY)
 
 
 def fmax(self, other):
     """Elementwise maximum ignoring NaN."""
-    _tensor_args_only("fmax", other)
     return np.fmax(self, other)
 
 
 def fmin(self, other):
     """Elementwise minimum ignoring NaN."""
-    _tensor_args_only("fmin", other)
     return np.fmin(self, other)
 
 
@@ -350,8 +352,10 @@ def fmin_other(grad, self, other):
 
 
 defop("fmax", fmax, derivatives={"self": fmax_self, "other": fmax_other}, family=FAMILY,
+      dtype=tensors_only(promote),
       samples=lambda make, shapes: [Sample((make(shapes[1]), make(shapes[2])))])
 defop("fmin", fmin, derivatives={"self": fmin_self, "other": fmin_other}, family=FAMILY,
+      dtype=tensors_only(promote),
       samples=lambda make, shapes: [Sample((make(shapes[1]), make(shapes[2])))])
 
 
@@ -523,8 +527,7 @@ bind_method("lerp_", inplace_of(lerp, "lerp_"))
 def hypot(self, other):
     """``sqrt(self**2 + other**2)`` without overflow."""
     if self.dtype.kind != "f":
-        raise NotImplementedError(
-            f'"hypot_cpu" not implemented for \'{_TYPE_NAMES[self.dtype.name]}\'')
+        raise not_implemented_for("hypot_cpu", self)
     return np.hypot(self, other)
 
 
@@ -537,7 +540,7 @@ def hypot_other(grad, other, result):
 
 
 defop("hypot", hypot, derivatives={"self": hypot_self, "other": hypot_other},
-      inplace="hypot_", family=FAMILY,
+      dtype=tensors_only(promote), inplace="hypot_", family=FAMILY,
       samples=lambda make, shapes: [Sample((make.positive(shapes[1]), make(shapes[2])))])
 
 
@@ -555,7 +558,7 @@ def atan2_other(grad, self, other):
 
 
 defop("atan2", atan2, derivatives={"self": atan2_self, "other": atan2_other},
-      dtype="promote_float", inplace="atan2_", methods=("atan2", "arctan2"),
+      dtype=tensors_only(promote_float), inplace="atan2_", methods=("atan2", "arctan2"),
       functions=("atan2", "arctan2"), family=FAMILY,
       samples=lambda make, shapes: [Sample((make.positive(shapes[1]), make(shapes[2]))),
                                     Sample((make(shapes[1], 1, 5, np.int64),

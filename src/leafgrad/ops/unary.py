@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
-from .pointwise import inplace_of, zeros_grad
+from .pointwise import inplace_of, not_implemented_for, zeros_grad
 from .registry import Sample, bind_method, defop, export_function
 from .backward_ops import tanh_backward_op
 
@@ -27,17 +27,6 @@ _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI = math.sqrt(math.pi)
-_DTYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-                "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-                "bool": "Bool"}
-
-
-def not_implemented_for(kernel, array):
-    """PyTorch's error for a kernel without an implementation for a dtype."""
-    return NotImplementedError(
-        f'"{kernel}" not implemented for \'{_DTYPE_NAMES[array.dtype.name]}\'')
-
-
 def _unary_samples(low=-2.0, high=2.0, ints=True, atol=1e-6):
     """Samples for a unary op: float64 (with grads), float32 and (optionally) int64 inputs."""
     def samples(make, shapes):
@@ -164,6 +153,8 @@ _unary("sqrt", sqrt, sqrt_self, samples=_unary_samples(0.1, 3.0))
 
 def rsqrt(self):
     """``1 / sqrt(self)``."""
+    if self.dtype == np.float16:
+        return (1.0 / np.sqrt(self.astype(np.float32))).astype(np.float16)
     return 1.0 / np.sqrt(self)
 
 
@@ -450,7 +441,7 @@ def round_half_even(self):
     if self.dtype.kind == "f":
         return np.rint(self)
     if self.dtype == np.bool_:
-        raise not_implemented_for("round_cpu", self)
+        raise not_implemented_for("round_vml_cpu", self)
     return self.copy()
 
 
