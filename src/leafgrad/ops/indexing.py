@@ -470,18 +470,18 @@ defop("index_select", index_select_op, inputs=("self", "index"),
       family=FAMILY)
 
 
-def gather_check(name, self_shape, dim, index_shape, other="self"):
-    """PyTorch's shape rules shared by gather and scatter."""
+def gather_check(name, self_shape, dim, index_shape, dims_word="self"):
+    """PyTorch's shape rules shared by gather and scatter (gather says "input" once)."""
     if len(index_shape) != len(self_shape) and not (
             len(index_shape) <= 1 and len(self_shape) <= 1):
-        raise RuntimeError(f"Index tensor must have the same number of dimensions as {other} "
-                           "tensor")
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as "
+                           f"{dims_word} tensor")
     d = wrap_dim(dim, len(self_shape))
     for k, (i, s) in enumerate(zip(index_shape, self_shape)):
         if k != d and i > s:
             raise RuntimeError(f"Size does not match at dimension {k} expected index "
                                f"[{', '.join(map(str, index_shape))}] to be no larger than "
-                               f"{other} [{', '.join(map(str, self_shape))}] apart from "
+                               f"self [{', '.join(map(str, self_shape))}] apart from "
                                f"dimension {d}")
     return d
 

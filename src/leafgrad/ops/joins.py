@@ -110,6 +110,8 @@ _cat = defop("cat", cat, inputs=("tensors",), list_input=True,
 
 def _cat_public(tensors, dim=0, *, out=None):
     _tensor_list_check("cat", tensors)
+    if len(tensors) == 0:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     return _cat.public(tensors, dim)
 
 
@@ -148,6 +150,8 @@ _stack = defop("stack", stack, inputs=("tensors",), list_input=True,
 
 def _stack_public(tensors, dim=0, *, out=None):
     _tensor_list_check("stack", tensors)
+    if len(tensors) == 0:
+        raise RuntimeError("stack expects a non-empty TensorList")
     return _stack.public(tensors, dim)
 
 

@@ -244,7 +244,7 @@ def masked_scatter_op(self, mask, source):
     """A copy of ``self`` with ``source``'s first entries written where ``mask`` is True."""
     if mask.dtype != np.bool_:
         raise RuntimeError("masked_scatter_: expected BoolTensor for mask")
-    m, _ = _broadcast_pair(mask, self)
+    _, m = _broadcast_pair(self, mask)
     if m.shape != self.shape:
         _broadcast_pair(self, np.zeros(m.shape, bool))   # PyTorch's message for the mismatch
     count = int(m.sum())
