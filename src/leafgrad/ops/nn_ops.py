@@ -1,4 +1,102 @@
-"""nn_ops ops (family file)."""
+"""Neural-network primitives with their own stable formulas: softmax, log_softmax.
+
+Both are primitives (not built from exp/sum/div) so that they are stable for large inputs and
+record PyTorch's nodes, ``SoftmaxBackward0`` and ``LogSoftmaxBackward0``. ``nn.functional``
+builds on them.
+
+>>> import leafgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0]).softmax(0)
+tensor([0.0900, 0.2447, 0.6652])
+"""
 from __future__ import annotations
 
+import numpy as np
+
+from .registry import defop, Sample
+from .. import dtypes as _dt
+
 FAMILY = "nn_ops"
+
+
+def _axis(dim, ndim):
+    if dim is None:
+        raise TypeError("softmax(): argument 'dim' must be int, not NoneType")
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}]"
+                         f", but got {dim})")
+    return dim % n
+
+
+def _softmax_dtype(name):
+    def rule(rec, args):
+        dtype = args[2]
+        if dtype is not None:
+            d = _dt.to_dtype(dtype).np
+            return d, d
+        d = args[0]._data.dtype
+        if d.kind not in "fc":
+            last = args[1] in (-1, args[0]._data.ndim - 1) or args[0]._data.ndim == 0
+            kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{_dt.from_numpy_dtype(d).name.capitalize()}'")
+        return None, None
+    return rule
+
+
+def _shifted(self, axis):
+    """``self - max(self)`` along ``axis``, in a new array (safe for -inf rows)."""
+    m = np.max(self, axis=axis, keepdims=True)
+    if not np.isfinite(m).all():
+        m = np.where(np.isfinite(m), m, 0)
+    return np.subtract(self, m)
+
+
+def softmax(self, dim, dtype=None):
+    """``exp(self) / exp(self).sum(dim)``, computed stably."""
+    if self.ndim == 0:
+        _axis(dim, 0)
+        return np.ones_like(self)
+    axis = _axis(dim, self.ndim)
+    e = _shifted(self, axis)
+    np.exp(e, out=e)
+    e /= np.sum(e, axis=axis, keepdims=True)
+    return e
+
+
+def log_softmax(self, dim, dtype=None):
+    """``self - logsumexp(self, dim)``, computed stably."""
+    if self.ndim == 0:
+        _axis(dim, 0)
+        return np.zeros_like(self)
+    axis = _axis(dim, self.ndim)
+    z = _shifted(self, axis)
+    lse = np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    z -= lse
+    return z
+
+
+def softmax_self(grad, result, dim):
+    # d softmax: y * (g - sum(g * y))
+    gy = grad * result
+    return gy - result * gy.sum(dim, keepdim=True)
+
+
+def log_softmax_self(grad, result, dim):
+    # d log_softmax: g - exp(y) * sum(g)
+    return grad - result.exp() * grad.sum(dim, keepdim=True)
+
+
+def _samples(call):
+    def samples(make, shapes):
+        base = shapes[1] or (3,)
+        return [Sample((make(base), -1), call=call), Sample((make(shapes[0]), 0), call=call),
+                Sample((np.asarray(make(base) * 200), 0), call=call),
+                Sample((make(base), -1), {"dtype": _dt.float32}, call=call, atol=1e-4)]
+    return samples
+
+
+defop("softmax", softmax, derivatives={"self": softmax_self},
+      dtype=_softmax_dtype("softmax"), family=FAMILY, samples=_samples("softmax"))
+defop("log_softmax", log_softmax, derivatives={"self": log_softmax_self},
+      dtype=_softmax_dtype("log_softmax"), family=FAMILY, samples=_samples("log_softmax"))

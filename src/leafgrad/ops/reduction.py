@@ -147,9 +147,10 @@ _sum0 = defop("sum", sum_all, derivatives={"self": sum_all_self},
 _sum1 = defop("sum_dim", sum_dim, derivatives={"self": sum_dim_self},
               dtype=lambda rec, args: _reduce_dtype(rec, args, 3), grad_fn_name="SumBackward1",
               methods=(), functions=(), family=FAMILY,
-              samples=lambda make, shapes: _samples_dim(make, shapes) + [
-                  Sample((make(shapes[0]),)), Sample((make(shapes[0]),), {"dtype": _dt.float32},
-                                                     atol=1e-4)])
+              samples=lambda make, shapes: _samples_dim(make, shapes, call="sum") + [
+                  Sample((make(shapes[0]),), call="sum"),
+                  Sample((make(shapes[0]),), {"dtype": _dt.float32}, call="sum", atol=1e-4),
+                  Sample((make(shapes[0]),), {"dim": None}, call="sum")])
 
 
 def sum(input, dim=_NODIM, keepdim=False, *, dtype=None):
@@ -355,7 +356,8 @@ def var_self(grad, self, dim, correction, keepdim):
     axis = _dims(dim, len(shape))
     dof = _count(shape, axis) - correction
     centered = self - (self.mean(axis, keepdim=True) if axis is not None else self.mean())
-    return expand_grad(grad, shape, dim, keepdim) * centered * (2.0 / dof)
+    scale = 2.0 / dof if dof else float("inf")     # dof 0: NaN gradients, as PyTorch
+    return expand_grad(grad, shape, dim, keepdim) * centered * scale
 
 
 def std_self(grad, self, result, dim, correction, keepdim):
@@ -379,7 +381,7 @@ _std = defop("std", std_op, derivatives={"self": std_self}, dtype=_var_dtype, me
 
 def _var_samples(make, shapes, call):
     base = shapes[1]
-    big = tuple(s + 1 for s in base)      # at least 2 elements per reduced dim
+    big = tuple(s + 1 for s in base) or (3,)     # at least 2 elements per reduced dim
     out = [Sample((make(big),), call=call), Sample((make(big),), {"unbiased": False}, call=call),
            Sample((make(big),), {"correction": 0}, call=call)]
     if len(big):
