@@ -265,11 +265,18 @@ _cmax0 = defop("clamp_max_scalar", clamp_max_scalar, inputs=("self",),
 _cmin1 = defop("clamp_min_tensor", clamp_min_tensor, inputs=("self", "min"),
                derivatives={"self": clamp_min_scalar_self, "min": clamp_min_tensor_min},
                grad_fn_name="ClampMinBackward1", dtype=promote_args(0, 1), methods=(),
-               functions=(), family=FAMILY)
+               functions=(), family=FAMILY,
+               samples=lambda make, shapes: [Sample((make(shapes[0]), make(shapes[1])),
+                                                    call="clamp_min")
+                                             if _same_or_wider(shapes[0], shapes[1]) else
+                                             Sample((make(shapes[0]), make(shapes[0])),
+                                                    call="clamp_min")])
 _cmax1 = defop("clamp_max_tensor", clamp_max_tensor, inputs=("self", "max"),
                derivatives={"self": clamp_max_scalar_self, "max": clamp_max_tensor_max},
                grad_fn_name="ClampMaxBackward1", dtype=promote_args(0, 1), methods=(),
-               functions=(), family=FAMILY)
+               functions=(), family=FAMILY,
+               samples=lambda make, shapes: [Sample((make(shapes[1]), make(shapes[2])),
+                                                    call="clamp_max")])
 
 
 def clamp_min(input, min):
