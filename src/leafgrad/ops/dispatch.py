@@ -44,9 +44,12 @@ def choose_dispatch(rec):
     from .registry import promote, promote_float, compare, same
     rule = rec.dtype_rule
     simple = (rec.n_outputs == 1 and not rec.list_input and not rec.view
-              and rule in (promote, promote_float, compare, same))
+              and (rule in (promote, promote_float, compare, same)
+                   or getattr(rule, "fast_float", False)))
     if simple and rec.input_pos == (0,):
         rec.extra["float_only"] = rule is promote_float
+        if getattr(rule, "fast_float", False):
+            return dispatch_unary_numbers
         return dispatch_unary
     if simple and rec.input_pos == (0, 1) and rule is not same:
         rec.extra["float_only"] = rule is promote_float
@@ -68,6 +71,15 @@ def dispatch_unary(rec, args):
     if x._requires_grad and rec.differentiable and _mode.grad_enabled:
         record_node(rec, args, (result,))
     return result
+
+
+def dispatch_unary_numbers(rec, args):
+    """dispatch_unary for ops whose other arguments are numbers promoted with the tensor
+    (``pow(x, 2)``): only Python numbers keep a float tensor's dtype."""
+    for a in args[1:]:
+        if type(a) is not float and type(a) is not int:
+            return dispatch(rec, args)
+    return dispatch_unary(rec, args)
 
 
 def dispatch_binary(rec, args):
@@ -210,7 +222,8 @@ INFERENCE_SAVE = (
 
 def _make_view(result: Tensor, base: Tensor, multi=None) -> None:
     """Make ``result`` a view of ``base``'s root: shared storage and version counter."""
-    if np.may_share_memory(result._data, base._data):
+    # an empty result shares no bytes, yet PyTorch still calls it a view of its base
+    if result._data.size == 0 or np.may_share_memory(result._data, base._data):
         result._vc = base._vc
         result._base = base._base if base._base is not None else base
         result._view_version = base._vc[0]
