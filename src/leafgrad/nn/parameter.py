@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..grad_mode import state as _mode
 from ..tensor import Tensor
 
 __all__ = ["Parameter", "Buffer", "is_lazy", "typename"]

@@ -7,16 +7,67 @@ tensor(0.6931)
 """
 from __future__ import annotations
 
-from . import activation, layers, loss
-from .activation import (celu, elu, elu_, gelu, glu, hardsigmoid, hardswish, hardtanh,
-                         hardtanh_, leaky_relu, leaky_relu_, log_softmax, logsigmoid, mish,
-                         relu, relu6, relu_, selu, sigmoid, silu, softmax, softmin, softplus,
-                         softsign, tanh, tanhshrink, threshold)
-from .layers import bilinear, dropout, embedding, layer_norm, linear, normalize, one_hot, pad
-from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
-                   cosine_embedding_loss, cosine_similarity, cross_entropy,
-                   hinge_embedding_loss, huber_loss, kl_div, l1_loss, margin_ranking_loss,
-                   mse_loss, nll_loss, pairwise_distance, poisson_nll_loss, smooth_l1_loss,
-                   soft_margin_loss)
+from . import activation, layers, loss  # noqa: F401  (submodules, as in torch)
+from .activation import (celu, elu, elu_, gelu, glu, hardsigmoid, hardswish, hardtanh, hardtanh_,
+                         leaky_relu, leaky_relu_, log_softmax, logsigmoid, mish, relu, relu6,
+                         relu_, selu, sigmoid, silu, softmax, softmin, softplus, softsign, tanh,
+                         tanhshrink, threshold)
+from .layers import (bilinear, dropout, embedding, layer_norm, linear, normalize, one_hot, pad)
+from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_embedding_loss,
+                   cosine_similarity, cross_entropy, hinge_embedding_loss, huber_loss, kl_div,
+                   l1_loss, margin_ranking_loss, mse_loss, nll_loss, pairwise_distance,
+                   poisson_nll_loss, smooth_l1_loss, soft_margin_loss)
 
-__all__ = activation.__all__ + layers.__all__ + loss.__all__
+__all__ = [
+    'relu',
+    'relu_',
+    'relu6',
+    'hardtanh',
+    'hardtanh_',
+    'leaky_relu',
+    'leaky_relu_',
+    'elu',
+    'elu_',
+    'selu',
+    'celu',
+    'gelu',
+    'silu',
+    'mish',
+    'softplus',
+    'sigmoid',
+    'tanh',
+    'logsigmoid',
+    'hardsigmoid',
+    'hardswish',
+    'softsign',
+    'tanhshrink',
+    'threshold',
+    'softmax',
+    'log_softmax',
+    'softmin',
+    'glu',
+    'linear',
+    'bilinear',
+    'dropout',
+    'embedding',
+    'layer_norm',
+    'pad',
+    'normalize',
+    'one_hot',
+    'mse_loss',
+    'l1_loss',
+    'smooth_l1_loss',
+    'huber_loss',
+    'nll_loss',
+    'cross_entropy',
+    'binary_cross_entropy',
+    'binary_cross_entropy_with_logits',
+    'kl_div',
+    'soft_margin_loss',
+    'poisson_nll_loss',
+    'cosine_similarity',
+    'pairwise_distance',
+    'cosine_embedding_loss',
+    'margin_ranking_loss',
+    'hinge_embedding_loss',
+]
