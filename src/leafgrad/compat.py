@@ -49,6 +49,12 @@ def install() -> None:
         del sys.modules[name]
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
+    # Submodules leafgrad has already loaded are registered under their torch names at once:
+    # importing one through the finder later would rebind the parent's attribute to the module
+    # (``torch.autograd.gradcheck`` is a function whose module has the same name, as in torch).
+    for name, module in list(sys.modules.items()):
+        if name.startswith("leafgrad.") and module is not None:
+            sys.modules.setdefault("torch" + name[8:], module)
 
 
 def uninstall() -> None:
