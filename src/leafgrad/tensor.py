@@ -158,7 +158,9 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value) -> None:
         if self._grad_fn is not None:
-            raise RuntimeError(errors.REQUIRES_GRAD_NONLEAF)
+            # PyTorch's text is the long one only when turning grad off
+            raise RuntimeError(errors.REQUIRES_GRAD_NONLEAF if not value else
+                               "you can only change requires_grad flags of leaf variables.")
         if value and self._data.dtype.kind not in "fc":
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients")
@@ -319,6 +321,8 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
+        if self._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     @property
@@ -410,15 +414,25 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError(errors.NUMPY_REQUIRES_GRAD)
         if dtype is None:
             return self._data
         return self._data.astype(dtype, copy=False)
 
     def __float__(self) -> float:
-        return float(self.item())
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=2)
+        return float(self._data.reshape(()).item())
 
     def __int__(self) -> int:
-        return int(self.item())
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return int(self._data.reshape(()).item())
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -428,8 +442,9 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is "
-                               "ambiguous")
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous"
+                               if self._data.size == 0 else
+                               "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()).item())
 
     def __complex__(self) -> complex:
@@ -478,10 +493,26 @@ class Tensor:
 
     @property
     def T(self) -> "Tensor":
-        return self.permute(*range(self._data.ndim - 1, -1, -1))
+        ndim = self._data.ndim
+        if ndim != 2:
+            _warn_once(
+                "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+                "cases." if ndim == 0 else
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                "is deprecated and it will throw an error in a future release. Consider `x.mT` "
+                "to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, "
+                "-1))` to reverse the dimensions of a tensor.")
+        return self.permute(*range(ndim - 1, -1, -1))
 
     @property
     def mT(self) -> "Tensor":
+        if self._data.ndim == 0:
+            _warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the "
+                       "identity in these cases.")
+            return self.view(())
+        if self._data.ndim == 1:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of "
+                               "matrices. Got 1-D tensor.")
         return self.transpose(-2, -1)
 
     @property
@@ -534,6 +565,16 @@ def _wrap(data: np.ndarray, grad_fn=None, vc=None) -> Tensor:
     if _mode.inference:
         t._meta = {"inference": True}
     return t
+
+
+_WARNED: set = set()
+
+
+def _warn_once(message: str) -> None:
+    """A UserWarning at the caller's caller, once per process (PyTorch's TORCH_WARN_ONCE)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
