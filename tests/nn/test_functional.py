@@ -285,3 +285,20 @@ def test_loss_modules_classification():
         assert_close(xm.grad, xt.grad, **tol("float64"))
     assert list(leafgrad.nn.CrossEntropyLoss(weight=leafgrad.ones(3)).state_dict()) == \
         list(torch.nn.CrossEntropyLoss(weight=torch.ones(3)).state_dict())
+
+
+@pytest.mark.parametrize("call", [
+    "F.linear(x, w, b)", "F.linear(x.reshape(2, 2, 3), w, b)", "F.linear(x, w)",
+    "F.gelu(x)", "F.silu(x)", "F.softplus(x)", "F.relu(x)", "F.softmax(x, 1)",
+    "F.log_softmax(x, 1)", "F.dropout(x)", "F.sigmoid(x)", "F.tanh(x)",
+])
+def test_grad_fn_names_match_torch(call):
+    # Functional ops backed by an op record carry PyTorch's grad_fn name (see
+    # Note [Primitive or composite]); composites are covered by value/gradient tests only.
+    names = []
+    for lib, F in ((leafgrad, LF), (torch, TF)):
+        x = lib.tensor(rand((4, 3), "float64"), requires_grad=True)
+        w = lib.ones(2, 3, dtype=lib.float64)
+        b = lib.ones(2, dtype=lib.float64)
+        names.append(type(eval(call, {"F": F, "x": x, "w": w, "b": b}).grad_fn).__name__)
+    assert names[0] == names[1]
