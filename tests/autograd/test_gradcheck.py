@@ -330,3 +330,20 @@ def test_seed_program_s000_6():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "OK s000_6_gradcheck\n"
+
+
+def test_gradcheck_stays_a_function_after_importing_its_module(tmp_path):
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import torch\n"
+        "from torch.autograd.gradcheck import GradcheckError\n"
+        "x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)\n"
+        "print(torch.autograd.gradcheck(lambda t: t * t, (x,)), issubclass(GradcheckError,"
+        " RuntimeError))\n")
+    expected = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                              timeout=120)
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
+    done = subprocess.run([sys.executable, "-m", "leafgrad", "run", str(program)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert expected.stdout == "True True\n"
+    assert (done.returncode, done.stdout) == (0, expected.stdout), done.stderr
