@@ -50,6 +50,15 @@ CASES = {
     "contiguous_noop": lambda L, x: (x * 2).contiguous(),
     "narrow": lambda L, x: x.narrow(1, 1, 2),
     "narrow_neg": lambda L, x: L.narrow(x, -1, -2, 2),
+    "repeat": lambda L, x: x.repeat(2, 1, 1, 3),
+    "repeat_noncontig": lambda L, x: x.transpose(0, 2).repeat((1, 2, 1)),
+    "tile": lambda L, x: x.tile(2),
+    "tile_fn": lambda L, x: L.tile(x[0], (2, 1, 1)),
+    "flip": lambda L, x: x.flip(0, 2),
+    "flip_fn": lambda L, x: L.flip(x, (-1,)),
+    "roll": lambda L, x: x.roll(1, 0),
+    "roll_flat": lambda L, x: x.roll(-7),
+    "roll_multi": lambda L, x: L.roll(x, (1, -2), (2, 0)),
     "chain": lambda L, x: x.permute(1, 0, 2)[1:].reshape(-1, 5).t().unsqueeze(0).sum(-1),
 }
 
@@ -112,6 +121,13 @@ ERRORS = {
     "movedim_count": lambda L, x: x.movedim((0, 1), (1,)),
     "movedim_repeat": lambda L, x: x.movedim((0, 0), (1, 0)),
     "movedim_range": lambda L, x: x.movedim(0, 5),
+    "repeat_few": lambda L, x: x.repeat(2),
+    "repeat_negative": lambda L, x: x.repeat(-1, 2),
+    "flip_dup": lambda L, x: x.flip(0, 0),
+    "flip_range": lambda L, x: x.flip(2),
+    "roll_range": lambda L, x: x.roll(1, 5),
+    "roll_align": lambda L, x: x.roll((1, 2), (0,)),
+    "roll_empty": lambda L, x: x.roll(()),
 }
 
 
