@@ -310,6 +310,12 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward)."""
+        if gradient is None and inputs is None and not create_graph and not retain_graph \
+                and self._grad_fn is not None and self._data.size == 1:
+            # the everyday ``loss.backward()``: straight to the engine with a fresh seed
+            _engine.execute((self,), (_wrap(np.ones(self._data.shape, self._data.dtype)),),
+                            False, False, fresh_seeds=True)
+            return
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
@@ -547,6 +553,18 @@ class _Storage:
         t = self._t
         base = t._base if t._base is not None else t
         return base._data.nbytes
+
+
+class _LazyEngine:
+    """``autograd.engine``, imported on first use (it sits in a layer above this module)."""
+
+    def __getattr__(self, name):
+        from .autograd import engine
+        globals()["_engine"] = engine
+        return getattr(engine, name)
+
+
+_engine = _LazyEngine()
 
 
 def _rebuild(data, requires_grad):

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from .. import errors
 from ..grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,
                          set_grad_enabled)
-from ..tensor import Tensor, Size
+from ..tensor import Tensor, Size, _wrap
 from . import graph
 from .engine import execute
 from .graph import Node
@@ -33,7 +35,6 @@ def _as_tuple(x):
 
 
 def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
-    from ..factories import ones_like
     seeds = []
     for i, out in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs is not None else None
@@ -41,7 +42,7 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
             if out._requires_grad:
                 if out._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                seeds.append(ones_like(out))
+                seeds.append(_wrap(np.ones(out._data.shape, out._data.dtype)))
             else:
                 seeds.append(None)
         else:

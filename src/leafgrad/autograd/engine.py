@@ -80,7 +80,7 @@ def _needed(roots, targets_nodes, target_leaves):
 
 
 def execute(roots, seeds, retain_graph: bool, create_graph: bool, inputs=None,
-            accumulate: bool = True):
+            accumulate: bool = True, fresh_seeds: bool = False):
     """Backpropagate ``seeds`` from ``roots`` (tensors). Returns grads for ``inputs`` if given.
 
     ``accumulate`` True writes leaves' ``.grad`` (only those in ``inputs`` when given);
@@ -89,12 +89,13 @@ def execute(roots, seeds, retain_graph: bool, create_graph: bool, inputs=None,
     prev = _mode.grad_enabled
     _mode.grad_enabled = create_graph
     try:
-        return _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate)
+        return _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate,
+                        fresh_seeds)
     finally:
         _mode.grad_enabled = prev
 
 
-def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate):
+def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh_seeds):
     root_fns = []
     for t in roots:
         root_fns.append(t._grad_fn if t._grad_fn is not None else t)
@@ -115,7 +116,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate):
 
     buffers: dict = {}
     ready = []
-    if not create_graph:
+    if not create_graph and not fresh_seeds:
         # A fresh wrapper: the user's seed array is then visibly shared, so a leaf's .grad
         # never aliases it (see accumulate_grad).
         seeds = [_wrap(g._data) if g is not None else None for g in seeds]
