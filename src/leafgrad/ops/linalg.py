@@ -364,4 +364,4 @@ def addmm_public(input, mat1, mat2, *, beta=1, alpha=1):
 export_function("addmm", addmm_public)
 bind_method("addmm", addmm_public)
 
-from . import norms  # noqa: E402,F401  (vector_norm / norm: registers)
+from . import norms, einsum  # noqa: E402,F401  (vector_norm / norm, einsum: registers)

@@ -1,0 +1,143 @@
+"""``torch.einsum``: forward by ``np.einsum`` (BLAS-backed with ``optimize``), backward by
+einsum of the gradient with the other operands.
+
+PyTorch's einsum is a composite whose output node depends on the equation; leafgrad records one
+node named like PyTorch's output node: ``ViewBackward0`` for a contraction of two or more
+operands, ``MulBackward0`` when nothing is summed away, ``SumBackward1``
+for a one-operand reduction, ``PermuteBackward0`` for a one-operand permutation.
+
+>>> import leafgrad as torch
+>>> torch.einsum("ij,j->i", torch.ones(2, 3), torch.ones(3))
+tensor([3., 3.])
+"""
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from .registry import defop, export_function, Sample
+from ..tensor import Tensor
+
+FAMILY = "linalg"
+
+
+def _explicit(equation, shapes):
+    """The equation with ``...`` spelled out and an explicit ``->`` output."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    ins = lhs.split(",")
+    if len(ins) != len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation" if len(shapes) > len(ins) else
+                           "einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    used = set(c for c in eq if c.isalpha())
+    free = [c for c in string.ascii_letters if c not in used]
+    n_ell = max((len(s) - len(i.replace("...", "")) for i, s in zip(ins, shapes)
+                 if "..." in i), default=0)
+    ell = "".join(free[:n_ell])
+    out_ins = []
+    for i, s in zip(ins, shapes):
+        if "..." in i:
+            k = len(s) - len(i.replace("...", ""))
+            i = i.replace("...", ell[n_ell - k:] if k else "")
+        if len(i) != len(s):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(i)}) "
+                               f"does not match the number of dimensions ({len(s)}) for "
+                               f"operand {len(out_ins)} and no ellipsis was given")
+        out_ins.append(i)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        counts = {}
+        for i in out_ins:
+            for c in i:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    return out_ins, out
+
+
+def einsum_forward(tensors, equation, operands):
+    """``np.einsum`` over the operand arrays."""
+    ins, out = _explicit(equation, [t.shape for t in tensors])
+    return np.einsum(",".join(ins) + "->" + out, *tensors, optimize=len(tensors) > 1)
+
+
+def einsum_tensors(grad, tensors_shapes, equation, operands):
+    ins, out = _explicit(equation, tensors_shapes)
+    sizes = {}
+    for i, s in zip(ins, tensors_shapes):
+        for c, n in zip(i, s):
+            sizes[c] = max(sizes.get(c, 1), n)
+    grads = []
+    for k, (spec, shape) in enumerate(zip(ins, tensors_shapes)):
+        if not operands[k].requires_grad:
+            grads.append(None)
+            continue
+        if len(set(spec)) != len(spec) or any(sizes[c] != n for c, n in zip(spec, shape)):
+            raise NotImplementedError("leafgrad's einsum backward does not support repeated "
+                                      "subscripts in one operand or broadcast dimensions")
+        others = [(i, t) for j, (i, t) in enumerate(zip(ins, operands)) if j != k]
+        seen = set(out).union(*[set(i) for i, _ in others])
+        target = "".join(c for c in spec if c in seen)
+        g = einsum(",".join([out] + [i for i, _ in others]) + "->" + target,
+                   grad, *[t for _, t in others]) if others else (
+            _reduce_to(grad, out, target))
+        if target != spec:
+            g = g.reshape([sizes[c] if c in target else 1 for c in spec]).expand(shape)
+        grads.append(g)
+    return grads
+
+
+def _reduce_to(grad, out, target):
+    """Single operand: the gradient is the output's, transposed to the operand's order."""
+    return einsum(out + "->" + target, grad)
+
+
+def _samples(make, shapes):
+    return [Sample(("ij,jk->ik", make((2, 3)), make((3, 4))), call="einsum"),
+            Sample(("bij,bjk->bik", make((2, 2, 3)), make((2, 3, 2))), call="einsum"),
+            Sample(("i,i->", make((3,)), make((3,))), call="einsum"),
+            Sample(("ij,j", make((2, 3)), make((3,))), call="einsum"),
+            Sample(("...j,jk->...k", make((2, 2, 3)), make((3, 2))), call="einsum"),
+            Sample(("ij->ji", make((2, 3))), call="einsum"),
+            Sample(("ij->j", make((2, 3))), call="einsum"),
+            Sample(("ij,k->ijk", make((2, 3)), make((2,))), call="einsum"),
+            Sample(("ij,jk,kl->il", make((2, 3)), make((3, 2)), make((2, 2))), call="einsum")]
+
+
+_RECORDS = {}
+for _kind, _name in (("view", "ViewBackward0"), ("mul", "MulBackward0"),
+                     ("sum", "SumBackward1"), ("permute", "PermuteBackward0")):
+    _RECORDS[_kind] = defop(f"einsum_{_kind}", einsum_forward, inputs=("tensors",),
+                            list_input=True, derivatives={"tensors": einsum_tensors},
+                            grad_fn_name=_name, methods=(), functions=(), family=FAMILY,
+                            samples=_samples if _kind == "view" else None)
+
+
+def einsum(equation, *operands):
+    """Einstein summation, as ``torch.einsum(equation, *operands)`` (or a list of operands)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"einsum(): argument 'operands' must be tuple of Tensors, but found "
+                            f"element of type {type(t).__name__} at pos {i}")
+    ins, out = _explicit(equation, [t._data.shape for t in operands])
+    sizes = {}
+    for k, (i, t) in enumerate(zip(ins, operands)):
+        for c, n in zip(i, t._data.shape):
+            if c in sizes and n != sizes[c] and n != 1 and sizes[c] != 1:
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which "
+                                   f"does not broadcast with previously seen size {sizes[c]}")
+            sizes[c] = n if c not in sizes or sizes[c] == 1 else sizes[c]
+    if len(operands) > 1:
+        # no subscript summed away: PyTorch ends in a broadcast multiply
+        kind = "mul" if set("".join(ins)) <= set(out) else "view"
+    else:
+        kind = "sum" if len(out) < len(set(ins[0])) else "permute"
+    return _RECORDS[kind].public(list(operands), equation, tuple(operands))
+
+
+export_function("einsum", einsum)
