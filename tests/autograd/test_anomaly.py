@@ -11,9 +11,9 @@ import warnings
 
 import pytest
 import torch
+from oracle import same_on_both
 
 import leafgrad
-from oracle import same_on_both
 
 _LIB_FRAME = re.compile(r'  File "[^"]*(/site-packages/torch/|/src/leafgrad/)[^\n]*\n(    [^\n]*\n)?')
 

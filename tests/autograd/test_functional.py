@@ -5,9 +5,9 @@ import inspect
 
 import pytest
 import torch
+from oracle import same_on_both
 
 import leafgrad
-from oracle import same_on_both
 
 NAMES = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 

@@ -53,10 +53,16 @@ from .. import dtypes as _dt
 from .. import errors
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
-from .graph import Node, SavedOutput, anomaly as _anomaly, stripped_name, sum_to, version_hint
+from .graph import Node, SavedOutput, stripped_name, sum_to, version_hint
+from .graph import anomaly as _anomaly
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable",
-           "InplaceFunction"]
+__all__ = [
+    "BackwardCFunction",
+    "Function",
+    "FunctionCtx",
+    "InplaceFunction",
+    "once_differentiable",
+]
 
 _NO_EDGE = (None, 0)
 

@@ -26,7 +26,7 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from . import grad as _grad  # defined before autograd/__init__ imports this module
 
-__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+__all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
 # -- argument handling -------------------------------------------------------------------

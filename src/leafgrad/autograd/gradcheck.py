@@ -28,7 +28,7 @@ from ..tensor import Tensor, _wrap
 from . import engine as _engine
 from . import grad as _grad  # defined before autograd/__init__ imports this module
 
-__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
 
 class GradcheckError(RuntimeError):
