@@ -258,6 +258,11 @@ OPS = {
     "unbind": (lambda L, x: x.unbind(1), (X,)),
     "unbind_used_one": (lambda L, x: x.unbind()[2], (X,)),
     "iter": (lambda L, x: [r * 1 for r in x][1], (X,)),
+    "sort": (lambda L, x: x.sort(1), (X,)),
+    "sort_desc": (lambda L, x: L.sort(x, descending=True).values, (X,)),
+    "argsort": (lambda L, x: x.argsort(0, descending=True), (X,)),
+    "topk": (lambda L, x: x.topk(2), (X,)),
+    "topk_smallest": (lambda L, x: L.topk(x, 3, dim=0, largest=False)[0], (X,)),
 }
 
 
@@ -310,6 +315,8 @@ OP_ERRORS = {
     "unbind_0d": lambda L, x: L.zeros(()).unbind(),
     "split_0d": lambda L, x: L.zeros(()).split(1),
     "unbind_dim": lambda L, x: x.unbind(2),
+    "topk_k": lambda L, x: x.topk(5),
+    "sort_dim": lambda L, x: x.sort(2),
 }
 
 

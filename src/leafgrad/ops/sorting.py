@@ -1,0 +1,119 @@
+"""Sorting: sort, argsort, topk. The values are differentiable, the indices are not.
+
+The backward writes each value's gradient back where the value came from:
+``zeros.scatter(dim, indices, grad)`` (ScatterBackward0 in a second derivative). The indices
+are recomputed from the saved input rather than saved, since a formula only sees output 0;
+ties cannot change the result's values, and for distinct values the order is unique.
+
+>>> import leafgrad as torch
+>>> torch.tensor([3.0, 1.0, 2.0]).sort()
+torch.return_types.sort(
+values=tensor([1., 2., 3.]),
+indices=tensor([1, 2, 0]))
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Sample, bind_method, defop, export_function
+from .joins import materialize_zeros, variable_outputs
+from .shape import at_least, wrap_dim
+from .. import return_types
+from ..tensor import _wrap
+
+FAMILY = "indexing"
+
+
+def _order(a, dim, descending, stable=True):
+    if a.ndim == 0:
+        return np.zeros((), np.int64)
+    d = wrap_dim(dim, a.ndim)
+    if descending:
+        # stable descending order: sort the reversed array, map the positions back
+        flipped = np.flip(a, d)
+        idx = np.argsort(-flipped if a.dtype.kind != "b" else ~flipped, axis=d, kind="stable")
+        return (a.shape[d] - 1 - idx).astype(np.int64)
+    return np.argsort(a, axis=d, kind="stable").astype(np.int64)
+
+
+def sort_op(self, dim=-1, descending=False, stable=False):
+    """Values sorted along ``dim`` and where each came from."""
+    idx = _order(self, dim, descending)
+    if self.ndim == 0:
+        return [self.copy(), idx]
+    return [np.take_along_axis(self, idx, wrap_dim(dim, self.ndim)), idx]
+
+
+def sort_self(grads, self, dim, descending):
+    data = self._data
+    if data.ndim == 0:
+        return grads[0]
+    idx = _order(data, dim, descending)
+    zeros = _wrap(np.zeros(data.shape, grads[0]._data.dtype))
+    return zeros.scatter(dim, _wrap(idx), grads[0])
+
+
+def _sort_samples(make, shapes):
+    s = at_least(shapes[0], 1)
+    return [Sample((make(s),), call="sort"), Sample((make(s), 0, True), call="Tensor.sort")]
+
+
+_sort = variable_outputs(defop(
+    "sort", sort_op, derivatives={"self": sort_self}, dtype="same", n_outputs=2,
+    differentiable_outputs=(True, False), materialize=materialize_zeros, methods=(),
+    functions=(), samples=_sort_samples, family=FAMILY))
+
+
+def sort(self, dim=-1, descending=False, stable=False):
+    """``(values, indices)`` as ``torch.return_types.sort``."""
+    return return_types.sort(_sort.public(self, dim, descending, stable))
+
+
+def argsort(self, dim=-1, descending=False, stable=False):
+    """Where each sorted value came from (no gradient)."""
+    return _wrap(_order(self._data, dim, descending))
+
+
+def topk_op(self, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+    n = self.shape[wrap_dim(dim, self.ndim)] if self.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    idx = _order(self, dim, largest)
+    if self.ndim == 0:
+        return [self.copy(), idx]
+    d = wrap_dim(dim, self.ndim)
+    idx = np.take(idx, np.arange(k), axis=d)
+    return [np.take_along_axis(self, idx, d), idx]
+
+
+def topk_self(grads, self, k, dim, largest):
+    data = self._data
+    if data.ndim == 0:
+        return grads[0]
+    d = wrap_dim(dim, data.ndim)
+    idx = np.take(_order(data, dim, largest), np.arange(k), axis=d)
+    zeros = _wrap(np.zeros(data.shape, grads[0]._data.dtype))
+    return zeros.scatter(d, _wrap(idx), grads[0])
+
+
+def _topk_samples(make, shapes):
+    s = at_least(shapes[0], 1)
+    return [Sample((make(s), 1), call="topk"),
+            Sample((make(s), s[0], 0, False), call="Tensor.topk")]
+
+
+_topk = variable_outputs(defop(
+    "topk", topk_op, derivatives={"self": topk_self}, dtype="same", n_outputs=2,
+    differentiable_outputs=(True, False), materialize=materialize_zeros, methods=(),
+    functions=(), samples=_topk_samples, family=FAMILY))
+
+
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    """``(values, indices)`` of the ``k`` largest entries, as ``torch.return_types.topk``."""
+    return return_types.topk(_topk.public(self, k, dim, largest, sorted))
+
+
+for _name, _fn in (("sort", sort), ("argsort", argsort), ("topk", topk)):
+    bind_method(_name, _fn)
+    export_function(_name, _fn)
