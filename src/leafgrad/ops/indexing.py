@@ -430,13 +430,6 @@ _index.samples = _getitem_samples
 
 
 # -- index_select / gather / take / masked_select -------------------------------------------
-def _long_index(name, index, what="index"):
-    if not isinstance(index, Tensor):
-        raise TypeError(f"{name}(): argument '{what}' (position 2) must be Tensor, not "
-                        f"{type(index).__name__}")
-    return index
-
-
 def index_select_op(self, dim, index):
     """Entries ``index`` (a vector) along ``dim``."""
     if index.ndim > 1:
