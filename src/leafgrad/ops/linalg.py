@@ -33,7 +33,7 @@ def _cname(a):
 
 
 def _tname(a):
-    return _dt.from_numpy_dtype(a.dtype).name.capitalize()
+    return _dt.from_numpy_dtype(a.dtype).tensor_type[:-len("Tensor")]
 
 
 def _dims_str(shape):

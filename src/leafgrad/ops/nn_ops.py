@@ -39,7 +39,7 @@ def _softmax_dtype(name):
             last = args[1] in (-1, args[0]._data.ndim - 1) or args[0]._data.ndim == 0
             kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
             raise NotImplementedError(f'"{kernel}" not implemented for '
-                                      f"'{_dt.from_numpy_dtype(d).name.capitalize()}'")
+                                      f"'{_dt.from_numpy_dtype(d).tensor_type[:-6]}'")
         return None, None
     return rule
 

@@ -28,7 +28,7 @@ def _norm_dtype(rec, args):
         return t, t
     if d.kind not in "fc":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {_dt.from_numpy_dtype(d).name.capitalize()}")
+                           f"input. Got {_dt.from_numpy_dtype(d).tensor_type[:-6]}")
     return None, None
 
 

@@ -81,7 +81,8 @@ def _const(array):
 
 
 def _dtype_name(np_dtype):
-    return _dt.from_numpy_dtype(np_dtype).name.capitalize()
+    """PyTorch's scalar type name: ``Float``, ``Long``, ``Bool``..."""
+    return _dt.from_numpy_dtype(np_dtype).tensor_type[:-len("Tensor")]
 
 
 def _reduce_dtype(rec, args, dtype_pos):
@@ -171,12 +172,18 @@ def sum(input, dim=_NODIM, keepdim=False, *, dtype=None):
     return _sum1.public(input, dim, keepdim, dtype=dtype)
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum treating NaN as zero (computed as a masked sum)."""
-    from ..tensor import Tensor as _T
-    mask = _const(~np.isnan(input._data)) if isinstance(input, _T) else None
-    data = input * mask if mask is not None else input
-    return sum(data, dim, keepdim, dtype=dtype) if dim is not None else sum(data, dtype=dtype)
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """Sum treating NaN as zero."""
+    return np.nansum(self, axis=_dims(dim, self.ndim), keepdims=keepdim)
+
+
+def nansum_self(grad, self, dim, keepdim):
+    keep = _const(~np.isnan(self._data))
+    return expand_grad(grad, self._data.shape, dim, keepdim) * keep
+
+
+defop("nansum", nansum, derivatives={"self": nansum_self},
+      dtype=lambda rec, args: _reduce_dtype(rec, args, 3), family=FAMILY)
 
 
 # -- mean --------------------------------------------------------------------------------------
@@ -505,8 +512,7 @@ defop("argmin", argmin, dtype="same", family=FAMILY,
 
 
 # -- export the wrappers ---------------------------------------------------------------------
-for _name, _fn in (("sum", sum), ("mean", mean), ("prod", prod), ("var", var), ("std", std),
-                   ("nansum", nansum)):
+for _name, _fn in (("sum", sum), ("mean", mean), ("prod", prod), ("var", var), ("std", std)):
     export_function(_name, _fn)
     bind_method(_name, _fn)
 
