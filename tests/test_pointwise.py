@@ -103,6 +103,7 @@ t.tensor([5, -5]).div(t.tensor([3, 3]), rounding_mode='trunc') | i.float() | i.d
 t.tensor([5, -5]).div(t.tensor([-3, 3]), rounding_mode='floor') | i.bool() | b.long()
 t.tensor([0.5, 1.5, 2.5, -0.5]).round() | t.tensor([0.125, 1.15]).round(decimals=1)
 x.logit(0.2) | x.clamp(min=t.tensor(0.5), max=t.tensor(0.2)) | t.where(b, i, x)
+x + 'a' | x * None | x ** None | 2 % x | x - None | i // None | None - x
 """
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .registry import Sample, bind_method, defop
-from .pointwise import not_implemented_for, tensors_only
+from .pointwise import not_implemented_for, operator_dunders, tensors_only
 from .registry import compare
 
 __all__: list = []
@@ -124,6 +124,7 @@ for _name, _kernel, _ufunc, _op in (("bitwise_and", "bitwise_and_cpu", np.bitwis
                  methods=(_name, f"__{_op}__"))
     bind_method(f"__r{_op}__", lambda self, other, _p=_rec.public: _p(other, self))
     bind_method(f"__i{_op}__", getattr(Tensor, _name + "_"))
+    operator_dunders(f"__{_op}__", f"__r{_op}__")
 
 
 def bitwise_not(self):

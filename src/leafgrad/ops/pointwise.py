@@ -90,6 +90,27 @@ def int_scalar(value, array):
     return value
 
 
+_OPERANDS = (Tensor, int, float, bool, np.number, np.bool_)
+
+
+def operator_dunders(*names):
+    """Make Tensor's binary operators answer NotImplemented for operands they cannot take,
+    so Python raises its own ``unsupported operand type(s) for +: 'Tensor' and 'str'`` (and
+    other types get to try their reflected operator), as with PyTorch."""
+    for name in names:
+        fn = getattr(Tensor, name)
+
+        def dunder(self, other, _fn=fn):
+            try:
+                return _fn(self, other)
+            except TypeError:
+                if not isinstance(other, _OPERANDS):
+                    return NotImplemented
+                raise
+        dunder.__name__ = dunder.__qualname__ = name
+        bind_method(name, dunder)
+
+
 def _requires_any(args, kwargs):
     for a in args:
         if isinstance(a, Tensor) and a._requires_grad:
@@ -685,3 +706,7 @@ for _dunder, _method in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__"
                          ("__itruediv__", "div_"), ("__ifloordiv__", "floor_divide_"),
                          ("__imod__", "remainder_"), ("__ipow__", "pow_")):
     bind_method(_dunder, getattr(Tensor, _method))
+
+operator_dunders("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                 "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+                 "__rmod__", "__pow__", "__rpow__")
