@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from . import dtypes as _dt
-from .tensor import Tensor
+from .tensor import Tensor, _WARNED
 
 __all__ = ["COPY_WARNING", "warn_user", "array_from_data", "check_dtype_arg", "check_bool_arg",
            "size_arg", "fill_dtype", "fill_array"]
@@ -283,7 +283,8 @@ class _Scan:
         if t in _PY_LEAVES:
             self.types.add(t)
         elif isinstance(item, Tensor):
-            if item._requires_grad:
+            if item._requires_grad and SCALAR_REQUIRES_GRAD_WARNING not in _WARNED:
+                _WARNED.add(SCALAR_REQUIRES_GRAD_WARNING)   # once per process, as in PyTorch
                 warn_user(SCALAR_REQUIRES_GRAD_WARNING)
             n = item._data.size
             if n != 1:

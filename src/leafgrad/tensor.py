@@ -430,9 +430,8 @@ class Tensor:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self._requires_grad:
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
-                          "unexpected behavior.\nConsider using tensor.detach() first.",
-                          UserWarning, stacklevel=2)
+            _warn_once("Converting a tensor with requires_grad=True to a scalar may lead to "
+                       "unexpected behavior.\nConsider using tensor.detach() first.")
         return float(self._data.reshape(()).item())
 
     def __int__(self) -> int:
