@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .pointwise import inplace_of, zeros_grad
+from .pointwise_common import inplace_of, zeros_grad
 from .registry import Sample, defop
 from .backward_ops import sigmoid_backward_op
 from .unary import erf_array

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .registry import Sample, bind_method, defop
-from .pointwise import not_implemented_for, operator_dunders, tensors_only
+from .pointwise_common import not_implemented_for, operator_dunders, tensors_only
 from .registry import compare
 
 __all__: list = []

@@ -1,17 +1,12 @@
-"""Pointwise arithmetic: add, sub, mul, div, floor_divide, remainder, fmod, neg, reciprocal, pow.
+"""Pointwise arithmetic: add, sub, mul, div, floor_divide, remainder, fmod, neg, reciprocal.
 
 Each ``defop`` is one op: forward in NumPy, one derivative formula per input written with
 leafgrad ops (so higher derivatives come for free), and the names it provides. Where PyTorch
 gives one Python call several ``grad_fn`` names (``x ** 2`` is PowBackward0, ``x ** y``
 PowBackward1, ``2 ** x`` PowBackward2), there is one record per name and a small public
 wrapper that picks the record. The other pointwise families live beside this file:
-``unary.py`` (math functions), ``activation.py``, ``select.py`` (clamp, where, maximum, ...),
+``powers.py``, ``unary.py`` (math functions), ``activation.py``, ``select.py`` (clamp, where, maximum, ...),
 ``compare.py`` (comparisons, logical and bitwise ops) and ``casts.py``.
-
-Note [Floating-point warnings]
-PyTorch computes ``log(0)``, ``1 / 0`` or an overflowing cast silently (``-inf``, ``inf``);
-NumPy would print a RuntimeWarning for each. The package turns NumPy's floating-point error
-reporting off once, here, rather than paying for an ``errstate`` context in every forward.
 
 >>> import leafgrad as torch
 >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -20,123 +15,19 @@ reporting off once, here, rather than paying for an ``errstate`` context in ever
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import dtypes as _dt
-from ..grad_mode import state as _mode
-from ..tensor import Tensor, _wrap
-from .registry import (Sample, bind_method, commit_inplace, defop, export_function,
-                       inplace_check, old_value, promote)
+from ..tensor import Tensor
+from .pointwise_common import (inplace_of, int_scalar, not_implemented_for,
+                               not_implemented_formula, operator_dunders, promote_args,
+                               zeros_grad)
+from .registry import Sample, bind_method, defop, export_function, promote
 
-__all__ = ["zeros_grad", "inplace_of", "promote_args", "not_implemented_formula",
-           "not_implemented_for", "tensors_only", "int_scalar", "pow"]
+__all__ = ["add", "sub", "mul", "div_public", "rsub_public", "remainder_public",
+           "fmod_public"]
 
 FAMILY = "pointwise"
-np.seterr(all="ignore")   # see Note [Floating-point warnings]
-
-
-# -- helpers shared by the pointwise family files -----------------------------------------
-def zeros_grad(grad):
-    """The gradient of a piecewise-constant op (floor, sign, ...): zeros, with no history."""
-    return _wrap(np.zeros_like(grad._data))
-
-
-def promote_args(*positions):
-    """A dtype rule promoting the arguments at ``positions``, numbers included."""
-    def rule(rec, args):
-        d = _dt.result_type(*[args[p] for p in positions]).np
-        return d, d
-    # float tensors of one dtype with Python numbers keep that dtype: dispatch's fast path
-    rule.fast_float = True
-    return rule
-
-
-def not_implemented_formula(aten_name):
-    """A formula for an op PyTorch records but cannot differentiate (grad_fn NotImplemented)."""
-    def formula(grad):
-        raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
-    formula.__name__ = f"{aten_name}_not_implemented"
-    return formula
-
-
-def not_implemented_for(kernel, dtype):
-    """PyTorch's error for a kernel without an implementation for a dtype (``'Bool'``)."""
-    if isinstance(dtype, np.ndarray):
-        dtype = dtype.dtype
-    name = _dt.from_numpy_dtype(np.dtype(dtype)).tensor_type[:-6]
-    return NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
-
-
-def tensors_only(base_rule, names=("input", "other")):
-    """A dtype rule for ops whose PyTorch signature takes no numbers (``maximum``)."""
-    def rule(rec, args):
-        for pos, name in enumerate(names):
-            v = args[pos]
-            if not isinstance(v, Tensor):
-                raise TypeError(f"{rec.functions[0] if rec.functions else rec.name}(): "
-                                f"argument '{name}' (position {pos + 1}) must be Tensor, not "
-                                f"{type(v).__name__}")
-        return base_rule(rec, args)
-    return rule
-
-
-def int_scalar(value, array):
-    """A Python int meeting an integer array, wrapped into its dtype as PyTorch does
-    (NumPy 2 raises OverflowError for ``uint8_array + -2``)."""
-    if type(value) is int and array.dtype.kind in "iu":
-        return np.array(value).astype(array.dtype)
-    return value
-
-
-_OPERANDS = (Tensor, int, float, bool, np.number, np.bool_)
-
-
-def operator_dunders(*names):
-    """Make Tensor's binary operators answer NotImplemented for operands they cannot take,
-    so Python raises its own ``unsupported operand type(s) for +: 'Tensor' and 'str'`` (and
-    other types get to try their reflected operator), as with PyTorch."""
-    for name in names:
-        fn = getattr(Tensor, name)
-
-        def dunder(self, other, _fn=fn):
-            try:
-                return _fn(self, other)
-            except TypeError:
-                if not isinstance(other, _OPERANDS):
-                    return NotImplemented
-                raise
-        dunder.__name__ = dunder.__qualname__ = name
-        bind_method(name, dunder)
-
-
-def _requires_any(args, kwargs):
-    for a in args:
-        if isinstance(a, Tensor) and a._requires_grad:
-            return True
-    for a in kwargs.values():
-        if isinstance(a, Tensor) and a._requires_grad:
-            return True
-    return False
-
-
-def inplace_of(fn, name, saves_self=True):
-    """The in-place variant of a public wrapper ``fn`` (for ops that are not one record).
-
-    As in the registry's own in-place variants: when the recorded formula needs the old
-    ``self``, it is computed from a copy so that overwriting ``self`` does not invalidate it.
-    """
-    def inplace(self, *args, **kwargs):
-        inplace_check(self)
-        src = self
-        if saves_self and _mode.grad_enabled and (self._requires_grad or
-                                                  _requires_any(args, kwargs)):
-            src = old_value(self)
-        return commit_inplace(self, fn(src, *args, **kwargs))
-    inplace.__name__ = inplace.__qualname__ = name
-    inplace.__doc__ = f"In-place version of :meth:`{fn.__name__}`."
-    return inplace
 
 
 def _alpha_check(self, other, alpha):
@@ -574,132 +465,7 @@ defop("reciprocal", reciprocal, derivatives={"self": reciprocal_self}, dtype="pr
                                     Sample((make(shapes[0], 1, 5, np.int64),))])
 
 
-# -- powers -------------------------------------------------------------------------------
-def _int_pow(base, exponent):
-    """Integer powers with PyTorch's rule for negative exponents (1, -1 -> +-1, else 0)."""
-    e = np.asarray(exponent)
-    if not np.any(e < 0):
-        return np.power(base, exponent)
-    b = np.asarray(base)
-    safe = np.power(b, np.where(e < 0, 0, e))
-    neg = np.where(b == 1, 1, np.where(b == -1, np.where(e % 2 == 0, 1, -1), 0))
-    return np.where(e < 0, neg, safe).astype(safe.dtype)
-
-
-def pow_scalar(self, exponent):
-    """``self ** exponent`` for a number exponent (PowBackward0)."""
-    if self.dtype == np.bool_:
-        # PyTorch answers the exponents 0 and 1 without a kernel
-        if exponent == 0 or exponent == 1:
-            return np.full_like(self, True) if exponent == 0 else self.copy()
-        raise not_implemented_for("pow", np.bool_)
-    return np.power(self, exponent)
-
-
-def pow_scalar_self(grad, self, exponent):
-    if exponent == 0:
-        return zeros_grad(grad)
-    if exponent == 2:
-        return grad * (self * 2.0)   # the common square: two ops instead of three
-    return grad * (exponent * self.pow(exponent - 1))
-
-
-def _pow_samples(make, shapes):
-    return [Sample((make.positive(shapes[0]), 2.5), call="pow"),
-            Sample((make(shapes[0]), 2), call="pow"),
-            Sample((make(shapes[0]), 3), call="__pow__"), Sample((make(shapes[0]), 0), call="pow"),
-            Sample((make.positive(shapes[0]), -1.5), call="Tensor.pow_"),
-            Sample((make(shapes[0]),), call="square"),
-            Sample((make(shapes[0], -4, 4, np.int64), 2), call="pow")]
-
-
-_pow0 = defop("pow_scalar", pow_scalar, inputs=("self",),
-              derivatives={"self": pow_scalar_self}, grad_fn_name="PowBackward0",
-              dtype=promote_args(0, 1), methods=(), functions=(), samples=_pow_samples,
-              family=FAMILY)
-
-
-def pow_tensor(self, exponent):
-    """``self ** exponent`` for a tensor exponent (PowBackward1)."""
-    if self.dtype == np.bool_:
-        raise not_implemented_for("pow", np.bool_)
-    if self.dtype.kind in "iu":
-        return _int_pow(self, exponent)
-    return np.power(self, exponent)
-
-
-def pow_tensor_self(grad, self, exponent):
-    return (grad * (exponent * self.pow(exponent - 1))).masked_fill(exponent == 0, 0.0)
-
-
-def pow_tensor_exponent(grad, self, exponent, result):
-    out = grad * (result * self.log())
-    return out.masked_fill((self == 0) & (exponent >= 0), 0.0)
-
-
-_pow1 = defop("pow_tensor", pow_tensor, inputs=("self", "exponent"),
-              derivatives={"self": pow_tensor_self, "exponent": pow_tensor_exponent},
-              grad_fn_name="PowBackward1", methods=(), functions=(), family=FAMILY,
-              samples=lambda make, shapes: [
-                  Sample((make.positive(shapes[1]), make(shapes[2])), call="pow"),
-                  Sample((make.positive(shapes[1]), make(shapes[2])), call="__pow__"),
-                  Sample((make(shapes[1], -3, 4, np.int64), make(shapes[2], -2, 3, np.int64)),
-                         call="pow")])
-
-
-def pow_scalar_base(self, exponent):
-    """``self ** exponent`` for a number base (PowBackward2)."""
-    if exponent.dtype == np.bool_:
-        raise not_implemented_for("pow", np.bool_)
-    if exponent.dtype.kind in "iu":
-        return _int_pow(int_scalar(self, exponent), exponent)
-    return np.power(self, exponent)
-
-
-def pow_scalar_base_exponent(grad, self, exponent, result):
-    if self == 0:
-        # log(0) = -inf; PyTorch defines the derivative as 0 where the exponent is >= 0.
-        return (grad * (result * -math.inf)).masked_fill(exponent >= 0, 0.0)
-    return grad * (result * float(np.log(self)))
-
-
-_pow2 = defop("pow_scalar_base", pow_scalar_base, inputs=("exponent",),
-              derivatives={"exponent": pow_scalar_base_exponent}, grad_fn_name="PowBackward2",
-              dtype=promote_args(0, 1), methods=(), functions=(), family=FAMILY,
-              samples=lambda make, shapes: [
-                  Sample((2.5, make(shapes[0])), call="pow"),
-                  Sample((make(shapes[0]), 3.0), call="__rpow__"),
-                  Sample((make(shapes[0], 0, 4, np.int64), 2), call="__rpow__")])
-
-
-def pow(self, exponent):
-    """``self ** exponent``; either side may be a number."""
-    if isinstance(exponent, Tensor):
-        if isinstance(self, Tensor):
-            return _pow1.public(self, exponent)
-        return _pow2.public(self, exponent)
-    if type(exponent) is int and exponent < 0 and self._data.dtype.kind in "iub":
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return _pow0.public(self, exponent)
-
-
-def _rpow(self, other):
-    return pow(other, self)
-
-
-def square(self):
-    """``self ** 2`` (recorded as PowBackward0, like PyTorch)."""
-    return pow(self, 2)
-
-
-export_function("pow", pow)
-bind_method("pow", pow)
-bind_method("__pow__", pow)
-bind_method("__rpow__", _rpow)
-bind_method("pow_", inplace_of(pow, "pow_"))
-export_function("square", square)
-bind_method("square", square)
-bind_method("square_", inplace_of(square, "square_"))
+from . import powers  # noqa: E402,F401  (pow_ must exist for ``**=`` below)
 
 # ``x += y`` and friends are the in-place ops, as in PyTorch.
 for _dunder, _method in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),

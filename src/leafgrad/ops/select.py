@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor, _wrap
-from .pointwise import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
+from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
 from .registry import Sample, bind_method, defop, export_function, promote, promote_float
 
 __all__ = ["where", "clamp", "masked_fill"]

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
-from .pointwise import inplace_of, not_implemented_for, zeros_grad
+from .pointwise_common import inplace_of, not_implemented_for, zeros_grad
 from .registry import Sample, bind_method, defop, export_function
 from .backward_ops import tanh_backward_op
 

@@ -1,0 +1,122 @@
+"""Helpers shared by the pointwise family files (pointwise, powers, unary, activation,
+select, compare, casts): zero gradients, dtype rules, PyTorch's error texts, in-place wrappers.
+
+Note [Floating-point warnings]
+PyTorch computes ``log(0)``, ``1 / 0`` or an overflowing cast silently (``-inf``, ``inf``);
+NumPy would print a RuntimeWarning for each. The package turns NumPy's floating-point error
+reporting off once, here, rather than paying for an ``errstate`` context in every forward.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
+from .registry import bind_method, commit_inplace, inplace_check, old_value
+
+__all__ = ["zeros_grad", "promote_args", "not_implemented_formula", "not_implemented_for",
+           "tensors_only", "int_scalar", "operator_dunders", "inplace_of"]
+
+np.seterr(all="ignore")   # see Note [Floating-point warnings]
+
+
+def zeros_grad(grad):
+    """The gradient of a piecewise-constant op (floor, sign, ...): zeros, with no history."""
+    return _wrap(np.zeros_like(grad._data))
+
+
+def promote_args(*positions):
+    """A dtype rule promoting the arguments at ``positions``, numbers included."""
+    def rule(rec, args):
+        d = _dt.result_type(*[args[p] for p in positions]).np
+        return d, d
+    # float tensors of one dtype with Python numbers keep that dtype: dispatch's fast path
+    rule.fast_float = True
+    return rule
+
+
+def not_implemented_formula(aten_name):
+    """A formula for an op PyTorch records but cannot differentiate (grad_fn NotImplemented)."""
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{aten_name} is not implemented")
+    formula.__name__ = f"{aten_name}_not_implemented"
+    return formula
+
+
+def not_implemented_for(kernel, dtype):
+    """PyTorch's error for a kernel without an implementation for a dtype (``'Bool'``)."""
+    if isinstance(dtype, np.ndarray):
+        dtype = dtype.dtype
+    name = _dt.from_numpy_dtype(np.dtype(dtype)).tensor_type[:-6]
+    return NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
+def tensors_only(base_rule, names=("input", "other")):
+    """A dtype rule for ops whose PyTorch signature takes no numbers (``maximum``)."""
+    def rule(rec, args):
+        for pos, name in enumerate(names):
+            v = args[pos]
+            if not isinstance(v, Tensor):
+                raise TypeError(f"{rec.functions[0] if rec.functions else rec.name}(): "
+                                f"argument '{name}' (position {pos + 1}) must be Tensor, not "
+                                f"{type(v).__name__}")
+        return base_rule(rec, args)
+    return rule
+
+
+def int_scalar(value, array):
+    """A Python int meeting an integer array, wrapped into its dtype as PyTorch does
+    (NumPy 2 raises OverflowError for ``uint8_array + -2``)."""
+    if type(value) is int and array.dtype.kind in "iu":
+        return np.array(value).astype(array.dtype)
+    return value
+
+
+_OPERANDS = (Tensor, int, float, bool, np.number, np.bool_)
+
+
+def operator_dunders(*names):
+    """Make Tensor's binary operators answer NotImplemented for operands they cannot take,
+    so Python raises its own ``unsupported operand type(s) for +: 'Tensor' and 'str'`` (and
+    other types get to try their reflected operator), as with PyTorch."""
+    for name in names:
+        fn = getattr(Tensor, name)
+
+        def dunder(self, other, _fn=fn):
+            try:
+                return _fn(self, other)
+            except TypeError:
+                if not isinstance(other, _OPERANDS):
+                    return NotImplemented
+                raise
+        dunder.__name__ = dunder.__qualname__ = name
+        bind_method(name, dunder)
+
+
+def _requires_any(args, kwargs):
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    for a in kwargs.values():
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
+def inplace_of(fn, name, saves_self=True):
+    """The in-place variant of a public wrapper ``fn`` (for ops that are not one record).
+
+    As in the registry's own in-place variants: when the recorded formula needs the old
+    ``self``, it is computed from a copy so that overwriting ``self`` does not invalidate it.
+    """
+    def inplace(self, *args, **kwargs):
+        inplace_check(self)
+        src = self
+        if saves_self and _mode.grad_enabled and (self._requires_grad or
+                                                  _requires_any(args, kwargs)):
+            src = old_value(self)
+        return commit_inplace(self, fn(src, *args, **kwargs))
+    inplace.__name__ = inplace.__qualname__ = name
+    inplace.__doc__ = f"In-place version of :meth:`{fn.__name__}`."
+    return inplace
