@@ -5,7 +5,8 @@ PyTorch's ``matmul`` is a composite: ``a @ b`` on a 1-D and a 2-D tensor is an `
 a ``squeeze``, a batched product ends in a reshape (``UnsafeViewBackward0``), and so on. leafgrad
 computes every case with one ``np.matmul`` (straight to BLAS) and records ONE node, whose class
 carries the name PyTorch shows on the output: ``DotBackward0``, ``MvBackward0``, ``MmBackward0``,
-``SqueezeBackward4``, ``UnsafeViewBackward0``, ``CloneBackward0``. The records share the NumPy
+``SqueezeBackward4``, ``UnsafeViewBackward0``, ``CloneBackward0``, ``TransposeBackward0``
+(which of the last three also depends on whether the first operand requires grad). The records share the NumPy
 forward and the two derivative formulas, which read the operand ranks to pick the product.
 
 >>> import leafgrad as torch
@@ -113,7 +114,12 @@ _batched = defop("matmul_batched", matmul_forward, derivatives=_DERIVS, dtype="s
 _clone = defop("matmul_clone", matmul_forward, derivatives=_DERIVS, dtype="same", methods=(),
                functions=(), grad_fn_name="CloneBackward0", family=FAMILY,
                samples=_mm_samples("matmul", lambda sh: [((2, 3), (4, 3, 2)),
-                                                         ((2, 3), (2, 1, 3, 2))]))
+                                                         ((2, 3), (2, 1, 3, 2)),
+                                                         ((1, 2, 3), (4, 3, 2))]))
+_transposed = defop("matmul_transposed", matmul_forward, derivatives=_DERIVS, dtype="same",
+                    methods=(), functions=(), grad_fn_name="TransposeBackward0", family=FAMILY,
+                    samples=_mm_samples("matmul", lambda sh: [((1, 3), (4, 3, 2)),
+                                                              ((2, 3), (4, 3, 1))]))
 
 
 # -- the public functions: checks with PyTorch's messages, then the right record -----------------
@@ -216,7 +222,22 @@ def matmul(input, other):
                            f"{b.shape[-2]}].")
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
-    return (_clone if da == 2 else _batched).public(input, other)
+    return _batched_record(input, a, b).public(input, other)
+
+
+def _batched_record(input, a, b):
+    """The node PyTorch leaves on a matrix @ batched product (see Note above).
+
+    PyTorch computes ``(m, k) @ (..., k, n)`` as ``(other.mT @ input.mT).mT.contiguous()`` when
+    ``input`` requires grad (a copy: ``CloneBackward0``, or ``TransposeBackward0`` when the
+    transposed result is already contiguous), and as a broadcast bmm otherwise. A 3-D
+    ``input`` with a leading 1 against a 3-D ``other`` is first squeezed to a matrix.
+    """
+    da, db = a.ndim, b.ndim
+    as_matrix = da == 2 or (da == 3 and db == 3 and a.shape[0] == 1 and b.shape[0] != 1)
+    if not as_matrix or not input._requires_grad:
+        return _batched
+    return _transposed if a.shape[-2] == 1 or b.shape[-1] == 1 else _clone
 
 
 def mm(input, mat2):

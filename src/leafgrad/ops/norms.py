@@ -25,6 +25,11 @@ def _norm_dtype(rec, args):
     dtype = args[4]
     if dtype is not None:
         t = _dt.to_dtype(dtype).np
+        if not np.can_cast(d, t, "safe"):
+            raise RuntimeError(
+                f"linalg.vector_norm: the dtype of the input ({_dt.from_numpy_dtype(d).tensor_type[:-6]}) "
+                "should be convertible without narrowing to the specified dtype "
+                f"({_dt.from_numpy_dtype(t).tensor_type[:-6]})")
         return t, t
     if d.kind not in "fc":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "

@@ -388,7 +388,7 @@ _std = defop("std", std_op, derivatives={"self": std_self}, dtype=_var_dtype, me
 
 def _var_samples(make, shapes, call):
     base = shapes[1]
-    big = tuple(s + 1 for s in base) or (3,)     # at least 2 elements per reduced dim
+    big = tuple(s + 2 for s in base) or (3,)     # at least 3 elements per reduced dim
     out = [Sample((make(big),), call=call), Sample((make(big),), {"unbiased": False}, call=call),
            Sample((make(big),), {"correction": 0}, call=call)]
     if len(big):
