@@ -207,3 +207,13 @@ def test_batched_matmul_node_depends_on_which_operand_requires_grad(sa, sb, ra, 
     b, tb = pair(sb, requires_grad=rb)
     assert grad_fn_name(a @ b) == grad_fn_name(ta @ tb)
     assert_same_tensor(a @ b, ta @ tb)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.linalg.vector_norm(x), lambda L, x: L.linalg.vector_norm(x, 1, dim=1),
+    lambda L, x: L.linalg.vector_norm(x, math.inf, dim=(0, 1), keepdim=True),
+    lambda L, x: L.linalg.norm(x), lambda L, x: L.linalg.norm(x, "fro"),
+    lambda L, x: L.linalg.norm(x, 3, dim=1), lambda L, x: L.linalg.matmul(x, x.mT),
+])
+def test_torch_linalg_namespace(call):
+    check_both(call, (3, 4), atol=1e-5)
