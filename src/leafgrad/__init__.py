@@ -23,6 +23,7 @@ from . import ops as _ops
 from . import autograd
 from . import factories, random, _printing, functions  # noqa: F401  (exported below)
 from . import nn, optim, utils  # noqa: E402  (torch.nn, torch.optim, torch.utils)
+from . import serialization  # noqa: E402  (torch.save, torch.load)
 
 __version__ = "0.1.0"
 
@@ -43,7 +44,7 @@ def _export(names_and_objects):
 
 
 # torch.<name>: every op's function from the registry, then each listed module's __all__.
-_EXPORTING = (factories, random, _printing, functions)
+_EXPORTING = (factories, random, _printing, functions, serialization)
 _export(_ops.registry.FUNCTIONS.items())
 for _m in _EXPORTING:
     _export((n, getattr(_m, n)) for n in _m.__all__)
