@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from . import (activation, container, dropout, flatten, linear, loss, module, normalization,
                sparse)
+from . import attention, linear_extra, rnn, transformer
 
-_FILES = (module, linear, container, activation, flatten, dropout, sparse, normalization, loss)
+_FILES = (module, linear, container, activation, flatten, dropout, sparse, normalization, loss,
+          linear_extra, rnn, attention, transformer)
 
 __all__: list = []
 for _file in _FILES:

@@ -1,0 +1,214 @@
+"""``nn.TransformerEncoderLayer`` and ``nn.TransformerEncoder``.
+
+The same submodules, names and order as PyTorch (``self_attn``, ``linear1``, ``dropout``,
+``linear2``, ``norm1``, ``norm2``, ``dropout1``, ``dropout2``), so state dicts load either way.
+
+>>> import leafgrad as torch
+>>> layer = torch.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16,
+...                                          batch_first=True)
+>>> encoder = torch.nn.TransformerEncoder(layer, num_layers=2)
+>>> encoder(torch.randn(3, 5, 8)).shape
+torch.Size([3, 5, 8])
+
+Note [Nested-tensor path]
+In eval mode, with no gradient needed, a batch-first encoder given a right-padded
+``src_key_padding_mask`` runs PyTorch's nested-tensor path: padded positions are dropped and
+come back as zeros (before the final ``norm``). leafgrad has no nested tensors; it computes
+the same non-padded values with the padding mask and then zeroes the padded positions, under
+exactly PyTorch's conditions, so the output is the same.
+"""
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+
+from ... import grad_mode
+from ...tensor import _wrap
+from .. import functional as F
+from ..functional.attention import _canonical_mask, _none_or_dtype
+from .activation import GELU, ReLU
+from .attention import MultiheadAttention
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
+
+__all__ = ["TransformerEncoderLayer", "TransformerEncoder"]
+
+
+def _generate_square_subsequent_mask(sz: int, device=None, dtype=None):
+    """The (sz, sz) causal float mask: -inf above the diagonal, 0 elsewhere."""
+    from ... import dtypes as _dt
+    np_dtype = (_dt.get_default_dtype() if dtype is None else _dt.to_dtype(dtype)).np
+    data = np.triu(np.full((sz, sz), -np.inf), 1).astype(np_dtype)
+    data[np.tril_indices(sz)] = 0.0
+    return _wrap(data)
+
+
+def _get_seq_len(src, batch_first: bool):
+    if src.dim() == 2:
+        return src.size(0)
+    return src.size(1 if batch_first else 0)
+
+
+def _detect_is_causal_mask(mask, is_causal=None, size=None) -> bool:
+    """``is_causal`` when given; otherwise whether ``mask`` is exactly the causal mask."""
+    make_causal = is_causal is True
+    if is_causal is None and mask is not None:
+        sz = size if size is not None else mask.size(-2)
+        causal = _generate_square_subsequent_mask(sz, dtype=mask.dtype)
+        if tuple(mask.size()) == tuple(causal.size()):
+            make_causal = bool(np.array_equal(mask._data, causal._data))
+        else:
+            make_causal = False
+    return make_causal
+
+
+def _get_activation_fn(activation: str):
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with a residual connection and a
+    LayerNorm (after the residual, or before the block with ``norm_first=True``)."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation=F.relu, layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        kw = {} if dtype is None else {"dtype": dtype}
+        if device is not None:
+            kw["device"] = device
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                            batch_first=batch_first, **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            activation = _get_activation_fn(activation)
+        if activation is F.relu or isinstance(activation, ReLU):
+            self.activation_relu_or_gelu = 1
+        elif activation is F.gelu or isinstance(activation, GELU):
+            self.activation_relu_or_gelu = 2
+        else:
+            self.activation_relu_or_gelu = 0
+        self.activation = activation
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False):
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                               _none_or_dtype(src_mask), "src_mask", src.dtype)
+        src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype,
+                                   check_other=False)
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout2(x)
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` deep copies of ``encoder_layer`` (as ``layers``), then ``norm``."""
+
+    def __init__(self, encoder_layer, num_layers: int, norm=None,
+                 enable_nested_tensor: bool = True, mask_check: bool = True) -> None:
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn("enable_nested_tensor is True, but self.use_nested_tensor is False "
+                          f"because {why_not}", stacklevel=2)
+            self.use_nested_tensor = False
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
+                                               _none_or_dtype(mask), "mask", src.dtype)
+        mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
+        first_layer = self.layers[0]
+        batch_first = first_layer.self_attn.batch_first
+        padded = self._nested_padding(src, mask, src_key_padding_mask)
+        seq_len = _get_seq_len(src, batch_first)
+        is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        output = src
+        for mod in self.layers:
+            output = mod(output, src_mask=mask, is_causal=is_causal,
+                         src_key_padding_mask=src_key_padding_mask)
+        if padded is not None:
+            output = output.masked_fill(padded, 0.0)   # Note [Nested-tensor path]
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+    def _nested_padding(self, src, mask, src_key_padding_mask):
+        """The (N, S, 1) padded positions when PyTorch would take its nested-tensor path
+        (Note [Nested-tensor path]), else None."""
+        first = self.layers[0]
+        if (not getattr(self, "use_nested_tensor", False) or first.training or src.dim() != 3
+                or src_key_padding_mask is None or mask is not None):
+            return None
+        pad = src_key_padding_mask._data != 0
+        if getattr(self, "mask_check", True):
+            # left aligned: every row is some real tokens followed only by padding
+            if pad.shape[1] > 1 and (pad[:, :-1] & ~pad[:, 1:]).any():
+                return None
+        attn = first.self_attn
+        tensors = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
+                   attn.out_proj.bias, first.norm1.weight, first.norm1.bias,
+                   first.norm2.weight, first.norm2.bias, first.linear1.weight,
+                   first.linear1.bias, first.linear2.weight, first.linear2.bias)
+        if grad_mode.is_grad_enabled() and any(t is not None and t.requires_grad
+                                               for t in tensors):
+            return None
+        return _wrap(pad[:, :, None])
+
+
+def _why_not_nested(layer) -> str:
+    """Why PyTorch's nested-tensor fast path cannot be used with this layer ('' if it can)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return (f"{name}.self_attn.batch_first was not True(use batch_first for better "
+                "inference performance)")
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
