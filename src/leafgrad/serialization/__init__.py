@@ -123,8 +123,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     """Load an object saved by :func:`save`, or any safetensors file.
 
     ``f`` is a path or a binary file object. A safetensors file without leafgrad's structure
-    (e.g. from ``safetensors.torch.save_file``) loads as a dict of name -> tensor, sorted by
-    name as ``safetensors.torch.load_file`` returns it. ``map_location`` may name the CPU
+    (e.g. from ``safetensors.torch.save_file``) loads as a dict of name -> tensor, in the
+    order ``safetensors.torch.load_file`` returns. ``map_location`` may name the CPU
     (``None``, ``"cpu"``, a device, a dict, or a callable ``(tensor, "cpu") -> tensor``);
     ``weights_only`` is accepted and changes nothing, since loading never unpickles. A
     corrupt, truncated or foreign file raises :class:`CheckpointError` and nothing is
@@ -150,7 +150,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         where = repr(name) if isinstance(name, str) else "the file object"
         arrays, metadata = _format.read(f, where)
     if _STRUCTURE not in metadata:
-        obj = {name: _wrap_array(arrays[name]) for name in sorted(arrays)}
+        obj = {name: _wrap_array(array) for name, array in arrays.items()}
     else:
         try:
             obj = unflatten(json.loads(metadata[_STRUCTURE]), arrays)

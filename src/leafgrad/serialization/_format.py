@@ -132,7 +132,8 @@ def _sniff(head: bytes) -> str | None:
 
 def read(f, where: str) -> tuple:
     """``(arrays, metadata)`` from the binary file ``f``; ``arrays`` maps name -> ndarray in
-    header order. Everything is validated before any tensor is built."""
+    the order of the data (as ``safetensors.torch.load_file`` lists them). Everything is
+    validated before any tensor is built."""
     if not f.seekable():
         f = io.BytesIO(f.read())
     start = f.tell()
@@ -158,6 +159,9 @@ def read(f, where: str) -> tuple:
     total = _check_offsets(tensors, data_size, where)
     if total < data_size:
         _fail(where, f"{data_size - total} unexpected bytes follow the last tensor")
+    if ("leafgrad.version" in metadata or "leafgrad.structure" in metadata) and not (
+            HEADER_CRC in metadata and DATA_CRC in metadata):
+        _fail(where, "leafgrad's checksums are missing from the header (corrupt header)")
     if HEADER_CRC in metadata and metadata[HEADER_CRC] != _header_checksum(tensors, metadata):
         _fail(where, "the header checksum does not match (the header is corrupt)")
     arrays, crc = {}, 0
@@ -173,8 +177,7 @@ def read(f, where: str) -> tuple:
         arrays[name] = array if array.dtype.isnative else array.astype(array.dtype.newbyteorder())
     if DATA_CRC in metadata and metadata[DATA_CRC] != f"{crc:08x}":
         _fail(where, "the tensor data checksum does not match (the data is corrupt)")
-    ordered = {name: arrays[name] for name, _ in tensors}
-    return ordered, metadata
+    return arrays, metadata
 
 
 def _parse_header(raw: bytes, where: str) -> tuple:
