@@ -186,6 +186,7 @@ def test_norm_zero_order_has_no_gradient_and_integer_norm_errors():
 
 def test_large_matmul_backward_stays_in_blas_layout():
     # the 2-D backward products keep float32 and the operands' shapes (W4's hot path)
+    leafgrad.manual_seed(0)
     x = leafgrad.randn(64, 128)
     w = leafgrad.randn(32, 128, requires_grad=True)
     b = leafgrad.randn(32, requires_grad=True)
@@ -193,8 +194,9 @@ def test_large_matmul_backward_stays_in_blas_layout():
     assert grad_fn_name(out) == "AddmmBackward0"
     out.sum().backward()
     assert w.grad.dtype == leafgrad.float32 and tuple(w.grad.shape) == (32, 128)
+    # float32 sums of 64 terms: the BLAS summation order differs, so an absolute margin too
     np.testing.assert_allclose(w.grad.numpy(), np.ones((32, 64), np.float32) @ x.numpy(),
-                               rtol=1e-5)
+                               rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(b.grad.numpy(), np.full(32, 64.0), rtol=1e-6)
 
 

@@ -18,7 +18,7 @@ TESTED = sorted(name for name, rec in RECORDS.items() if rec.samples is not None
 
 def test_enough_ops_have_samples():
     # issue 2 asks for at least 120 ops checked against PyTorch
-    assert len(TESTED) >= 3, TESTED
+    assert len(TESTED) >= 120, len(TESTED)
 
 
 class Maker:

@@ -73,7 +73,8 @@ def _as_strided_samples(make, shapes):
 
 
 AS_STRIDED = defop("as_strided", as_strided_op, derivatives={"self": as_strided_self},
-                   dtype="same", view=True, samples=_as_strided_samples, family=FAMILY)
+                   dtype="same", view=True, samples=_as_strided_samples, family=FAMILY,
+                   once_differentiable=True)
 as_strided = AS_STRIDED.public
 
 
