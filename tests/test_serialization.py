@@ -12,12 +12,13 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from safetensors.torch import load_file, save_file
 
 import leafgrad
-import leafgrad.serialization as serialization
+from leafgrad import serialization
 from leafgrad.serialization import _format, _structure
 
 DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import safetensors.torch
 import torch
+from safetensors import SafetensorError
 
 import leafgrad
 from leafgrad.serialization import CheckpointError, _format
@@ -53,7 +54,7 @@ def assert_rejected(raw: bytes, tmp_path, match: str, by_safetensors=True):
         load_bytes(raw, tmp_path)
     assert "bad.safetensors" in str(info.value)   # names the file
     if by_safetensors:
-        with pytest.raises(Exception):
+        with pytest.raises(SafetensorError):
             safetensors.torch.load(raw)
 
 

@@ -37,7 +37,7 @@ from . import _format
 from ._format import CheckpointError
 from ._structure import flatten, unflatten
 
-__all__ = ["save", "load"]
+__all__ = ["load", "save"]
 
 _VERSION = "1"
 _STRUCTURE = "leafgrad.structure"

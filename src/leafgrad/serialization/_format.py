@@ -24,7 +24,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["CheckpointError", "write", "read", "DTYPE_CODES"]
+__all__ = ["DTYPE_CODES", "CheckpointError", "read", "write"]
 
 # safetensors dtype code <-> NumPy dtype (little-endian on disk).
 DTYPE_CODES = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "I8": "i1", "I16": "<i2",

@@ -134,7 +134,7 @@ def _unsupported(x, path) -> str:
             "objects." + hint)
 
 
-def unflatten(tree, arrays: dict, requires_grad_default: bool = False):
+def unflatten(tree, arrays: dict):
     """Rebuild the object from ``tree`` and the loaded ``arrays`` (name -> ndarray).
 
     Raises KeyError(name) when the tree names a tensor the file lacks and ValueError on a
@@ -155,7 +155,7 @@ def unflatten(tree, arrays: dict, requires_grad_default: bool = False):
         if isinstance(node, dict):
             if "tensor" in node:
                 t = _wrap(take(node["tensor"]))
-                if node.get("requires_grad", requires_grad_default):
+                if node.get("requires_grad", False):
                     t.requires_grad_(True)
                 return t
             if "parameter" in node:
@@ -169,7 +169,7 @@ def unflatten(tree, arrays: dict, requires_grad_default: bool = False):
                 return tuple(build(v) for v in node["tuple"])
             if "dict" in node or "odict" in node:
                 pairs = node.get("dict", node.get("odict"))
-                out = dict() if "dict" in node else OrderedDict()
+                out = {} if "dict" in node else OrderedDict()
                 for k, v in pairs:
                     out[build(k)] = build(v)
                 for k, v in node.get("attrs", {}).items():
