@@ -16,6 +16,7 @@ node                                        Python value
 ``{"dict": [[k, v], ...]}``                 dict (keys are nodes too: ints stay ints)
 ``{"odict": [[k, v], ...], "attrs": {}}``   OrderedDict (``attrs``: e.g. ``_metadata``)
 ``{"float": "nan"}``                        a float JSON cannot write (nan, inf, -inf)
+``{"numpy": "<i8", "value": 3}``            a NumPy scalar (``np.int64(3)``)
 ``{"dtype": "float32"}`` / ``{"size": []}``  ``torch.float32`` / ``torch.Size``
 ``{"device": "cpu"}``                       ``torch.device``
 ==========================================  ============================================
@@ -62,6 +63,9 @@ def flatten(obj) -> tuple:
         on_path.add(id(container))
 
     def walk(x, path):
+        if isinstance(x, np.generic) and x.dtype.kind in "biuf":
+            # NumPy scalars (an epoch from np.argmax, a float64 from NumPy math)
+            return {"numpy": x.dtype.str, "value": walk(x.item(), path)}
         if x is None or isinstance(x, (bool, str)):
             return x
         if isinstance(x, int):
@@ -175,6 +179,8 @@ def unflatten(tree, arrays: dict):
                 for k, v in node.get("attrs", {}).items():
                     setattr(out, k, build(v))
                 return out
+            if "numpy" in node:
+                return np.dtype(node["numpy"]).type(build(node["value"]))
             if "float" in node:
                 return float(node["float"])
             if "dtype" in node:
