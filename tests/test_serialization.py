@@ -282,10 +282,10 @@ def test_loaded_tensors_are_trainable_leaves():
 def test_tensor_names_follow_paths_and_stay_unique():
     tree, entries = _structure.flatten({"a.b": leafgrad.ones(1), "a": {"b": leafgrad.ones(1)},
                                         "__metadata__": leafgrad.ones(1)})
-    names = [name for name, _, _ in entries]
+    names = [name for name, _ in entries]
     assert names[0] == "a.b" and names[1].startswith("a.b#") and len(set(names)) == 3
     assert "__metadata__" not in names
-    assert _structure.unflatten(tree, {n: a for n, a, _ in entries}).keys() == {
+    assert _structure.unflatten(tree, dict(entries)).keys() == {
         "a.b", "a", "__metadata__"}
 
 

@@ -62,11 +62,10 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     metadata = {"format": "pt", "leafgrad.version": _VERSION,
                 _STRUCTURE: json.dumps(tree, separators=(",", ":"), ensure_ascii=False,
                                        allow_nan=False)}
-    arrays = [(name, array) for name, array, _ in entries]
     if isinstance(f, (str, os.PathLike)):
-        _atomic_write(os.fspath(f), lambda out: _format.write(out, arrays, metadata))
+        _atomic_write(os.fspath(f), lambda out: _format.write(out, entries, metadata))
     else:
-        _format.write(f, arrays, metadata)
+        _format.write(f, entries, metadata)
 
 
 def _atomic_write(path: str, write) -> None:

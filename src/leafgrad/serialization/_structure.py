@@ -40,7 +40,7 @@ _RESERVED = "__metadata__"
 
 
 def flatten(obj) -> tuple:
-    """``(tree, [(name, array, is_tensor)...])`` for ``obj``; raises TypeError on what
+    """``(tree, [(name, ndarray)...])`` for ``obj``; raises TypeError on what
     a checkpoint cannot hold, before anything is written."""
     entries: list = []
     used: set = set()
@@ -76,7 +76,7 @@ def flatten(obj) -> tuple:
             return tensor_node(x, path)
         if isinstance(x, np.ndarray):
             _dt.from_numpy_dtype(x.dtype)   # TypeError names the unsupported dtype
-            entries.append((name_for(path), x, False))
+            entries.append((name_for(path), x))
             return {"ndarray": entries[-1][0]}
         if isinstance(x, _dt.dtype):
             return {"dtype": x.name}
@@ -115,7 +115,7 @@ def flatten(obj) -> tuple:
 
     def tensor_node(t, path):
         from ..nn.parameter import Parameter
-        entries.append((name_for(path), t._data, True))
+        entries.append((name_for(path), t._data))
         node = {"parameter" if isinstance(t, Parameter) else "tensor": entries[-1][0]}
         if t._requires_grad:
             node["requires_grad"] = True
