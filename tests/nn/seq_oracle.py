@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from nn_helpers import assert_close, copy_weights, tol
 
 import leafgrad
-from nn_helpers import assert_close, copy_weights, tol
 
 
 def build_pair(build, dtype: str):

@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 import pytest
 import torch
-
-import leafgrad
 from nn_helpers import same_error
 from seq_oracle import build_pair, compare_call
+
+import leafgrad
 
 DTYPES = ["float64", "float32"]
 
@@ -88,10 +88,10 @@ def test_sdpa_dropout():
     compare_sdpa([q, k, v], {"dropout_p": 0.0})
     leafgrad.manual_seed(0)
     F = leafgrad.nn.functional
-    qm, km, vm = (leafgrad.tensor(a) for a in (q, k, v))
-    dropped = F.scaled_dot_product_attention(qm, km, leafgrad.eye(6, dtype=leafgrad.float64).expand(2, 6, 6),
-                                             dropout_p=0.5)
-    plain = F.scaled_dot_product_attention(qm, km, leafgrad.eye(6, dtype=leafgrad.float64).expand(2, 6, 6))
+    qm, km = leafgrad.tensor(q), leafgrad.tensor(k)
+    eye = leafgrad.eye(6, dtype=leafgrad.float64).expand(2, 6, 6)
+    dropped = F.scaled_dot_product_attention(qm, km, eye, dropout_p=0.5)
+    plain = F.scaled_dot_product_attention(qm, km, eye)
     # with v = I the output is the attention matrix: kept entries are scaled by 2
     d, p = dropped.numpy(), plain.numpy()
     assert d.shape == p.shape and (d == 0).any() and (d != 0).any()

@@ -10,10 +10,10 @@ import warnings
 import numpy as np
 import pytest
 import torch
-
-import leafgrad
 from nn_helpers import same_error
 from seq_oracle import build_pair, compare_call
+
+import leafgrad
 
 DTYPES = ["float64", "float32"]
 KINDS = ["RNN", "RNN_relu", "LSTM", "GRU"]
@@ -247,7 +247,7 @@ def test_cell_loop_matches_layer():
     for t in range(6):
         h, c = cell(x[t], (h, c))
         outs.append(h)
-    out, (h_n, c_n) = layer(x)
+    out, (_, c_n) = layer(x)
     np.testing.assert_allclose(leafgrad.stack(outs).detach().numpy(), out.detach().numpy(),
                                atol=1e-6)
     np.testing.assert_allclose(c.detach().numpy(), c_n[0].detach().numpy(), atol=1e-6)

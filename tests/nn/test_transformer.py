@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 import pytest
 import torch
-
-import leafgrad
 from nn_helpers import assert_close, copy_weights, same_error
 from seq_oracle import compare_call
+
+import leafgrad
 
 DTYPES = ["float64", "float32"]
 

@@ -7,16 +7,15 @@ tensor(0.6931)
 """
 from __future__ import annotations
 
-from . import activation, layers, loss  # noqa: F401  (submodules, as in torch)
-from . import attention  # noqa: F401
+from . import activation, attention, layers, loss  # noqa: F401  (submodules, as in torch)
 from .activation import (celu, elu, elu_, gelu, glu, hardsigmoid, hardswish, hardtanh, hardtanh_,
                          leaky_relu, leaky_relu_, log_softmax, logsigmoid, mish, relu, relu6,
                          relu_, selu, sigmoid, silu, softmax, softmin, softplus, softsign, tanh,
                          tanhshrink, threshold)
-from .layers import (bilinear, dropout, embedding, layer_norm, linear, normalize, one_hot, pad)
 from .attention import (_canonical_mask, _in_projection, _in_projection_packed,  # noqa: F401
                         _mha_shape_check, _none_or_dtype, multi_head_attention_forward,
                         scaled_dot_product_attention)
+from .layers import (bilinear, dropout, embedding, layer_norm, linear, normalize, one_hot, pad)
 from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_embedding_loss,
                    cosine_similarity, cross_entropy, hinge_embedding_loss, huber_loss, kl_div,
                    l1_loss, margin_ranking_loss, mse_loss, nll_loss, pairwise_distance,

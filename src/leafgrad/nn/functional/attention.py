@@ -34,7 +34,7 @@ from ...tensor import Tensor, _wrap
 from .activation import softmax
 from .layers import dropout, linear, pad
 
-__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+__all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
 _FUNCTIONS = _ops.registry.FUNCTIONS
 _cat = _FUNCTIONS["cat"]

@@ -1,9 +1,8 @@
 """The layers of ``torch.nn``, one file per kind; each file's ``__all__`` is re-exported."""
 from __future__ import annotations
 
-from . import (activation, container, dropout, flatten, linear, loss, module, normalization,
-               sparse)
-from . import attention, linear_extra, rnn, transformer
+from . import (activation, attention, container, dropout, flatten, linear, linear_extra, loss,
+               module, normalization, rnn, sparse, transformer)
 
 _FILES = (module, linear, container, activation, flatten, dropout, sparse, normalization, loss,
           linear_extra, rnn, attention, transformer)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ... import ops as _ops
 
-__all__ = ["rnn_step", "lstm_step", "gru_step"]
+__all__ = ["gru_step", "lstm_step", "rnn_step"]
 
 _addmm = _ops.registry.FUNCTIONS["addmm"]
 

@@ -33,8 +33,9 @@ from .. import init
 from ..parameter import Parameter
 from ._rnn_steps import gru_step, lstm_step, rnn_step
 from .module import Module
+from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase  # torch.nn.modules.rnn has them
 
-__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
 
 _FUNCTIONS = _ops.registry.FUNCTIONS
 _stack = _FUNCTIONS["stack"]
@@ -431,7 +432,3 @@ class GRU(RNNBase):
             output = output.squeeze(batch_dim)
             hidden = hidden.squeeze(1)
         return output, hidden
-
-
-# Cells live in their own file; re-exported here because torch.nn.modules.rnn holds them.
-from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: E402

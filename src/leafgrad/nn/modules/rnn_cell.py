@@ -19,7 +19,7 @@ from ..parameter import Parameter
 from ._rnn_steps import gru_step, lstm_step, rnn_step
 from .module import Module
 
-__all__ = ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["GRUCell", "LSTMCell", "RNNCell", "RNNCellBase"]
 
 
 class RNNCellBase(Module):
@@ -106,10 +106,9 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
-        if hx is not None and hx.dim() not in (1, 2):
-            if input.dim() in (1, 2):
-                raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D "
-                                 "instead")
+        if hx is not None and hx.dim() not in (1, 2) and input.dim() in (1, 2):
+            raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D "
+                             "instead")
         input, (h,), is_batched = self._batch("RNNCell", input,
                                               None if hx is None else (hx,))
         if self.nonlinearity not in ("tanh", "relu"):
@@ -149,10 +148,9 @@ class GRUCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
-        if hx is not None and hx.dim() not in (1, 2):
-            if input.dim() in (1, 2):
-                raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D "
-                                 "instead")
+        if hx is not None and hx.dim() not in (1, 2) and input.dim() in (1, 2):
+            raise ValueError(f"GRUCell: Expected hidden to be 1D or 2D, got {hx.dim()}D "
+                             "instead")
         input, (h,), is_batched = self._batch("GRUCell", input,
                                               None if hx is None else (hx,))
         ret = gru_step(self._input_gates(input, False), h, self.weight_hh.t(), self.bias_hh)

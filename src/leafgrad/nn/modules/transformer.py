@@ -36,7 +36,7 @@ from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["TransformerEncoderLayer", "TransformerEncoder"]
+__all__ = ["TransformerEncoder", "TransformerEncoderLayer"]
 
 
 def _generate_square_subsequent_mask(sz: int, device=None, dtype=None):
@@ -176,10 +176,9 @@ class TransformerEncoder(Module):
                 or src_key_padding_mask is None or mask is not None):
             return None
         pad = src_key_padding_mask._data != 0
-        if getattr(self, "mask_check", True):
-            # left aligned: every row is some real tokens followed only by padding
-            if pad.shape[1] > 1 and (pad[:, :-1] & ~pad[:, 1:]).any():
-                return None
+        # mask_check: every row must be real tokens followed only by padding (left aligned)
+        if getattr(self, "mask_check", True) and (pad[:, :-1] & ~pad[:, 1:]).any():
+            return None
         attn = first.self_attn
         tensors = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight,
                    attn.out_proj.bias, first.norm1.weight, first.norm1.bias,
