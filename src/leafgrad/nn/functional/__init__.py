@@ -15,6 +15,11 @@ from .activation import (celu, elu, elu_, gelu, glu, hardsigmoid, hardswish, har
 from .attention import (_canonical_mask, _in_projection, _in_projection_packed,  # noqa: F401
                         _mha_shape_check, _none_or_dtype, multi_head_attention_forward,
                         scaled_dot_product_attention)
+from . import conv, normalization, pooling  # noqa: F401  (submodules, as in torch)
+from .conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
+from .normalization import batch_norm, group_norm
+from .pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
+                      max_pool1d, max_pool2d)
 from .layers import (bilinear, dropout, embedding, layer_norm, linear, normalize, one_hot, pad)
 from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_embedding_loss,
                    cosine_similarity, cross_entropy, hinge_embedding_loss, huber_loss, kl_div,
@@ -75,4 +80,16 @@ __all__ = [
     'hinge_embedding_loss',
     'scaled_dot_product_attention',
     'multi_head_attention_forward',
+    'conv1d',
+    'conv2d',
+    'conv_transpose1d',
+    'conv_transpose2d',
+    'max_pool1d',
+    'max_pool2d',
+    'avg_pool1d',
+    'avg_pool2d',
+    'adaptive_avg_pool1d',
+    'adaptive_avg_pool2d',
+    'batch_norm',
+    'group_norm',
 ]

@@ -1,0 +1,413 @@
+"""Convolution: ``torch.convolution`` (1-d and 2-d, transposed or not) as one record.
+
+Note [Convolution as three linear maps]
+A convolution ``y = conv(x, w)`` is linear in ``x`` for a fixed ``w`` (call the map ``A_w``)
+and linear in ``w`` for a fixed ``x`` (``B_x``). Its backward needs the two adjoints:
+``grad_input = A_w^T g`` and ``grad_weight = B_x^T g``. A transposed convolution *is* ``A_w^T``.
+So three NumPy kernels cover everything, and the records close under differentiation:
+
+    convolution (ConvolutionBackward0):      y = A_w x  (or A_w^T x when transposed)
+    convolution_backward_input:              A_w^T g    (grad_output, weight)
+    convolution_backward_weight:             B_x^T g    (grad_output, input)
+
+and each derivative is again one of them (``<u, A_w^T g> = <A_w u, g>``...), so double
+backward (``create_graph=True``) works, recording PyTorch's ``ConvolutionBackwardBackward0``.
+
+Note [im2col layout]
+The kernels unfold the (zero-padded) input into columns of shape
+``(C * kh * kw, N * OH * OW)`` with one strided copy per kernel offset (a loop over kh*kw,
+never over pixels), so a convolution is one BLAS matrix product ``W (O, C*kh*kw) @ cols``.
+Channels first in the columns (rather than ``(N*OH*OW, C*kh*kw)``) keeps every copy's inner
+rows contiguous in memory, which is several times faster for NCHW inputs. The result
+``(O, N, OH, OW)`` is copied once into a contiguous NCHW array: outputs are contiguous as in
+PyTorch, so ``.view`` works on them. The input gradient runs the product backwards and adds
+each offset's columns back with strided slicing (col2im without ``np.add.at``).
+
+>>> import leafgrad as torch
+>>> x = torch.ones(1, 1, 3, 3)
+>>> torch.convolution(x, torch.ones(1, 1, 2, 2), None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+tensor([[[[4., 4.],
+          [4., 4.]]]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+from .registry import Sample, defop, export_function
+
+FAMILY = "conv"
+
+__all__ = ["convolution", "conv_output_size", "check_conv_args", "CONVOLUTION"]
+
+
+# -- NumPy kernels (2-d; 1-d inputs get a unit height) -----------------------------------------
+def conv_output_size(size: int, k: int, s: int, p: int, d: int) -> int:
+    """Output length of a convolution along one spatial dim."""
+    return (size + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def _offsets(kh, kw, oh, ow, stride, dilation):
+    """(i, j, row slice, column slice) of each kernel offset in the padded input."""
+    (sh, sw), (dh, dw) = stride, dilation
+    for i in range(kh):
+        rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
+        for j in range(kw):
+            yield i, j, rows, slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
+
+
+def _padded_cnhw(x, padding):
+    """``x`` (N, C, H, W) as a (C, N, H+2ph, W+2pw) array (a view when there is no padding)."""
+    ph, pw = padding
+    xt = x.transpose(1, 0, 2, 3)
+    if ph == 0 and pw == 0:
+        return xt
+    n, c, h, w = x.shape
+    xp = np.zeros((c, n, h + 2 * ph, w + 2 * pw), x.dtype)
+    xp[:, :, ph:ph + h, pw:pw + w] = xt
+    return xp
+
+
+def _im2col(x, kh, kw, oh, ow, stride, padding, dilation):
+    """Columns (C*kh*kw, N*OH*OW) of the padded input (see Note [im2col layout])."""
+    n, c = x.shape[:2]
+    xp = _padded_cnhw(x, padding)
+    cols = np.empty((c, kh, kw, n, oh, ow), x.dtype)
+    for i, j, rows, columns in _offsets(kh, kw, oh, ow, stride, dilation):
+        cols[:, i, j] = xp[:, :, rows, columns]
+    return cols.reshape(c * kh * kw, n * oh * ow)
+
+
+def _grouped_matmul(a, b, groups):
+    """``a @ b`` per group: a (G*m, k) and b (G*k, n) split along their first dims."""
+    if groups == 1:
+        return a @ b
+    ga = a.reshape(groups, a.shape[0] // groups, a.shape[1])
+    gb = b.reshape(groups, b.shape[0] // groups, b.shape[1])
+    out = np.matmul(ga, gb)
+    return out.reshape(groups * out.shape[1], out.shape[2])
+
+
+def _to_onck(g):
+    """(N, O, OH, OW) -> contiguous (O, N*OH*OW)."""
+    n, o = g.shape[:2]
+    return np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(o, -1)
+
+
+def _conv2d(x, w, b, stride, padding, dilation, groups):
+    n = x.shape[0]
+    o, _, kh, kw = w.shape
+    oh = conv_output_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
+    ow = conv_output_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
+    cols = _im2col(x, kh, kw, oh, ow, stride, padding, dilation)
+    out = _grouped_matmul(w.reshape(o, -1), cols, groups)
+    if b is not None:
+        out += b[:, None]
+    return np.ascontiguousarray(out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
+
+
+def _conv2d_input_grad(g, w, x_shape, stride, padding, dilation, groups):
+    """``A_w^T g``: the gradient of conv(x, w) w.r.t. an input of shape ``x_shape``."""
+    n, c, h, wd = x_shape
+    o, cg, kh, kw = w.shape
+    oh, ow = g.shape[2:]
+    ph, pw = padding
+    wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1).reshape(-1, o // groups)
+    cols = _grouped_matmul(wt, _to_onck(g), groups).reshape(c, kh, kw, n, oh, ow)
+    gxp = np.zeros((c, n, h + 2 * ph, wd + 2 * pw), cols.dtype)
+    for i, j, rows, columns in _offsets(kh, kw, oh, ow, stride, dilation):
+        gxp[:, :, rows, columns] += cols[:, i, j]
+    return np.ascontiguousarray(gxp[:, :, ph:ph + h, pw:pw + wd].transpose(1, 0, 2, 3))
+
+
+def _conv2d_weight_grad(g, x, w_shape, stride, padding, dilation, groups):
+    """``B_x^T g``: the gradient of conv(x, w) w.r.t. a weight of shape ``w_shape``."""
+    o, cg, kh, kw = w_shape
+    oh, ow = g.shape[2:]
+    cols = _im2col(x, kh, kw, oh, ow, stride, padding, dilation)
+    gm = _to_onck(g)
+    if groups == 1:
+        return (gm @ cols.T).reshape(w_shape)
+    gg = gm.reshape(groups, o // groups, -1)
+    cc = cols.reshape(groups, cg * kh * kw, -1)
+    return np.matmul(gg, cc.transpose(0, 2, 1)).reshape(w_shape)
+
+
+def _is1d(a) -> bool:
+    return a.ndim == 3
+
+
+def _up(a):
+    """(N, C, L) -> (N, C, 1, L): 1-d convolutions run as 2-d ones of unit height."""
+    return a[:, :, None, :]
+
+
+def _pair(v, fill):
+    return (fill, v[0]) if len(v) == 1 else tuple(v)
+
+
+def _as2d(stride, padding, dilation):
+    return _pair(stride, 1), _pair(padding, 0), _pair(dilation, 1)
+
+
+# -- checks with PyTorch's messages -------------------------------------------------------------
+def _size(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _type_name(d) -> str:
+    return _dt.from_numpy_dtype(d).tensor_type
+
+
+def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
+                    output_padding, groups) -> None:
+    """PyTorch's argument checks of ``convolution`` (arrays or tensors; same messages)."""
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("non-positive dilation is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    ish, wsh = tuple(input.shape), tuple(weight.shape)
+    k = len(wsh)
+    if len(ish) != k:
+        raise RuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight "
+                           f"{_size(wsh)}, but got {len(ish)}-dimensional input of size "
+                           f"{_size(ish)} instead")
+    if wsh[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {_size(wsh)} instead")
+    if wsh[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                           f"{groups} at dimension 0, but got weight of size [{_size(wsh)}] "
+                           "instead")
+    bsh = None if bias is None else tuple(bias.shape)
+    if not transposed:
+        if ish[1] != wsh[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {_size(wsh)}, expected "
+                               f"input{_size(ish)} to have {wsh[1] * groups} channels, but "
+                               f"got {ish[1]} channels instead")
+        if bsh is not None and (len(bsh) != 1 or bsh[0] != wsh[0]):
+            raise RuntimeError(f"Given weight of size {_size(wsh)}, expected bias to be "
+                               f"1-dimensional with {wsh[0]} elements, but got bias of size "
+                               f"{_size(bsh)} instead")
+        padded = [ish[2 + i] + 2 * padding[i] for i in range(k - 2)]
+        kernel = [dilation[i] * (wsh[2 + i] - 1) + 1 for i in range(k - 2)]
+        if any(kk > pp for kk, pp in zip(kernel, padded)):
+            raise RuntimeError(
+                f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater "
+                "than actual input size")
+    else:
+        if ish[1] != wsh[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {_size(wsh)}, expected "
+                               f"input{_size(ish)} to have {wsh[0]} channels, but got "
+                               f"{ish[1]} channels instead")
+        out_ch = wsh[1] * groups
+        if bsh is not None and (len(bsh) != 1 or bsh[0] != out_ch):
+            raise RuntimeError(f"Given transposed=1, weight of size {_size(wsh)}, expected "
+                               f"bias to be 1-dimensional with {out_ch} elements, but got "
+                               f"bias of size {_size(bsh)} instead")
+        if any(output_padding[i] >= stride[i] and output_padding[i] >= dilation[i]
+               for i in range(k - 2)):
+            # 1-d transposed convolutions run as 2-d ones, so PyTorch names height and width
+            (oph, opw), (sh, sw), (dh, dw) = (_pair(output_padding, 0), _pair(stride, 1),
+                                              _pair(dilation, 1))
+            raise RuntimeError(
+                "output padding must be smaller than either stride or dilation, but got "
+                f"output_padding_height: {oph} output_padding_width: {opw} stride_height: "
+                f"{sh} stride_width: {sw} dilation_height: {dh} dilation_width: {dw}")
+    idt, wdt = input.dtype, weight.dtype
+    if isinstance(input, Tensor):
+        idt, wdt = input._data.dtype, weight._data.dtype
+    if idt != wdt:
+        if idt.itemsize > wdt.itemsize or idt.kind != wdt.kind:
+            raise RuntimeError(f"expected scalar type {_dt.from_numpy_dtype(idt).tensor_type[:-6]}"
+                               f" but found {_dt.from_numpy_dtype(wdt).tensor_type[:-6]}")
+        raise RuntimeError(f"Input type ({_type_name(idt)}) and weight type ({_type_name(wdt)}) "
+                           "should be the same or input should be a MKLDNN tensor and weight "
+                           "is a dense tensor")
+    if bias is not None:
+        bdt = bias._data.dtype if isinstance(bias, Tensor) else bias.dtype
+        if bdt != idt:
+            raise RuntimeError(f"Input type ({_dt.from_numpy_dtype(idt).name}) and bias type "
+                               f"({_dt.from_numpy_dtype(bdt).name}) should be the same")
+
+
+def transposed_output_shape(x_shape, w_shape, stride, padding, dilation, output_padding,
+                            groups) -> tuple:
+    """The output shape of a transposed convolution."""
+    spatial = tuple((x_shape[2 + i] - 1) * stride[i] - 2 * padding[i]
+                    + dilation[i] * (w_shape[2 + i] - 1) + output_padding[i] + 1
+                    for i in range(len(x_shape) - 2))
+    return (x_shape[0], w_shape[1] * groups) + spatial
+
+
+# -- the records ------------------------------------------------------------------------------
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                 groups):
+    """N-d convolution (1-d or 2-d here) of ``input`` (N, C, *) with ``weight``, as ATen's
+    ``convolution``; ``transposed`` makes it the adjoint (a "deconvolution")."""
+    check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
+                    output_padding, groups)
+    if input.ndim not in (3, 4):
+        raise NotImplementedError("leafgrad implements 1-d and 2-d convolutions only, got "
+                                  f"a {input.ndim}-d input")
+    one = _is1d(input)
+    s, p, d = _as2d(stride, padding, dilation)
+    x, w = (_up(input), _up(weight)) if one else (input, weight)
+    if not transposed:
+        out = _conv2d(x, w, bias, s, p, d, groups)
+    else:
+        shape = transposed_output_shape(x.shape, w.shape, s, p, d, _pair(output_padding, 0),
+                                        groups)
+        if any(v < 0 for v in shape[2:]):
+            raise RuntimeError(
+                f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). "
+                f"Calculated output size per channel: "
+                f"({' x '.join(map(str, shape[3 if one else 2:]))}). Output size is too small")
+        out = _conv2d_input_grad(x, w, shape, s, p, d, groups)
+        if bias is not None:
+            out += bias.reshape(1, -1, 1, 1)
+    return out[:, :, 0, :] if one else out
+
+
+def convolution_backward_input(grad_output, weight, input_size, stride, padding, dilation,
+                               groups):
+    """``A_w^T grad_output``: the input gradient of a convolution (see Note above)."""
+    s, p, d = _as2d(stride, padding, dilation)
+    if _is1d(grad_output):
+        n, c, length = input_size
+        out = _conv2d_input_grad(_up(grad_output), _up(weight), (n, c, 1, length), s, p, d,
+                                 groups)
+        return out[:, :, 0, :]
+    return _conv2d_input_grad(grad_output, weight, tuple(input_size), s, p, d, groups)
+
+
+def convolution_backward_weight(grad_output, input, weight_size, stride, padding, dilation,
+                                groups):
+    """``B_x^T grad_output``: the weight gradient of a convolution (see Note above)."""
+    s, p, d = _as2d(stride, padding, dilation)
+    if _is1d(grad_output):
+        o, cg, k = weight_size
+        out = _conv2d_weight_grad(_up(grad_output), _up(input), (o, cg, 1, k), s, p, d, groups)
+        return out[:, :, 0, :]
+    return _conv2d_weight_grad(grad_output, input, tuple(weight_size), s, p, d, groups)
+
+
+def _zeros(n):
+    return [0] * n
+
+
+def _conv(x, w, stride, padding, dilation, groups):
+    return CONVOLUTION.public(x, w, None, stride, padding, dilation, False,
+                              _zeros(len(stride)), groups)
+
+
+def _input_grad(g, w, shape, stride, padding, dilation, groups):
+    return CONV_BACKWARD_INPUT.public(g, w, tuple(shape), stride, padding, dilation, groups)
+
+
+def _weight_grad(g, x, shape, stride, padding, dilation, groups):
+    return CONV_BACKWARD_WEIGHT.public(g, x, tuple(shape), stride, padding, dilation, groups)
+
+
+def convolution_input(grad, weight, input_shape, stride, padding, dilation, transposed,
+                      groups):
+    if transposed:
+        return _conv(grad, weight, stride, padding, dilation, groups)
+    return _input_grad(grad, weight, input_shape, stride, padding, dilation, groups)
+
+
+def convolution_weight(grad, input, weight_shape, stride, padding, dilation, transposed,
+                       groups):
+    if transposed:   # y = A_w^T x, so <g, y> = <A_w g, x>: g plays the input, x the output
+        return _weight_grad(input, grad, weight_shape, stride, padding, dilation, groups)
+    return _weight_grad(grad, input, weight_shape, stride, padding, dilation, groups)
+
+
+def convolution_bias(grad):
+    return grad.sum([0] + list(range(2, grad.dim())))
+
+
+def backward_input_grad_output(grad, weight, stride, padding, dilation, groups):
+    return _conv(grad, weight, stride, padding, dilation, groups)
+
+
+def backward_input_weight(grad, grad_output, weight_shape, stride, padding, dilation, groups):
+    return _weight_grad(grad_output, grad, weight_shape, stride, padding, dilation, groups)
+
+
+def backward_weight_grad_output(grad, input, stride, padding, dilation, groups):
+    return _conv(input, grad, stride, padding, dilation, groups)
+
+
+def backward_weight_input(grad, grad_output, input_shape, stride, padding, dilation, groups):
+    return _input_grad(grad_output, grad, input_shape, stride, padding, dilation, groups)
+
+
+def _conv_samples(make, shapes):
+    z2, o2, t2 = [0, 0], [1, 1], [2, 2]
+    return [
+        Sample((make((2, 3, 6, 5)), make((4, 3, 3, 2)), make((4,)), o2, [1, 0], o2, False,
+                z2, 1), call="convolution", atol=1e-5),
+        Sample((make((2, 4, 7, 7)), make((4, 2, 3, 3)), None, t2, o2, t2, False, z2, 2),
+               call="convolution", atol=1e-5),
+        Sample((make((1, 2, 9)), make((3, 2, 4)), make((3,)), [2], [1], [1], False, [0], 1),
+               call="convolution", atol=1e-5),
+        Sample((make((2, 4, 3, 4)), make((4, 3, 3, 2)), make((6,)), t2, o2, o2, True,
+                [1, 0], 2), call="convolution", atol=1e-5),
+    ]
+
+
+CONVOLUTION = defop(
+    "convolution", _convolution, inputs=("input", "weight", "bias"),
+    derivatives={"input": convolution_input, "weight": convolution_weight,
+                 "bias": convolution_bias},
+    dtype="same", methods=(), functions=(), family=FAMILY, samples=_conv_samples)
+
+
+def _spatial_arg(name: str, value, n: int) -> list:
+    """A per-spatial-dim argument as a list of ``n`` ints (one value stands for all)."""
+    value = [int(value)] if isinstance(value, int) else [int(v) for v in value]
+    if len(value) == 1:
+        return value * n
+    if len(value) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} "
+                           f"values to match the convolution dimensions, but got "
+                           f"{name}={value}")
+    return value
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padding, dilation,
+                transposed: bool, output_padding, groups: int) -> Tensor:
+    """``torch.convolution``: the op behind every ``conv*`` function (``ConvolutionBackward0``).
+    """
+    n = max(weight.dim() - 2, 1)
+    args = [_spatial_arg(name, v, n) for name, v in (("stride", stride), ("padding", padding),
+                                                     ("dilation", dilation),
+                                                     ("output_padding", output_padding))]
+    return CONVOLUTION.public(input, weight, bias, args[0], args[1], args[2], bool(transposed),
+                              args[3], groups)
+
+
+export_function("convolution", convolution)
+
+CONV_BACKWARD_INPUT = defop(
+    "convolution_backward_input", convolution_backward_input,
+    inputs=("grad_output", "weight"),
+    derivatives={"grad_output": backward_input_grad_output, "weight": backward_input_weight},
+    dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
+    family=FAMILY)
+
+CONV_BACKWARD_WEIGHT = defop(
+    "convolution_backward_weight", convolution_backward_weight,
+    inputs=("grad_output", "input"),
+    derivatives={"grad_output": backward_weight_grad_output, "input": backward_weight_input},
+    dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
+    family=FAMILY)

@@ -1,0 +1,177 @@
+"""Batch and group normalization as single records: ``native_batch_norm``
+(``NativeBatchNormBackward0``) and ``native_group_norm`` (``NativeGroupNormBackward0``).
+
+(Vector norms live in ``norms.py``; this file is about normalization layers.)
+
+The forwards compute statistics in float64 for float32 inputs, as PyTorch's CPU kernels
+accumulate in double. The backward formulas recompute the batch statistics from the saved input
+with leafgrad ops instead of saving them: a formula sees the op's inputs and first output only,
+and written this way the formulas are differentiable again, so double backward works.
+
+Note [Running statistics]
+In training mode ``native_batch_norm`` updates ``running_mean`` / ``running_var`` in place
+(``(1 - momentum) * running + momentum * batch``, the variance unbiased) without moving their
+version counters, exactly as PyTorch does, so two forwards before one backward are fine. The
+node still saves both tensors, so changing them in place in eval mode before the backward
+raises PyTorch's "modified by an inplace operation" error.
+
+>>> import leafgrad as torch
+>>> x = torch.tensor([[1.0], [3.0]])
+>>> torch.nn.functional.batch_norm(x, None, None, training=True)
+tensor([[-1.0000],
+        [ 1.0000]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Sample, defop
+
+FAMILY = "norm"
+
+__all__ = ["native_batch_norm", "native_group_norm"]
+
+
+def _acc(dtype):
+    return np.float64 if dtype == np.float32 or dtype == np.float16 else dtype
+
+
+def _axes(ndim: int) -> tuple:
+    return (0,) + tuple(range(2, ndim))
+
+
+def _channel_shape(ndim: int, c: int) -> tuple:
+    return (1, c) + (1,) * (ndim - 2)
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+                      eps):
+    """Normalize each channel (dim 1) by batch statistics (training) or running ones."""
+    axes = _axes(input.ndim)
+    c = input.shape[1]
+    if training:
+        acc = input.astype(_acc(input.dtype), copy=False)
+        mean = acc.mean(axis=axes)
+        var = np.square(acc - mean.reshape(_channel_shape(input.ndim, c))).mean(axis=axes)
+        n = input.size // c
+        if running_mean is not None:
+            rm = running_mean._data
+            rm[...] = (1 - momentum) * rm + momentum * mean
+        if running_var is not None:
+            rv = running_var._data
+            rv[...] = (1 - momentum) * rv + momentum * var * (n / (n - 1) if n > 1 else np.inf)
+        invstd = 1.0 / np.sqrt(var + eps)
+    else:
+        mean = running_mean._data.astype(_acc(input.dtype))
+        invstd = 1.0 / np.sqrt(running_var._data.astype(_acc(input.dtype)) + eps)
+    scale = invstd if weight is None else invstd * weight
+    shift = -mean * scale if bias is None else bias - mean * scale
+    shape = _channel_shape(input.ndim, c)
+    out = input * scale.astype(input.dtype).reshape(shape)
+    out += shift.astype(input.dtype).reshape(shape)
+    return out
+
+
+def _batch_stats(input, running_mean, running_var, training, eps):
+    """(input - mean, invstd) as leafgrad tensors, each broadcastable to the input."""
+    axes = list(_axes(input.dim()))
+    if training or running_mean is None:
+        centered = input - input.mean(axes, keepdim=True)
+        var = (centered * centered).mean(axes, keepdim=True)
+        return centered, (var + eps).rsqrt()
+    shape = _channel_shape(input.dim(), input.shape[1])
+    centered = input - running_mean.reshape(shape)
+    return centered, (running_var.reshape(shape) + eps).rsqrt()
+
+
+def native_batch_norm_input(grad, input, weight, running_mean, running_var, training, eps):
+    axes = list(_axes(input.dim()))
+    shape = _channel_shape(input.dim(), input.shape[1])
+    gy = grad if weight is None else grad * weight.reshape(shape)
+    centered, invstd = _batch_stats(input, running_mean, running_var, training, eps)
+    if not training and running_mean is not None:
+        return gy * invstd
+    xhat = centered * invstd
+    inner = gy - gy.mean(axes, keepdim=True) - xhat * (gy * xhat).mean(axes, keepdim=True)
+    return inner * invstd
+
+
+def native_batch_norm_weight(grad, input, running_mean, running_var, training, eps):
+    centered, invstd = _batch_stats(input, running_mean, running_var, training, eps)
+    return (grad * (centered * invstd)).sum(list(_axes(input.dim())))
+
+
+def native_batch_norm_bias(grad):
+    return grad.sum(list(_axes(grad.dim())))
+
+
+def _bn_samples(make, shapes):
+    call = "nn.functional.batch_norm"
+    return [
+        Sample((make((4, 3, 5)), None, None, make((3,)), make((3,)) + 3.0), {"training": True},
+               call=call),
+        Sample((make((3, 2, 4, 3)), None, None, make((2,)), make((2,))), {"training": True,
+                                                                          "eps": 0.1}, call=call),
+    ]   # eval mode needs running statistics that do not require grad: tests/nn/test_batchnorm.py
+
+
+NATIVE_BATCH_NORM = defop(
+    "native_batch_norm", native_batch_norm, inputs=("input", "weight", "bias"),
+    derivatives={"input": native_batch_norm_input, "weight": native_batch_norm_weight,
+                 "bias": native_batch_norm_bias},
+    dtype="same", methods=(), functions=(), family=FAMILY, samples=_bn_samples)
+
+
+# -- group norm ---------------------------------------------------------------------------------
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """Normalize each group of ``C // group`` channels of each sample, then scale per channel."""
+    x = input.reshape(N, group, -1)
+    acc = x.astype(_acc(input.dtype), copy=False)
+    mean = acc.mean(axis=-1, keepdims=True)
+    var = np.square(acc - mean).mean(axis=-1, keepdims=True)
+    xhat = ((acc - mean) / np.sqrt(var + eps)).astype(input.dtype, copy=False)
+    out = xhat.reshape(N, C, -1)
+    if weight is not None:
+        out = out * weight[:, None]
+    if bias is not None:
+        out = out + bias[:, None]
+    return np.ascontiguousarray(out, dtype=input.dtype).reshape(input.shape)
+
+
+def _group_xhat(input, N, group, eps):
+    x = input.reshape(N, group, -1)
+    centered = x - x.mean(-1, keepdim=True)
+    var = (centered * centered).mean(-1, keepdim=True)
+    invstd = (var + eps).rsqrt()
+    return centered * invstd, invstd
+
+
+def native_group_norm_input(grad, input, weight, N, C, group, eps):
+    xhat, invstd = _group_xhat(input, N, group, eps)
+    gy = grad if weight is None else grad * weight.reshape(_channel_shape(grad.dim(), C))
+    gy = gy.reshape(N, group, -1)
+    inner = gy - gy.mean(-1, keepdim=True) - xhat * (gy * xhat).mean(-1, keepdim=True)
+    return (inner * invstd).reshape(input.shape)
+
+
+def native_group_norm_weight(grad, input, N, group, eps):
+    xhat, _ = _group_xhat(input, N, group, eps)
+    return (grad * xhat.reshape(input.shape)).sum(list(_axes(grad.dim())))
+
+
+def native_group_norm_bias(grad):
+    return grad.sum(list(_axes(grad.dim())))
+
+
+def _gn_samples(make, shapes):
+    call = "nn.functional.group_norm"
+    return [Sample((make((3, 4, 5)), 2, make((4,)), make((4,))), call=call),
+            Sample((make((2, 6, 3, 2)), 3), call=call),
+            Sample((make((2, 4)), 4, make((4,)), None), call=call)]
+
+
+NATIVE_GROUP_NORM = defop(
+    "native_group_norm", native_group_norm, inputs=("input", "weight", "bias"),
+    derivatives={"input": native_group_norm_input, "weight": native_group_norm_weight,
+                 "bias": native_group_norm_bias},
+    dtype="same", methods=(), functions=(), family=FAMILY, samples=_gn_samples)
