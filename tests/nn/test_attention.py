@@ -312,3 +312,24 @@ MHA_ERRORS = [
 @pytest.mark.parametrize("run", MHA_ERRORS)
 def test_mha_errors(run):
     same_error(lambda: run(leafgrad), lambda: run(torch))
+
+
+@pytest.mark.parametrize("need", NEED[:1])   # PyTorch's SDPA path has no double backward
+def test_mha_double_backward(need):
+    mine, theirs = build_pair(lambda lib: lib.nn.MultiheadAttention(8, 2), "float64")
+    x = data((5, 3, 8))
+    kpm = np.zeros((3, 5), dtype=bool)
+    kpm[1, 3:] = True
+    xt = torch.tensor(x, requires_grad=True)
+    xm = leafgrad.tensor(x.copy(), requires_grad=True)
+    out_t = theirs(xt, xt, xt, key_padding_mask=torch.tensor(kpm), **need)[0]
+    out_m = mine(xm, xm, xm, key_padding_mask=leafgrad.tensor(kpm), **need)[0]
+    gt, = torch.autograd.grad((out_t ** 2).sum(), xt, create_graph=True)
+    gm, = leafgrad.autograd.grad((out_m ** 2).sum(), xm, create_graph=True)
+    (gt ** 2).sum().backward()
+    (gm ** 2).sum().backward()
+    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), atol=1e-12, rtol=1e-9)
+    mine_params = dict(mine.named_parameters())
+    for name, p in theirs.named_parameters():
+        np.testing.assert_allclose(mine_params[name].grad.numpy(), p.grad.numpy(),
+                                   atol=1e-12, rtol=1e-9, err_msg=name)

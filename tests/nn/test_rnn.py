@@ -294,3 +294,24 @@ def test_bilinear_init_and_repr():
         assert tuple(p.shape) == tuple(q.shape), n
         assert np.abs(p.detach().numpy()).max() <= bound
         assert np.abs(p.detach().numpy()).max() > 0.5 * bound
+
+
+def _double_backward(mine, theirs, x):
+    xt = torch.tensor(x, requires_grad=True)
+    xm = leafgrad.tensor(x.copy(), requires_grad=True)
+    gt, = torch.autograd.grad((theirs(xt)[0] ** 2).sum(), xt, create_graph=True)
+    gm, = leafgrad.autograd.grad((mine(xm)[0] ** 2).sum(), xm, create_graph=True)
+    (gt ** 2).sum().backward()
+    (gm ** 2).sum().backward()
+    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), atol=1e-12, rtol=1e-10)
+    mine_params = dict(mine.named_parameters())
+    for name, p in theirs.named_parameters():
+        np.testing.assert_allclose(mine_params[name].grad.numpy(), p.grad.numpy(),
+                                   atol=1e-12, rtol=1e-10, err_msg=name)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_double_backward(kind):
+    mine, theirs = build_pair(lambda lib: make(lib, kind, 3, 4, 2, bidirectional=True),
+                              "float64")
+    _double_backward(mine, theirs, data((4, 2, 3), "float64"))
