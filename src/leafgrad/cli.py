@@ -88,8 +88,45 @@ def _cmd_ops(ns) -> int:
     return 0
 
 
+_VERB_OPTIONS = {"explain": ("--json",), "graph": ("--dot", "--out")}
+
+
+def _cmd_program_verb(verb: str, argv: list) -> int:
+    """``leafgrad explain [--json REPORT] FILE [ARGS...]`` and ``leafgrad graph [--dot F]
+    [--out F.svg] FILE [ARGS...]``: options come before FILE; the rest is the program's."""
+    usage = (f"usage: leafgrad {verb} "
+             + " ".join(f"[{o} PATH]" for o in _VERB_OPTIONS[verb]) + " FILE [ARGS...]")
+    opts: dict = {}
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        flag, _, value = argv[i].partition("=")
+        if flag in ("-h", "--help"):
+            print(usage)
+            return 0
+        if flag not in _VERB_OPTIONS[verb]:
+            print(f"{usage}\nleafgrad {verb}: unknown option {flag}", file=sys.stderr)
+            return 2
+        if not value:
+            i += 1
+            if i >= len(argv):
+                print(f"{usage}\nleafgrad {verb}: {flag} needs a PATH", file=sys.stderr)
+                return 2
+            value = argv[i]
+        opts[flag[2:]] = value
+        i += 1
+    if i >= len(argv):
+        print(usage, file=sys.stderr)
+        return 2
+    from .diagnostics import runner
+    if verb == "explain":
+        return runner.explain_main(argv[i], argv[i + 1:], opts.get("json"))
+    return runner.graph_main(argv[i], argv[i + 1:], opts.get("dot"), opts.get("out"))
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in _VERB_OPTIONS:
+        return _cmd_program_verb(argv[0], argv[1:])
     if argv and argv[0] == "run":
         # everything after FILE belongs to the program, flags included
         if len(argv) < 2 or argv[1] in ("-h", "--help"):
@@ -100,6 +137,10 @@ def main(argv=None) -> int:
         "PyTorch's autograd, exactly, in pure Python on NumPy."))
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run", help="run an unmodified `import torch` program on leafgrad")
+    sub.add_parser("explain", help="run a program with diagnostics on and report why "
+                   "gradients were missing, zero or wrong (--json REPORT)")
+    sub.add_parser("graph", help="run a program and draw the graph of its last backward "
+                   "(--dot FILE, --out FILE.svg)")
     p_ops = sub.add_parser("ops", help="print the operator table")
     p_ops.set_defaults(func=_cmd_ops)
     ns = parser.parse_args(argv)

@@ -1,0 +1,186 @@
+"""Draw a tensor's backward graph: as text (values and gradients) or as Graphviz DOT.
+
+>>> import leafgrad as torch
+>>> w = torch.tensor([1.0, 2.0], requires_grad=True)
+>>> loss = (w * 3).sum()
+>>> loss.backward()
+>>> print(torch.viz.text(loss, names={"w": w}))
+tensor = 9.
+#1 SumBackward0
+└─ #2 MulBackward0
+   └─ #3 w (leaf) shape (2,) value [1., 2.] grad [3., 3.]
+
+SVG/PNG need the ``dot`` program of Graphviz (``render``); text and DOT need nothing.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import provenance as pv
+
+__all__ = ["text", "dot", "render", "Graph", "graph"]
+
+
+def _fmt(data) -> str:
+    arr = np.asarray(data)
+    return np.array2string(arr, precision=4, separator=", ", threshold=8, edgeitems=2,
+                           max_line_width=10**6)
+
+
+def _children(node):
+    """(child, output_nr) pairs below ``node``: nodes or leaf tensors."""
+    if isinstance(node, Tensor):
+        return []
+    out = []
+    for fn, nr in getattr(node, "_edges", ()):
+        if fn is None:
+            continue
+        out.append(fn)
+    return out
+
+
+def _leaf_of(x):
+    if isinstance(x, Tensor):
+        return x
+    var = getattr(x, "variable", None)
+    return var if isinstance(var, Tensor) else None
+
+
+class Graph:
+    """The backward graph below a tensor, numbered in depth-first order (deterministic)."""
+
+    def __init__(self, t: Tensor, names=None, lines: bool = True):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"viz expects a Tensor, not {type(t).__name__}")
+        self.root = t
+        self.lines = lines
+        self.names = {}
+        for name, v in (names or {}).items():
+            if isinstance(v, Tensor):
+                self.names[id(v)] = name
+        self.ids: dict = {}
+        self.order: list = []
+        start = t._grad_fn if t._grad_fn is not None else t
+        stack = [start]
+        while stack:
+            x = stack.pop()
+            if id(x) in self.ids:
+                continue
+            self.ids[id(x)] = len(self.order) + 1
+            self.order.append(x)
+            stack.extend(reversed(_children(x)))
+
+    def label(self, x) -> str:
+        leaf = _leaf_of(x)
+        if leaf is not None:
+            name = self.names.get(id(leaf), "leaf")
+            parts = [f"{name} (leaf)" if name != "leaf" else "leaf",
+                     f"shape {tuple(leaf._data.shape)}", f"value {_fmt(leaf._data)}"]
+            g = leaf._grad
+            parts.append(f"grad {_fmt(g._data)}" if g is not None else "grad None")
+            return " ".join(parts)
+        parts = [type(x).__name__]
+        p = pv.lookup(x)
+        if p is not None:
+            if self.lines and p.site is not None:
+                parts.append(f"(line {p.site[1]})")
+            out = p.extra() if p.extra is not None else None
+            if out is not None:
+                parts.append(f"value {_fmt(out._data)}")
+                if out._retains_grad and out._grad is not None:
+                    parts.append(f"grad {_fmt(out._grad._data)}")
+        return " ".join(parts)
+
+    def head(self) -> str:
+        t = self.root
+        name = self.names.get(id(t), "tensor")
+        if t._data.ndim == 0:
+            return f"{name} = {_fmt(t._data)}"
+        return f"{name} shape {tuple(t._data.shape)} = {_fmt(t._data)}"
+
+    def text(self) -> str:
+        lines = [self.head()]
+        done = set()
+        start = self.order[0]
+        # iterative pre-order walk: (item, prefix, is_last, is_root)
+        stack = [(start, "", True, True)]
+        while stack:
+            x, prefix, last, is_root = stack.pop()
+            n = self.ids[id(x)]
+            branch = "" if is_root else ("└─ " if last else "├─ ")
+            if id(x) in done:
+                lines.append(f"{prefix}{branch}#{n} (above)")
+                continue
+            done.add(id(x))
+            lines.append(f"{prefix}{branch}#{n} {self.label(x)}")
+            kids = _children(x)
+            child_prefix = prefix if is_root else prefix + ("   " if last else "│  ")
+            for i in range(len(kids) - 1, -1, -1):
+                stack.append((kids[i], child_prefix, i == len(kids) - 1, False))
+        return "\n".join(lines)
+
+    def dot(self) -> str:
+        out = ["digraph backward {", "  rankdir=BT;",
+               '  node [shape=box, fontname="monospace", fontsize=10];']
+        out.append(f'  n0 [label="{_esc(self.head())}", shape=oval];')
+        for x in self.order:
+            n = self.ids[id(x)]
+            leaf = _leaf_of(x) is not None
+            style = ', style=filled, fillcolor="lightblue"' if leaf else ""
+            out.append(f'  n{n} [label="{_esc(self.label(x))}"{style}];')
+        out.append(f"  n{self.ids[id(self.order[0])]} -> n0;")
+        for x in self.order:
+            for kid in _children(x):
+                out.append(f"  n{self.ids[id(kid)]} -> n{self.ids[id(x)]};")
+        out.append("}")
+        return "\n".join(out)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def _repr_svg_(self):
+        if shutil.which("dot") is None:
+            return None
+        return _run_dot(self.dot(), "svg").decode()
+
+
+def _esc(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _run_dot(source: str, fmt: str) -> bytes:
+    exe = shutil.which("dot")
+    if exe is None:
+        raise RuntimeError("rendering SVG/PNG needs Graphviz's `dot` program, which is not "
+                           "installed; use viz.dot(t) and render the text elsewhere")
+    return subprocess.run([exe, f"-T{fmt}"], input=source.encode(), capture_output=True,
+                          check=True).stdout
+
+
+def graph(t, names=None, lines: bool = True) -> Graph:
+    return Graph(t, names, lines)
+
+
+def text(t, names=None, lines: bool = True) -> str:
+    """The graph as indented text: each node, each leaf's value and gradient."""
+    return Graph(t, names, lines).text()
+
+
+def dot(t, names=None, lines: bool = True) -> str:
+    """The graph in Graphviz DOT (edges point from inputs to the node that uses them)."""
+    return Graph(t, names, lines).dot()
+
+
+def render(t, path: str, fmt: str | None = None, names=None) -> str:
+    """Write the graph as SVG or PNG (needs Graphviz); returns ``path``."""
+    fmt = fmt or path.rsplit(".", 1)[-1]
+    if fmt not in ("svg", "png", "pdf"):
+        raise ValueError(f"render: unknown format {fmt!r} (svg, png or pdf)")
+    data = _run_dot(dot(t, names), fmt)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
