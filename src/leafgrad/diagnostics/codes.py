@@ -122,8 +122,8 @@ _ERRORS = (
 def classify_error(exc: BaseException) -> str | None:
     if not isinstance(exc, (RuntimeError, ValueError, TypeError)):
         return None
-    text = str(exc)
+    text = str(exc).lower()
     for needle, code in _ERRORS:
-        if needle in text:
+        if needle.lower() in text:
             return code
     return None

@@ -104,7 +104,7 @@ def _non_leaf(t, who) -> list:
     owners = [ref() for ref in pv.graph_leaves(t).values()]
     trained = [o for o in owners if o is not None and o._grad is not None
                and o._data.shape == t._data.shape]
-    if trained:
+    if trained and p is not None and p.from_grad:
         return [make("reassigned",
                      f"{who} is not a leaf: the name was rebound at {_where(site)} to the "
                      f"result of `{p.op if p else 'an op'}` on a parameter that already had a "
@@ -194,8 +194,9 @@ def _not_reached(t, who, read_site) -> list:
         return [cut_finding(cut, who)]
     if not pv.state.backwards:
         p = pv.lookup(t)
-        return [make("no-backward", f"{who} has no gradient: no backward() ran",
-                     read_site or (p.site if p is not None else None))]
+        return [make("no-backward", f"{who} has no gradient: no backward() ran since it was "
+                     f"made{'' if read_site is None else f' (read at {_where(read_site)})'}",
+                     p.site if p is not None else None)]
     rec = pv.state.backwards[-1]
     p = pv.lookup(t)
     made = f" (made at {_where(p.site)})" if p is not None and p.site is not None else ""

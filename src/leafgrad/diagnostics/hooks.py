@@ -53,6 +53,7 @@ def on_op(rec, args, out) -> None:
     site = pv.user_site(4)
     mode = _mode_name()
     taint = pv.taint_of(inputs)
+    grad_made = pv.from_grad(inputs)
     cut = None
     needs = [t for t in inputs if t._requires_grad]
     if needs and not pv.state.inplace_depth and any(
@@ -76,7 +77,7 @@ def on_op(rec, args, out) -> None:
         cuts = taint + (own_cut,) if own_cut is not None else taint
         old = pv.lookup(r)
         if old is None or old.op != rec.name:
-            pv.remember(r, pv.Prov(site, rec.name, mode, cuts, own_cut))
+            pv.remember(r, pv.Prov(site, rec.name, mode, cuts, own_cut, grad_made))
         node = r._grad_fn
         if node is not None and pv.lookup(node) is None:
             pv.remember(node, pv.Prov(site, rec.name, mode)).extra = weakref.ref(r)
@@ -192,7 +193,8 @@ def before_backward(roots, site, accumulate: bool) -> None:
     for r in roots:
         if r._grad_fn is not None:
             for node in pv.graph_nodes(r._grad_fn):
-                _FREED_BY[id(node)] = (weakref.ref(node), site)
+                if getattr(node, "_saved", None) is not None:   # not freed yet
+                    _FREED_BY[id(node)] = (weakref.ref(node), site)
     leaves = {}
     for r in roots:
         leaves.update(pv.graph_leaves(r))
@@ -354,7 +356,12 @@ def after_module_call(module, out, site) -> None:
                   "although it is being evaluated", site))
 
 
+def on_grad_read(g, site) -> None:
+    """User code read a ``.grad``: values computed from it are updates, not forward math."""
+    pv.remember(g, pv.Prov(site, "grad", _mode_name(), from_grad=True))
+
+
 def on_grad_none(t, site) -> None:
-    """User code read ``t.grad`` and got None: note why."""
+    """User code read ``t.grad`` and got None (or zeros, on a leaf): note why."""
     for f in explain_tensor(t, read_site=site):
         note(f)

@@ -187,8 +187,13 @@ def _install_properties(d) -> None:
         if self._grad_fn is not None and not self._retains_grad:
             warnings.warn(errors.NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         g = self._grad
-        if g is None and pv.called_from_user(2):
-            H.on_grad_none(self, pv.user_site(2))
+        if pv.called_from_user(2):
+            if g is None:
+                H.on_grad_none(self, pv.user_site(2))
+            else:
+                H.on_grad_read(g, pv.user_site(2))
+                if self._grad_fn is None and not g._data.any():
+                    H.on_grad_none(self, pv.user_site(2))
         return g
     _swap(Tensor, "grad", property(_code(grad_get), grad.fset, grad.fdel, grad.__doc__))
 

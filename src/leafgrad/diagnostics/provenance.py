@@ -78,9 +78,9 @@ def called_from_user(depth: int = 2) -> bool:
 class Prov:
     """How one tensor (or node) was made: site, op name, grad mode, cuts it descends from."""
 
-    __slots__ = ("site", "op", "mode", "cuts", "cut", "ref", "extra")
+    __slots__ = ("site", "op", "mode", "cuts", "cut", "ref", "extra", "from_grad")
 
-    def __init__(self, site, op, mode, cuts=(), cut=None):
+    def __init__(self, site, op, mode, cuts=(), cut=None, from_grad=False):
         self.site = site
         self.op = op
         self.mode = mode
@@ -88,6 +88,7 @@ class Prov:
         self.cut = cut          # the Cut that made this very tensor, if any
         self.ref = None
         self.extra = None
+        self.from_grad = from_grad   # computed from some tensor's ``.grad`` (an update)
 
 
 class Cut:
@@ -231,6 +232,14 @@ def current_user_mode():
         if entry is not None:
             return entry
     return None
+
+
+def from_grad(tensors) -> bool:
+    for t in tensors:
+        p = TABLE.get(id(t))
+        if p is not None and p.from_grad and p.ref() is t:
+            return True
+    return False
 
 
 def taint_of(tensors) -> tuple:

@@ -1,0 +1,8 @@
+import torch
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+b = torch.tensor(1.0, requires_grad=True)
+h = (w * 2).detach()  # expect: detached
+loss = (h * b).sum()
+loss.backward()
+target = w
+print(w.grad)
