@@ -1,4 +1,5 @@
-"""The ``leafgrad`` command: ``run`` a torch program on leafgrad, list the ``ops``, ``tour``."""
+"""The ``leafgrad`` command: ``run`` a torch program on leafgrad, list the ``ops``, ``tour``,
+``check`` Markdown lessons."""
 from __future__ import annotations
 
 import argparse
@@ -123,8 +124,20 @@ def _cmd_program_verb(verb: str, argv: list) -> int:
     return runner.graph_main(argv[i], argv[i + 1:], opts.get("dot"), opts.get("out"))
 
 
+def _cmd_tour(ns) -> int:
+    from .teach.tour import list_sections, run_tour
+    if ns.list:
+        for sec in list_sections():
+            print(f"{sec.name:14s} {sec.title}")
+        return 0
+    return run_tour(ns.section, pause=ns.pause, options={"plot": ns.plot})
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "check":
+        from .teach.check import main as check_main
+        return check_main(argv[1:])
     if argv and argv[0] in _VERB_OPTIONS:
         return _cmd_program_verb(argv[0], argv[1:])
     if argv and argv[0] == "run":
@@ -143,6 +156,16 @@ def main(argv=None) -> int:
                    "(--dot FILE, --out FILE.svg)")
     p_ops = sub.add_parser("ops", help="print the operator table")
     p_ops.set_defaults(func=_cmd_ops)
+    p_tour = sub.add_parser("tour", help="a guided, printed walk through autograd, run live")
+    p_tour.add_argument("--list", action="store_true", help="list the tour's parts")
+    p_tour.add_argument("--section", action="append", metavar="NAME",
+                        help="run only this part (repeatable; see --list)")
+    p_tour.add_argument("--pause", action="store_true", help="wait for Enter between parts")
+    p_tour.add_argument("--plot", default="leafgrad-tour-loss.png", metavar="PATH",
+                        help="where the training part saves its loss curve (with matplotlib)")
+    p_tour.set_defaults(func=_cmd_tour)
+    sub.add_parser("check", help="run the python blocks of Markdown lessons and compare "
+                   "their output with the text (leafgrad check --help)")
     ns = parser.parse_args(argv)
     if not getattr(ns, "func", None):
         parser.print_help()
