@@ -5,10 +5,10 @@
 >>> loss = (w * 3).sum()
 >>> loss.backward()
 >>> print(torch.viz.text(loss, names={"w": w}))
-tensor = 9.
+tensor = 9
 #1 SumBackward0
 └─ #2 MulBackward0
-   └─ #3 w (leaf) shape (2,) value [1., 2.] grad [3., 3.]
+   └─ #3 w (leaf) shape (2,) value [1, 2] grad [3, 3]
 
 SVG/PNG need the ``dot`` program of Graphviz (``render``); text and DOT need nothing.
 """
@@ -27,8 +27,9 @@ __all__ = ["text", "dot", "render", "Graph", "graph"]
 
 def _fmt(data) -> str:
     arr = np.asarray(data)
-    return np.array2string(arr, precision=4, separator=", ", threshold=8, edgeitems=2,
-                           max_line_width=10**6)
+    return np.array2string(arr, separator=", ", threshold=8, edgeitems=2,
+                           max_line_width=10**6,
+                           formatter={"float_kind": lambda x: f"{x:.4g}"})
 
 
 def _children(node):
