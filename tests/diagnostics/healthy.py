@@ -1,4 +1,5 @@
 import torch
+
 torch.manual_seed(0)
 x = torch.randn(16, 3)
 y = x @ torch.tensor([[1.0], [-2.0], [0.5]]) + 0.1

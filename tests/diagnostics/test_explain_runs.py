@@ -65,11 +65,12 @@ def test_usage_errors():
 
 
 def _snapshot():
+    import warnings
+
     import leafgrad
     from leafgrad import Tensor, autograd
     from leafgrad.nn.modules.module import Module
     from leafgrad.ops.registry import RECORDS
-    import warnings
     return (dict(Tensor.__dict__), dict(vars(leafgrad)), dict(vars(autograd)),
             dict(Module.__dict__), warnings.warn,
             {n: (r.dispatch, r.public.__globals__.get("_dispatch")) for n, r in

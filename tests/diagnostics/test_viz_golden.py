@@ -70,7 +70,8 @@ def test_render_needs_graphviz(tmp_path):
         assert leafgrad.viz.graph(y)._repr_svg_() is None
     else:
         leafgrad.viz.render(y, out)
-        assert open(out).read().lstrip().startswith("<")
+        with open(out) as f:
+            assert f.read().lstrip().startswith("<")
 
 
 def test_graph_verb(tmp_path):

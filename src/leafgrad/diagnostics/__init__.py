@@ -20,8 +20,18 @@ from . import viz
 from .codes import CODES, Finding
 from .explain import explain, format_findings
 
-__all__ = ["enable", "disable", "is_enabled", "findings", "reset", "explain", "viz",
-           "Finding", "CODES", "format_findings"]
+__all__ = [
+    "CODES",
+    "Finding",
+    "disable",
+    "enable",
+    "explain",
+    "findings",
+    "format_findings",
+    "is_enabled",
+    "reset",
+    "viz",
+]
 
 
 class _Session:

@@ -7,65 +7,65 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-__all__ = ["Finding", "CODES", "classify_error"]
+__all__ = ["CODES", "Finding", "classify_error"]
 
 CODES = {
     "not-leaf": ("`.grad` was read on a non-leaf tensor; only leaves keep `.grad`",
-                 "read `.grad` on the leaf you created, or call `.retain_grad()` on this "
-                 "tensor before backward()"),
+                 ("read `.grad` on the leaf you created, or call `.retain_grad()` on this "
+                 "tensor before backward()")),
     "detached": ("`detach()`/`.data` cut the path from this tensor to the loss",
                  "use the tensor itself; detach only values that must not be trained"),
-    "python-number": ("a tensor became a Python number (`.item()`, `float()`, `int()`, "
-                      "`.tolist()`), which carries no history",
+    "python-number": (("a tensor became a Python number (`.item()`, `float()`, `int()`, "
+                      "`.tolist()`), which carries no history"),
                       "keep the computation in tensors; use `.item()` only for logging"),
     "numpy": ("a tensor went through NumPy (`.numpy()`), which carries no history",
               "compute with torch ops instead of NumPy inside the differentiated part"),
-    "new-leaf": ("`torch.tensor(t)`/`as_tensor` copied a tensor into a new leaf with no "
-                 "history", "use the tensor directly (or `torch.stack`/`torch.cat` to combine "
-                 "tensors)"),
+    "new-leaf": (("`torch.tensor(t)`/`as_tensor` copied a tensor into a new leaf with no "
+                 "history"), ("use the tensor directly (or `torch.stack`/`torch.cat` to combine "
+                 "tensors)")),
     "no-grad": ("the value was computed under `torch.no_grad()`",
                 "compute it outside the `no_grad` block"),
     "inference-mode": ("the value was computed under `torch.inference_mode()`",
                        "compute it outside the `inference_mode` block"),
     "integer-dtype": ("an integer or bool tensor cannot carry gradients",
-                      "keep the value in a floating dtype (`.float()`), or make the tensor "
-                      "with a float dtype"),
+                      ("keep the value in a floating dtype (`.float()`), or make the tensor "
+                      "with a float dtype")),
     "requires-grad-false": ("the tensor was created without `requires_grad=True`",
-                            "create it with `requires_grad=True` (or call "
-                            "`.requires_grad_()`), or make it an `nn.Parameter`"),
+                            ("create it with `requires_grad=True` (or call "
+                            "`.requires_grad_()`), or make it an `nn.Parameter`")),
     "not-used": ("the tensor is not part of the graph of the loss that was differentiated",
-                 "use it in the computation of the loss, or remove it from what you expect "
-                 "to train"),
-    "non-differentiable-op": ("an op without a useful derivative (comparison, argmax, "
-                              "rounding...) is on the path",
-                              "use a differentiable relaxation (e.g. a sigmoid or softmax "
-                              "instead of a threshold or argmax)"),
-    "reassigned": ("a name was rebound to an update computed with grad recording on, so the "
-                   "parameter became a non-leaf",
-                   "update in place under `torch.no_grad()`: `with torch.no_grad(): w -= lr "
-                   "* w.grad`, then `w.grad = None`"),
+                 ("use it in the computation of the loss, or remove it from what you expect "
+                 "to train")),
+    "non-differentiable-op": (("an op without a useful derivative (comparison, argmax, "
+                              "rounding...) is on the path"),
+                              ("use a differentiable relaxation (e.g. a sigmoid or softmax "
+                              "instead of a threshold or argmax)")),
+    "reassigned": (("a name was rebound to an update computed with grad recording on, so the "
+                   "parameter became a non-leaf"),
+                   ("update in place under `torch.no_grad()`: `with torch.no_grad(): w -= lr "
+                   "* w.grad`, then `w.grad = None`")),
     "accumulated": ("backward() added to gradients left over from a previous optimizer step",
-                    "call `optimizer.zero_grad()` (or `model.zero_grad()`) before each "
-                    "backward()"),
-    "zero-grad-updated": ("the optimizer changed a parameter whose gradient was zero "
-                          "(weight decay or momentum acted alone)",
-                          "clear gradients with `zero_grad()` (set_to_none=True) so skipped "
-                          "parameters are left alone, or exclude them from the optimizer"),
+                    ("call `optimizer.zero_grad()` (or `model.zero_grad()`) before each "
+                    "backward()")),
+    "zero-grad-updated": (("the optimizer changed a parameter whose gradient was zero "
+                          "(weight decay or momentum acted alone)"),
+                          ("clear gradients with `zero_grad()` (set_to_none=True) so skipped "
+                          "parameters are left alone, or exclude them from the optimizer")),
     "inplace-saved": ("a tensor saved for backward was modified in place",
-                      "replace the in-place op with its out-of-place form (`x = x * 2` "
-                      "instead of `x *= 2`), or clone before modifying"),
+                      ("replace the in-place op with its out-of-place form (`x = x * 2` "
+                      "instead of `x *= 2`), or clone before modifying")),
     "graph-freed": ("backward() ran through a graph whose saved values were already freed",
-                    "pass `retain_graph=True` to the first backward(), or rebuild the graph "
-                    "(run the forward again) before each backward()"),
+                    ("pass `retain_graph=True` to the first backward(), or rebuild the graph "
+                    "(run the forward again) before each backward()")),
     "non-scalar": ("backward() was called on a non-scalar tensor without a gradient",
-                   "reduce to a scalar first (`loss.sum()`/`loss.mean()`), or pass "
-                   "`gradient=` of the tensor's shape"),
+                   ("reduce to a scalar first (`loss.sum()`/`loss.mean()`), or pass "
+                   "`gradient=` of the tensor's shape")),
     "leaf-inplace": ("a leaf that requires grad was modified in place with grad recording on",
                      "do the update under `torch.no_grad()`"),
     "eval-records-graph": ("a module in `eval()` mode ran with grad recording on",
-                           "wrap evaluation in `with torch.no_grad():` (or "
+                           ("wrap evaluation in `with torch.no_grad():` (or "
                            "`torch.inference_mode()`); `eval()` only changes dropout/"
-                           "batch-norm behaviour"),
+                           "batch-norm behaviour")),
     "no-backward": ("no backward() reached this tensor: none ran after it was made",
                     "call `loss.backward()` before reading `.grad`"),
 }

@@ -15,7 +15,7 @@ from . import provenance as pv
 from .codes import CODES, classify_error, make
 from .explain import _loss_phrase, _where, cut_finding, explain_tensor
 
-__all__ = ["note", "on_op", "on_cut", "on_error", "before_backward", "BackwardRecord"]
+__all__ = ["BackwardRecord", "before_backward", "note", "on_cut", "on_error", "on_op"]
 
 _MAX_BACKWARDS = 16
 _MAX_VERSION_EVENTS = 8
@@ -164,7 +164,7 @@ def _inplace_culprit(roots):
 
 # -- backward ----------------------------------------------------------------------
 class BackwardRecord:
-    __slots__ = ("site", "roots", "root_desc", "taint")
+    __slots__ = ("root_desc", "roots", "site", "taint")
 
     def __init__(self, site, roots):
         self.site = site

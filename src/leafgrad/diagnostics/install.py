@@ -25,7 +25,7 @@ from ..tensor import Tensor
 from . import hooks as H
 from . import provenance as pv
 
-__all__ = ["install", "uninstall", "installed", "strip_traceback"]
+__all__ = ["install", "installed", "strip_traceback", "uninstall"]
 
 _saved: list = []        # (owner, name, original, had_own_attribute)
 _CODES: set = set()      # code objects of the wrappers (skipped by warnings and tracebacks)
@@ -274,6 +274,7 @@ def _factory(orig, name):
 
 def _install_factories() -> None:
     import leafgrad
+
     from .. import factories, random
     names = set(factories.__all__) | set(random.__all__)
     for name in sorted(names):

@@ -22,8 +22,20 @@ from itertools import count
 
 from ..tensor import Tensor
 
-__all__ = ["Site", "Prov", "Cut", "TABLE", "CUTS", "remember", "lookup", "user_site",
-           "graph_leaves", "record_cut", "state", "reset"]
+__all__ = [
+    "CUTS",
+    "TABLE",
+    "Cut",
+    "Prov",
+    "Site",
+    "graph_leaves",
+    "lookup",
+    "record_cut",
+    "remember",
+    "reset",
+    "state",
+    "user_site",
+]
 
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _getframe = sys._getframe
@@ -78,7 +90,7 @@ def called_from_user(depth: int = 2) -> bool:
 class Prov:
     """How one tensor (or node) was made: site, op name, grad mode, cuts it descends from."""
 
-    __slots__ = ("site", "op", "mode", "cuts", "cut", "ref", "extra", "from_grad")
+    __slots__ = ("cut", "cuts", "extra", "from_grad", "mode", "op", "ref", "site")
 
     def __init__(self, site, op, mode, cuts=(), cut=None, from_grad=False):
         self.site = site
@@ -94,7 +106,7 @@ class Prov:
 class Cut:
     """One site where a path to leaves requiring grad was cut (see Note [Cuts])."""
 
-    __slots__ = ("code", "site", "what", "leaves", "seq", "with_site")
+    __slots__ = ("code", "leaves", "seq", "site", "what", "with_site")
 
     def __init__(self, code, site, what):
         self.code = code

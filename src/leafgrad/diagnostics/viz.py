@@ -22,7 +22,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import provenance as pv
 
-__all__ = ["text", "dot", "render", "Graph", "graph"]
+__all__ = ["Graph", "dot", "graph", "render", "text"]
 
 
 def _fmt(data) -> str:

@@ -1,4 +1,5 @@
 import torch
+
 torch.manual_seed(0)
 model = torch.nn.Linear(2, 1)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)

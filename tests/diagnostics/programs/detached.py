@@ -1,4 +1,5 @@
 import torch
+
 w = torch.tensor([1.0, 2.0], requires_grad=True)
 b = torch.tensor(1.0, requires_grad=True)
 h = (w * 2).detach()  # expect: detached

@@ -1,4 +1,5 @@
 import torch
+
 w = torch.tensor(2.0, requires_grad=True)
 loss = w * w
 loss.backward()  # expect: graph-freed

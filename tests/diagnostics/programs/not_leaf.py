@@ -1,4 +1,5 @@
 import torch
+
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 h = x * 3  # expect: not-leaf
 loss = h.sum()

@@ -1,4 +1,5 @@
 import torch
+
 w = torch.tensor(1.0, requires_grad=True)
 v = torch.tensor(2.0, requires_grad=True)
 loss = w * 3

@@ -1,5 +1,6 @@
 import numpy as np
 import torch
+
 w = torch.tensor([0.5, 1.0], requires_grad=True)
 b = torch.tensor(1.0, requires_grad=True)
 a = np.sin(w.detach().numpy())  # expect: numpy

@@ -1,4 +1,5 @@
 import torch
+
 w = torch.tensor(1.0, requires_grad=True)
 for i in range(2):
     loss = (w * 3 - 1) ** 2

@@ -1,4 +1,5 @@
 import torch
+
 w = torch.tensor([1.0, 2.0])  # expect: requires-grad-false
 b = torch.tensor(1.0, requires_grad=True)
 loss = (w * b).sum()

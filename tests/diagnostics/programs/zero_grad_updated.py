@@ -1,4 +1,5 @@
 import torch
+
 w = torch.nn.Parameter(torch.ones(2))
 b = torch.nn.Parameter(torch.ones(1))
 opt = torch.optim.SGD([w, b], lr=0.1, weight_decay=0.01)
