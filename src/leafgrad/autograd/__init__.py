@@ -113,10 +113,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not isinstance(t, Tensor):
             raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    # PyTorch's order: seeds, then the outputs, then the inputs
     seeds = _make_seeds(outputs, grad_outputs)
     _check_roots(outputs)
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
     result = execute(outputs, seeds, retain_graph, create_graph, inputs=inputs,

@@ -37,7 +37,9 @@ def _tie_mask(self, result, axis):
         r = np.expand_dims(r, axis) if r.ndim < d.ndim else r
     mask = (d == r)
     count = mask.sum(axis=axis, keepdims=True)
-    return _const(mask / count)
+    # in self's dtype: a float64 mask would promote a 0-d float32 gradient (no cast follows
+    # when the input is already the output's shape)
+    return _const((mask / count).astype(d.dtype, copy=False))
 
 
 # -- full reductions: max(), min(), median() ---------------------------------------------------

@@ -277,10 +277,20 @@ _div_mode = defop("div_mode", div_mode, derivatives={"self": div_mode_grad,
                   samples=_div_mode_samples, family=FAMILY)
 
 
-def div_public(input, other, *, rounding_mode=None):
+# ``div(x, y, rounding_mode=None)`` spelled out is PyTorch's div.Tensor_mode overload: true
+# division, but its node is DivBackward2.
+_div_none = defop("div_mode_none", div, derivatives={"self": div_self, "other": div_other},
+                  dtype="promote_float", grad_fn_name="DivBackward2", methods=(), functions=(),
+                  family=FAMILY)
+_NO_MODE = object()
+
+
+def div_public(input, other, *, rounding_mode=_NO_MODE):
     """``input / other``, or rounded with ``rounding_mode="trunc"`` / ``"floor"``."""
-    if rounding_mode is None:
+    if rounding_mode is _NO_MODE:
         return _div.public(input, other)
+    if rounding_mode is None:
+        return _div_none.public(input, other)
     return _div_mode.public(input, other, rounding_mode)
 
 

@@ -315,6 +315,9 @@ def movedim(self, source, destination):
     for name, given, wrapped in (("source", src, src_w), ("destination", dst, dst_w)):
         if len(set(wrapped)) != len(wrapped):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({shape_str(given)})")
+    if n == 0:   # a 0-d tensor: nothing moves; PyTorch answers with an alias (AliasBackward0)
+        from .indexing import _alias
+        return _alias.public(self)
     order = [None] * n
     for s, d in zip(src_w, dst_w):
         order[d] = s

@@ -389,6 +389,7 @@ def abs_self(grad, self):
 
 
 _unary("abs", abs, abs_self, dtype="same", aliases=("absolute",))
+bind_method("__abs__", Tensor.abs)   # Python's abs(x)
 
 
 def sign(self):

@@ -1,0 +1,355 @@
+"""Random autograd programs: a Hypothesis strategy, an interpreter, and a trace comparer.
+
+A :class:`Program` is plain data: the leaves (shape, dtype, ``requires_grad``, data seed), the
+steps (an op from ``ops_table.OPS``, a choice seed, whether it runs under ``no_grad``) and an
+ending (``backward`` or ``autograd.grad`` with their options). :func:`run_program` interprets
+it on one library and returns a trace; :func:`compare` returns the first difference between
+the leafgrad trace and the torch trace, or None. ``repr(program)`` reproduces a failure:
+
+>>> from tests.fuzz.programs import *   # doctest: +SKIP
+>>> check(Program(leaves=[...], steps=[...], ending=...))   # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from .ops_table import OPS, Choices
+
+__all__ = ["Leaf", "Step", "Ending", "Program", "programs", "run_program", "compare", "check",
+           "Mismatch"]
+
+DTYPES = ["float32", "float32", "float32", "float64", "float64", "int64", "bool", "float16"]
+
+
+@dataclass
+class Leaf:
+    shape: tuple
+    dtype: str
+    requires_grad: bool
+    seed: int
+    scale: float = 1.0
+
+
+@dataclass
+class Step:
+    op: str
+    seed: int
+    no_grad: bool = False
+
+
+@dataclass
+class Ending:
+    kind: str = "backward"        # "none", "backward" or "grad"
+    seed: int = 0
+    retain_graph: bool | None = None
+    create_graph: bool = False
+    twice: bool = False
+    allow_unused: bool | None = None
+    give_gradient: bool = True
+
+
+@dataclass
+class Program:
+    leaves: list
+    steps: list
+    ending: Ending = field(default_factory=Ending)
+
+
+# -- the strategy -------------------------------------------------------------------------------
+_OP_NAMES = sorted(OPS)
+_OP_WEIGHTED = [n for n in _OP_NAMES for _ in range(max(1, round(OPS[n].weight * 4)))]
+
+
+@st.composite
+def programs(draw, max_steps=8):
+    """Programs over 1-4 leaves with mutually broadcastable shapes and up to max_steps ops."""
+    n_leaves = draw(st.integers(1, 4))
+    side = st.sampled_from([1, 1, 2, 2, 3, 3, 4] * 3 + [0])
+    base = tuple(draw(st.lists(side, min_size=0, max_size=3)))
+    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=n_leaves, base_shape=base,
+                                                     min_side=1, max_side=4))
+    leaves = []
+    for shape in shapes.input_shapes:
+        dtype = draw(st.sampled_from(DTYPES))
+        rg = dtype.startswith("float") and draw(st.booleans() | st.just(True))
+        leaves.append(Leaf(tuple(shape), dtype, rg, draw(st.integers(0, 2**16)),
+                           draw(st.sampled_from([1.0, 1.0, 1.0, 0.1, 3.0]))))
+    steps = draw(st.lists(
+        st.builds(Step, st.sampled_from(_OP_WEIGHTED), st.integers(0, 2**16),
+                  st.sampled_from([False] * 9 + [True])),
+        min_size=1, max_size=max_steps))
+    ending = draw(st.builds(
+        Ending, st.sampled_from(["none", "backward", "backward", "grad", "grad"]),
+        st.integers(0, 2**16), st.sampled_from([None, True, False]),
+        st.sampled_from([False, False, True]), st.sampled_from([False, False, True]),
+        st.sampled_from([None, True, False]), st.sampled_from([True, True, False])))
+    return Program(leaves, steps, ending)
+
+
+# -- the interpreter ----------------------------------------------------------------------------
+def _make_leaf(L, leaf):
+    rng = np.random.default_rng(leaf.seed)
+    if leaf.dtype == "bool":
+        arr = rng.random(leaf.shape) > 0.5
+    elif leaf.dtype == "int64":
+        arr = rng.integers(-4, 5, size=leaf.shape)
+    else:
+        arr = rng.standard_normal(leaf.shape) * leaf.scale
+    arr = np.asarray(arr).astype(leaf.dtype)
+    return L.tensor(arr, dtype=getattr(L, leaf.dtype), requires_grad=leaf.requires_grad)
+
+
+def _is_float(x):
+    return x.dtype.is_floating_point
+
+
+_WANT = {
+    None: lambda L, x: True,
+    "float": lambda L, x: _is_float(x),
+    "intbool": lambda L, x: not _is_float(x),
+}
+
+
+def _select(L, r, env, want, inplace):
+    """Pick an input: most often the newest value, else any (filtered by ``want``)."""
+    pool = [x for x in env if _WANT[want](L, x)] or env
+    if inplace and r.flip(0.85):
+        pool = [x for x in pool if not x.is_leaf or not x.requires_grad] or pool
+    if r.flip(0.5):
+        return pool[-1]
+    return pool[r.int(0, len(pool) - 1)]
+
+
+def _obs_grad(L, g):
+    """A gradient's observation, without ``_version``: PyTorch's kernels may build a gradient
+    in place before handing it over, which is not part of the API."""
+    return None if g is None else _obs_tensor(L, g)[:6] + (None,) + _obs_tensor(L, g)[7:]
+
+
+def _read(fn):
+    """An attribute read; torch raises on some (``grad_fn`` of a view whose base changed in
+    place), and that error is an observation too."""
+    try:
+        return fn()
+    except Exception as exc:   # noqa: BLE001
+        return ("E", type(exc).__name__, str(exc)[:120])
+
+
+def _obs_tensor(L, x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fn = _read(lambda: x.grad_fn)
+        name = fn if isinstance(fn, tuple) else None if fn is None else type(fn).__name__
+        arr = x.detach().numpy(force=True)   # force: torch hands out ZeroTensor grads
+        return ("T", str(x.dtype).replace("torch.", ""), tuple(x.shape), bool(x.requires_grad),
+                _read(lambda: bool(x.is_leaf)), name, _read(lambda: x._version),
+                np.array(arr, copy=True))
+
+
+def _obs(L, value):
+    if isinstance(value, L.Tensor):
+        return _obs_tensor(L, value)
+    if isinstance(value, (tuple, list)):
+        return tuple(_obs(L, v) for v in value)
+    if isinstance(value, BaseException):
+        from oracle import clean_message
+        return ("E", type(value).__name__, clean_message(str(value)))
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return ("?", type(value).__name__)
+
+
+def _add_outputs(L, env, value):
+    if isinstance(value, L.Tensor):
+        env.append(value)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _add_outputs(L, env, v)
+
+
+def _run_step(L, env, step):
+    r = Choices(step.seed)
+    spec = OPS[step.op]
+    xs = [_select(L, r, env, spec.want, spec.inplace) for _ in range(spec.arity)]
+    try:
+        if step.no_grad:
+            with L.no_grad():
+                out = spec.fn(L, r, *xs)
+        else:
+            out = spec.fn(L, r, *xs)
+    except Exception as exc:   # noqa: BLE001 - errors are compared, not hidden
+        return ("step", step.op, _obs(L, exc), r.log)
+    _add_outputs(L, env, out)
+    return ("step", step.op, _obs(L, out), r.log)
+
+
+def _grads_of(L, env):
+    """``.grad`` of every leaf and of every tensor that retains its grad."""
+    out = []
+    seen = set()
+    for x in env:
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if _read(lambda: x.is_leaf or x.retains_grad) is True:
+            out.append(_obs_grad(L, x.grad))
+    return ("grads", out)
+
+
+def _obs_grads(L, grads):
+    if isinstance(grads, tuple):
+        return tuple(_obs_grad(L, g) for g in grads)
+    return _obs(L, grads)
+
+
+def _seed_like(L, x, seed):
+    arr = np.random.default_rng(seed).standard_normal(tuple(x.shape))
+    return L.tensor(arr, dtype=x.dtype if _is_float(x) else L.float32)
+
+
+def _catch(L, fn):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn()
+    except Exception as exc:   # noqa: BLE001
+        return exc
+
+
+def _run_ending(L, env, ending, trace):
+    if ending.kind == "none" or not env:
+        return
+    r = Choices(ending.seed)
+    cands = [x for x in env if x.requires_grad] or env
+    target = cands[-1] if r.flip(0.7) else cands[r.int(0, len(cands) - 1)]
+    gradient = None
+    if ending.give_gradient and (target.dim() > 0 or r.flip(0.3)):
+        gradient = _seed_like(L, target, ending.seed)
+    if ending.kind == "backward":
+        call = lambda: target.backward(gradient, retain_graph=ending.retain_graph,  # noqa: E731
+                                       create_graph=ending.create_graph)
+        trace.append(("backward", _obs(L, _catch(L, call))))
+        if ending.twice:
+            trace.append(("backward2", _obs(L, _catch(L, call))))
+        trace.append(_grads_of(L, env))
+        return
+    inputs = []
+    for x in env:
+        if r.flip(0.4) and all(x is not y for y in inputs):
+            inputs.append(x)
+    if not inputs:
+        inputs = [env[0]]
+    call = lambda: L.autograd.grad(target, inputs, gradient,  # noqa: E731
+                                   retain_graph=ending.retain_graph,
+                                   create_graph=ending.create_graph,
+                                   allow_unused=ending.allow_unused)
+    grads = _catch(L, call)
+    trace.append(("grad", _obs_grads(L, grads)))
+    if ending.twice:
+        trace.append(("grad2", _obs_grads(L, _catch(L, call))))
+    if ending.create_graph and isinstance(grads, tuple):
+        pairs = [(g, x) for g, x in zip(grads, inputs) if g is not None and g.requires_grad]
+        if pairs:
+            def second():
+                total = sum((g * _seed_like(L, g, ending.seed + 1)).sum() for g, _ in pairs)
+                return L.autograd.grad(total, inputs, allow_unused=True)
+            trace.append(("grad_grad", _obs_grads(L, _catch(L, second))))
+    trace.append(_grads_of(L, env))
+
+
+def run_program(L, program):
+    """Run ``program`` on library ``L``; return its trace (a list of plain observations)."""
+    trace = []
+    env = []
+    for leaf in program.leaves:
+        try:
+            env.append(_make_leaf(L, leaf))
+        except Exception as exc:   # noqa: BLE001
+            trace.append(("leaf", _obs(L, exc)))
+    for step in program.steps:
+        trace.append(_run_step(L, env, step))
+    _run_ending(L, env, program.ending, trace)
+    trace.append(("final", tuple(_obs_tensor(L, x) for x in env)))
+    return trace
+
+
+# -- comparing traces ---------------------------------------------------------------------------
+class Mismatch(AssertionError):
+    """The two libraries disagree; ``str`` says where and how."""
+
+
+_TOL = {"float16": (2e-2, 2e-2), "float32": (2e-4, 2e-5), "float64": (1e-7, 1e-9)}
+
+
+def _close(a, b, dtype):
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind not in "fc":
+        return np.array_equal(a, b)
+    rtol, atol = _TOL.get(dtype, (1e-7, 1e-9))
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    finite = np.isfinite(b64)
+    scale = max(1.0, float(np.max(np.abs(b64[finite]))) if finite.any() else 1.0)
+    return bool(np.allclose(a64, b64, rtol=rtol, atol=atol * scale, equal_nan=True))
+
+
+def _diff(a, b, path):
+    """The first difference between observations ``a`` (leafgrad) and ``b`` (torch)."""
+    if isinstance(b, tuple) and b and b[0] == "T":
+        if not (isinstance(a, tuple) and a and a[0] == "T"):
+            return f"{path}: {_short(a)} != {_short(b)}"
+        names = ["kind", "dtype", "shape", "requires_grad", "is_leaf", "grad_fn", "_version"]
+        for i, name in enumerate(names):
+            if a[i] != b[i]:
+                return f"{path}.{name}: leafgrad {a[i]!r} != torch {b[i]!r}"
+        if not _close(a[7], b[7], b[1]):
+            return f"{path}.values:\nleafgrad {a[7]!r}\ntorch    {b[7]!r}"
+        return None
+    if isinstance(b, (tuple, list)) and isinstance(a, (tuple, list)):
+        if len(a) != len(b):
+            return f"{path}: length {len(a)} != {len(b)}: {_short(a)} vs {_short(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = _diff(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    if isinstance(b, float) and isinstance(a, float):
+        return None if (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-5) \
+            else f"{path}: {a} != {b}"
+    if a != b:
+        return f"{path}: leafgrad {_short(a)} != torch {_short(b)}"
+    return None
+
+
+def _short(v):
+    text = repr(v)
+    return text if len(text) < 600 else text[:600] + "..."
+
+
+def compare(mine, theirs):
+    """The first difference between two traces (a string), or None."""
+    if len(mine) != len(theirs):
+        return f"trace lengths {len(mine)} != {len(theirs)}"
+    for i, (a, b) in enumerate(zip(mine, theirs)):
+        d = _diff(a, b, f"trace[{i}]")
+        if d:
+            return d
+    return None
+
+
+def check(program):
+    """Run on both libraries; raise :class:`Mismatch` on the first difference."""
+    import torch
+
+    import leafgrad
+    theirs = run_program(torch, program)
+    mine = run_program(leafgrad, program)
+    d = compare(mine, theirs)
+    if d:
+        raise Mismatch(f"{d}\nprogram: {program!r}")
