@@ -312,6 +312,9 @@ export_function("index_put_", index_put_)
 def setitem_op(self, positions, value):
     """A copy of ``self`` with ``value`` written at the flat ``positions`` (see setitem)."""
     out = self.copy()
+    if isinstance(value, np.ndarray) and value.ndim > positions.ndim:
+        # x[1] = tensor([5.]): the value's leading size-1 dims go (checked in setitem)
+        value = value.reshape(value.shape[value.ndim - positions.ndim:])
     out.reshape(-1)[positions] = value
     return out
 
