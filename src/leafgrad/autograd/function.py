@@ -52,8 +52,8 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from ..grad_mode import state as _mode
-from ..tensor import Tensor, _wrap
-from .graph import Node, SavedOutput, stripped_name, sum_to, version_hint
+from ..tensor import Tensor, _wrap, bump_version
+from .graph import Node, SavedOutput, stripped_name, sum_to, version_hint, with_change_note
 from .graph import anomaly as _anomaly
 
 __all__ = [
@@ -245,11 +245,11 @@ def _check_version(node, value, version) -> None:
         fn = value._grad_fn
         which = (f", which is output {value._output_nr} of {stripped_name(fn)},"
                  if fn is not None else "")
-    raise RuntimeError(
+    raise with_change_note(RuntimeError(
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{errors.tensor_type_str(dtype_t)} {errors.shape_str(shape)}]"
         f"{which} is at version {current}; expected version {version} instead. "
-        f"{version_hint()}")
+        f"{version_hint()}"), value.vc if isinstance(value, SavedOutput) else value._vc)
 
 
 class FunctionMeta(type):
@@ -376,7 +376,7 @@ def _wrap_outputs(node, args, output, executable):
             if executable and o._grad_fn is None and o._requires_grad:
                 raise RuntimeError(
                     "a leaf Variable that requires grad has been used in an in-place operation.")
-            o._vc[0] += 1
+            bump_version(o)
         elif id(o) in input_ids:
             o = _alias(o, _mode.grad_enabled)
         if executable:

@@ -21,7 +21,7 @@ import weakref
 
 from .. import dtypes as _dt
 from .. import errors
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, _wrap, where_changed
 
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle",
            "anomaly", "version_hint"]
@@ -175,8 +175,14 @@ class AccumulateGrad(Node):
 
 
 def stripped_name(node) -> str:
-    """``SigmoidBackward0`` -> ``Sigmoid``, as PyTorch 2.13 writes it in version errors."""
-    return _SUFFIX.sub("", type(node).__name__)
+    """``SigmoidBackward0`` -> ``Sigmoid``, as PyTorch 2.13 writes it in version errors
+    (nodes PyTorch writes in C++, such as CopySlices, carry their C++ name instead)."""
+    name = type(node).__name__
+    return _CPP_NAMES.get(name) or _SUFFIX.sub("", name)
+
+
+_CPP_NAMES = {"CopySlices": "torch::autograd::CopySlices",
+              "AccumulateGrad": "torch::autograd::AccumulateGrad"}
 
 
 def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
@@ -317,8 +323,17 @@ def check_versions(node, saved, versions) -> None:
                 shape, dtype_t = value._data.shape, value
                 producer = stripped_name(value._grad_fn) if value._grad_fn is not None else None
             which = f", which is output 0 of {producer}," if producer else ""
-            raise RuntimeError(
+            raise with_change_note(RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{errors.tensor_type_str(dtype_t)} "
                 f"{errors.shape_str(shape)}]{which} is at version {current}; expected version "
-                f"{version} instead. {version_hint()}")
+                f"{version} instead. {version_hint()}"),
+                value.vc if type(value) is SavedOutput else value._vc)
+
+
+def with_change_note(error: Exception, vc) -> Exception:
+    """Add where the in-place change happened to a version-counter error (PEP 678 note)."""
+    note = where_changed(vc)
+    if note is not None and hasattr(error, "add_note"):
+        error.add_note(note)
+    return error

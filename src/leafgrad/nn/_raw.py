@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..tensor import Tensor, bump_version
 
 __all__ = ["write_", "fill_", "zero_", "fill_index_"]
 
@@ -18,13 +18,13 @@ def write_(t: Tensor, values) -> Tensor:
     """``t.copy_(values)`` without history: broadcast, cast, bump the version."""
     src = values._data if isinstance(values, Tensor) else values
     np.copyto(t._data, src, casting="unsafe")
-    t._vc[0] += 1
+    bump_version(t)
     return t
 
 
 def fill_(t: Tensor, value) -> Tensor:
     t._data[...] = value
-    t._vc[0] += 1
+    bump_version(t)
     return t
 
 
@@ -35,5 +35,5 @@ def zero_(t: Tensor) -> Tensor:
 def fill_index_(t: Tensor, index, value) -> Tensor:
     """``t[index] = value`` without history (e.g. zeroing an embedding's padding row)."""
     t._data[index] = value
-    t._vc[0] += 1
+    bump_version(t)
     return t

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
-from ..tensor import Tensor, _Device, _wrap, check_device
+from ..tensor import Tensor, _Device, _wrap, check_device, bump_version
 from .pointwise_common import zeros_grad
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
     inplace_check
@@ -248,7 +248,7 @@ def _write_untracked(self, value):
                            "memory location. Please clone() the tensor before performing the "
                            "operation.")
     data.fill(value)
-    self._vc[0] += 1
+    bump_version(self)
     return self
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.graph import SavedOutput, make_node_class
 from ..grad_mode import state as _mode
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, _wrap, bump_version
 from .dispatch import choose_dispatch, dispatch, record_node
 
 __all__ = ["OpRecord", "Formula", "Sample", "defop", "RECORDS", "FUNCTIONS", "bind_method",
@@ -333,7 +333,7 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None) ->
                            "more than one element of the written-to tensor refers to a single "
                            "memory location. Please clone() the tensor before performing the "
                            "operation.")
-    self._vc[0] += 1
+    bump_version(self)
     if result._grad_fn is not None:
         old_node, old_nr = self._grad_fn, self._output_nr
         if is_view:

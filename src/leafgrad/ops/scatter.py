@@ -30,7 +30,7 @@ from .indexing import (_broadcast_pair, _index, _index_put, bounds_check, gather
 from .shape import at_least, expand_op, wrap_dim
 from ..autograd.graph import sum_to
 from ..grad_mode import state as _mode
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, _wrap, bump_version
 
 FAMILY = "indexing"
 
@@ -384,7 +384,7 @@ def setitem(self, index, value):
         if not data.flags.writeable:
             commit_inplace(self, _wrap(self._data))      # PyTorch's expanded-view error
         data[key] = value._data if is_tensor else value
-        self._vc[0] += 1
+        bump_version(self)
         return
     if changed:
         rec = _copy_slices

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..grad_mode import no_grad
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, _wrap, bump_version
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required"]
@@ -76,7 +76,7 @@ def lerp_(a: np.ndarray, b: np.ndarray, weight: float) -> None:
 
 
 def bump(t: Tensor) -> None:
-    t._vc[0] += 1
+    bump_version(t)
 
 
 class Optimizer:
