@@ -77,14 +77,63 @@ def log_softmax(self, dim, dtype=None):
 
 
 def softmax_self(grad, result, dim):
-    # d softmax: y * (g - sum(g * y))
-    gy = grad * result
-    return gy - result * gy.sum(dim, keepdim=True)
+    return _SOFTMAX_BACKWARD.public(grad, result, dim)
 
 
 def log_softmax_self(grad, result, dim):
-    # d log_softmax: g - exp(y) * sum(g)
-    return grad - result.exp() * grad.sum(dim, keepdim=True)
+    return _LOG_SOFTMAX_BACKWARD.public(grad, result, dim)
+
+
+# -- the backward ops (PyTorch's _softmax_backward_data / _log_softmax_backward_data) --------
+# One op per backward step instead of four, and a node of PyTorch's name under double
+# backward: SoftmaxBackwardDataBackward0, LogSoftmaxBackwardDataBackward0.
+def _softmax_backward_data(grad_output, output, dim):
+    """``output * (grad_output - sum(grad_output * output))``: softmax's gradient."""
+    if output.ndim == 0:
+        return np.zeros_like(grad_output)
+    gy = grad_output * output
+    gy -= output * np.sum(gy, axis=dim, keepdims=True)
+    return gy
+
+
+def _softmax_backward_data_grad_output(grad, output, dim):
+    return _SOFTMAX_BACKWARD.public(grad, output, dim)
+
+
+def _softmax_backward_data_output(grad, grad_output, output, dim):
+    # d/dy of y * (g - sum(g * y)) applied to v: v g - v sum(g y) - g sum(v y)
+    return (grad * grad_output - grad * (grad_output * output).sum(dim, keepdim=True)
+            - grad_output * (grad * output).sum(dim, keepdim=True))
+
+
+def _log_softmax_backward_data(grad_output, output, dim):
+    """``grad_output - exp(output) * sum(grad_output)``: log_softmax's gradient."""
+    if output.ndim == 0:
+        return np.zeros_like(grad_output)
+    out = np.exp(output)
+    out *= np.sum(grad_output, axis=dim, keepdims=True)
+    np.subtract(grad_output, out, out=out)
+    return out
+
+
+def _log_softmax_backward_data_grad_output(grad, output, dim):
+    return grad - (grad * output.exp()).sum(dim, keepdim=True)
+
+
+def _log_softmax_backward_data_output(grad, grad_output, output, dim):
+    return -(grad * output.exp() * grad_output.sum(dim, keepdim=True))
+
+
+_SOFTMAX_BACKWARD = defop(
+    "_softmax_backward_data", _softmax_backward_data, inputs=("grad_output", "output"),
+    derivatives={"grad_output": _softmax_backward_data_grad_output,
+                 "output": _softmax_backward_data_output},
+    dtype="same", methods=(), functions=(), family=FAMILY)
+_LOG_SOFTMAX_BACKWARD = defop(
+    "_log_softmax_backward_data", _log_softmax_backward_data, inputs=("grad_output", "output"),
+    derivatives={"grad_output": _log_softmax_backward_data_grad_output,
+                 "output": _log_softmax_backward_data_output},
+    dtype="same", methods=(), functions=(), family=FAMILY)
 
 
 def _samples(call):

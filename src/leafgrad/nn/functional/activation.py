@@ -11,6 +11,7 @@ import math
 import warnings
 
 from ... import ops as _ops  # noqa: F401  (records must be registered before lookup)
+from ...ops import nn_activations as _nn_activations
 from ...tensor import Tensor
 from ._common import prim
 
@@ -26,10 +27,10 @@ def _torch():
 
 
 def _inplace(input: Tensor, name: str, *args):
-    method = getattr(Tensor, name + "_", None)
-    if method is None:
+    fn = getattr(_nn_activations, name + "_", None) or getattr(Tensor, name + "_", None)
+    if fn is None:
         raise NotImplementedError(f"leafgrad has no in-place {name}_ yet; use inplace=False")
-    return method(input, *args)
+    return fn(input, *args)
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -42,6 +43,8 @@ def relu_(input: Tensor) -> Tensor:
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
     if inplace:
         return _inplace(input, "hardtanh", min_val, max_val)
     op = prim("hardtanh")

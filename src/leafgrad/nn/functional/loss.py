@@ -122,27 +122,32 @@ def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None,
                                  reduction)
     code = reduction_enum(reduction)
     _check_nll(input, target)
-    op = prim("nll_loss")
-    if op is not None:
-        return op(input, target, weight, code, ignore_index)
-    torch = _torch()
-    n_classes = input.size(0) if input.dim() == 1 else input.size(1)
-    ignored = target == ignore_index
-    safe = torch.where(ignored, torch.zeros_like(target), target)
-    bad = ((safe < 0) | (safe >= n_classes)).any()
-    if bad.item():
-        wrong = target[(~ignored) & ((target < 0) | (target >= n_classes))][0].item()
-        raise IndexError(f"Target {wrong} is out of bounds.")
-    class_dim = 0 if input.dim() == 1 else 1
-    picked = input.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)
-    keep = (~ignored).to(input.dtype)
-    w = keep if weight is None else weight[safe] * keep
-    loss = -picked * w
-    if code == 0:
-        return loss
-    if code == 2:
-        return loss.sum()
-    return loss.sum() / w.sum()
+    return _nll_loss_nd(input, target, weight, code, ignore_index)
+
+
+def _nll_loss_nd(input, target, weight, code, ignore_index):
+    """PyTorch's ``nll_loss_nd``: ``nll_loss`` for 1-D/2-D input, ``nll_loss2d`` for 4-D,
+    other ranks viewed as 4-D ``(N, C, 1, -1)`` (and a 'none' result viewed back)."""
+    from ...ops.nll_loss import NLL_LOSS, NLL_LOSS2D
+    dim = input.dim()
+    if dim <= 2:
+        return NLL_LOSS.public(input, target, weight, code, ignore_index)
+    if dim == 4:
+        return NLL_LOSS2D.public(input, target, weight, code, ignore_index)
+    n, c = input.shape[0], input.shape[1]
+    out_size = [n] + list(input.shape[2:])
+    if list(target.shape[1:]) != list(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {out_size}, got {list(target.shape)}")
+    if input.numel() > 0:
+        input = input.contiguous().view(n, c, 1, -1)
+    else:
+        input = input.contiguous().view(n, c, 0, 0)
+    if target.numel() > 0:
+        target = target.contiguous().view(n, 1, -1)
+    else:
+        target = target.contiguous().view(n, 0, 0)
+    out = NLL_LOSS2D.public(input, target, weight, code, ignore_index)
+    return out if code != 0 else out.view(out_size)
 
 
 def _label_smoothed(log_probs, target, weight, ignore_index, reduction, smoothing, class_dim):

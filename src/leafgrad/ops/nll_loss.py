@@ -1,0 +1,290 @@
+"""Negative log-likelihood as single records: ``nll_loss`` (``NllLossBackward0``, 1-D and 2-D
+inputs) and ``nll_loss2d`` (``NllLoss2DBackward0``, 4-D inputs), with their backward ops
+(``NllLossBackwardBackward0``, ``NllLoss2DBackwardBackward0``), as PyTorch records them.
+
+``F.cross_entropy`` is ``log_softmax`` then ``nll_loss``: two records, and on the backward two
+ops (``nll_loss_backward`` then ``_log_softmax_backward_data``), each one NumPy pass.
+
+Note [Total weight]
+PyTorch's forward returns the loss and ``total_weight`` (the summed weights of the targets that
+are not ignored, the divisor of ``reduction='mean'``) and saves the latter for backward. Here the
+backward op recomputes it from ``target`` and ``weight``, one pass over the targets, so the
+forward has a single output like every other loss record.
+
+>>> import leafgrad as torch
+>>> x = torch.tensor([[0.0, -1.0], [-2.0, -3.0]], requires_grad=True)
+>>> loss = torch.nn.functional.nll_loss(x, torch.tensor([1, 0]))
+>>> loss, loss.grad_fn.name()
+(tensor(1.5000, grad_fn=<NllLossBackward0>), 'NllLossBackward0')
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..grad_mode import state as _mode
+from ..tensor import Tensor
+from .pointwise_common import zeros_grad
+from .registry import Sample, defop
+
+FAMILY = "losses"
+
+__all__ = ["NLL_LOSS", "NLL_LOSS2D", "not_differentiable"]
+
+
+def _type_name(dtype) -> str:
+    return _dt.from_numpy_dtype(np.dtype(dtype)).tensor_type[:-6]
+
+
+def not_differentiable(function: str, positions: dict, base=None):
+    """A dtype rule that first raises PyTorch's error for a tensor that requires grad in an
+    argument the op cannot differentiate (``positions``: name -> argument index)."""
+    def rule(rec, args):
+        if _mode.grad_enabled:
+            for name, pos in positions.items():
+                a = args[pos]
+                if a is not None and getattr(a, "_requires_grad", False):
+                    raise RuntimeError(
+                        f"The function '{function}' is not differentiable with respect to "
+                        f"argument '{name}'. This input cannot have requires_grad True.")
+        return (None, None) if base is None else base(rec, args)
+    return rule
+
+
+# -- the forward ---------------------------------------------------------------------------
+def _np(value):
+    """The array of a tensor argument that is not an op input (target, weight)."""
+    return value._data if isinstance(value, Tensor) else value
+
+
+def _targets(target, ignore_index, n_classes):
+    """(safe class indices, mask of kept targets or None when none is ignored)."""
+    keep = target != ignore_index
+    if keep.all():
+        keep, idx = None, target
+    else:
+        idx = np.where(keep, target, 0)
+    if idx.size:
+        lo, hi = idx.min(), idx.max()
+        if lo < 0 or hi >= n_classes:
+            bad = (idx < 0) | (idx >= n_classes)
+            if keep is not None:
+                bad &= keep
+            raise IndexError(f"Target {target[bad].flat[0]} is out of bounds.")
+    return idx, keep
+
+
+def _check_target_dtype(target):
+    if target.dtype != np.int64 and target.dtype != np.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_type_name(target.dtype)}")
+
+
+def _check_weight(self, weight, n_classes):
+    if weight is None:
+        return None
+    if weight.ndim > 1 or weight.size != n_classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: "
+                           f"[{', '.join(map(str, weight.shape))}]")
+    if weight.dtype != self.dtype:
+        raise RuntimeError(f"expected scalar type {_type_name(self.dtype)} but found "
+                           f"{_type_name(weight.dtype)}")
+    return weight.reshape(-1)
+
+
+def _check_float(self, kernel):
+    if self.dtype.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_name(self.dtype)}\'')
+
+
+def _pick(self, idx, class_axis):
+    """``self`` at the target class of each position (the class axis removed)."""
+    if class_axis == 0:
+        return self[idx]
+    if self.ndim == 2:
+        return self[np.arange(self.shape[0]), idx]
+    return np.take_along_axis(self, np.expand_dims(idx, 1), 1).squeeze(1)
+
+
+def _nll(self, target, weight, reduction, ignore_index, class_axis):
+    """The loss of ``self`` (log-probabilities, classes along ``class_axis``)."""
+    n_classes = self.shape[class_axis]
+    weight = _check_weight(self, weight, n_classes)
+    idx, keep = _targets(target, ignore_index, n_classes)
+    picked = _pick(self, idx, class_axis)
+    w = None if weight is None else weight[idx]
+    if keep is not None:
+        # np.where, not a product: an ignored -inf must not turn into NaN
+        picked = np.where(keep, picked, 0)
+        w = keep.astype(self.dtype) if w is None else np.where(keep, w, 0)
+    if reduction == 0:
+        out = -picked if w is None else -(picked * w)
+        return np.asarray(out, dtype=self.dtype)
+    total = np.sum(picked if w is None else picked * w)
+    if reduction == 2:
+        return np.asarray(-total, dtype=self.dtype)
+    count = picked.size if w is None else np.sum(w)
+    # 0 / 0 is NaN, as in PyTorch, for a batch whose targets are all ignored
+    return np.asarray(-total / count if count else -total / self.dtype.type(0),
+                      dtype=self.dtype)
+
+
+def nll_loss(self, target, weight=None, reduction=1, ignore_index=-100):
+    """Negative log-likelihood of ``target``'s class in ``self`` (1-D ``(C,)`` or 2-D
+    ``(N, C)`` log-probabilities); ``reduction``: 0 none, 1 mean, 2 sum."""
+    target, weight = _np(target), _np(weight)
+    _check_target_dtype(target)
+    if self.ndim not in (1, 2):
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if self.ndim == 1:
+        if target.ndim == 1:
+            if target.shape[0] != 1:
+                raise ValueError(f"For 1D input, 1D target must have size 1, but got target "
+                                 f"size: {target.shape[0]}")
+            target = target.reshape(())
+    elif target.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    elif self.shape[0] != target.shape[0]:
+        raise RuntimeError(f"size mismatch (got input: [{', '.join(map(str, self.shape))}], "
+                           f"target: [{target.shape[0]}])")
+    _check_float(self, "nll_loss_out_frame")
+    return _nll(self, target, weight, reduction, ignore_index, self.ndim - 1)
+
+
+def _check_2d(self, target):
+    _check_target_dtype(target)
+    if target.ndim != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.ndim}")
+    if self.ndim != 4:
+        raise RuntimeError(f"only batches of spatial inputs supported (4D tensors), but got "
+                           f"input of dimension: {self.ndim}")
+    if self.shape[0] != target.shape[0] or self.shape[2:] != target.shape[1:]:
+        raise RuntimeError(f"size mismatch (got input: [{', '.join(map(str, self.shape))}] , "
+                           f"target: [{', '.join(map(str, target.shape))}]")
+
+
+def nll_loss2d(self, target, weight=None, reduction=1, ignore_index=-100):
+    """``nll_loss`` for ``(N, C, H, W)`` log-probabilities and ``(N, H, W)`` targets."""
+    target, weight = _np(target), _np(weight)
+    _check_2d(self, target)
+    _check_float(self, "nll_loss2d_forward_out_frame")
+    return _nll(self, target, weight, reduction, ignore_index, 1)
+
+
+# -- the backward op -----------------------------------------------------------------------
+def _nll_grad(grad_output, self, target, weight, reduction, ignore_index, class_axis):
+    """The gradient of ``_nll`` given the loss's gradient: ``-grad * w`` at each target class
+    (divided by the total weight for 'mean'), zero elsewhere (see Note [Total weight])."""
+    target, weight = _np(target), _np(weight)
+    if class_axis == 0 and target.ndim == 1:
+        target = target.reshape(())
+    n_classes = self.shape[class_axis]
+    idx, keep = _targets(target, ignore_index, n_classes)
+    w = None if weight is None else weight.reshape(-1)[idx]
+    if reduction == 1:
+        if w is None:
+            count = idx.size if keep is None else np.count_nonzero(keep)
+        else:
+            count = np.sum(w if keep is None else np.where(keep, w, 0))
+        coef = -grad_output / count if count else -grad_output / self.dtype.type(0)
+    else:
+        coef = -grad_output
+    if w is not None:
+        coef = coef * w
+    coef = np.broadcast_to(np.asarray(coef, dtype=self.dtype), idx.shape)
+    if keep is not None:
+        coef = np.where(keep, coef, 0)   # ignored targets get no gradient, even 0/0
+    out = np.zeros_like(self)
+    if class_axis == 0:
+        out[idx] = coef
+    elif self.ndim == 2:
+        out[np.arange(self.shape[0]), idx] = coef
+    else:
+        np.put_along_axis(out, np.expand_dims(idx, 1), np.expand_dims(coef, 1), 1)
+    return out
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index):
+    """nll_loss's gradient with respect to ``self`` (see Note [Total weight])."""
+    return _nll_grad(grad_output, self, target, weight, reduction, ignore_index, self.ndim - 1)
+
+
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index):
+    """nll_loss2d's gradient with respect to ``self``."""
+    return _nll_grad(grad_output, self, target, weight, reduction, ignore_index, 1)
+
+
+# -- formulas ------------------------------------------------------------------------------
+def nll_loss_self(grad, self, target, weight, reduction, ignore_index):
+    return NLL_LOSS_BACKWARD.public(grad, self, target, weight, reduction, ignore_index)
+
+
+def nll_loss_backward_grad_output(grad, target, weight, reduction, ignore_index):
+    # nll_loss_backward is linear in grad_output, with nll_loss as its transpose
+    return NLL_LOSS.public(grad, target, weight, reduction, ignore_index)
+
+
+def nll_loss2d_self(grad, self, target, weight, reduction, ignore_index):
+    return NLL_LOSS2D_BACKWARD.public(grad, self, target, weight, reduction, ignore_index)
+
+
+def nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_index):
+    return NLL_LOSS2D.public(grad, target, weight, reduction, ignore_index)
+
+
+def nll_loss_backward_self(grad):
+    return zeros_grad(grad)
+
+
+# -- samples (weights cannot require grad, so weighted calls are in tests/test_nn_ops*.py) ---
+def _log_probs(make, shape, axis):
+    x = make(shape, -3.0, 1.0)
+    return x - np.log(np.exp(x).sum(axis=axis, keepdims=True))
+
+
+def _nll_samples(make, shapes):
+    call = "nn.functional.nll_loss"
+    n = (shapes[0] or (1,))[0]
+    x = _log_probs(make, (n, 5), 1)
+    target = make((n,), 0, 5, np.int64)
+    target[0] = -100
+    out = [Sample((x, make((n,), 0, 5, np.int64)), {"reduction": r}, call=call)
+           for r in ("mean", "sum", "none")]
+    out.append(Sample((x, target), call=call))          # ignore_index
+    out.append(Sample((_log_probs(make, (4,), 0), make((), 0, 4, np.int64)), call=call))
+    out.append(Sample((x.astype(np.float32), make((n,), 0, 5, np.int64)), call=call, atol=1e-5))
+    return out
+
+
+def _nll2d_samples(make, shapes):
+    call = "nn.functional.nll_loss"
+    x = _log_probs(make, (2, 3, 4, 2), 1)
+    target = make((2, 4, 2), 0, 3, np.int64)
+    target[0, 0, 0] = 1
+    ignored = target.copy()
+    ignored[1, 1, 1] = -100
+    return [Sample((x, target), {"reduction": r}, call=call) for r in ("mean", "sum", "none")] \
+        + [Sample((x, ignored), {"ignore_index": -100}, call=call)]
+
+
+NLL_LOSS = defop(
+    "nll_loss", nll_loss, inputs=("self",), derivatives={"self": nll_loss_self},
+    dtype=not_differentiable("nll_loss_forward", {"weight": 2}),
+    methods=(), functions=(), family=FAMILY, samples=_nll_samples)
+NLL_LOSS_BACKWARD = defop(
+    "nll_loss_backward", nll_loss_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": nll_loss_backward_grad_output, "self": nll_loss_backward_self},
+    dtype="same", methods=(), functions=(), family=FAMILY)
+NLL_LOSS2D = defop(
+    "nll_loss2d", nll_loss2d, inputs=("self",), derivatives={"self": nll_loss2d_self},
+    dtype=not_differentiable("nll_loss2d_forward", {"weight": 2}), grad_fn_name="NllLoss2DBackward0",
+    methods=(), functions=(), family=FAMILY, samples=_nll2d_samples)
+NLL_LOSS2D_BACKWARD = defop(
+    "nll_loss2d_backward", nll_loss2d_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": nll_loss2d_backward_grad_output, "self": nll_loss_backward_self},
+    dtype="same", grad_fn_name="NllLoss2DBackwardBackward0", methods=(), functions=(),
+    family=FAMILY)

@@ -1,0 +1,296 @@
+"""Activations of ``torch.nn.functional`` that PyTorch runs as single ops: ``leaky_relu``,
+``elu`` (and ``selu``, ``celu``), ``hardtanh`` (``relu6``), ``log_sigmoid``, ``hardsigmoid``,
+``hardswish``, ``mish``, ``threshold`` and ``glu``, with PyTorch's grad_fn names.
+
+Their gradients are backward ops of PyTorch's names (``leaky_relu_backward`` records
+``LeakyReluBackwardBackward0`` under double backward...), each one NumPy pass. In-place
+variants that save their output, not their input, have their own records with PyTorch's
+``...Backward1`` names (``F.leaky_relu(x, inplace=True)`` -> ``LeakyReluBackward1``).
+
+float16 inputs are computed in float32 and rounded once, as PyTorch's CPU kernels do.
+
+>>> import leafgrad as torch
+>>> torch.nn.functional.leaky_relu(torch.tensor([-1.0, 2.0], requires_grad=True), 0.1)
+tensor([-0.1000,  2.0000], grad_fn=<LeakyReluBackward0>)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .pointwise_common import inplace_of, not_implemented_formula, zeros_grad
+from .registry import Sample, defop, export_function
+
+FAMILY = "nn_activations"
+
+__all__ = ["leaky_relu_", "elu_", "celu_", "selu_", "hardtanh_", "threshold_",
+           "hardsigmoid_", "hardswish_", "mish_"]
+
+_F16 = np.dtype(np.float16)
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _float_only(kernel):
+    """A dtype rule: the input's own float dtype; PyTorch's kernel error for the others."""
+    def rule(rec, args):
+        d = args[0]._data.dtype
+        if d.kind != "f":
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{_dt.from_numpy_dtype(d).tensor_type[:-6]}'")
+        return None, None
+    return rule
+
+
+def _f32(x):
+    """float16 computes in float32 (rounded once at the end by ``_out``)."""
+    return x.astype(np.float32) if x.dtype == _F16 else x
+
+
+def _out(value, like):
+    return np.asarray(value, dtype=like.dtype)
+
+
+def _samples(call, *kwargs_list, low=-3.0, high=3.0):
+    def samples(make, shapes):
+        out = [Sample((make(shapes[0], low, high),), dict(kw), call=call)
+               for kw in (kwargs_list or ({},))]
+        out.append(Sample((make(shapes[1], low, high).astype(np.float32),), call=call,
+                          atol=1e-5))
+        return out
+    return samples
+
+
+def _inplace_record(name, forward, formula, grad_fn_name, **kw):
+    """The record of an in-place variant whose formula uses ``result`` (PyTorch's
+    ``...Backward1``), and its in-place function. (The registry test calls ops on leaves,
+    which in-place ops refuse: tests/test_nn_ops_activations.py checks these.)"""
+    rec = defop(name, forward, derivatives={"self": formula}, grad_fn_name=grad_fn_name,
+                methods=(), functions=(), family=FAMILY, **kw)
+    return rec, inplace_of(rec.public, name, saves_self=False)
+
+
+def zero_self(grad):
+    """The derivative of a backward op with respect to the input it only compares."""
+    return zeros_grad(grad)
+
+
+# -- leaky_relu --------------------------------------------------------------------------------
+def leaky_relu(self, negative_slope=0.01):
+    """``self`` where positive, ``negative_slope * self`` elsewhere."""
+    x = _f32(self)
+    return _out(np.where(x > 0, x, x * negative_slope), self)
+
+
+def leaky_relu_self(grad, self, negative_slope):
+    return LEAKY_RELU_BACKWARD.public(grad, self, negative_slope, False)
+
+
+def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    """``grad_output`` where ``self > 0``, ``negative_slope * grad_output`` elsewhere."""
+    if self_is_result and negative_slope < 0:
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which "
+            "is not supported. This is caused by calling in-place forward function with a "
+            "negative slope, please call out-of-place version instead. File an issue at "
+            "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+            "backward calculation with negative slope")
+    g = _f32(grad_output)
+    return _out(np.where(self > 0, g, g * negative_slope), grad_output)
+
+
+def leaky_relu_backward_grad_output(grad, self, negative_slope):
+    return LEAKY_RELU_BACKWARD.public(grad, self, negative_slope, False)
+
+
+def leaky_relu_result(grad, result, negative_slope):
+    return LEAKY_RELU_BACKWARD.public(grad, result, negative_slope, True)
+
+
+LEAKY_RELU = defop(
+    "leaky_relu", leaky_relu, derivatives={"self": leaky_relu_self},
+    dtype=_float_only("leaky_relu_cpu"), methods=(), functions=(), family=FAMILY,
+    samples=_samples("nn.functional.leaky_relu", {}, {"negative_slope": 0.2},
+                     {"negative_slope": -0.5}))
+LEAKY_RELU_BACKWARD = defop(
+    "leaky_relu_backward", leaky_relu_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": leaky_relu_backward_grad_output,
+                 "self": zero_self},
+    dtype="same", methods=(), functions=(), family=FAMILY)
+LEAKY_RELU_INPLACE, leaky_relu_ = _inplace_record(
+    "leaky_relu_", leaky_relu, leaky_relu_result, "LeakyReluBackward1",
+    dtype=_float_only("leaky_relu_cpu"))
+
+
+# -- elu, selu, celu -----------------------------------------------------------------------------
+def _elu(self, alpha, scale, input_scale):
+    x = _f32(self)
+    # min(x, 0): no overflow warning from exp on the branch np.where drops
+    negative = np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale)
+    return _out(np.where(x > 0, x * scale, negative), self)
+
+
+def elu(self, alpha=1.0, scale=1.0, input_scale=1.0):
+    """``scale * self`` where positive, ``alpha * scale * (exp(input_scale * self) - 1)``
+    elsewhere."""
+    return _elu(self, alpha, scale, input_scale)
+
+
+def elu_self(grad, self, alpha, scale, input_scale):
+    return ELU_BACKWARD.public(grad, alpha, scale, input_scale, False, self)
+
+
+def elu_result(grad, result, alpha, scale, input_scale):
+    return ELU_BACKWARD.public(grad, alpha, scale, input_scale, True, result)
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """elu's gradient from its input, or (``is_result``) from its output."""
+    g, y = _f32(grad_output), _f32(self_or_result)
+    if is_result:
+        negative = g * input_scale * (y + alpha * scale)
+    else:
+        negative = g * (input_scale * alpha * scale) * np.exp(np.minimum(y, 0) * input_scale)
+    return _out(np.where(y > 0, g * scale, negative), grad_output)
+
+
+def elu_backward_grad_output(grad, alpha, scale, input_scale, is_result, self_or_result):
+    return ELU_BACKWARD.public(grad, alpha, scale, input_scale, is_result, self_or_result)
+
+
+def elu_backward_self_or_result(grad, grad_output, alpha, scale, input_scale, is_result,
+                                self_or_result):
+    negative = (self_or_result < 0).to(grad.dtype)
+    if is_result:
+        return grad * grad_output * input_scale * negative
+    return ELU_BACKWARD.public(grad * grad_output * input_scale, alpha, scale, input_scale,
+                               is_result, self_or_result) * negative
+
+
+def selu(self):
+    """``elu`` with SELU's fixed ``alpha`` and ``scale`` (recorded as ``EluBackward0``)."""
+    return _elu(self, SELU_ALPHA, SELU_SCALE, 1.0)
+
+
+def selu_self(grad, self):
+    return ELU_BACKWARD.public(grad, SELU_ALPHA, SELU_SCALE, 1.0, False, self)
+
+
+def selu_result(grad, result):
+    return ELU_BACKWARD.public(grad, SELU_ALPHA, SELU_SCALE, 1.0, True, result)
+
+
+def celu(self, alpha=1.0):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: elu with ``input_scale =
+    1 / alpha``."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _elu(self, alpha, 1.0, 1.0 / alpha)
+
+
+def celu_self(grad, self, alpha):
+    return ELU_BACKWARD.public(grad, alpha, 1.0, 1.0 / alpha, False, self)
+
+
+def celu_result(grad, result, alpha):
+    return ELU_BACKWARD.public(grad, alpha, 1.0, 1.0 / alpha, True, result)
+
+
+_ELU_RULE = _float_only("elu_cpu")
+ELU = defop("elu", elu, derivatives={"self": elu_self}, dtype=_ELU_RULE, methods=(),
+            functions=(), family=FAMILY,
+            samples=_samples("nn.functional.elu", {}, {"alpha": 0.5}))
+ELU_BACKWARD = defop(
+    "elu_backward", elu_backward, inputs=("grad_output", "self_or_result"),
+    derivatives={"grad_output": elu_backward_grad_output,
+                 "self_or_result": elu_backward_self_or_result},
+    dtype="same", methods=(), functions=(), family=FAMILY)
+SELU = defop("selu", selu, derivatives={"self": selu_self}, dtype=_ELU_RULE,
+             grad_fn_name="EluBackward0", methods=(), family=FAMILY,
+             samples=_samples("nn.functional.selu"))
+CELU = defop("celu", celu, derivatives={"self": celu_self}, dtype=_ELU_RULE, methods=(),
+             family=FAMILY, samples=_samples("nn.functional.celu", {}, {"alpha": 2.0}))
+ELU_INPLACE, elu_ = _inplace_record(
+    "elu_", elu, elu_result, "EluBackward1", dtype=_ELU_RULE)
+SELU_INPLACE, selu_ = _inplace_record(
+    "selu_", selu, selu_result, "EluBackward1", dtype=_ELU_RULE)
+CELU_INPLACE, celu_ = _inplace_record(
+    "celu_", celu, celu_result, "CeluBackward1", dtype=_ELU_RULE)
+export_function("selu_", selu_)   # torch.selu_ and torch.celu_, as in PyTorch
+export_function("celu_", celu_)
+
+
+# -- hardtanh ------------------------------------------------------------------------------------
+def hardtanh(self, min_val=-1.0, max_val=1.0):
+    """``self`` clamped to ``[min_val, max_val]``."""
+    if self.dtype == np.bool_:
+        raise NotImplementedError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
+    if self.dtype.kind in "iu":
+        return np.clip(self, math.ceil(min_val), math.floor(max_val)).astype(self.dtype)
+    return _out(np.clip(self, min_val, max_val), self)
+
+
+def hardtanh_self(grad, self, min_val, max_val):
+    return HARDTANH_BACKWARD.public(grad, self, min_val, max_val)
+
+
+def hardtanh_backward(grad_output, self, min_val, max_val):
+    """``grad_output`` strictly inside ``(min_val, max_val)``, 0 elsewhere."""
+    return np.where((self > min_val) & (self < max_val), grad_output,
+                    np.zeros((), grad_output.dtype))
+
+
+def hardtanh_backward_grad_output(grad, self, min_val, max_val):
+    return HARDTANH_BACKWARD.public(grad, self, min_val, max_val)
+
+
+HARDTANH = defop("hardtanh", hardtanh, derivatives={"self": hardtanh_self}, dtype="same",
+                 methods=(), functions=(), family=FAMILY,
+                 samples=_samples("nn.functional.hardtanh", {}, {"min_val": 0.0,
+                                                                 "max_val": 6.0}))
+HARDTANH_BACKWARD = defop(
+    "hardtanh_backward", hardtanh_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": hardtanh_backward_grad_output,
+                 "self": zero_self},
+    dtype="same", methods=(), functions=(), family=FAMILY)
+# PyTorch's hardtanh_ keeps the name HardtanhBackward0 (it saves a copy of the input)
+hardtanh_ = inplace_of(HARDTANH.public, "hardtanh_")
+
+
+# -- log_sigmoid ---------------------------------------------------------------------------------
+def log_sigmoid(self):
+    """``log(sigmoid(self)) = min(self, 0) - log1p(exp(-|self|))``, finite everywhere."""
+    x = _f32(self)
+    return _out(np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), self)
+
+
+def log_sigmoid_self(grad, self):
+    return LOG_SIGMOID_BACKWARD.public(grad, self)
+
+
+def log_sigmoid_backward(grad_output, self):
+    """``grad_output * sigmoid(-self)`` (``1 / (1 + exp(self))`` is 0, not NaN, at +inf)."""
+    x = _f32(self)
+    return _out(_f32(grad_output) / (1 + np.exp(x)), grad_output)
+
+
+def log_sigmoid_backward_grad_output(grad, self):
+    return LOG_SIGMOID_BACKWARD.public(grad, self)
+
+
+def log_sigmoid_backward_self(grad, grad_output, self):
+    s = self.sigmoid()
+    return -(grad * grad_output) * s * (1 - s)
+
+
+LOG_SIGMOID = defop(
+    "log_sigmoid", log_sigmoid, derivatives={"self": log_sigmoid_self},
+    dtype=_float_only("log_sigmoid_cpu"), methods=(), functions=(), family=FAMILY,
+    samples=_samples("nn.functional.logsigmoid", low=-6.0, high=6.0))
+LOG_SIGMOID_BACKWARD = defop(
+    "log_sigmoid_backward", log_sigmoid_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": log_sigmoid_backward_grad_output,
+                 "self": log_sigmoid_backward_self},
+    dtype="same", methods=(), functions=(), family=FAMILY)
