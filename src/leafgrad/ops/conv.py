@@ -31,9 +31,12 @@ tensor([[[[4., 4.],
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import dtypes as _dt
+from ..grad_mode import state as _mode
 from ..tensor import Tensor
 from .registry import Sample, defop, export_function
 
@@ -96,6 +99,7 @@ def _to_onck(g):
 
 
 def _conv2d(x, w, b, stride, padding, dilation, groups):
+    """The convolution and its im2col columns (kept for the weight gradient)."""
     n = x.shape[0]
     o, _, kh, kw = w.shape
     oh = conv_output_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
@@ -104,7 +108,44 @@ def _conv2d(x, w, b, stride, padding, dilation, groups):
     out = _grouped_matmul(w.reshape(o, -1), cols, groups)
     if b is not None:
         out += b[:, None]
-    return np.ascontiguousarray(out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
+    return np.ascontiguousarray(out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3)), cols
+
+
+# Note [im2col reuse]
+# The weight gradient needs the same columns as the forward. Rebuilding them costs as much as
+# a third of the forward, so a forward run with grad mode on keeps them here, keyed by the
+# identity of its input array and the geometry, until the weight gradient takes them (once) or
+# the input array dies (a weakref callback drops the entry: a forward without a backward
+# frees them with its graph). The engine has already refused a backward whose saved input was
+# changed in place, so columns found here match the input the backward sees.
+_COLS: dict = {}
+
+
+def _keep_cols(x, key, cols) -> None:
+    if not _mode.grad_enabled:
+        return
+    if len(_COLS) >= 16:   # a bound for odd uses (forwards on many inputs, no backward)
+        _COLS.pop(next(iter(_COLS)))
+    ident = id(x)
+    try:
+        ref = weakref.ref(x, lambda _ref, ident=ident: _drop_cols(ident, _ref))
+    except TypeError:
+        return
+    _COLS[ident] = (ref, key, cols)
+
+
+def _drop_cols(ident, ref) -> None:
+    entry = _COLS.get(ident)
+    if entry is not None and entry[0] is ref:
+        del _COLS[ident]
+
+
+def _take_cols(x, key):
+    entry = _COLS.get(id(x))
+    if entry is not None and entry[0]() is x and entry[1] == key:
+        del _COLS[id(x)]
+        return entry[2]
+    return None
 
 
 def _conv2d_input_grad(g, w, x_shape, stride, padding, dilation, groups):
@@ -121,17 +162,27 @@ def _conv2d_input_grad(g, w, x_shape, stride, padding, dilation, groups):
     return np.ascontiguousarray(gxp[:, :, ph:ph + h, pw:pw + wd].transpose(1, 0, 2, 3))
 
 
-def _conv2d_weight_grad(g, x, w_shape, stride, padding, dilation, groups):
+def _conv2d_weight_grad(g, x, w_shape, stride, padding, dilation, groups, cols=None):
     """``B_x^T g``: the gradient of conv(x, w) w.r.t. a weight of shape ``w_shape``."""
     o, cg, kh, kw = w_shape
     oh, ow = g.shape[2:]
-    cols = _im2col(x, kh, kw, oh, ow, stride, padding, dilation)
+    if cols is None:
+        cols = _im2col(x, kh, kw, oh, ow, stride, padding, dilation)
     gm = _to_onck(g)
     if groups == 1:
-        return (gm @ cols.T).reshape(w_shape)
+        return np.ascontiguousarray(_gemm_nt(gm, cols)).reshape(w_shape)
     gg = gm.reshape(groups, o // groups, -1)
     cc = cols.reshape(groups, cg * kh * kw, -1)
-    return np.matmul(gg, cc.transpose(0, 2, 1)).reshape(w_shape)
+    return np.ascontiguousarray(_gemm_nt(gg, cc)).reshape(w_shape)
+
+
+def _gemm_nt(a, b):
+    """``a @ b^T`` over a long inner dim (N*OH*OW). OpenBLAS is many times slower (up to 100x
+    measured, with a single-digit row count) when the first operand has fewer rows than the
+    second, so the product is taken in the faster order and transposed back (a view)."""
+    if a.shape[-2] >= b.shape[-2]:
+        return np.matmul(a, np.swapaxes(b, -1, -2))
+    return np.swapaxes(np.matmul(b, np.swapaxes(a, -1, -2)), -1, -2)
 
 
 def _is1d(a) -> bool:
@@ -262,7 +313,8 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     s, p, d = _as2d(stride, padding, dilation)
     x, w = (_up(input), _up(weight)) if one else (input, weight)
     if not transposed:
-        out = _conv2d(x, w, bias, s, p, d, groups)
+        out, cols = _conv2d(x, w, bias, s, p, d, groups)
+        _keep_cols(input, (w.shape, s, p, d), cols)
     else:
         shape = transposed_output_shape(x.shape, w.shape, s, p, d, _pair(output_padding, 0),
                                         groups)
@@ -277,16 +329,16 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     return out[:, :, 0, :] if one else out
 
 
-def convolution_backward_input(grad_output, weight, input_size, stride, padding, dilation,
-                               groups):
-    """``A_w^T grad_output``: the input gradient of a convolution (see Note above)."""
+def convolution_backward_input(grad_output, input, weight, stride, padding, dilation, groups):
+    """``A_w^T grad_output``: the input gradient of a convolution (see Note above); ``input``
+    gives the shape (and, as in PyTorch, is an input of the node, with no gradient)."""
     s, p, d = _as2d(stride, padding, dilation)
     if _is1d(grad_output):
-        n, c, length = input_size
+        n, c, length = input.shape
         out = _conv2d_input_grad(_up(grad_output), _up(weight), (n, c, 1, length), s, p, d,
                                  groups)
         return out[:, :, 0, :]
-    return _conv2d_input_grad(grad_output, weight, tuple(input_size), s, p, d, groups)
+    return _conv2d_input_grad(grad_output, weight, input.shape, s, p, d, groups)
 
 
 def convolution_backward_weight(grad_output, input, weight_size, stride, padding, dilation,
@@ -295,9 +347,13 @@ def convolution_backward_weight(grad_output, input, weight_size, stride, padding
     s, p, d = _as2d(stride, padding, dilation)
     if _is1d(grad_output):
         o, cg, k = weight_size
-        out = _conv2d_weight_grad(_up(grad_output), _up(input), (o, cg, 1, k), s, p, d, groups)
+        shape = (o, cg, 1, k)
+        cols = _take_cols(input, (shape, s, p, d))
+        out = _conv2d_weight_grad(_up(grad_output), _up(input), shape, s, p, d, groups, cols)
         return out[:, :, 0, :]
-    return _conv2d_weight_grad(grad_output, input, tuple(weight_size), s, p, d, groups)
+    shape = tuple(weight_size)
+    cols = _take_cols(input, (shape, s, p, d))
+    return _conv2d_weight_grad(grad_output, input, shape, s, p, d, groups, cols)
 
 
 def _zeros(n):
@@ -309,19 +365,18 @@ def _conv(x, w, stride, padding, dilation, groups):
                               _zeros(len(stride)), groups)
 
 
-def _input_grad(g, w, shape, stride, padding, dilation, groups):
-    return CONV_BACKWARD_INPUT.public(g, w, tuple(shape), stride, padding, dilation, groups)
+def _input_grad(g, x, w, stride, padding, dilation, groups):
+    return CONV_BACKWARD_INPUT.public(g, x, w, stride, padding, dilation, groups)
 
 
 def _weight_grad(g, x, shape, stride, padding, dilation, groups):
     return CONV_BACKWARD_WEIGHT.public(g, x, tuple(shape), stride, padding, dilation, groups)
 
 
-def convolution_input(grad, weight, input_shape, stride, padding, dilation, transposed,
-                      groups):
+def convolution_input(grad, input, weight, stride, padding, dilation, transposed, groups):
     if transposed:
         return _conv(grad, weight, stride, padding, dilation, groups)
-    return _input_grad(grad, weight, input_shape, stride, padding, dilation, groups)
+    return _input_grad(grad, input, weight, stride, padding, dilation, groups)
 
 
 def convolution_weight(grad, input, weight_shape, stride, padding, dilation, transposed,
@@ -347,8 +402,8 @@ def backward_weight_grad_output(grad, input, stride, padding, dilation, groups):
     return _conv(input, grad, stride, padding, dilation, groups)
 
 
-def backward_weight_input(grad, grad_output, input_shape, stride, padding, dilation, groups):
-    return _input_grad(grad_output, grad, input_shape, stride, padding, dilation, groups)
+def backward_weight_input(grad, grad_output, input, stride, padding, dilation, groups):
+    return _input_grad(grad_output, input, grad, stride, padding, dilation, groups)
 
 
 def _conv_samples(make, shapes):
@@ -400,7 +455,7 @@ export_function("convolution", convolution)
 
 CONV_BACKWARD_INPUT = defop(
     "convolution_backward_input", convolution_backward_input,
-    inputs=("grad_output", "weight"),
+    inputs=("grad_output", "input", "weight"),
     derivatives={"grad_output": backward_input_grad_output, "weight": backward_input_weight},
     dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
     family=FAMILY)

@@ -11,12 +11,15 @@ in every window form one strided slice of the padded input, so a pooling is a lo
 ``kh * kw`` vectorised slice operations (max / compare for max pooling, add for average
 pooling), and its backward adds each offset's share back through the same slices.
 
-Note [Max-pool argmax cache]
-The backward of max pooling needs the position of each window's maximum. A formula only sees
-the op's inputs and first output, so the forward remembers its argmax (one small integer per
-output element) keyed by the identity of the input array; the backward uses it when the saved
-input is still that very array (the engine has already checked that no in-place op changed it)
-and recomputes it otherwise. The cache holds a few entries and weak references only.
+Note [Max-pool routing]
+The backward of max pooling needs the position of each window's maximum, and a formula sees the
+op's inputs and first output only (not the indices). Finding the argmax in the forward costs
+several times the max itself, so the forward computes only the maxima (a chain of
+``np.maximum``); the backward compares each kernel offset's slice of the saved input with the
+saved output and sends the gradient to the first offset equal to it, which is the position
+PyTorch's kernel picks (the first maximum). NaN maxima and all-``-inf`` windows follow other
+rules in PyTorch, so when the output holds a non-finite value the backward computes PyTorch's
+exact argmax instead.
 
 >>> import leafgrad as torch
 >>> torch.max_pool2d(torch.arange(16.).view(1, 1, 4, 4), 2)
@@ -25,11 +28,10 @@ tensor([[[[ 5.,  7.],
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from ..tensor import _wrap
+from .pointwise_common import zeros_grad
 from .joins import materialize_zeros
 from .registry import Sample, defop
 
@@ -89,22 +91,38 @@ def _lowest(dtype):
 
 
 # -- max pooling --------------------------------------------------------------------------------
-_ARGMAX_CACHE: dict = {}
-
-
-def _max_pool(x, kernel_size, stride, padding, dilation, ceil_mode):
-    """Pooled values and the kernel offset (row-major) of each window's maximum."""
-    oh, ow = _geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+def _max_padded(x3, shape, kernel_size, stride, padding, dilation, ceil_mode):
+    """The input planes padded with the lowest value as far as the windows reach, and (OH, OW)."""
+    oh, ow = _geometry(shape, kernel_size, stride, padding, dilation, ceil_mode)
     (kh, kw), (sh, sw), (dh, dw) = kernel_size, stride, dilation
-    x3 = _flat3(x)
     xp = _padded(x3, padding, (oh - 1) * sh + dh * (kh - 1) + 1,
-                 (ow - 1) * sw + dw * (kw - 1) + 1, _lowest(x.dtype))
+                 (ow - 1) * sw + dw * (kw - 1) + 1, _lowest(x3.dtype))
+    return xp, oh, ow
+
+
+def _max_values(x, kernel_size, stride, padding, dilation, ceil_mode):
+    """Window maxima only: a chain of ``np.maximum`` over the kernel offsets (NaN wins, as in
+    PyTorch)."""
+    x3 = _flat3(x)
+    xp, oh, ow = _max_padded(x3, x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    offsets = _slices(kernel_size, stride, dilation, oh, ow)
+    _, rows, cols = next(offsets)
+    best = xp[:, rows, cols].copy()
+    for _, rows, cols in offsets:
+        np.maximum(best, xp[:, rows, cols], out=best)
+    return best.reshape(x.shape[:-2] + (oh, ow))
+
+
+def _max_argmax(x, kernel_size, stride, padding, dilation, ceil_mode):
+    """Window maxima and the kernel offset (row-major) of each: the first maximum, or the last
+    NaN, as PyTorch's kernel picks them."""
+    x3 = _flat3(x)
+    xp, oh, ow = _max_padded(x3, x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    kh, kw = kernel_size
     offsets = _slices(kernel_size, stride, dilation, oh, ow)
     _, rows, cols = next(offsets)
     best = xp[:, rows, cols].copy()
     arg = np.zeros(best.shape, np.uint8 if kh * kw < 256 else np.int32)
-    # PyTorch takes a NaN over anything (and the last NaN); checking for NaN costs a pass per
-    # offset, so it is done only when the input holds one.
     nan_aware = x.dtype.kind == "f" and not np.isfinite(np.sum(x3))
     for k, rows, cols in offsets:
         v = xp[:, rows, cols]
@@ -136,22 +154,6 @@ def _fix_padding_argmax(arg, shape, kernel_size, stride, padding, dilation):
         np.copyto(arg, np.broadcast_to(first, arg.shape), where=bad, casting="unsafe")
 
 
-def _remember(x, params, arg):
-    if len(_ARGMAX_CACHE) >= 8:
-        _ARGMAX_CACHE.pop(next(iter(_ARGMAX_CACHE)))
-    try:
-        _ARGMAX_CACHE[id(x)] = (weakref.ref(x), params, arg)
-    except TypeError:   # arrays without weak-reference support: recompute in backward
-        pass
-
-
-def _argmax_of(x, params):
-    entry = _ARGMAX_CACHE.get(id(x))
-    if entry is not None and entry[0]() is x and entry[1] == params:
-        return entry[2]
-    return _max_pool(x, *params)[1]
-
-
 def _flat_indices(arg, shape, kernel_size, stride, padding, dilation):
     """Kernel offsets -> PyTorch's indices (``row * W + col`` in each input plane)."""
     w = shape[-1]
@@ -164,67 +166,109 @@ def _flat_indices(arg, shape, kernel_size, stride, padding, dilation):
     return rows * w + cols
 
 
+class Maxima:
+    """Where each window's maximum sits, for the backward (see Note [Max-pool routing]).
+
+    Built from the saved input and output; the routing by equality runs only when every
+    maximum is finite (a NaN or a -inf window needs PyTorch's exact argmax rules, so those
+    compute the argmax instead)."""
+
+    __slots__ = ("x", "out", "params", "_arg")
+
+    def __init__(self, x, out, params):
+        self.x, self.out, self.params, self._arg = x, out, params, None
+        if x.dtype.kind != "f" or not np.isfinite(np.sum(out)):
+            self._arg = _max_argmax(x, *params)[1]
+
+    def argmax(self):
+        if self._arg is None:
+            self._arg = _max_argmax(self.x, *self.params)[1]
+        return self._arg
+
+    def flat_indices(self):
+        return _flat_indices(self.argmax(), self.x.shape, *self.params[:4])
+
+    def scatter(self, grad_output):
+        """The input gradient: each window's gradient sent to its (first) maximum."""
+        kernel_size, stride, padding, dilation, ceil_mode = self.params
+        (kh, kw), (sh, sw), (dh, dw) = kernel_size, stride, dilation
+        x3 = _flat3(self.x)
+        h, w = x3.shape[1:]
+        ph, pw = padding
+        oh, ow = grad_output.shape[-2:]
+        g = _flat3(grad_output)
+        disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
+        if self._arg is None:
+            xp, _, _ = _max_padded(x3, self.x.shape, *self.params)
+        rows_n = max((oh - 1) * sh + dh * (kh - 1) + 1, h + ph)
+        cols_n = max((ow - 1) * sw + dw * (kw - 1) + 1, w + pw)
+        # windows that tile the input exactly write every position once: no zero fill needed
+        covers = disjoint and (sh, sw) == (kh, kw) and (oh * kh, ow * kw) == (h, w) and \
+            padding == (0, 0)
+        gxp = (np.empty if covers else np.zeros)((g.shape[0], rows_n, cols_n), g.dtype)
+        out = None if self._arg is not None else _flat3(self.out)
+        arg = None if self._arg is None else _flat3(self._arg)
+        taken = None
+        last = kh * kw - 1
+        for k, r, c in _slices(kernel_size, stride, dilation, oh, ow):
+            if arg is not None:
+                hit = arg == k
+            else:
+                hit = xp[:, r, c] == out
+                if taken is None:
+                    taken = hit
+                elif k < last:
+                    hit = hit > taken   # equal and no earlier offset took it
+                    taken = taken | hit
+                else:
+                    hit = hit > taken
+            if disjoint:   # each input position is in one window at most: write, don't add
+                np.multiply(g, hit, out=gxp[:, r, c])
+            else:
+                gxp[:, r, c] += g * hit
+        return np.ascontiguousarray(gxp[:, ph:ph + h, pw:pw + w]).reshape(self.x.shape)
+
+
 def _params(kernel_size, stride, padding, dilation, ceil_mode):
     return (tuple(kernel_size), tuple(stride), tuple(padding), tuple(dilation), bool(ceil_mode))
 
 
 def max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
     """Max over each (dilated) window of the last two dims (as ATen's ``max_pool2d``)."""
-    params = _params(kernel_size, stride, padding, dilation, ceil_mode)
-    out, arg = _max_pool(self, *params)
-    _remember(self, params, arg)
-    return out
+    return _max_values(self, *_params(kernel_size, stride, padding, dilation, ceil_mode))
 
 
 def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
     """``(values, indices)``: the window maxima and their flat positions in each plane."""
     params = _params(kernel_size, stride, padding, dilation, ceil_mode)
-    out, arg = _max_pool(self, *params)
-    _remember(self, params, arg)
+    out, arg = _max_argmax(self, *params)
     return [out, _flat_indices(arg, self.shape, *params[:4])]
 
 
-def _max_pool_grad(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
+def _max_pool_grad(grad, self, result, kernel_size, stride, padding, dilation, ceil_mode):
     params = _params(kernel_size, stride, padding, dilation, ceil_mode)
-    arg = _argmax_of(self._data, params)
-    return MAX_POOL_BACKWARD.public(grad, tuple(self._data.shape), *params, arg)
+    maxima = Maxima(self._data, result._data, params)
+    return MAX_POOL_BACKWARD.public(grad, self, maxima)
 
 
-def max_pool2d_self(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
-    return _max_pool_grad(grad, self, kernel_size, stride, padding, dilation, ceil_mode)
+def max_pool2d_self(grad, self, result, kernel_size, stride, padding, dilation, ceil_mode):
+    return _max_pool_grad(grad, self, result, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-def max_pool2d_with_indices_self(grads, self, kernel_size, stride, padding, dilation,
+def max_pool2d_with_indices_self(grads, self, result, kernel_size, stride, padding, dilation,
                                  ceil_mode):
-    return _max_pool_grad(grads[0], self, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool_grad(grads[0], self, result, kernel_size, stride, padding, dilation,
+                          ceil_mode)
 
 
-def max_pool2d_with_indices_backward(grad_output, self_size, kernel_size, stride, padding,
-                                     dilation, ceil_mode, argmax):
-    """Each window's gradient sent to its maximum (``argmax``: kernel offsets, internal)."""
-    (kh, kw), (sh, sw), (dh, dw) = kernel_size, stride, dilation
-    oh, ow = grad_output.shape[-2:]
-    h, w = self_size[-2:]
-    ph, pw = padding
-    rows = max((oh - 1) * sh + dh * (kh - 1) + 1, h + ph)
-    cols = max((ow - 1) * sw + dw * (kw - 1) + 1, w + pw)
-    g = _flat3(grad_output)
-    arg = _flat3(argmax)
-    gxp = np.zeros((g.shape[0], rows, cols), g.dtype)
-    disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
-    for k, r, c in _slices(kernel_size, stride, dilation, oh, ow):
-        hit = arg == k
-        if disjoint:   # each input position is in at most one window: write, don't add
-            np.copyto(gxp[:, r, c], g, where=hit)
-        else:
-            gxp[:, r, c] += np.where(hit, g, 0)
-    return np.ascontiguousarray(gxp[:, ph:ph + h, pw:pw + w]).reshape(self_size)
+def max_pool2d_with_indices_backward(grad_output, self, maxima):
+    """Each window's gradient sent to its maximum (``maxima``: a ``Maxima``)."""
+    return maxima.scatter(grad_output)
 
 
-def max_pool2d_with_indices_backward_grad_output(grad, self_size, kernel_size, stride,
-                                                 padding, dilation, argmax):
+def max_pool2d_with_indices_backward_grad_output(grad, maxima):
     # the adjoint of scattering to the maxima is gathering from them
-    idx = _flat_indices(argmax, self_size, kernel_size, stride, padding, dilation)
+    idx = maxima.flat_indices()
     lead = idx.shape[:-2]
     flat = grad.reshape(lead + (-1,))
     return flat.gather(len(lead), _wrap(idx.reshape(lead + (-1,)))).reshape(idx.shape)
@@ -255,8 +299,9 @@ MAX_POOL2D_WITH_INDICES = defop(
 
 MAX_POOL_BACKWARD = defop(
     "max_pool2d_with_indices_backward", max_pool2d_with_indices_backward,
-    inputs=("grad_output",),
-    derivatives={"grad_output": max_pool2d_with_indices_backward_grad_output}, dtype="same",
+    inputs=("grad_output", "self"),
+    derivatives={"grad_output": max_pool2d_with_indices_backward_grad_output,
+                 "self": zeros_grad}, dtype="same",
     grad_fn_name="MaxPool2DWithIndicesBackwardBackward0", methods=(), functions=(),
     family=FAMILY)
 
@@ -299,15 +344,16 @@ def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
     return out.reshape(self.shape[:-2] + (oh, ow))
 
 
-def avg_pool2d_self(grad, self_shape, kernel_size, stride, padding, ceil_mode,
-                    count_include_pad, divisor_override):
-    return AVG_POOL_BACKWARD.public(grad, tuple(self_shape), kernel_size, stride, padding,
-                                    ceil_mode, count_include_pad, divisor_override)
+def avg_pool2d_self(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                    divisor_override):
+    return AVG_POOL_BACKWARD.public(grad, self, kernel_size, stride, padding, ceil_mode,
+                                    count_include_pad, divisor_override)
 
 
-def avg_pool2d_backward(grad_output, self_size, kernel_size, stride, padding, ceil_mode,
+def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
                         count_include_pad, divisor_override):
     """Each window's gradient spread evenly (by PyTorch's divisor) over the window."""
+    self_size = self.shape
     oh, ow = grad_output.shape[-2:]
     (kh, kw), (sh, sw) = kernel_size, stride
     h, w = self_size[-2:]
@@ -335,8 +381,9 @@ AVG_POOL2D = defop(
     samples=_pool_samples("nn.functional.avg_pool2d", _AVG_ARGS))
 
 AVG_POOL_BACKWARD = defop(
-    "avg_pool2d_backward", avg_pool2d_backward, inputs=("grad_output",),
-    derivatives={"grad_output": avg_pool2d_backward_grad_output}, dtype="same",
+    "avg_pool2d_backward", avg_pool2d_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": avg_pool2d_backward_grad_output, "self": zeros_grad},
+    dtype="same",
     grad_fn_name="AvgPool2DBackwardBackward0", methods=(), functions=(), family=FAMILY)
 
 
@@ -371,12 +418,13 @@ def adaptive_avg_pool2d(self, output_size):
     return _separable(_flat3(self), ph, pw).reshape(self.shape[:-2] + (oh, ow))
 
 
-def adaptive_avg_pool2d_self(grad, self_shape):
-    return ADAPTIVE_BACKWARD.public(grad, tuple(self_shape))
+def adaptive_avg_pool2d_self(grad, self):
+    return ADAPTIVE_BACKWARD.public(grad, self)
 
 
-def adaptive_avg_pool2d_backward(grad_output, self_size):
+def adaptive_avg_pool2d_backward(grad_output, self):
     """The adjoint: ``P_h^T @ g @ P_w``."""
+    self_size = self.shape
     h, w = self_size[-2:]
     oh, ow = grad_output.shape[-2:]
     ph = _adaptive_matrix(h, oh, grad_output.dtype)
@@ -401,8 +449,10 @@ ADAPTIVE_AVG_POOL2D = defop(
     family=FAMILY, samples=_adaptive_samples)
 
 ADAPTIVE_BACKWARD = defop(
-    "adaptive_avg_pool2d_backward", adaptive_avg_pool2d_backward, inputs=("grad_output",),
-    derivatives={"grad_output": adaptive_avg_pool2d_backward_grad_output}, dtype="same",
+    "adaptive_avg_pool2d_backward", adaptive_avg_pool2d_backward,
+    inputs=("grad_output", "self"),
+    derivatives={"grad_output": adaptive_avg_pool2d_backward_grad_output, "self": zeros_grad},
+    dtype="same",
     grad_fn_name="AdaptiveAvgPool2DBackwardBackward0", methods=(), functions=(),
     family=FAMILY)
 
