@@ -29,7 +29,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-__all__ = ["Fence", "Pair", "parse", "pair_blocks", "check_file", "main"]
+__all__ = ["Fence", "Pair", "check_file", "main", "pair_blocks", "parse"]
 
 _OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`]*)$")
 _EXPECTED_LABEL = re.compile(r"^[\W_]*expected output[\W_]*$", re.IGNORECASE)
@@ -175,7 +175,7 @@ def _run_worker(path: str, pairs: list, torch_mode: str, timeout: float) -> list
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "leafgrad.teach.check_worker", torch_mode, results_path],
-            input=job, capture_output=True, text=True, env=env, timeout=timeout)
+            input=job, capture_output=True, text=True, env=env, timeout=timeout, check=False)
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr.strip() or f"worker exited with {proc.returncode}")
         with open(results_path, encoding="utf-8") as f:

@@ -18,7 +18,7 @@ L = 12  MulBackward0
 """
 from __future__ import annotations
 
-__all__ = ["draw_chain", "draw_tree", "op_label", "fmt"]
+__all__ = ["draw_chain", "draw_tree", "fmt", "op_label"]
 
 
 def fmt(value) -> str:
@@ -63,7 +63,7 @@ def op_label(node) -> str:
             value = _saved(node, slot)
             if value is not None and _is_constant(value):
                 return f"times {fmt(value)}"
-    base = name[:-len("Backward0")] if name.endswith("Backward0") else name
+    base = name.removesuffix("Backward0")
     return base.lower()
 
 

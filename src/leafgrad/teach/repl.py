@@ -11,7 +11,7 @@ import textwrap
 import traceback
 import warnings
 
-__all__ = ["Session", "wrap", "exception_line"]
+__all__ = ["Session", "exception_line", "wrap"]
 
 WIDTH = 88
 

@@ -10,12 +10,12 @@ the code that runs. Output is deterministic: every section seeds the generator f
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .repl import Session, wrap
 
-__all__ = ["Section", "SECTIONS", "section", "Tour", "run_tour", "list_sections"]
+__all__ = ["SECTIONS", "Section", "Tour", "list_sections", "run_tour", "section"]
 
 
 @dataclass
@@ -23,15 +23,18 @@ class Section:
     name: str
     title: str
     run: Callable
+    module: str = ""
 
 
 SECTIONS: list = []
+# the section modules, in tour order; within a module, sections run in definition order
+_MODULES = ("tour_basics", "tour_modes", "tour_checks", "tour_train")
 
 
 def section(name: str, title: str):
-    """Register a tour section (in the order the modules define them)."""
+    """Register a tour section."""
     def register(fn):
-        SECTIONS.append(Section(name, title, fn))
+        SECTIONS.append(Section(name, title, fn, fn.__module__.rsplit(".", 1)[-1]))
         return fn
     return register
 
@@ -71,16 +74,12 @@ class Tour:
         self.session.run(source, **kwargs)
 
 
-def _load_sections() -> None:
-    if SECTIONS:
-        return
-    # importing the modules registers their sections, in tour order
-    from . import tour_basics, tour_modes, tour_checks, tour_train  # noqa: F401
-
-
 def list_sections() -> list:
-    _load_sections()
-    return list(SECTIONS)
+    """All sections in tour order (importing a module registers its sections)."""
+    import importlib
+    for name in _MODULES:
+        importlib.import_module(f"{__package__}.{name}")
+    return sorted(SECTIONS, key=lambda s: _MODULES.index(s.module))
 
 
 def _header(i: int, n: int, sec: Section) -> str:

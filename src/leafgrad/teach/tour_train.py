@@ -11,7 +11,7 @@ import importlib.util
 
 from .tour import section
 
-__all__ = ["Progress", "sparkline", "save_loss_plot", "decision_map"]
+__all__ = ["Progress", "decision_map", "save_loss_plot", "sparkline"]
 
 _BARS = "▁▂▃▄▅▆▇█"
 
