@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...tensor import Tensor, _wrap
-from ._common import prim
+from ...ops.nn_layers import CONSTANT_PAD_ND, EMBEDDING, LAYER_NORM, embedding_renorm_
 
 __all__ = ["linear", "bilinear", "dropout", "embedding", "layer_norm", "pad", "normalize",
            "one_hot"]
@@ -76,57 +76,28 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             if padding_idx < -weight.size(0):
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = weight.size(0) + padding_idx
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("leafgrad's embedding does not support max_norm, "
-                                  "scale_grad_by_freq or sparse yet")
     if input.dtype.is_floating_point:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got torch.FloatTensor "
                            "instead (while checking arguments for embedding)")
-    op = prim("embedding")
-    if op is not None:
-        return op(weight, input, -1 if padding_idx is None else padding_idx)
-    idx = input._data
-    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
-        raise IndexError("index out of range in self")
-    rows = weight.index_select(0, input.reshape(-1)).view(*input.shape, weight.shape[1])
-    if padding_idx is None:
-        return rows
-    torch = _torch()
-    # Same values, but the padding positions take theirs from a detached copy: no gradient.
-    is_pad = (input == padding_idx).unsqueeze(-1)
-    return torch.where(is_pad, rows.detach(), rows)
+    if max_norm is not None:
+        # PyTorch renormalizes the picked rows in place, outside autograd
+        from ...grad_mode import no_grad
+        with no_grad():
+            embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    if sparse:
+        raise NotImplementedError("leafgrad has no sparse tensors: use embedding(sparse=False)")
+    return EMBEDDING.public(weight, input, -1 if padding_idx is None else padding_idx,
+                            scale_grad_by_freq, sparse)
 
 
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalize over the trailing ``normalized_shape`` dims (biased variance), then scale
-    and shift."""
+    and shift (one ``NativeLayerNormBackward0`` node, as in PyTorch)."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(normalized_shape)
-    n = len(normalized_shape)
-    if tuple(input.shape[input.dim() - n:]) != normalized_shape or input.dim() < n:
-        raise RuntimeError(
-            f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-            f"[*, {', '.join(str(s) for s in normalized_shape)}], but got input of size"
-            f"{list(input.shape)}")
-    op = prim("layer_norm")
-    if op is not None:
-        return op(input, list(normalized_shape), weight, bias, eps)
-    op = prim("native_layer_norm")
-    if op is not None:
-        return op(input, list(normalized_shape), weight, bias, eps)[0]
-    dims = tuple(range(input.dim() - n, input.dim()))
-    mean = input.mean(dims, keepdim=True)
-    centered = input - mean
-    var = centered.square().mean(dims, keepdim=True)
-    out = centered * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return LAYER_NORM.public(input, list(normalized_shape), weight, bias, eps)
 
 
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
@@ -142,35 +113,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
                            "input dimension but got padding length "
                            f"{len(pad)} and input of dimension {input.dim()}")
     value = 0.0 if value is None else value
-    op = prim("constant_pad_nd")
-    if op is not None:
-        return op(input, list(pad), value)
-    torch = _torch()
-    out = input
-    for i in range(len(pad) // 2):
-        dim = input.dim() - 1 - i
-        left, right = pad[2 * i], pad[2 * i + 1]
-        size = out.shape[dim]
-        start, stop = max(-left, 0), size - max(-right, 0)
-        if start or stop != size:
-            if stop < start:
-                raise RuntimeError(
-                    f"The input size {size}, plus negative padding {left} and {right} "
-                    f"resulted in a negative output size, which is invalid. Check dimension "
-                    f"{dim} of your input.")
-            out = out.narrow(dim, start, stop - start)
-        parts = []
-        for amount in (left, right):
-            if amount > 0:
-                shape = list(out.shape)
-                shape[dim] = amount
-                parts.append(torch.full(shape, value, dtype=out.dtype))
-            else:
-                parts.append(None)
-        pieces = [p for p in (parts[0], out, parts[1]) if p is not None]
-        if len(pieces) > 1:
-            out = torch.cat(pieces, dim)
-    return out
+    return CONSTANT_PAD_ND.public(input, list(pad), value)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,

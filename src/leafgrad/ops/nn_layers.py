@@ -1,0 +1,277 @@
+"""Layer ops of ``torch.nn.functional`` as single records: ``layer_norm``
+(``NativeLayerNormBackward0``), ``embedding`` (``EmbeddingBackward0``, with
+``embedding_dense_backward``) and ``constant_pad_nd`` (``ConstantPadNdBackward0``).
+
+Note [Layer norm formulas]
+The forward computes statistics in float32 for float16 input (as PyTorch's CPU kernel) and
+two-pass (mean, then the mean of squared deviations) for accuracy. The formulas recompute the
+normalized input from the saved input with leafgrad ops instead of saving mean and rstd: a
+formula sees the op's inputs and output only, and written this way they are differentiable
+again, so double backward works (PyTorch has a ``native_layer_norm_backward`` op for that;
+the values agree, only the names of the second-order nodes differ).
+
+>>> import leafgrad as torch
+>>> torch.nn.functional.pad(torch.tensor([1.0, 2.0]), (1, 2))
+tensor([0., 1., 2., 0., 0.])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+from .registry import Sample, defop
+
+FAMILY = "nn_layers"
+
+__all__ = ["LAYER_NORM", "EMBEDDING", "CONSTANT_PAD_ND", "embedding_renorm_"]
+
+_F16 = np.dtype(np.float16)
+
+
+def _type_name(dtype) -> str:
+    return _dt.from_numpy_dtype(np.dtype(dtype)).tensor_type[:-6]
+
+
+def _shape_str(shape) -> str:
+    return f"[{', '.join(map(str, shape))}]"
+
+
+# -- layer_norm ----------------------------------------------------------------------------------
+def _check_layer_norm(input, normalized_shape, weight, bias):
+    shape = tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.shape != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {_shape_str(t.shape)} and "
+                               f"normalized_shape = {_shape_str(shape)}")
+    n = len(shape)
+    if input.ndim < n or input.shape[input.ndim - n:] != shape:
+        raise RuntimeError(f"Given normalized_shape={_shape_str(shape)}, expected input with "
+                           f"shape [*, {', '.join(map(str, shape))}], but got input of size"
+                           f"{_shape_str(input.shape)}")
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for '
+                                  f"'{_type_name(input.dtype)}'")
+    for t in (weight, bias):
+        if t is not None and t.dtype != input.dtype and not (
+                input.dtype == _F16 and t.dtype == np.float32):
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                               f"{_type_name(input.dtype)}")
+    return tuple(range(input.ndim - n, input.ndim))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    """Normalize over the trailing ``normalized_shape`` dims (biased variance), then scale by
+    ``weight`` and shift by ``bias``."""
+    axes = _check_layer_norm(input, normalized_shape, weight, bias)
+    x = input.astype(np.float32) if input.dtype == _F16 else input
+    if x.size == 0:
+        return np.empty_like(input)
+    centered = x - x.mean(axis=axes, keepdims=True)
+    var = np.mean(centered * centered, axis=axes, keepdims=True)
+    centered *= 1.0 / np.sqrt(var + eps)
+    if weight is not None:
+        centered *= weight
+    if bias is not None:
+        centered += bias
+    return centered.astype(input.dtype, copy=False)
+
+
+def _normalized(input, normalized_shape, eps):
+    """(x - mean) * rstd and rstd over the trailing dims, as leafgrad expressions."""
+    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
+    centered = input - input.mean(dims, keepdim=True)
+    rstd = ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
+    return centered * rstd, rstd, dims
+
+
+def layer_norm_input(grad, input, normalized_shape, weight, eps):
+    xhat, rstd, dims = _normalized(input, normalized_shape, eps)
+    gy = grad if weight is None else grad * weight
+    inner = gy - gy.mean(dims, keepdim=True) - xhat * (gy * xhat).mean(dims, keepdim=True)
+    return inner * rstd
+
+
+def layer_norm_weight(grad, input, normalized_shape, eps):
+    xhat, _, _ = _normalized(input, normalized_shape, eps)
+    lead = list(range(input.dim() - len(normalized_shape)))
+    out = grad * xhat
+    return out.sum(lead) if lead else out
+
+
+def layer_norm_bias(grad, normalized_shape):
+    lead = list(range(grad.dim() - len(normalized_shape)))
+    return grad.sum(lead) if lead else grad
+
+
+def _layer_norm_samples(make, shapes):
+    call = "nn.functional.layer_norm"
+    return [Sample((make((3, 4)), (4,), make((4,)), make((4,))), call=call),
+            Sample((make((2, 3, 4)), (3, 4)), call=call),
+            Sample((make((2, 5)), [5], make((5,)), None), {"eps": 0.1}, call=call),
+            Sample((make((2, 3)).astype(np.float32), (3,), make((3,)).astype(np.float32),
+                    make((3,)).astype(np.float32)), call=call, atol=1e-4)]
+
+
+LAYER_NORM = defop(
+    "layer_norm", layer_norm, inputs=("input", "weight", "bias"),
+    derivatives={"input": layer_norm_input, "weight": layer_norm_weight,
+                 "bias": layer_norm_bias},
+    dtype="same", grad_fn_name="NativeLayerNormBackward0", methods=(), family=FAMILY,
+    samples=_layer_norm_samples)
+
+
+# -- embedding -----------------------------------------------------------------------------------
+def _indices(indices, function="embedding"):
+    data = indices._data if isinstance(indices, Tensor) else indices
+    if data.dtype != np.int64 and data.dtype != np.int32:
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got torch."
+                           f"{_type_name(data.dtype)}Tensor instead (while checking arguments "
+                           f"for {function})")
+    return data
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` picked by the integer ``indices``."""
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    idx = _indices(indices)
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    return weight[idx]
+
+
+def embedding_weight(grad, weight_shape, indices, padding_idx, scale_grad_by_freq, sparse):
+    if sparse:
+        raise NotImplementedError("leafgrad has no sparse tensors: embedding(sparse=True)")
+    return EMBEDDING_DENSE_BACKWARD.public(grad, indices, weight_shape[0], padding_idx,
+                                           scale_grad_by_freq)
+
+
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx,
+                             scale_grad_by_freq):
+    """The rows of ``grad_output`` summed into the rows of a zero weight gradient (none into
+    row ``padding_idx``; each divided by its index's count with ``scale_grad_by_freq``)."""
+    idx = _indices(indices, "embedding_backward").reshape(-1)
+    dim = grad_output.shape[-1]
+    rows = grad_output.reshape(-1, dim)
+    out = np.zeros((num_weights, dim), dtype=grad_output.dtype)
+    if scale_grad_by_freq:
+        counts = np.bincount(idx, minlength=num_weights)
+        rows = rows / counts[idx, None].astype(rows.dtype)
+    np.add.at(out, idx, rows)
+    if padding_idx >= 0:
+        out[padding_idx] = 0
+    return out
+
+
+def embedding_dense_backward_grad_output(grad, indices, padding_idx):
+    out = grad[indices]
+    if padding_idx >= 0:
+        out = out.masked_fill((indices == padding_idx).unsqueeze(-1), 0)
+    return out
+
+
+def _embedding_samples(make, shapes):
+    call = "nn.functional.embedding"
+    idx = make((2, 3), 0, 5, np.int64)
+    idx[0, 0] = idx[1, 2] = 2
+    return [Sample((idx, make((5, 3))), call=call),
+            Sample((idx, make((5, 3))), {"padding_idx": 2}, call=call),
+            Sample((idx, make((5, 4))), {"scale_grad_by_freq": True}, call=call),
+            Sample((make((), 0, 4, np.int64), make((4, 2))), call=call)]
+
+
+EMBEDDING = defop(
+    "embedding", embedding, inputs=("weight",), derivatives={"weight": embedding_weight},
+    dtype="same", methods=(), family=FAMILY, samples=_embedding_samples)
+EMBEDDING_DENSE_BACKWARD = defop(
+    "embedding_dense_backward", embedding_dense_backward, inputs=("grad_output",),
+    derivatives={"grad_output": embedding_dense_backward_grad_output},
+    dtype="same", methods=(), functions=(), family=FAMILY)
+
+
+def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
+                      norm_type: float) -> Tensor:
+    """Scale, in place, each row of ``weight`` named in ``indices`` whose ``norm_type``-norm
+    exceeds ``max_norm`` down to ``max_norm`` (PyTorch's ``embedding_renorm_``: no gradient,
+    the version counter moves)."""
+    data = weight._data
+    rows = np.unique(_indices(indices, "embedding_renorm_"))
+    if rows.size:
+        if rows.min() < 0 or rows.max() >= data.shape[0]:
+            raise IndexError("index out of range in self")
+        picked = data[rows]
+        norms = np.linalg.norm(picked, ord=norm_type, axis=1)
+        big = norms > max_norm
+        if big.any():
+            scale = (max_norm / (norms[big] + 1e-7)).astype(data.dtype)
+            data[rows[big]] = picked[big] * scale[:, None]
+    weight._vc[0] += 1
+    return weight
+
+
+# -- constant_pad_nd -------------------------------------------------------------------------------
+def _pad_plan(shape, pad):
+    """(slices of the input to keep, output shape, slices of the output it fills)."""
+    pad = list(pad)
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) // 2 > len(shape):
+        raise RuntimeError(f"Length of pad should be no more than twice the number of "
+                           f"dimensions of the input. Pad length is {len(pad)}while the input "
+                           f"has {len(shape)}dimensions.")
+    keep, out_shape, place = [], list(shape), []
+    lead = len(shape) - len(pad) // 2
+    for d in range(len(shape)):
+        if d < lead:
+            keep.append(slice(None))
+            place.append(slice(None))
+            continue
+        i = 2 * (len(shape) - 1 - d)
+        left, right = pad[i], pad[i + 1]
+        size = shape[d]
+        start, stop = max(-left, 0), size - max(-right, 0)
+        if stop < start:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        keep.append(slice(start, stop))
+        out_shape[d] = size + left + right
+        if out_shape[d] < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        lo = max(left, 0)
+        place.append(slice(lo, lo + stop - start))
+    return tuple(keep), tuple(out_shape), tuple(place)
+
+
+def constant_pad_nd(self, pad, value=0):
+    """Pad the last ``len(pad) // 2`` dims with ``value``: ``pad = (left, right, top,
+    bottom, ...)`` from the last dim backwards; negative amounts crop."""
+    keep, out_shape, place = _pad_plan(self.shape, pad)
+    if self.dtype.kind in "iu" and isinstance(value, float):
+        value = int(value)
+    out = np.full(out_shape, value, dtype=self.dtype)
+    out[place] = self[keep]
+    return out
+
+
+def constant_pad_nd_self(grad, pad):
+    return CONSTANT_PAD_ND.public(grad, [-p for p in pad], 0)
+
+
+def _pad_samples(make, shapes):
+    call = "nn.functional.pad"
+    return [Sample((make((2, 3)), (1, 2)), call=call),
+            Sample((make((2, 3, 4)), (1, 0, 2, 1)), {"value": 1.5}, call=call),
+            Sample((make((3, 4)), (-1, 2, 1, -2)), call=call),
+            Sample((make((2, 3, 2)), (1, 1, 0, 0, 2, 1)), call=call),
+            Sample((make((4,)), (2, -1)), call="constant_pad_nd")]
+
+
+CONSTANT_PAD_ND = defop(
+    "constant_pad_nd", constant_pad_nd, derivatives={"self": constant_pad_nd_self},
+    dtype="same", methods=(), family=FAMILY, samples=_pad_samples)
