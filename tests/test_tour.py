@@ -199,6 +199,16 @@ def test_graph_drawings_match_real_torch():
         draw_chain(y.sum(), y=y)
 
 
+def test_docstring_examples_run():
+    import doctest
+
+    from leafgrad.teach import graphtext, tour_train
+    from leafgrad.teach import tour as tour_module
+    for module in (graphtext, tour_module, tour_train):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
 def test_sparkline():
     assert sparkline([4, 3, 2, 1], width=4) == "█▆▃▁"
     assert sparkline([1.0] * 10, width=5) == "▁▁▁▁▁"

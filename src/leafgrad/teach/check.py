@@ -173,9 +173,13 @@ def _run_worker(path: str, pairs: list, torch_mode: str, timeout: float) -> list
     fd, results_path = tempfile.mkstemp(suffix=".json", prefix="leafgrad-check-")
     os.close(fd)
     try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "leafgrad.teach.check_worker", torch_mode, results_path],
-            input=job, capture_output=True, text=True, env=env, timeout=timeout, check=False)
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "leafgrad.teach.check_worker", torch_mode, results_path],
+                input=job, capture_output=True, text=True, env=env, timeout=timeout,
+                check=False)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"its blocks did not finish within {timeout:g} s") from None
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr.strip() or f"worker exited with {proc.returncode}")
         with open(results_path, encoding="utf-8") as f:

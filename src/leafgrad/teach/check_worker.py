@@ -74,8 +74,8 @@ def main(argv) -> int:
     if mode == "real":
         import importlib.util
         if importlib.util.find_spec("torch") is None:
-            print("leafgrad check: --torch real needs PyTorch installed (no module named "
-                  "'torch')", file=sys.stderr)
+            print("--torch real needs PyTorch installed (no module named 'torch')",
+                  file=sys.stderr)
             return 3
     else:
         from leafgrad import compat

@@ -4,7 +4,7 @@ Each section is a function in one of the ``tour_*`` modules, registered with ``@
 A section talks (``t.say``) and runs code at a printed prompt (``t.run``); the code shown is
 the code that runs. Output is deterministic: every section seeds the generator first.
 
->>> [s.name for s in SECTIONS][:3]
+>>> [s.name for s in list_sections()][:3]
 ['chain', 'vjp', 'accumulate']
 """
 from __future__ import annotations
