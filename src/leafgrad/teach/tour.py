@@ -83,7 +83,7 @@ def list_sections() -> list:
 
 
 def _header(i: int, n: int, sec: Section) -> str:
-    text = f" {i}/{n}  {sec.name}: {sec.title} "
+    text = f" {i}/{n}  {sec.name}: {sec.title}"
     return "═" * 88 + "\n" + text + "\n" + "═" * 88
 
 
