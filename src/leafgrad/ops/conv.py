@@ -207,8 +207,12 @@ def _size(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
+
+
 def _type_name(d) -> str:
-    return _dt.from_numpy_dtype(d).tensor_type
+    return "torch." + _dt.from_numpy_dtype(d).tensor_type
 
 
 def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
@@ -286,8 +290,8 @@ def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
     if bias is not None:
         bdt = bias._data.dtype if isinstance(bias, Tensor) else bias.dtype
         if bdt != idt:
-            raise RuntimeError(f"Input type ({_dt.from_numpy_dtype(idt).name}) and bias type "
-                               f"({_dt.from_numpy_dtype(bdt).name}) should be the same")
+            raise RuntimeError(f"Input type ({_C_NAMES.get(idt.name, idt.name)}) and bias type "
+                               f"({_C_NAMES.get(bdt.name, bdt.name)}) should be the same")
 
 
 def transposed_output_shape(x_shape, w_shape, stride, padding, dilation, output_padding,

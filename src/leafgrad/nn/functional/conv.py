@@ -2,7 +2,7 @@
 
 Each checks its arguments with PyTorch's messages, adds a batch dim to an unbatched input (and
 squeezes it away after, recording ``SqueezeBackward1`` as PyTorch does) and calls the
-``convolution`` record (``ConvolutionBackward0``, see ``ops/conv.py``).
+``convolution`` op (``ConvolutionBackward0``, see ``ops/conv.py``).
 
 >>> import leafgrad as torch
 >>> import leafgrad.nn.functional as F
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops.conv import CONVOLUTION
+from ...ops.conv import convolution
 from ...tensor import Tensor
 from .layers import pad as _pad
 
@@ -22,6 +22,7 @@ __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 _SAME_WARNING = ("Using padding='same' with even kernel lengths and odd dilation may require a "
                  "zero-padded copy of the input be created (Triggered internally at "
                  "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)")
+_warned: list = []
 
 
 def _expand(value, n: int) -> list:
@@ -59,7 +60,9 @@ def _padding_arg(input, weight, padding, stride, dilation, n: int):
     totals = [dilation[i] * (kernel[i] - 1) for i in range(n)]
     left = [t // 2 for t in totals]
     if any(t % 2 for t in totals):
-        warnings.warn(_SAME_WARNING, UserWarning, stacklevel=4)
+        if not _warned:   # PyTorch warns once per process (TORCH_WARN_ONCE)
+            _warned.append(True)
+            warnings.warn(_SAME_WARNING, UserWarning, stacklevel=4)
         extra = []
         for t in reversed(totals):   # F.pad takes the last dim first
             extra += [0, t % 2]
@@ -71,8 +74,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, fname):
     input, unbatched = _batchify(input, n, fname)
     stride, dilation = _expand(stride, n), _expand(dilation, n)
     input, padding = _padding_arg(input, weight, padding, stride, dilation, n)
-    out = CONVOLUTION.public(input, weight, bias, stride, padding, dilation, False, [0] * n,
-                             groups)
+    out = convolution(input, weight, bias, stride, padding, dilation, False, [0] * n, groups)
     return out.squeeze(0) if unbatched else out
 
 
@@ -95,8 +97,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     if isinstance(padding, str):
         raise TypeError(f"{fname}(): argument 'padding' must be tuple of ints, not str")
     input, unbatched = _batchify(input, n, fname)
-    out = CONVOLUTION.public(input, weight, bias, _expand(stride, n), _expand(padding, n),
-                             _expand(dilation, n), True, _expand(output_padding, n), groups)
+    out = convolution(input, weight, bias, _expand(stride, n), _expand(padding, n),
+                      _expand(dilation, n), True, _expand(output_padding, n), groups)
     return out.squeeze(0) if unbatched else out
 
 
