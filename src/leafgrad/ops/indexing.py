@@ -136,6 +136,8 @@ def _slice_of(t, dim, s, size):
 def narrow(self, dim, start, length):
     """``length`` entries from ``start`` along ``dim`` (a view, SliceBackward0)."""
     data = self._data
+    if data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, data.ndim)
     n = data.shape[d]
     start = int(start)
@@ -489,8 +491,8 @@ def bounds_check(index, n, d):
 
 def gather_op(self, dim, index, *, sparse_grad=False):
     """``out[i][j] = self[index[i][j]][j]`` for dim 0 (and so on)."""
-    if index.dtype != np.int64:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
+    if index.dtype != np.int64 and index.dtype != np.int32:   # PyTorch 2.13 takes both
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     d = gather_check("gather", self.shape, dim, index.shape, "input")
     if self.ndim == 0:
         bounds_check(index, 1, 0)

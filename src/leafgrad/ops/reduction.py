@@ -482,9 +482,9 @@ defop("any", any, dtype="same", family=FAMILY)
 
 def _arg(fn, name, self, dim, keepdim):
     if dim is None:
-        if self.size == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
-                               "input.numel() == 0.")
+        if self.size == 0:   # PyTorch raises IndexError here (max() raises RuntimeError)
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
         out = np.asarray(fn(self.reshape(-1)), dtype=np.int64)
         return out.reshape((1,) * self.ndim) if keepdim else out
     axis = _wrap_dim(dim, max(self.ndim, 1))

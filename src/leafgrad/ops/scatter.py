@@ -64,8 +64,8 @@ def _dtype_name(np_dtype):
 
 # -- scatter / scatter_add ---------------------------------------------------------------------
 def _scatter_prepare(name, self, dim, index, src):
-    if index.dtype != np.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.dtype != np.int64 and index.dtype != np.int32:   # PyTorch 2.13 takes both
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if isinstance(src, np.ndarray) and src.dtype != self.dtype:
         raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
     d = gather_check(name, self.shape, dim, index.shape)

@@ -19,6 +19,8 @@ these choices and call one record each.
 """
 from __future__ import annotations
 
+from operator import index as _index
+
 import numpy as np
 
 from .registry import Sample, bind_method, defop, export_function
@@ -37,7 +39,12 @@ def size_arg(shape) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the sizes ``(2, 3)``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
-    return tuple(int(s) for s in shape)
+    try:
+        # operator.index, not int: PyTorch refuses 2.0 and "2" as sizes (TypeError)
+        return tuple(_index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"sizes must be a tuple of ints, not "
+                        f"({', '.join(type(s).__name__ for s in shape)})") from None
 
 
 def dims_arg(dims, ndim: int, what_repeats: str = "dim {} appears multiple times in the "
@@ -192,6 +199,9 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     """Split dim ``dim`` into ``sizes`` (one may be -1)."""
     shape = self._data.shape
+    if not shape:   # PyTorch: RuntimeError (with a C++ trace) rather than IndexError
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} "
+                           "but tensor has no dimensions")
     d = _wrap_dim(dim, len(shape))
     sizes = [int(s) for s in sizes]
     if not sizes:

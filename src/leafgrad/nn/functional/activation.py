@@ -209,6 +209,10 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    size = input.shape[dim] if -input.dim() <= dim < input.dim() else 0
+    if size % 2:
+        d = dim % input.dim()
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
     op = prim("glu")
     if op is not None:
         return op(input, dim)
