@@ -340,7 +340,8 @@ def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
     if self.dtype.kind == "f":
         out = (total / np.asarray(div, self.dtype)).astype(self.dtype, copy=False)
     else:
-        out = (total // div).astype(self.dtype)   # PyTorch divides integers, rounding down
+        # PyTorch divides integers as C does, rounding toward zero
+        out = (np.sign(total) * (np.abs(total) // div)).astype(self.dtype)
     return out.reshape(self.shape[:-2] + (oh, ow))
 
 

@@ -11,7 +11,6 @@ tensor([[[1.5000, 3.5000]]])
 """
 from __future__ import annotations
 
-from ...grad_mode import state as _mode
 from ...ops.pooling import (ADAPTIVE_AVG_POOL2D, AVG_POOL2D, MAX_POOL2D,
                             MAX_POOL2D_WITH_INDICES, pool_output_size)
 from ...tensor import Tensor
@@ -68,6 +67,10 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode):
     if len(shape) not in (3, 4) or any(s == 0 for s in shape[-3:]):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
                            f"size for input, but got:{list(shape)}")
+    (ph, pw) = padding
+    if kw // 2 < pw or kh // 2 < ph:   # PyTorch checks the undilated kernel here too
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "
+                           f"got padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
     if out[0] < 1 or out[1] < 1:
         c = shape[-3]
         raise RuntimeError(f"Given input size: ({c}x{shape[-2]}x{shape[-1]}). Calculated "
@@ -99,7 +102,7 @@ def _single(value, fname: str, what: str) -> int:
 
 
 def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
-    """max_pool1d's own checks (PyTorch runs them when no gradient is recorded)."""
+    """max_pool1d's own checks (PyTorch's messages)."""
     if input.dim() not in (2, 3):
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{list(input.shape)}")
@@ -136,8 +139,7 @@ def _to2d(value, fill):
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """Max over each window of the last dim (2-d max pooling of unit height)."""
-    records = input._requires_grad and _mode.grad_enabled
-    if not return_indices and not records:
+    if not return_indices:   # with indices PyTorch runs (and checks) the 2-d op only
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     if input.dim() not in (2, 3):
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
