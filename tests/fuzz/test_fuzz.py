@@ -116,3 +116,30 @@ def test_setitem_through_view_of_0d_base():
     assert n1 == n2
     for m, t in zip(t1, t2):
         assert_same_tensor(m, t)
+
+
+def test_amax_dim_of_0d_grad_keeps_dtype():
+    def run(L):
+        x = L.tensor(0.5, requires_grad=True)
+        x.sum(0, True).amax(0, True).backward(L.tensor(1.0), create_graph=True)
+        return x.grad
+    mine, theirs = _both(run)
+    assert_same_tensor(mine, theirs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.nn.functional.glu(L.ones(2, 3), 1),
+    lambda L: L.tensor(1.0).unflatten(0, (1, -1)),
+    lambda L: L.tensor(1.0).narrow(0, 0, 1),
+    lambda L: L.ones(3) * L.ones(2, 2),
+])
+def test_errors_found_by_fuzzing_are_torchs(call):
+    errors = []
+    for lib in (leafgrad, torch):
+        try:
+            call(lib)
+        except Exception as exc:   # noqa: BLE001
+            errors.append(exc)
+    assert len(errors) == 2
+    assert type(errors[0]) is RuntimeError and type(errors[1]) is RuntimeError, errors
+    assert str(errors[1]).startswith(str(errors[0]).split("\n")[0]), errors

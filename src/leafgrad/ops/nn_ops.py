@@ -48,7 +48,9 @@ def _shifted(self, axis):
     """``self - max(self)`` along ``axis``, in a new array (safe for -inf rows)."""
     m = np.max(self, axis=axis, keepdims=True)
     if not np.isfinite(m).all():
-        m = np.where(np.isfinite(m), m, 0)
+        # only -inf maxima (all -inf rows) are replaced: a +inf max must give nan rows, as
+        # PyTorch's (inf - inf)
+        m = np.where(m == -np.inf, 0, m)
     return np.subtract(self, m)
 
 

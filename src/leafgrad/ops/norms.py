@@ -39,6 +39,9 @@ def _norm_dtype(rec, args):
 
 def vector_norm_op(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The ``ord``-norm of the elements over ``dim`` (all elements by default)."""
+    if self.dtype == np.float16:
+        # PyTorch accumulates half norms in float32: (1e4)**2 must not overflow to inf
+        return vector_norm_op(self.astype(np.float32), ord, dim, keepdim).astype(np.float16)
     axis = _dims(dim, self.ndim)
     a = np.abs(self)
     if ord == 2:
