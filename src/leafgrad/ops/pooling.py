@@ -229,16 +229,27 @@ class Maxima:
         return np.ascontiguousarray(gxp[:, ph:ph + h, pw:pw + w]).reshape(self.x.shape)
 
 
+def _two(value) -> tuple:
+    if isinstance(value, (int, np.integer)):
+        return (int(value), int(value))
+    value = tuple(int(v) for v in value)
+    return value * 2 if len(value) == 1 else value
+
+
 def _params(kernel_size, stride, padding, dilation, ceil_mode):
-    return (tuple(kernel_size), tuple(stride), tuple(padding), tuple(dilation), bool(ceil_mode))
+    kernel = _two(kernel_size)
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _two(stride)
+    return (kernel, stride, _two(padding), _two(dilation), bool(ceil_mode))
 
 
-def max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
+def max_pool2d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """Max over each (dilated) window of the last two dims (as ATen's ``max_pool2d``)."""
     return _max_values(self, *_params(kernel_size, stride, padding, dilation, ceil_mode))
 
 
-def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
+def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
     """``(values, indices)``: the window maxima and their flat positions in each plane."""
     params = _params(kernel_size, stride, padding, dilation, ceil_mode)
     out, arg = _max_argmax(self, *params)
