@@ -455,3 +455,43 @@ BINARY_CROSS_ENTROPY_WITH_LOGITS = defop(
     derivatives={"self": binary_cross_entropy_with_logits_self,
                  "target": binary_cross_entropy_with_logits_target},
     dtype=_bce_logits_dtype, methods=(), family=FAMILY, samples=_bce_logits_samples)
+
+
+# -- tensor-by-number products for the composite losses ----------------------------------------
+# PyTorch's C++ cross_entropy scales by numbers with mul(Tensor, Scalar) and div(Tensor,
+# Scalar), whose nodes are MulBackward1 and DivBackward1 (Python's ``x * 0.5`` wraps the number
+# in a tensor: MulBackward0). nn.functional uses these two where PyTorch does.
+def mul_scalar(self, other):
+    """``self * other`` for a Python number ``other``."""
+    return self * other
+
+
+def mul_scalar_self(grad, other):
+    return grad * other
+
+
+def div_scalar(self, other):
+    """``self / other`` for a Python number ``other``."""
+    return self / other
+
+
+def div_scalar_self(grad, other):
+    return grad / other
+
+
+def _number_rule(true_divide):
+    """Promote the tensor with the number (PyTorch's rules); division gives a float."""
+    def rule(rec, args):
+        d = _dt.result_type(args[0], args[1])
+        if true_divide and not d.is_floating_point:
+            d = _dt.get_default_dtype()
+        return d.np, d.np
+    return rule
+
+
+MUL_SCALAR = defop("mul_scalar", mul_scalar, inputs=("self",),
+                   derivatives={"self": mul_scalar_self}, dtype=_number_rule(False),
+                   grad_fn_name="MulBackward1", methods=(), functions=(), family=FAMILY)
+DIV_SCALAR = defop("div_scalar", div_scalar, inputs=("self",),
+                   derivatives={"self": div_scalar_self}, dtype=_number_rule(True),
+                   grad_fn_name="DivBackward1", methods=(), functions=(), family=FAMILY)

@@ -59,18 +59,25 @@ def _np(value):
 
 def _targets(target, ignore_index, n_classes):
     """(safe class indices, mask of kept targets or None when none is ignored)."""
+    if target.size == 0:
+        return target, None
+    if not 0 <= ignore_index < n_classes:
+        # Fast path, one reduction: seen as unsigned, a negative target is huge, so a maximum
+        # below n_classes means every target is a class (and none is ignore_index).
+        top = target.view(np.uint64).max() if target.dtype == np.int64 else target.max()
+        if top < n_classes:
+            return target, None
     keep = target != ignore_index
     if keep.all():
         keep, idx = None, target
     else:
         idx = np.where(keep, target, 0)
-    if idx.size:
-        lo, hi = idx.min(), idx.max()
-        if lo < 0 or hi >= n_classes:
-            bad = (idx < 0) | (idx >= n_classes)
-            if keep is not None:
-                bad &= keep
-            raise IndexError(f"Target {target[bad].flat[0]} is out of bounds.")
+    lo, hi = idx.min(), idx.max()
+    if lo < 0 or hi >= n_classes:
+        bad = (idx < 0) | (idx >= n_classes)
+        if keep is not None:
+            bad &= keep
+        raise IndexError(f"Target {target[bad].flat[0]} is out of bounds.")
     return idx, keep
 
 
@@ -195,16 +202,17 @@ def _nll_grad(grad_output, self, target, weight, reduction, ignore_index, class_
         coef = -grad_output
     if w is not None:
         coef = coef * w
-    coef = np.broadcast_to(np.asarray(coef, dtype=self.dtype), idx.shape)
     if keep is not None:
         coef = np.where(keep, coef, 0)   # ignored targets get no gradient, even 0/0
     out = np.zeros_like(self)
     if class_axis == 0:
         out[idx] = coef
     elif self.ndim == 2:
-        out[np.arange(self.shape[0]), idx] = coef
+        out[np.arange(self.shape[0]), idx] = coef   # a number broadcasts over the rows
     else:
-        np.put_along_axis(out, np.expand_dims(idx, 1), np.expand_dims(coef, 1), 1)
+        if np.ndim(coef):
+            coef = np.expand_dims(coef, 1)
+        np.put_along_axis(out, np.expand_dims(idx, 1), coef, 1)
     return out
 
 

@@ -46,7 +46,7 @@ def _softmax_dtype(name):
 
 def _shifted(self, axis):
     """``self - max(self)`` along ``axis``, in a new array (safe for -inf rows)."""
-    m = np.max(self, axis=axis, keepdims=True)
+    m = self.max(axis=axis, keepdims=True)   # the method: less call overhead than np.max
     if not np.isfinite(m).all():
         # only -inf maxima (all -inf rows) are replaced: a +inf max must give nan rows, as
         # PyTorch's (inf - inf)
@@ -62,7 +62,7 @@ def softmax(self, dim, dtype=None):
     axis = _axis(dim, self.ndim)
     e = _shifted(self, axis)
     np.exp(e, out=e)
-    e /= np.sum(e, axis=axis, keepdims=True)
+    e /= e.sum(axis=axis, keepdims=True)
     return e
 
 
@@ -73,7 +73,8 @@ def log_softmax(self, dim, dtype=None):
         return np.zeros_like(self)
     axis = _axis(dim, self.ndim)
     z = _shifted(self, axis)
-    lse = np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    lse = np.exp(z).sum(axis=axis, keepdims=True)
+    np.log(lse, out=lse)
     z -= lse
     return z
 
@@ -94,7 +95,7 @@ def _softmax_backward_data(grad_output, output, dim):
     if output.ndim == 0:
         return np.zeros_like(grad_output)
     gy = grad_output * output
-    gy -= output * np.sum(gy, axis=dim, keepdims=True)
+    gy -= output * gy.sum(axis=dim, keepdims=True)
     return gy
 
 
@@ -113,7 +114,7 @@ def _log_softmax_backward_data(grad_output, output, dim):
     if output.ndim == 0:
         return np.zeros_like(grad_output)
     out = np.exp(output)
-    out *= np.sum(grad_output, axis=dim, keepdims=True)
+    out *= grad_output.sum(axis=dim, keepdims=True)
     np.subtract(grad_output, out, out=out)
     return out
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import warnings
 
+from ...ops.losses import DIV_SCALAR, MUL_SCALAR
+from ...ops.nll_loss import NLL_LOSS, NLL_LOSS2D
 from ...tensor import Tensor
 from ._common import legacy_reduction, prim, reduction_enum
 from ._common import reduce as _apply_reduction
@@ -25,6 +27,10 @@ __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "c
 def _torch():
     import leafgrad
     return leafgrad
+
+
+_NLL_LOSS, _NLL_LOSS2D = NLL_LOSS.public, NLL_LOSS2D.public
+_mul_scalar, _div_scalar = MUL_SCALAR.public, DIV_SCALAR.public
 
 
 def _warn_size(input: Tensor, target: Tensor) -> None:
@@ -104,12 +110,14 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 # -- classification ----------------------------------------------------------------------
 def _check_nll(input: Tensor, target: Tensor):
-    if input.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
-    if input.dim() != 1 and input.size(0) != target.size(0):
-        raise ValueError(f"Expected input batch_size ({input.size(0)}) to match target "
+    """nll_loss_nd's checks (on the arrays' metadata: this is on the hot path)."""
+    shape, tshape = input._data.shape, target._data.shape
+    if len(shape) < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {len(shape)})")
+    if len(shape) != 1 and (not tshape or shape[0] != tshape[0]):
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target "
                          f"batch_size ({target.size(0)}).")
-    if target.dtype.is_floating_point or target.dtype.name == "bool":
+    if target._data.dtype.kind in "fb":
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
                            f"{target.dtype.tensor_type[:-len('Tensor')]}")
 
@@ -128,12 +136,11 @@ def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None,
 def _nll_loss_nd(input, target, weight, code, ignore_index):
     """PyTorch's ``nll_loss_nd``: ``nll_loss`` for 1-D/2-D input, ``nll_loss2d`` for 4-D,
     other ranks viewed as 4-D ``(N, C, 1, -1)`` (and a 'none' result viewed back)."""
-    from ...ops.nll_loss import NLL_LOSS, NLL_LOSS2D
-    dim = input.dim()
+    dim = input._data.ndim
     if dim <= 2:
-        return NLL_LOSS.public(input, target, weight, code, ignore_index)
+        return _NLL_LOSS(input, target, weight, code, ignore_index)
     if dim == 4:
-        return NLL_LOSS2D.public(input, target, weight, code, ignore_index)
+        return _NLL_LOSS2D(input, target, weight, code, ignore_index)
     n, c = input.shape[0], input.shape[1]
     out_size = [n] + list(input.shape[2:])
     if list(target.shape[1:]) != list(input.shape[2:]):
@@ -146,77 +153,91 @@ def _nll_loss_nd(input, target, weight, code, ignore_index):
         target = target.contiguous().view(n, 1, -1)
     else:
         target = target.contiguous().view(n, 0, 0)
-    out = NLL_LOSS2D.public(input, target, weight, code, ignore_index)
+    out = _NLL_LOSS2D(input, target, weight, code, ignore_index)
     return out if code != 0 else out.view(out_size)
 
 
-def _label_smoothed(log_probs, target, weight, ignore_index, reduction, smoothing, class_dim):
-    torch = _torch()
-    n_classes = log_probs.size(class_dim)
-    nll = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
-    ignored = target == ignore_index
+def _label_smoothed(log_probs, target, weight, ignore_index, code, smoothing, class_dim):
+    """PyTorch's label-smoothing cross entropy: ``(1 - s) nll + s / C * smooth`` where
+    ``smooth`` is the (weighted) negative sum of the log-probabilities, with PyTorch's
+    nodes (two ``MulBackward1`` into an ``AddBackward0``)."""
+    n_classes = log_probs.shape[class_dim]
+    nll = _nll_loss_nd(log_probs, target, weight, code, ignore_index)
     if weight is not None:
         shape = [1] * log_probs.dim()
-        shape[class_dim] = n_classes
-        smooth = -(log_probs * weight.reshape(shape)).sum(class_dim)
+        shape[class_dim] = weight.shape[0]
+        smooth = -(log_probs * weight.view(shape)).sum(class_dim)
     else:
         smooth = -log_probs.sum(class_dim)
-    smooth = torch.where(ignored, torch.zeros_like(smooth), smooth)
-    if reduction == "mean":
+    ignored = target == ignore_index
+    smooth.masked_fill_(ignored, 0.0)
+    if code == 1:
         if weight is not None:
-            safe = torch.where(ignored, torch.zeros_like(target), target)
-            denom = (weight[safe] * (~ignored).to(weight.dtype)).sum()
+            denom = weight.gather(0, target.masked_select(~ignored).flatten()).sum()
         else:
             denom = (~ignored).sum()
         smooth = smooth.sum() / denom
-    elif reduction == "sum":
+    elif code == 2:
         smooth = smooth.sum()
-    return nll * (1 - smoothing) + smooth * (smoothing / n_classes)
+    return _mul_scalar(nll, 1 - smoothing) + _mul_scalar(smooth, smoothing / n_classes)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """``log_softmax`` over the class dim, then NLL (class-index targets) or the
-    expected negative log-probability (class-probability targets)."""
-    reduction = legacy_reduction(size_average, reduce,
-                                 reduction)
-    reduction_enum(reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
-                           f"{label_smoothing}")
-    class_dim = 0 if input.dim() == 1 else 1
-    log_probs = input.log_softmax(class_dim)
-    if target.dtype.is_floating_point:
-        return _cross_entropy_probs(input, log_probs, target, weight, ignore_index, reduction,
-                                    label_smoothing, class_dim)
+    expected negative log-probability (class-probability targets: ``target`` has the
+    input's shape). Two nodes for class indices, as in PyTorch: ``NllLossBackward0`` over
+    ``LogSoftmaxBackward0``."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
+    code = reduction_enum(reduction)
+    class_dim = 0 if input._data.ndim == 1 else 1
+    if input._data.shape == target._data.shape:
+        if target._data.dtype.kind != "f":
+            raise RuntimeError(f"Expected floating point type for target with class "
+                               f"probabilities, got {target.dtype.tensor_type[:-6]}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probs(input, target, weight, code, label_smoothing, class_dim)
     if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{label_smoothing}")
         _check_nll(input, target)
-        return _label_smoothed(log_probs, target, weight, ignore_index, reduction,
+        return _label_smoothed(input.log_softmax(class_dim), target, weight, ignore_index, code,
                                label_smoothing, class_dim)
-    return nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
+    log_probs = input.log_softmax(class_dim)
+    _check_nll(input, target)
+    return _nll_loss_nd(log_probs, target, weight, code, ignore_index)
 
 
-def _cross_entropy_probs(input, log_probs, target, weight, ignore_index, reduction, smoothing,
-                         class_dim):
-    if ignore_index >= 0:
-        raise RuntimeError("ignore_index is not supported for floating point target")
-    if input.shape != target.shape:
-        raise RuntimeError(f"Expected input and target to have the same shape, got "
-                           f"input: {list(input.shape)}, target: {list(target.shape)}")
-    n_classes = input.size(class_dim)
+def _cross_entropy_probs(input, target, weight, code, smoothing, class_dim):
+    """Cross entropy against class probabilities, as PyTorch composes it."""
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{n_classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    log_probs = input.log_softmax(class_dim)
     if smoothing > 0.0:
-        target = target * (1 - smoothing) + smoothing / n_classes
-    if weight is not None:
-        shape = [1] * input.dim()
-        shape[class_dim] = n_classes
-        log_probs = log_probs * weight.reshape(shape)
+        if smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{smoothing}")
+        target = _mul_scalar(target, 1 - smoothing) + smoothing / n_classes
     terms = log_probs * target
-    if reduction == "none":
+    if weight is not None:
+        if log_probs.dim() > 1:
+            shape = [1] * log_probs.dim()
+            shape[1] = weight.shape[0]
+            weight = weight.view(shape)
+        terms = terms * weight
+    if code == 0:
         return -terms.sum(class_dim)
-    if reduction == "sum":
+    if code == 2:
         return -terms.sum()
-    return -terms.sum() / (input.numel() / n_classes)
+    # an empty input gives 0 / 0 = nan, as PyTorch's fill_(NAN)
+    return _div_scalar(-terms.sum(), input.numel() // n_classes if n_classes else 0)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
