@@ -26,6 +26,9 @@ __all__ = ["backward", "grad", "Node", "graph", "no_grad", "enable_grad", "set_g
            "functional"]
 
 
+_warned = {"create_graph": False}
+
+
 def _as_tuple(x):
     if x is None:
         return None
@@ -83,7 +86,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     _check_roots(outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    if create_graph:
+    if create_graph and not _warned["create_graph"]:
+        _warned["create_graph"] = True   # PyTorch warns once per process (TORCH_WARN_ONCE)
         warnings.warn(errors.CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     if inputs is not None:
         for t in inputs:
