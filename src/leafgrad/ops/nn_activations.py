@@ -21,12 +21,12 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .pointwise_common import inplace_of, not_implemented_formula, zeros_grad
-from .registry import Sample, defop, export_function
+from .registry import RECORDS, Sample, defop, export_function
 
 FAMILY = "nn_activations"
 
 __all__ = ["leaky_relu_", "elu_", "celu_", "selu_", "hardtanh_", "threshold_",
-           "hardsigmoid_", "hardswish_", "mish_"]
+           "hardsigmoid_", "hardswish_", "mish_"]   # in-place variants; the rest are records
 
 _F16 = np.dtype(np.float16)
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -293,4 +293,183 @@ LOG_SIGMOID_BACKWARD = defop(
     "log_sigmoid_backward", log_sigmoid_backward, inputs=("grad_output", "self"),
     derivatives={"grad_output": log_sigmoid_backward_grad_output,
                  "self": log_sigmoid_backward_self},
+    dtype="same", methods=(), functions=(), family=FAMILY)
+
+
+# -- hardsigmoid, hardswish, mish --------------------------------------------------------------------
+def hardsigmoid(self):
+    """``relu6(self + 3) / 6``."""
+    x = _f32(self)
+    return _out(np.clip(x + 3, 0, 6) / 6, self)
+
+
+def hardsigmoid_self(grad, self):
+    return HARDSIGMOID_BACKWARD.public(grad, self)
+
+
+def hardsigmoid_backward(grad_output, self):
+    """``grad_output / 6`` strictly inside (-3, 3), 0 elsewhere."""
+    inside = (self > -3) & (self < 3)
+    return _out(np.where(inside, _f32(grad_output) / 6, 0), grad_output)
+
+
+def hardswish(self):
+    """``self * relu6(self + 3) / 6``."""
+    x = _f32(self)
+    return _out(x * np.clip(x + 3, 0, 6) / 6, self)
+
+
+def hardswish_self(grad, self):
+    return HARDSWISH_BACKWARD.public(grad, self)
+
+
+def hardswish_backward(grad_output, self):
+    """0 below -3, ``grad_output * (self / 3 + 1/2)`` up to 3, ``grad_output`` above."""
+    g, x = _f32(grad_output), _f32(self)
+    out = np.where(x < -3, 0, np.where(x <= 3, g * (x / 3 + 0.5), g))
+    return _out(out, grad_output)
+
+
+def hardswish_backward_grad_output(grad, self):
+    return HARDSWISH_BACKWARD.public(grad, self)
+
+
+def hardswish_backward_self(grad, grad_output, self):
+    inside = ((self > -3) & (self < 3)).to(grad.dtype)
+    return grad * grad_output / 3.0 * inside
+
+
+def mish(self):
+    """``self * tanh(softplus(self))``."""
+    x = _f32(self)
+    return _out(x * np.tanh(np.logaddexp(0, x)), self)
+
+
+def mish_self(grad, self):
+    # PyTorch's mish_backward is a composite: its nodes are ordinary ops
+    s = self.sigmoid()
+    t = RECORDS["softplus"].public(self).tanh()
+    return grad * (t + self * s * (1 - t * t))
+
+
+HARDSIGMOID = defop(
+    "hardsigmoid", hardsigmoid, derivatives={"self": hardsigmoid_self},
+    dtype=_float_only("hardsigmoid_cpu"), methods=(), functions=(), family=FAMILY,
+    # its backward has no derivative in PyTorch (NotImplemented): first order is checked in
+    # tests/test_nn_ops_activations.py
+    samples=lambda make, shapes: [Sample((make(shapes[0], -4, 4),),
+                                         call="nn.functional.hardsigmoid", grad=False)])
+HARDSIGMOID_BACKWARD = defop(
+    "hardsigmoid_backward", hardsigmoid_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": not_implemented_formula("hardsigmoid_backward"),
+                 "self": not_implemented_formula("hardsigmoid_backward")},
+    dtype="same", grad_fn_name="NotImplemented", methods=(), functions=(), family=FAMILY)
+HARDSWISH = defop(
+    "hardswish", hardswish, derivatives={"self": hardswish_self},
+    dtype=_float_only("hardswish_cpu"), methods=(), functions=(), family=FAMILY,
+    samples=_samples("nn.functional.hardswish", low=-5.0, high=5.0))
+HARDSWISH_BACKWARD = defop(
+    "hardswish_backward", hardswish_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": hardswish_backward_grad_output,
+                 "self": hardswish_backward_self},
+    dtype="same", methods=(), functions=(), family=FAMILY)
+MISH = defop("mish", mish, derivatives={"self": mish_self}, dtype=_float_only("mish_cpu"),
+             methods=(), functions=(), family=FAMILY,
+             samples=_samples("nn.functional.mish", low=-4.0, high=4.0))
+# in place, PyTorch records these three under their out-of-place names (a copy of the input
+# is saved)
+hardsigmoid_ = inplace_of(HARDSIGMOID.public, "hardsigmoid_")
+hardswish_ = inplace_of(HARDSWISH.public, "hardswish_")
+mish_ = inplace_of(MISH.public, "mish_")
+
+
+# -- threshold -----------------------------------------------------------------------------------
+def threshold(self, threshold, value):
+    """``self`` where ``self > threshold``, else ``value``."""
+    if self.dtype.kind in "iu" and isinstance(value, float):
+        value = int(value)
+    return np.where(self > threshold, self, np.asarray(value, dtype=self.dtype))
+
+
+def threshold_self(grad, self, threshold):
+    return RECORDS["threshold_backward"].public(grad, self, threshold)
+
+
+def threshold_result(grad, result, threshold):
+    return RECORDS["threshold_backward"].public(grad, result, threshold)
+
+
+THRESHOLD = defop(
+    "threshold", threshold, derivatives={"self": threshold_self}, dtype="same", methods=(),
+    family=FAMILY,
+    samples=lambda make, shapes: [
+        Sample((make(shapes[0], -3, 3), 0.5, 2.0), call="nn.functional.threshold"),
+        Sample((make(shapes[1], -3, 3), -1.0, -3.0), call="threshold"),
+        Sample((make(shapes[0], -3, 3, np.int64), 1, 7), call="threshold", grad=False)])
+THRESHOLD_INPLACE, threshold_ = _inplace_record(
+    "threshold_", threshold, threshold_result, "ThresholdBackward1", dtype="same")
+export_function("threshold_", threshold_)
+
+
+# -- glu -----------------------------------------------------------------------------------------
+def _halves(x, dim):
+    if x.ndim == 0:
+        raise RuntimeError("glu does not support 0-dimensional tensors")
+    axis = dim % x.ndim if -x.ndim <= dim < x.ndim else None
+    if axis is None:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-x.ndim}, {x.ndim - 1}], but got {dim})")
+    n = x.shape[axis]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size {n}")
+    return np.split(x, 2, axis=axis), axis
+
+
+def glu(self, dim=-1):
+    """``a * sigmoid(b)`` for the two halves ``a, b`` of ``self`` along ``dim``."""
+    x = _f32(self)
+    (a, b), _ = _halves(x, dim)
+    return _out(a / (1 + np.exp(-b)), self)
+
+
+def glu_self(grad, self, dim):
+    return GLU_BACKWARD.public(grad, self, dim)
+
+
+def glu_backward(grad_output, self, dim):
+    """``cat(g * sigmoid(b), g * a * sigmoid(b) (1 - sigmoid(b)))`` along ``dim``."""
+    g = _f32(grad_output)
+    (a, b), axis = _halves(_f32(self), dim)
+    s = 1 / (1 + np.exp(-b))
+    gs = g * s
+    return _out(np.concatenate([gs, gs * a * (1 - s)], axis=axis), grad_output)
+
+
+def glu_backward_grad_output(grad, self, dim):
+    a, b = self.chunk(2, dim)
+    ga, gb = grad.chunk(2, dim)
+    s = b.sigmoid()
+    return ga * s + gb * a * s * (1 - s)
+
+
+def glu_backward_self(grad, grad_output, self, dim):
+    a, b = self.chunk(2, dim)
+    ga, gb = grad.chunk(2, dim)
+    s = b.sigmoid()
+    ds = s * (1 - s)
+    d_a = gb * grad_output * ds
+    d_b = grad_output * (ga * ds + gb * a * ds * (1 - 2 * s))
+    return RECORDS["cat"].public([d_a, d_b], dim)
+
+
+GLU = defop("glu", glu, derivatives={"self": glu_self}, dtype=_float_only("glu_cpu"),
+            methods=(), functions=(), family=FAMILY,
+            samples=lambda make, shapes: [
+                Sample((make((3, 4)),), call="nn.functional.glu"),
+                Sample((make((4, 2, 3)), 0), call="nn.functional.glu"),
+                Sample((make((2, 6)).astype(np.float32),), call="nn.functional.glu",
+                       atol=1e-5)])
+GLU_BACKWARD = defop(
+    "glu_backward", glu_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": glu_backward_grad_output, "self": glu_backward_self},
     dtype="same", methods=(), functions=(), family=FAMILY)
