@@ -24,6 +24,7 @@ from . import autograd
 from . import factories, random, _printing, functions  # noqa: F401  (exported below)
 from . import nn, optim, utils  # noqa: E402  (torch.nn, torch.optim, torch.utils)
 from . import serialization  # noqa: E402  (torch.save, torch.load)
+from . import func  # noqa: E402  (torch.func: grad, vjp, jacrev, hessian)
 from . import diagnostics  # noqa: E402  (leafgrad.explain, leafgrad.viz; wrappers only when on)
 from .diagnostics import explain, viz  # noqa: E402
 

@@ -173,6 +173,16 @@ def reshape(self, *shape):
     return _unsafe_view.public(_clone_contiguous.public(self), target)
 
 
+def view_as(self, other):
+    """``self.view(other.size())``."""
+    return view(self, tuple(other.shape))
+
+
+def reshape_as(self, other):
+    """``self.reshape(other.size())``."""
+    return reshape(self, tuple(other.shape))
+
+
 def contiguous(self, memory_format=None):
     """``self`` if already C-contiguous, else a contiguous copy (CloneBackward0)."""
     if self._data.flags.c_contiguous:
@@ -222,7 +232,8 @@ def ravel(self):
 
 
 for _name, _fn in (("view", view), ("reshape", reshape), ("contiguous", contiguous),
-                   ("flatten", flatten), ("unflatten", unflatten), ("ravel", ravel)):
+                   ("flatten", flatten), ("unflatten", unflatten), ("ravel", ravel),
+                   ("view_as", view_as), ("reshape_as", reshape_as)):
     bind_method(_name, _fn)
 
 
