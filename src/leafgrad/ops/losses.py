@@ -55,8 +55,9 @@ def reduce_array(loss: np.ndarray, reduction: int) -> np.ndarray:
 
 
 def _norm(reduction, n, grad):
-    """``grad`` divided by the element count for 'mean' (a leafgrad expression)."""
-    return grad / n if reduction == 1 else grad
+    """``grad`` divided by the element count for 'mean' (a leafgrad expression; PyTorch's
+    ``div(Tensor, Scalar)``)."""
+    return DIV_SCALAR.public(grad, n) if reduction == 1 else grad
 
 
 def _float_kernel(kernel, result=None):
@@ -457,17 +458,93 @@ BINARY_CROSS_ENTROPY_WITH_LOGITS = defop(
     dtype=_bce_logits_dtype, methods=(), family=FAMILY, samples=_bce_logits_samples)
 
 
+# -- soft_margin_loss ----------------------------------------------------------------------------
+def soft_margin_loss(self, target, reduction=1):
+    """``log(1 + exp(-target * self))``, reduced (as PyTorch writes it: inf where the exp
+    overflows)."""
+    target = _np(target)
+    return reduce_array(np.asarray(np.log1p(np.exp(-target * self)), dtype=self.dtype),
+                        reduction)
+
+
+def soft_margin_loss_self(grad, self, target, reduction):
+    return SOFT_MARGIN_LOSS_BACKWARD.public(grad, self, target, reduction)
+
+
+def soft_margin_loss_backward(grad_output, self, target, reduction):
+    """``-target z / (1 + z) * grad_output`` with ``z = exp(-target * self)``."""
+    target = _np(target)
+    z = np.exp(-target * self)
+    g = np.asarray(-(target * z) / (z + 1) * grad_output, dtype=self.dtype)
+    return g / g.size if reduction == 1 and g.size else g
+
+
+def _soft_margin_terms(self, target):
+    z = (self * -target).exp()
+    return z, z + 1
+
+
+def soft_margin_loss_backward_grad_output(grad, self, target, reduction):
+    z, z1 = _soft_margin_terms(self, target)
+    return _norm(reduction, self.numel(), -target * z / z1 * grad)
+
+
+def soft_margin_loss_backward_self(grad, grad_output, self, target, reduction):
+    z, z1 = _soft_margin_terms(self, target)
+    return _norm(reduction, self.numel(), target * target * z / (z1 * z1) * grad * grad_output)
+
+
+def _own_float_dtype(rec, args):
+    """The result keeps the input's dtype, which must be a float one."""
+    own = args[0]._data.dtype
+    if own.kind != "f":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_type_name(own)}")
+    return None, None
+
+
+def _soft_margin_samples(make, shapes):
+    call = "nn.functional.soft_margin_loss"
+    out = []
+    for r in ("mean", "sum", "none"):
+        target = np.asarray(np.where(make(shapes[0]) > 0, 1, -1), dtype=np.int64)
+        out.append(Sample((make(shapes[0]), target), {"reduction": r}, call=call))
+    return out
+
+
+SOFT_MARGIN_LOSS = defop(
+    "soft_margin_loss", soft_margin_loss, inputs=("self",),
+    derivatives={"self": soft_margin_loss_self},
+    dtype=not_differentiable("soft_margin_loss", {"target": 1}, base=_own_float_dtype),
+    methods=(), functions=(), family=FAMILY,
+    samples=_soft_margin_samples)
+SOFT_MARGIN_LOSS_BACKWARD = defop(
+    "soft_margin_loss_backward", soft_margin_loss_backward, inputs=("grad_output", "self"),
+    derivatives={"grad_output": soft_margin_loss_backward_grad_output,
+                 "self": soft_margin_loss_backward_self},
+    dtype="same", methods=(), functions=(), family=FAMILY)
+
+
 # -- tensor-by-number products for the composite losses ----------------------------------------
-# PyTorch's C++ cross_entropy scales by numbers with mul(Tensor, Scalar) and div(Tensor,
-# Scalar), whose nodes are MulBackward1 and DivBackward1 (Python's ``x * 0.5`` wraps the number
-# in a tensor: MulBackward0). nn.functional uses these two where PyTorch does.
+# PyTorch's C++ losses scale by numbers with mul/add/div(Tensor, Scalar), whose nodes are
+# MulBackward1, AddBackward1 and DivBackward1 (Python's ``x * 0.5`` wraps the number in a
+# tensor: MulBackward0). The loss formulas and nn.functional use these where PyTorch does.
 def mul_scalar(self, other):
     """``self * other`` for a Python number ``other``."""
     return self * other
 
 
 def mul_scalar_self(grad, other):
-    return grad * other
+    return MUL_SCALAR.public(grad, other)
+
+
+def add_scalar(self, other):
+    """``self + other`` for a Python number ``other``."""
+    return self + other
+
+
+def add_scalar_self(grad):
+    return grad
 
 
 def div_scalar(self, other):
@@ -476,7 +553,7 @@ def div_scalar(self, other):
 
 
 def div_scalar_self(grad, other):
-    return grad / other
+    return DIV_SCALAR.public(grad, other)
 
 
 def _number_rule(true_divide):
@@ -492,6 +569,9 @@ def _number_rule(true_divide):
 MUL_SCALAR = defop("mul_scalar", mul_scalar, inputs=("self",),
                    derivatives={"self": mul_scalar_self}, dtype=_number_rule(False),
                    grad_fn_name="MulBackward1", methods=(), functions=(), family=FAMILY)
+ADD_SCALAR = defop("add_scalar", add_scalar, inputs=("self",),
+                   derivatives={"self": add_scalar_self}, dtype=_number_rule(False),
+                   grad_fn_name="AddBackward1", methods=(), functions=(), family=FAMILY)
 DIV_SCALAR = defop("div_scalar", div_scalar, inputs=("self",),
                    derivatives={"self": div_scalar_self}, dtype=_number_rule(True),
                    grad_fn_name="DivBackward1", methods=(), functions=(), family=FAMILY)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops.losses import DIV_SCALAR, MUL_SCALAR
+from ...ops.losses import (ADD_SCALAR, DIV_SCALAR, HUBER_LOSS, MSE_LOSS, MUL_SCALAR,
+                           SMOOTH_L1_LOSS, SOFT_MARGIN_LOSS)
 from ...ops.nll_loss import NLL_LOSS, NLL_LOSS2D
 from ...tensor import Tensor
 from ._common import legacy_reduction, prim, reduction_enum
@@ -31,6 +32,8 @@ def _torch():
 
 _NLL_LOSS, _NLL_LOSS2D = NLL_LOSS.public, NLL_LOSS2D.public
 _mul_scalar, _div_scalar = MUL_SCALAR.public, DIV_SCALAR.public
+_add_scalar = ADD_SCALAR.public
+_MSE_LOSS, _HUBER_LOSS, _SMOOTH_L1_LOSS = MSE_LOSS.public, HUBER_LOSS.public, SMOOTH_L1_LOSS.public
 
 
 def _warn_size(input: Tensor, target: Tensor) -> None:
@@ -41,21 +44,35 @@ def _warn_size(input: Tensor, target: Tensor) -> None:
             "broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
 
 
+def _weighted(loss, weight, reduction, mean_by_weight: bool):
+    """PyTorch's Python-level weighted losses: 'mean' is ``sum(w loss) / sum(w)`` for
+    mse/l1 (``mean_by_weight``) and ``mean(w loss)`` for huber."""
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_by_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def _check_weight_size(weight, input):
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+
+
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean", weight=None) -> Tensor:
-    reduction = legacy_reduction(size_average, reduce,
-                                 reduction)
+    """``(input - target) ** 2``, reduced: one ``MseLossBackward0`` node (unweighted)."""
     _warn_size(input, target)
-    code = reduction_enum(reduction)
-    if weight is None:
-        op = prim("mse_loss")
-        if op is not None:
-            a, b = _torch().broadcast_tensors(input, target)
-            return op(a, b, code)
-    loss = (input - target).square()
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    a, b = _torch().broadcast_tensors(input, target)
     if weight is not None:
-        loss = loss * weight
-    return _reduce_loss(loss, reduction)
+        _check_weight_size(weight, input)
+        return _weighted((a - b).pow(2), weight, reduction, True)
+    return _MSE_LOSS(a, b, reduction_enum(reduction))
 
 
 def _reduce_loss(loss, reduction):
@@ -64,48 +81,44 @@ def _reduce_loss(loss, reduction):
 
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
             reduction: str = "mean", weight=None) -> Tensor:
-    reduction = legacy_reduction(size_average, reduce,
-                                 reduction)
+    """``|input - target|``, reduced: a composite in PyTorch too (after broadcasting)."""
     _warn_size(input, target)
-    loss = (input - target).abs()
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    a, b = _torch().broadcast_tensors(input, target)
     if weight is not None:
-        loss = loss * weight
-    return _reduce_loss(loss, reduction)
+        _check_weight_size(weight, input)
+        return _weighted((a - b).abs(), weight, reduction, True)
+    code = reduction_enum(reduction)
+    return _reduce_loss((a - b).abs(), ("none", "mean", "sum")[code])
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
-    reduction = legacy_reduction(size_average, reduce,
-                                 reduction)
+    """Quadratic inside ``beta``, linear outside: one ``SmoothL1LossBackward0`` node (the
+    composite l1 loss for ``beta=0``, as in PyTorch)."""
     _warn_size(input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    a, b = _torch().broadcast_tensors(input, target)
+    code = reduction_enum(reduction)
+    if beta == 0.0:
+        return _reduce_loss((a - b).abs(), ("none", "mean", "sum")[code])
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    if beta == 0.0:
-        return l1_loss(input, target, reduction=reduction)
-    op = prim("smooth_l1_loss")
-    if op is not None:
-        a, b = _torch().broadcast_tensors(input, target)
-        return op(a, b, reduction_enum(reduction), beta)
-    diff = (input - target).abs()
-    loss = _torch().where(diff < beta, diff.square() * (0.5 / beta), diff - 0.5 * beta)
-    return _reduce_loss(loss, reduction)
+    return _SMOOTH_L1_LOSS(a, b, code, beta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight=None) -> Tensor:
+    """Quadratic inside ``delta``, linear outside: one ``HuberLossBackward0`` node
+    (unweighted)."""
     _warn_size(input, target)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    a, b = _torch().broadcast_tensors(input, target)
     if weight is None:
-        op = prim("huber_loss")
-        if op is not None:
-            a, b = _torch().broadcast_tensors(input, target)
-            return op(a, b, reduction_enum(reduction), delta)
-    diff = (input - target).abs()
-    loss = _torch().where(diff < delta, diff.square() * 0.5, (diff - 0.5 * delta) * delta)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce_loss(loss, reduction)
+        return _HUBER_LOSS(a, b, reduction_enum(reduction), delta)
+    _check_weight_size(weight, input)
+    return _weighted(_HUBER_LOSS(a, b, 0, delta), weight, reduction, False)
 
 
 # -- classification ----------------------------------------------------------------------
@@ -224,7 +237,7 @@ def _cross_entropy_probs(input, target, weight, code, smoothing, class_dim):
         if smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                                f"{smoothing}")
-        target = _mul_scalar(target, 1 - smoothing) + smoothing / n_classes
+        target = _add_scalar(_mul_scalar(target, 1 - smoothing), smoothing / n_classes)
     terms = log_probs * target
     if weight is not None:
         if log_probs.dim() > 1:
@@ -326,10 +339,9 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
-    reduction = legacy_reduction(size_average, reduce,
-                                 reduction)
-    from .activation import softplus
-    return _reduce_loss(softplus(-target * input), reduction)
+    """``log(1 + exp(-target * input))``, reduced: one ``SoftMarginLossBackward0`` node."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    return SOFT_MARGIN_LOSS.public(input, target, reduction_enum(reduction))
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
