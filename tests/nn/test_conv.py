@@ -10,9 +10,9 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from tests.nn.layer_oracle import check, copy_state, same_error
 
 import leafgrad
-from tests.nn.layer_oracle import check, copy_state, same_error
 
 rng = np.random.default_rng(1234)
 
@@ -288,15 +288,15 @@ def test_errors_match_torch(fn, x, w, b, kw):
     _err(fn, x, w, b, **kw)
 
 
-def test_dtype_mismatch_errors():
+@pytest.mark.parametrize("xd,wd,bd", [("float32", "float64", None), ("float64", "float32", None),
+                                      ("float32", "float32", "float64")])
+def test_dtype_mismatch_errors(xd, wd, bd):
     x, w = np.ones((2, 4, 8, 8)), np.ones((6, 4, 3, 3))
-    for xd, wd, bd in (("float32", "float64", None), ("float64", "float32", None),
-                       ("float32", "float32", "float64")):
-        def call(lib):
-            b = None if bd is None else lib.ones(6, dtype=getattr(lib, bd))
-            return lib.nn.functional.conv2d(lib.tensor(x.astype(xd)), lib.tensor(w.astype(wd)),
-                                            b)
-        same_error(lambda: call(leafgrad), lambda: call(torch))
+
+    def call(lib):
+        b = None if bd is None else lib.ones(6, dtype=getattr(lib, bd))
+        return lib.nn.functional.conv2d(lib.tensor(x.astype(xd)), lib.tensor(w.astype(wd)), b)
+    same_error(lambda: call(leafgrad), lambda: call(torch))
 
 
 @pytest.mark.parametrize("args,kw", [

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from tests.nn.layer_oracle import check, same_error
 
 import leafgrad
-from tests.nn.layer_oracle import check, same_error
 
 rng = np.random.default_rng(99)
 

@@ -42,7 +42,7 @@ from .registry import Sample, defop, export_function
 
 FAMILY = "conv"
 
-__all__ = ["convolution", "conv_output_size", "check_conv_args", "CONVOLUTION"]
+__all__ = ["CONVOLUTION", "check_conv_args", "conv_output_size", "convolution"]
 
 
 # -- NumPy kernels (2-d; 1-d inputs get a unit height) -----------------------------------------
@@ -94,7 +94,7 @@ def _grouped_matmul(a, b, groups):
 
 def _to_onck(g):
     """(N, O, OH, OW) -> contiguous (O, N*OH*OW)."""
-    n, o = g.shape[:2]
+    o = g.shape[1]
     return np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(o, -1)
 
 

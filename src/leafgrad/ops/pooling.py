@@ -31,14 +31,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import _wrap
-from .pointwise_common import zeros_grad
 from .joins import materialize_zeros
+from .pointwise_common import zeros_grad
 from .registry import Sample, defop
 
 FAMILY = "pooling"
 
-__all__ = ["pool_output_size", "max_pool2d_with_indices", "max_pool2d", "avg_pool2d",
-           "adaptive_avg_pool2d"]
+__all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "max_pool2d",
+    "max_pool2d_with_indices",
+    "pool_output_size",
+]
 
 
 # -- geometry -----------------------------------------------------------------------------------
@@ -141,7 +146,8 @@ def _fix_padding_argmax(arg, shape, kernel_size, stride, padding, dilation):
     """A window whose real values are all the lowest value keeps offset 0, which may lie in the
     padding; PyTorch reports the window's first real position instead."""
     h, w = shape[-2:]
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
+    kw = kernel_size[1]
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     oh, ow = arg.shape[-2:]
     i, j = np.divmod(arg, kw)
     rows = np.arange(oh)[:, None] * sh - ph + i * dh
@@ -173,7 +179,7 @@ class Maxima:
     maximum is finite (a NaN or a -inf window needs PyTorch's exact argmax rules, so those
     compute the argmax instead)."""
 
-    __slots__ = ("x", "out", "params", "_arg")
+    __slots__ = ("_arg", "out", "params", "x")
 
     def __init__(self, x, out, params):
         self.x, self.out, self.params, self._arg = x, out, params, None
@@ -190,7 +196,7 @@ class Maxima:
 
     def scatter(self, grad_output):
         """The input gradient: each window's gradient sent to its (first) maximum."""
-        kernel_size, stride, padding, dilation, ceil_mode = self.params
+        kernel_size, stride, padding, dilation, _ = self.params
         (kh, kw), (sh, sw), (dh, dw) = kernel_size, stride, dilation
         x3 = _flat3(self.x)
         h, w = x3.shape[1:]

@@ -11,18 +11,29 @@ tensor([[[1.5000, 3.5000]]])
 """
 from __future__ import annotations
 
-from ...ops.pooling import (ADAPTIVE_AVG_POOL2D, AVG_POOL2D, MAX_POOL2D,
-                            MAX_POOL2D_WITH_INDICES, pool_output_size)
+from ...ops.pooling import (
+    ADAPTIVE_AVG_POOL2D,
+    AVG_POOL2D,
+    MAX_POOL2D,
+    MAX_POOL2D_WITH_INDICES,
+    pool_output_size,
+)
 from ...tensor import Tensor
 
-__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d"]
+__all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "max_pool1d",
+    "max_pool2d",
+]
 
 
 def _pair(value, fname: str, what: str, message: str, default=None) -> tuple:
-    if value is None or (isinstance(value, (tuple, list)) and len(value) == 0):
-        if default is not None:
-            return default
+    omitted = value is None or (isinstance(value, (tuple, list)) and len(value) == 0)
+    if omitted and default is not None:
+        return default
     if isinstance(value, int):
         return (value, value)
     if isinstance(value, (tuple, list)) and len(value) in (1, 2):

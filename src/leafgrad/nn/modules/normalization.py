@@ -12,7 +12,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["GroupNorm", "LayerNorm"]
 
 
 class LayerNorm(Module):

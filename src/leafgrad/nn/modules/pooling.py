@@ -12,8 +12,14 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d"]
+__all__ = [
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "MaxPool1d",
+    "MaxPool2d",
+]
 
 
 def _single(value) -> tuple:
