@@ -274,7 +274,9 @@ def _transpose(L, r, x):
     if how == "t":
         return x.t()
     if how == "T":
-        return x.T if x.dim() == 2 else x.permute(*reversed(range(x.dim())))
+        if x.dim() == 2:
+            return x.T
+        return x.permute(*reversed(range(x.dim()))) if x.dim() else x.permute(())
     if how == "mT":
         return x.mT
     if how == "movedim":

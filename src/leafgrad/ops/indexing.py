@@ -440,7 +440,7 @@ def index_select_op(self, dim, index):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     d = wrap_dim(dim, self.ndim)
     n = self.shape[d] if self.ndim else 1
-    if index.size and (index.max() >= n or index.min() < -n):
+    if index.size and (index.max() >= n or index.min() < 0):   # no negative indices here
         raise IndexError("index out of range in self")
     if self.ndim == 0:
         return self.copy()

@@ -58,7 +58,7 @@ def softmax(self, dim, dtype=None):
     """``exp(self) / exp(self).sum(dim)``, computed stably."""
     if self.ndim == 0:
         _axis(dim, 0)
-        return np.ones_like(self)
+        return np.exp(self - self)   # 1, but nan for nan and inf, as PyTorch
     axis = _axis(dim, self.ndim)
     e = _shifted(self, axis)
     np.exp(e, out=e)
@@ -70,7 +70,7 @@ def log_softmax(self, dim, dtype=None):
     """``self - logsumexp(self, dim)``, computed stably."""
     if self.ndim == 0:
         _axis(dim, 0)
-        return np.zeros_like(self)
+        return self - self   # 0, but nan for nan and inf, as PyTorch
     axis = _axis(dim, self.ndim)
     z = _shifted(self, axis)
     lse = np.exp(z).sum(axis=axis, keepdims=True)

@@ -153,7 +153,7 @@ def clamp_tensor_min(grad, self, min, max):
 def clamp_tensor_max(grad, self, min, max):
     above = self > max
     if min is not None:
-        above = above | (min >= max)
+        above = above | (min > max)   # strictly, as PyTorch: min == max keeps it at self
     return grad.masked_fill(~above, 0.0)
 
 

@@ -454,7 +454,7 @@ _round0 = defop("round", round_half_even, derivatives={"self": sign_self}, dtype
 def round_decimals(self, decimals):
     """Round half to even at ``decimals`` digits (RoundBackward1)."""
     if self.dtype.kind != "f":
-        raise not_implemented_for("round_cpu", self)
+        raise not_implemented_for("round_vml_cpu" if decimals == 0 else "round_cpu", self)
     return np.round(self, decimals)
 
 
@@ -465,9 +465,9 @@ _round1 = defop("round_decimals", round_decimals, derivatives={"self": sign_self
                 family=FAMILY)
 
 
-def round(input, *, decimals=0):
+def round(input, *, decimals=None):
     """Round half to even, at ``decimals`` digits after the point."""
-    if decimals == 0:
+    if decimals is None:   # round(x, decimals=0) spelled out is RoundBackward1, as PyTorch
         return _round0.public(input)
     return _round1.public(input, decimals)
 
