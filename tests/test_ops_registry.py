@@ -2,6 +2,8 @@
 second derivatives, over Hypothesis-drawn broadcastable shapes (float64)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -161,3 +163,65 @@ def test_op_matches_torch(name, shapes, seed):
     rng = np.random.default_rng(seed)
     for sample in rec.samples(Maker(rng), shapes):
         check_sample(rec, sample, rng)
+
+
+# -- gradcheck and gradgradcheck of every record (leafgrad's own checkers, float64) -------------
+FIXED_SHAPES = [(2, 3), (2, 3), (3,), (2, 1)]
+
+
+def _float64_call(rec, sample, lib):
+    """(function of the float inputs, the float inputs) for one sample on ``lib``, or None."""
+    call = sample.call or (rec.functions[0] if rec.functions else "Tensor." + rec.methods[0])
+    if call.startswith("Tensor.") and call.endswith("_"):
+        return None     # in-place samples: covered by the torch comparison above
+    slots, inputs = [], []
+    for a in sample.args:
+        if isinstance(a, np.ndarray) and a.dtype == np.float64:
+            slots.append(len(inputs))
+            inputs.append(lib.tensor(a, requires_grad=True))
+        else:
+            slots.append(None)
+    if not inputs:
+        return None
+
+    def as_arg(a):
+        pair = to_both(a, requires_grad=False)
+        return pair[0] if lib is leafgrad else pair[1]
+
+    def fn(*xs):
+        args = tuple(xs[s] if s is not None else as_arg(a) for s, a in zip(slots, sample.args))
+        kwargs = {k: as_arg(v) for k, v in sample.kwargs.items()}
+        out = _run(lib, call, args, kwargs)
+        # finite differences need float64 outputs (a cast to float32 is checked vs torch)
+        return tuple(o for o in _as_list(out) if isinstance(o, (leafgrad.Tensor, torch.Tensor))
+                     and str(o.dtype) == "torch.float64")
+    return fn, tuple(inputs)
+
+
+@pytest.mark.parametrize("name", TESTED)
+def test_gradcheck_and_gradgradcheck(name):
+    """leafgrad's gradcheck and gradgradcheck pass wherever PyTorch's pass on the same sample
+    (a sample where PyTorch's fails sits on a kink or a tie: not differentiable there)."""
+    rec = RECORDS[name]
+    if not rec.differentiable:
+        return
+    rng = np.random.default_rng(1234)
+    checked = 0
+    for sample in rec.samples(Maker(rng), FIXED_SHAPES):
+        if not sample.grad or checked == 2:   # two samples per op keep the suite short
+            continue
+        mine, theirs = _float64_call(rec, sample, leafgrad), _float64_call(rec, sample, torch)
+        if mine is None:
+            continue
+        (fn, inputs), (t_fn, t_inputs) = mine, theirs
+        outs = t_fn(*t_inputs)
+        if not outs or not any(o.requires_grad for o in outs):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if torch.autograd.gradcheck(t_fn, t_inputs, raise_exception=False):
+                assert leafgrad.autograd.gradcheck(fn, inputs), name
+            if not rec.extra.get("once_differentiable") and \
+                    torch.autograd.gradgradcheck(t_fn, t_inputs, raise_exception=False):
+                assert leafgrad.autograd.gradgradcheck(fn, inputs), name
+        checked += 1
