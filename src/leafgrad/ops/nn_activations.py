@@ -29,6 +29,7 @@ __all__ = ["leaky_relu_", "elu_", "celu_", "selu_", "hardtanh_", "threshold_",
            "hardsigmoid_", "hardswish_", "mish_"]   # in-place variants; the rest are records
 
 _F16 = np.dtype(np.float16)
+_ONE_SIXTH_F32 = float(np.float32(1.0 / 6.0))
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 
@@ -63,13 +64,13 @@ def _samples(call, *kwargs_list, low=-3.0, high=3.0):
     return samples
 
 
-def _inplace_record(name, forward, formula, grad_fn_name, **kw):
-    """The record of an in-place variant whose formula uses ``result`` (PyTorch's
-    ``...Backward1``), and its in-place function. (The registry test calls ops on leaves,
-    which in-place ops refuse: tests/test_nn_ops_activations.py checks these.)"""
+def _inplace_record(name, forward, formula, grad_fn_name, saves_self=False, **kw):
+    """The record of an in-place variant with its own node name (PyTorch's ``...Backward1``:
+    most save the output), and its in-place function. (The registry test calls ops on
+    leaves, which in-place ops refuse: tests/test_nn_ops_activations.py checks these.)"""
     rec = defop(name, forward, derivatives={"self": formula}, grad_fn_name=grad_fn_name,
                 methods=(), functions=(), family=FAMILY, **kw)
-    return rec, inplace_of(rec.public, name, saves_self=False)
+    return rec, inplace_of(rec.public, name, saves_self=saves_self)
 
 
 def zero_self(grad):
@@ -310,7 +311,8 @@ def hardsigmoid_self(grad, self):
 def hardsigmoid_backward(grad_output, self):
     """``grad_output / 6`` strictly inside (-3, 3), 0 elsewhere."""
     inside = (self > -3) & (self < 3)
-    return _out(np.where(inside, _f32(grad_output) / 6, 0), grad_output)
+    # PyTorch multiplies by a float32 1/6, in every dtype
+    return _out(np.where(inside, _f32(grad_output) * _ONE_SIXTH_F32, 0), grad_output)
 
 
 def hardswish(self):
@@ -324,9 +326,9 @@ def hardswish_self(grad, self):
 
 
 def hardswish_backward(grad_output, self):
-    """0 below -3, ``grad_output * (self / 3 + 1/2)`` up to 3, ``grad_output`` above."""
+    """0 up to -3, ``grad_output * (self / 3 + 1/2)`` below 3, ``grad_output`` from 3."""
     g, x = _f32(grad_output), _f32(self)
-    out = np.where(x < -3, 0, np.where(x <= 3, g * (x / 3 + 0.5), g))
+    out = np.where(x <= -3, 0, np.where(x < 3, g * (x / 3 + 0.5), g))
     return _out(out, grad_output)
 
 
@@ -395,10 +397,6 @@ def threshold_self(grad, self, threshold):
     return RECORDS["threshold_backward"].public(grad, self, threshold)
 
 
-def threshold_result(grad, result, threshold):
-    return RECORDS["threshold_backward"].public(grad, result, threshold)
-
-
 THRESHOLD = defop(
     "threshold", threshold, derivatives={"self": threshold_self}, dtype="same", methods=(),
     family=FAMILY,
@@ -406,8 +404,10 @@ THRESHOLD = defop(
         Sample((make(shapes[0], -3, 3), 0.5, 2.0), call="nn.functional.threshold"),
         Sample((make(shapes[1], -3, 3), -1.0, -3.0), call="threshold"),
         Sample((make(shapes[0], -3, 3, np.int64), 1, 7), call="threshold", grad=False)])
+# ThresholdBackward1 saves a copy of the input, not the output (which may equal ``value``)
 THRESHOLD_INPLACE, threshold_ = _inplace_record(
-    "threshold_", threshold, threshold_result, "ThresholdBackward1", dtype="same")
+    "threshold_", threshold, threshold_self, "ThresholdBackward1", saves_self=True,
+    dtype="same")
 export_function("threshold_", threshold_)
 
 

@@ -96,7 +96,8 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     """Normalize over the trailing ``normalized_shape`` dims (biased variance), then scale
     and shift (one ``NativeLayerNormBackward0`` node, as in PyTorch)."""
     if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        "of ints, not int")
     return LAYER_NORM.public(input, list(normalized_shape), weight, bias, eps)
 
 
