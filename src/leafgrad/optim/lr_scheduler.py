@@ -1,5 +1,5 @@
 """Learning-rate schedules: ``StepLR``, ``MultiStepLR``, ``ExponentialLR``,
-``CosineAnnealingLR``, ``LambdaLR``, ``LinearLR``.
+``CosineAnnealingLR``, ``LambdaLR``, ``LinearLR``, ``OneCycleLR``, ``ReduceLROnPlateau``.
 
 Each ``scheduler.step()`` (called after ``optimizer.step()``) moves ``last_epoch`` on and
 writes the new ``lr`` into every parameter group. Like PyTorch's, the formulas are the
@@ -27,7 +27,7 @@ from collections import Counter
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "LambdaLR", "LinearLR"]
+           "LambdaLR", "LinearLR", "OneCycleLR", "ReduceLROnPlateau"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
@@ -255,6 +255,196 @@ class LinearLR(LRScheduler):
         s, e = self.start_factor, self.end_factor
         frac = min(self.total_iters, self.last_epoch) / self.total_iters
         return [base * (s + (e - s) * frac) for base in self.base_lrs]
+
+
+def _per_group(name, value, optimizer):
+    groups = optimizer.param_groups
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(groups):
+            raise ValueError(f"expected {len(groups)} values for {name}, got {len(value)}")
+        return list(value)
+    return [value] * len(groups)
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: lr warms up from ``max_lr / div_factor`` to ``max_lr``, then anneals
+    to ``initial_lr / final_div_factor``; momentum (or Adam's beta1) cycles the other way."""
+
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
+                 pct_start=0.3, anneal_strategy="cos", cycle_momentum=True,
+                 base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
+                 final_div_factor=1e4, three_phase=False, last_epoch=-1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if total_steps is not None:
+            if not isinstance(total_steps, int) or total_steps <= 0:
+                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+            self.total_steps = total_steps
+        elif epochs is not None and steps_per_epoch is not None:
+            if not isinstance(epochs, int) or epochs <= 0:
+                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+                raise ValueError("Expected positive integer steps_per_epoch, but got "
+                                 f"{steps_per_epoch}")
+            self.total_steps = epochs * steps_per_epoch
+        else:
+            raise ValueError("You must define either total_steps OR (epochs AND "
+                             "steps_per_epoch)")
+        if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
+                             f"{anneal_strategy}")
+        T = self.total_steps
+        if three_phase:
+            self._schedule_phases = [
+                (float(pct_start * T) - 1, "initial_lr", "max_lr", "max_momentum",
+                 "base_momentum"),
+                (float(2 * pct_start * T) - 2, "max_lr", "initial_lr", "base_momentum",
+                 "max_momentum"),
+                (T - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+        else:
+            self._schedule_phases = [
+                (float(pct_start * T) - 1, "initial_lr", "max_lr", "max_momentum",
+                 "base_momentum"),
+                (T - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+        self._anneal = self._cos if anneal_strategy == "cos" else self._linear
+        max_lrs = _per_group("max_lr", max_lr, optimizer)
+        if last_epoch == -1:
+            for top, group in zip(max_lrs, optimizer.param_groups):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            defaults = optimizer.defaults
+            if "momentum" not in defaults and "betas" not in defaults:
+                raise ValueError("optimizer must support momentum or beta1 with "
+                                 "`cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in defaults
+            lows = _per_group("base_momentum", base_momentum, optimizer)
+            highs = _per_group("max_momentum", max_momentum, optimizer)
+            if last_epoch == -1:
+                for low, high, group in zip(lows, highs, optimizer.param_groups):
+                    self._set_momentum(group, high)
+                    group["max_momentum"] = high
+                    group["base_momentum"] = low
+        super().__init__(optimizer, last_epoch)
+
+    def _set_momentum(self, group, value) -> None:
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    @staticmethod
+    def _cos(start, end, pct):
+        return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+
+    @staticmethod
+    def _linear(start, end, pct):
+        return (end - start) * pct + start
+
+    def get_lr(self) -> list:
+        self._warn_get_lr()
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"Tried to step {step} times. The specified number of total "
+                             f"steps is {self.total_steps}")
+        lrs = []
+        last = len(self._schedule_phases) - 1
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for i, (end_step, lr0, lr1, m0, m1) in enumerate(self._schedule_phases):
+                if step <= end_step or i == last:
+                    pct = (step - start_step) / (end_step - start_step)
+                    lr = self._anneal(group[lr0], group[lr1], pct)
+                    if self.cycle_momentum:
+                        momentum = self._anneal(group[m0], group[m1], pct)
+                    break
+                start_step = end_step
+            lrs.append(lr)
+            if self.cycle_momentum:
+                self._set_momentum(group, momentum)
+        return lrs
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Multiply lr by ``factor`` once a metric has stopped improving for ``patience`` steps."""
+
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
+                 threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8) -> None:
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        self.factor = factor
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != len(optimizer.param_groups):
+                raise ValueError(f"expected {len(optimizer.param_groups)} min_lrs, got "
+                                 f"{len(min_lr)}")
+            self.default_min_lr = None
+            self.min_lrs = list(min_lr)
+        else:
+            self.default_min_lr = min_lr
+            self.min_lrs = [min_lr] * len(optimizer.param_groups)
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.patience = patience
+        self.cooldown = cooldown
+        self.eps = eps
+        self.mode = mode
+        self.threshold = threshold
+        self.threshold_mode = threshold_mode
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+        self.last_epoch = 0
+        self._step_count = 0
+        self._last_lr = self._current_lrs()
+
+    def is_better(self, a, best) -> bool:
+        if self.mode == "min" and self.threshold_mode == "rel":
+            return a < best * (1.0 - self.threshold)
+        if self.mode == "min":
+            return a < best - self.threshold
+        if self.threshold_mode == "rel":
+            return a > best * (self.threshold + 1.0)
+        return a > best + self.threshold
+
+    @property
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
+    def step(self, metrics, epoch=None) -> None:  # type: ignore[override]
+        current = float(metrics)
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self.last_epoch = epoch
+        if self.is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for group, low in zip(self.optimizer.param_groups, self.min_lrs):
+                old = float(group["lr"])
+                new = max(old * self.factor, low)
+                if old - new > self.eps:
+                    group["lr"] = new
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = self._current_lrs()
 
 
 _LRScheduler = LRScheduler
