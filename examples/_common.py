@@ -14,8 +14,9 @@ import numpy as np
 
 __all__ = ["load_digits_split", "progress", "synthetic_digits"]
 
-# Ten 8x8 glyphs, one per digit; '#' is ink. The synthetic set shifts, thickens, dims and
-# blurs them with noise, so it takes some learning but a small model still gets ~100%.
+# Ten 8x8 glyphs, one per digit; '#' is ink. The synthetic set shifts them, dims them, adds
+# noise and flips a few pixels, so that it takes some learning (the examples reach about 98-99%
+# on it, as on the real digits).
 _GLYPHS = """
 ..####.. ...##... ..####.. ..####.. ....##.. .######. ..####.. .######. ..####.. ..####..
 .##..##. ..###... .##..##. .##..##. ...###.. .##..... .##..... .....##. .##..##. .##..##.
@@ -43,10 +44,12 @@ def synthetic_digits(n: int = 1797, seed: int = 0):
     glyphs = _glyphs()
     labels = rng.randint(0, 10, size=n)
     images = np.empty((n, 8, 8))
+    padded = np.pad(glyphs, ((0, 0), (1, 1), (1, 1)))   # shifts bring in blank pixels
     for k, d in enumerate(labels):
-        img = np.roll(glyphs[d], (rng.randint(-1, 2), rng.randint(-1, 2)), axis=(0, 1))
-        img = img * rng.uniform(0.6, 1.0) + rng.normal(0.0, 0.15, size=(8, 8))
-        flip = rng.rand(8, 8) < 0.04
+        dy, dx = rng.randint(0, 3, size=2)
+        img = padded[d, dy:dy + 8, dx:dx + 8]
+        img = img * rng.uniform(0.6, 1.0) + rng.normal(0.0, 0.1, size=(8, 8))
+        flip = rng.rand(8, 8) < 0.02
         img[flip] = 1.0 - img[flip]
         images[k] = img
     images = np.clip(images, 0.0, 1.0) * 16.0

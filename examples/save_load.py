@@ -7,8 +7,10 @@ program.
 
 Trains the MLP of ``mlp_digits.py`` briefly, ``torch.save(model.state_dict(), path)``, builds
 a new MLP (different random weights), ``load_state_dict(torch.load(path))``, and checks that
-both give exactly the same predictions. leafgrad writes PyTorch's file format, so a file
-saved here loads in PyTorch and the other way round.
+both give exactly the same predictions.
+
+Under leafgrad the file is a safetensors file (leafgrad never pickles): real PyTorch reads
+it with ``safetensors.torch.load_file(path)``, not ``torch.load``.
 """
 import argparse
 import os
