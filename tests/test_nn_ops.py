@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from oracle import assert_same_error, assert_same_tensor
 
 import leafgrad
 import leafgrad.nn.functional as LF
-from oracle import assert_same_error, assert_same_tensor
 
 DTYPES = ["float16", "float32", "float64"]
 REDUCTIONS = ["mean", "sum", "none"]
-TOL = {"float16": dict(atol=2e-3, rtol=2e-3), "float32": dict(atol=1e-5, rtol=1e-5),
-       "float64": dict(atol=1e-10, rtol=1e-9)}
+TOL = {"float16": {"atol": 2e-3, "rtol": 2e-3}, "float32": {"atol": 1e-5, "rtol": 1e-5},
+       "float64": {"atol": 1e-10, "rtol": 1e-9}}
 
 
 def _name(fn):
@@ -50,7 +50,7 @@ def both(fn, arrays, grad=(0,)):
 def check(fn, arrays, grad=(0,), tol=None, second=True, seed=0, depth=3, grad_names=True):
     """Values, dtype, node trees, first and second derivatives of ``fn`` vs torch."""
     (mine, m_in), (theirs, t_in) = both(fn, arrays, grad)
-    tol = tol or dict(atol=1e-6, rtol=1e-5)
+    tol = tol or {"atol": 1e-6, "rtol": 1e-5}
     assert_same_tensor(mine, theirs, what="value", **tol)
     assert tree(mine.grad_fn, depth) == tree(theirs.grad_fn, depth)
     if not theirs.requires_grad:
@@ -135,7 +135,7 @@ def test_cross_entropy_probability_targets(reduction, smoothing):
     x, p = rng.standard_normal((3, 4, 2)), rng.dirichlet(np.ones(4), (3, 2)).transpose(0, 2, 1)
     w = rng.uniform(0.5, 2.0, 4)
     for weight in (None, w):
-        def fn(lib, x, p, w):
+        def fn(lib, x, p, w, weight=weight):
             return lib.nn.functional.cross_entropy(
                 x, p, weight=None if weight is None else w, reduction=reduction,
                 label_smoothing=smoothing)
@@ -158,7 +158,8 @@ def test_extreme_logits_are_finite_and_match(dtype):
     t = np.array([1, 0, 2, 0])
     for reduction in REDUCTIONS:
         (mine, m_in), (theirs, t_in) = both(
-            lambda lib, x, t: lib.nn.functional.cross_entropy(x, t, reduction=reduction), [x, t])
+            lambda lib, x, t, r=reduction: lib.nn.functional.cross_entropy(x, t, reduction=r),
+            [x, t])
         assert np.isfinite(mine.detach().numpy()).all()
         assert_same_tensor(mine, theirs, **TOL[dtype])
         mine.sum().backward()
@@ -167,7 +168,7 @@ def test_extreme_logits_are_finite_and_match(dtype):
         assert_same_tensor(m_in[0].grad, t_in[0].grad, **TOL[dtype])
     p = np.array([[0.2, 0.3, 0.5]] * 4, dtype=dtype)
     for call in ("binary_cross_entropy_with_logits", "logsigmoid", "log_softmax"):
-        def fn(lib, x, p):
+        def fn(lib, x, p, call=call):
             f = getattr(lib.nn.functional, call)
             if call == "logsigmoid":
                 return f(x)
@@ -193,7 +194,7 @@ def test_nll_loss_weights_and_ignore_index(shape, reduction):
     w = np.random.default_rng(2).uniform(0.5, 2.0, c)
     for weight in (False, True):
         for ignore in (-100, 3):
-            def fn(lib, x, t, w):
+            def fn(lib, x, t, w, weight=weight, ignore=ignore):
                 return lib.nn.functional.nll_loss(x, t, weight=w if weight else None,
                                                   ignore_index=ignore, reduction=reduction)
             check(fn, [x, t, w])
@@ -203,10 +204,11 @@ def test_nll_loss_all_ignored_and_empty():
     x = log_probs((3, 4))
     t = np.full(3, -100)
     for reduction in REDUCTIONS:
-        check(lambda lib, x, t: lib.nn.functional.nll_loss(x, t, reduction=reduction), [x, t])
+        check(lambda lib, x, t, r=reduction: lib.nn.functional.nll_loss(x, t, reduction=r),
+              [x, t])
     for shape, tshape in (((0, 4), (0,)), ((2, 4, 0), (2, 0)), ((0, 4, 3), (0, 3))):
         for reduction in REDUCTIONS:
-            check(lambda lib, x, t: lib.nn.functional.nll_loss(x, t, reduction=reduction),
+            check(lambda lib, x, t, r=reduction: lib.nn.functional.nll_loss(x, t, reduction=r),
                   [np.zeros(shape), np.zeros(tshape, np.int64)])
 
 
@@ -314,7 +316,7 @@ def test_binary_cross_entropy_weights(reduction):
     logits = rng.standard_normal((3, 4)) * 3
     pw = rng.uniform(0.5, 3.0, 4)
     for kw in ({"weight": True}, {"pos_weight": True}, {"weight": True, "pos_weight": True}):
-        def fn(lib, x, t, w, pw):
+        def fn(lib, x, t, w, pw, kw=kw):
             return lib.nn.functional.binary_cross_entropy_with_logits(
                 x, t, weight=w if kw.get("weight") else None,
                 pos_weight=pw if kw.get("pos_weight") else None, reduction=reduction)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
-import leafgrad
 from oracle import assert_same_error, assert_same_tensor
 from test_nn_ops import TOL, check, tree
+
+import leafgrad
 
 EXTREME = np.array([-1e4, -30.0, -3.0, -1.0, 0.0, 0.5, 3.0, 30.0, 1e4])
 
@@ -118,7 +118,7 @@ def test_layer_norm(dtype):
     x = (rng.standard_normal((2, 3, 4)) * 5 + 3).astype(dtype)
     w, b = rng.standard_normal((3, 4)).astype(dtype), rng.standard_normal((3, 4)).astype(dtype)
     second = dtype == "float64"
-    tol = TOL[dtype] if dtype != "float16" else dict(atol=1e-2, rtol=1e-2)
+    tol = TOL[dtype] if dtype != "float16" else {"atol": 1e-2, "rtol": 1e-2}
     # _check_values: layer_norm's formulas are composites (Note [Layer norm formulas]), so
     # the gradients' nodes are not PyTorch's NativeLayerNormBackwardBackward0; values are
     _check_values(lambda lib, x, w, b: lib.nn.functional.layer_norm(x, (3, 4), w, b, eps=1e-3),
@@ -129,8 +129,9 @@ def test_layer_norm(dtype):
 
 
 @pytest.mark.parametrize("call", [
-    "F.layer_norm(x, (3,), torch_ones(2))", "F.layer_norm(x, (3,), torch_ones(3), "
-    "torch_ones(2))", "F.layer_norm(x, (4,))", "F.layer_norm(x, [])",
+    "F.layer_norm(x, (3,), torch_ones(2))",
+    "F.layer_norm(x, (3,), torch_ones(3), torch_ones(2))",
+    "F.layer_norm(x, (4,))", "F.layer_norm(x, [])",
     "F.layer_norm(x.long(), (3,))", "F.layer_norm(x, (3,), torch_ones(3).double())",
     "lib.layer_norm(x, (2, 3, 4))", "F.layer_norm(x, 3)",
 ])

@@ -24,8 +24,13 @@ from .registry import RECORDS, Sample, defop
 
 FAMILY = "losses"
 
-__all__ = ["MSE_LOSS", "SMOOTH_L1_LOSS", "HUBER_LOSS", "BINARY_CROSS_ENTROPY",
-           "BINARY_CROSS_ENTROPY_WITH_LOGITS"]
+__all__ = [
+    "BINARY_CROSS_ENTROPY",
+    "BINARY_CROSS_ENTROPY_WITH_LOGITS",
+    "HUBER_LOSS",
+    "MSE_LOSS",
+    "SMOOTH_L1_LOSS",
+]
 
 _F16 = np.dtype(np.float16)
 

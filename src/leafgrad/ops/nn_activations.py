@@ -25,8 +25,17 @@ from .registry import RECORDS, Sample, defop, export_function
 
 FAMILY = "nn_activations"
 
-__all__ = ["leaky_relu_", "elu_", "celu_", "selu_", "hardtanh_", "threshold_",
-           "hardsigmoid_", "hardswish_", "mish_"]   # in-place variants; the rest are records
+__all__ = [
+    "celu_",
+    "elu_",
+    "hardsigmoid_",
+    "hardswish_",
+    "hardtanh_",
+    "leaky_relu_",
+    "mish_",
+    "selu_",
+    "threshold_",
+]   # in-place variants; the rest are records
 
 _F16 = np.dtype(np.float16)
 _ONE_SIXTH_F32 = float(np.float32(1.0 / 6.0))

@@ -24,7 +24,7 @@ from .registry import Sample, defop
 
 FAMILY = "nn_layers"
 
-__all__ = ["LAYER_NORM", "EMBEDDING", "CONSTANT_PAD_ND", "embedding_renorm_"]
+__all__ = ["CONSTANT_PAD_ND", "EMBEDDING", "LAYER_NORM", "embedding_renorm_"]
 
 _F16 = np.dtype(np.float16)
 

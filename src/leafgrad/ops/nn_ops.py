@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop, Sample
 from .. import dtypes as _dt
+from .registry import Sample, defop
 
 FAMILY = "nn_ops"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
 from .. import dtypes as _dt
+from ..tensor import Tensor
 from .pointwise_common import inplace_of
 from .registry import Sample, bind_method, defop, export_function
 

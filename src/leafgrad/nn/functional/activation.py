@@ -15,10 +15,35 @@ from ...ops import nn_activations as _nn_activations
 from ...tensor import Tensor
 from ._common import prim
 
-__all__ = ["relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_",
-           "elu", "elu_", "selu", "celu", "gelu", "silu", "mish", "softplus", "sigmoid",
-           "tanh", "logsigmoid", "hardsigmoid", "hardswish", "softsign", "tanhshrink",
-           "threshold", "softmax", "log_softmax", "softmin", "glu"]
+__all__ = [
+    "celu",
+    "elu",
+    "elu_",
+    "gelu",
+    "glu",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "hardtanh_",
+    "leaky_relu",
+    "leaky_relu_",
+    "log_softmax",
+    "logsigmoid",
+    "mish",
+    "relu",
+    "relu6",
+    "relu_",
+    "selu",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "softmin",
+    "softplus",
+    "softsign",
+    "tanh",
+    "tanhshrink",
+    "threshold",
+]
 
 
 def _torch():

@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...tensor import Tensor, _wrap
 from ...ops.nn_layers import CONSTANT_PAD_ND, EMBEDDING, LAYER_NORM, embedding_renorm_
+from ...tensor import Tensor, _wrap
 
-__all__ = ["linear", "bilinear", "dropout", "embedding", "layer_norm", "pad", "normalize",
-           "one_hot"]
+__all__ = [
+    "bilinear",
+    "dropout",
+    "embedding",
+    "layer_norm",
+    "linear",
+    "normalize",
+    "one_hot",
+    "pad",
+]
 
 
 def _torch():

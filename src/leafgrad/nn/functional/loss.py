@@ -12,17 +12,38 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops.losses import (ADD_SCALAR, DIV_SCALAR, HUBER_LOSS, MSE_LOSS, MUL_SCALAR,
-                           SMOOTH_L1_LOSS, SOFT_MARGIN_LOSS)
+from ...ops.losses import (
+    ADD_SCALAR,
+    DIV_SCALAR,
+    HUBER_LOSS,
+    MSE_LOSS,
+    MUL_SCALAR,
+    SMOOTH_L1_LOSS,
+    SOFT_MARGIN_LOSS,
+)
 from ...ops.nll_loss import NLL_LOSS, NLL_LOSS2D
 from ...tensor import Tensor
 from ._common import legacy_reduction, prim, reduction_enum
 from ._common import reduce as _apply_reduction
 
-__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-           "soft_margin_loss", "poisson_nll_loss", "cosine_similarity", "pairwise_distance",
-           "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss"]
+__all__ = [
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss",
+    "cosine_similarity",
+    "cross_entropy",
+    "hinge_embedding_loss",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "margin_ranking_loss",
+    "mse_loss",
+    "nll_loss",
+    "pairwise_distance",
+    "poisson_nll_loss",
+    "smooth_l1_loss",
+    "soft_margin_loss",
+]
 
 
 def _torch():
