@@ -71,7 +71,7 @@ def load_digits_split(test_fraction: float = 0.2, seed: int = 0, quiet: bool = F
         digits = load_digits()
         images, labels = digits.data.astype(np.float64), digits.target.astype(np.int64)
     order = np.random.RandomState(seed).permutation(len(labels))
-    n_test = int(round(len(labels) * test_fraction))
+    n_test = round(len(labels) * test_fraction)
     test, train = order[:n_test], order[n_test:]
     mean = images[train].mean(axis=0)
     std = images[train].std(axis=0) + 1e-6   # some border pixels are always 0
