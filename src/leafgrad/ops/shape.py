@@ -210,8 +210,8 @@ def unflatten(self, dim, sizes):
     """Split dim ``dim`` into ``sizes`` (one may be -1)."""
     shape = self._data.shape
     if not shape:   # PyTorch: RuntimeError (with a C++ trace) rather than IndexError
-        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} "
-                           "but tensor has no dimensions")
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as "
+                           f"{0 if dim == -1 else dim} but tensor has no dimensions")
     d = _wrap_dim(dim, len(shape))
     sizes = [int(s) for s in sizes]
     if not sizes:

@@ -93,7 +93,9 @@ class CopySlices(Node):
         grad = grads[0]
         result = np.array(grad._data, copy=True, order="C")
         flat = result.reshape(-1)
-        region = _wrap(flat[index])
+        # asarray: a 0-d index gives a NumPy scalar, whose copies the op's forward cannot
+        # write through (x[...] = 0.5 on a 0-d view lost its zeroing)
+        region = _wrap(np.asarray(flat[index]))
         op_grads = op_node.apply([region], create_graph)
         flat[index] = 0
         if op_grads[0] is not None:
