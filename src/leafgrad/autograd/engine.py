@@ -114,6 +114,9 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                 target_nodes.setdefault(id(t._grad_fn), []).append((t._output_nr, i))
         needed = _needed(root_fns, target_nodes, target_leaves)
 
+    # Note [Ready pairs]: ``ready`` holds (node, grads) pairs: a node's gradient buffer leaves
+    # ``buffers`` when its last consumer has delivered, so a node with one consumer (every node
+    # of a chain) never touches the dict. grads is None when no gradient arrived at all.
     buffers: dict = {}
     ready = []
     if not create_graph and not fresh_seeds:
@@ -131,20 +134,27 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             elif accumulate:
                 accumulate_grad(fn, seed, create_graph)
             continue
-        _add_to_buffer(buffers, fn, t._output_nr, seed)
-        if deps.get(fn, 0) == 0 and fn not in ready:
-            ready.append(fn)
+        if seed is not None:
+            _add_to_buffer(buffers, fn, t._output_nr, seed)
+    for fn in dict.fromkeys(root_fns):
+        if not isinstance(fn, Tensor) and deps.get(fn, 0) == 0:
+            ready.append((fn, buffers.pop(fn, None)))
 
     capturing = captured is not None
     while ready:
-        node = ready.pop()
-        grads = buffers.pop(node, None)
+        node, grads = ready.pop()
         if grads is None:
             grads = [None] * node.n_outputs
+            has_grad = False
+        else:
+            has_grad = True
         if (node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None
                 or node._pre_hooks is not None):
             grads = _run_pre_hooks(node, grads)
-        run = True
+            has_grad = any(g is not None for g in grads)
+        # No gradient arrived: built-in nodes are skipped, a custom Function's backward still
+        # runs (on zeros, or on None without materialize_grads), as in PyTorch.
+        run = has_grad or node.runs_without_grads
         if capturing:
             nid = id(node)
             if nid in target_nodes:
@@ -152,15 +162,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                     g = grads[nr]
                     if g is not None:
                         captured[i] = g if captured[i] is None else captured[i] + g
-            run = nid in needed
-        if run:
-            for g in grads:
-                if g is not None:
-                    break
-            else:
-                # No gradient arrived: built-in nodes are skipped, a custom Function's backward
-                # still runs (on zeros, or on None without materialize_grads), as in PyTorch.
-                run = node.runs_without_grads
+            run = run and nid in needed
         edges = node._edges
         if run:
             if _anomaly.enabled:
@@ -192,19 +194,21 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                 elif accumulate:
                     accumulate_grad(fn, g, create_graph)
                 continue
+            left = deps[fn] - 1
+            if left:
+                deps[fn] = left
+                if g is not None:
+                    _add_to_buffer(buffers, fn, nr, g)
+                continue
+            buf = buffers.pop(fn, None) if buffers else None
             if g is not None:
-                buf = buffers.get(fn)
                 if buf is None:
                     buf = [None] * fn.n_outputs
-                    buffers[fn] = buf
                     buf[nr] = g
                 else:
                     old = buf[nr]
                     buf[nr] = g if old is None else old + g
-            left = deps[fn] - 1
-            deps[fn] = left
-            if left == 0:
-                ready.append(fn)
+            ready.append((fn, buf))
     return captured
 
 
@@ -225,16 +229,22 @@ def _free(node) -> None:
     as a saved tensor, so freeing it makes a second backward fail; plain arguments (``alpha``,
     ``dim``) are not tensors and a node that saved only those can run again."""
     saved = node._saved
-    if saved:
-        is_tensor = node.saved_is_tensor
-        if is_tensor is None:
-            if any(isinstance(v, (Tensor, SavedOutput)) for v in saved):
-                node._saved = None
-            return
-        for v, t in zip(saved, is_tensor):
-            if t and v is not None:
+    slots = node._tensor_slots   # op nodes: see Note [Node class constants] in graph.py
+    if slots is not None:
+        for i in slots:
+            if saved[i] is not None:
                 node._saved = None
                 return
+        return
+    is_tensor = node.saved_is_tensor
+    if is_tensor is None:
+        if any(isinstance(v, (Tensor, SavedOutput)) for v in saved):
+            node._saved = None
+        return
+    for v, t in zip(saved, is_tensor):
+        if t and v is not None:
+            node._saved = None
+            return
 
 
 def _run_pre_hooks(node, grads):

@@ -84,6 +84,7 @@ class Node:
 
     saved_names: tuple = ()
     saved_is_tensor: tuple | None = None   # per saved name: does freeing it count? (engine)
+    _tensor_slots: tuple | None = None     # op nodes: see Note [Node class constants]
     n_outputs: int = 1
     runs_without_grads: bool = False   # run even when every incoming grad is None (Function)
 
@@ -135,21 +136,6 @@ class Node:
         hooks[handle.id] = fn
         return handle
 
-    def __getattr__(self, attr):
-        # grad_fn._saved_<name>: the value saved for backward, until the graph is freed.
-        if attr.startswith("_saved_"):
-            name = attr[7:]
-            names = type(self).saved_names
-            if name in names:
-                saved = object.__getattribute__(self, "_saved")
-                if saved is None:
-                    raise RuntimeError(errors.BACKWARD_TWICE)
-                value = saved[names.index(name)]
-                if isinstance(value, SavedOutput):
-                    return value.unpack(self, True)
-                return value
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
-
     # Subclasses define ``apply(grad_outputs, create_graph)``.
 
 
@@ -170,9 +156,6 @@ class AccumulateGrad(Node):
             leaf._acc = weakref.ref(node)
         return node
 
-    def __getattr__(self, attr):
-        return Node.__getattr__(self, attr)
-
 
 def stripped_name(node) -> str:
     """``SigmoidBackward0`` -> ``Sigmoid``, as PyTorch 2.13 writes it in version errors
@@ -186,11 +169,48 @@ _CPP_NAMES = {"CopySlices": "torch::autograd::CopySlices",
 
 
 def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
-    """A Node subclass named like PyTorch's (``MulBackward0``) for one op record."""
+    """A Node subclass named like PyTorch's (``MulBackward0``) for one op record.
+
+    The class also carries what ``OpNode.apply`` and the engine would otherwise work out from
+    the record on every backward step (see Note [Node class constants])."""
     is_tensor = tuple(kind == "result" or (kind == "arg" and pos in record.input_pos)
                       for kind, pos in record.saved_sources)
-    return type(grad_fn_name, (OpNode,), {"__slots__": (), "saved_names": saved_names,
-                                          "saved_is_tensor": is_tensor, "record": record})
+    kinds = [kind for kind, _ in record.saved_sources]
+    calls = tuple(None if f is None else (f.fn, f.idx) for f in record.formulas)
+    namespace = {
+        "__slots__": (), "saved_names": saved_names, "saved_is_tensor": is_tensor,
+        "record": record, "_calls": calls,
+        "_result_slot": kinds.index("result") if "result" in kinds else None,
+        "_tensor_slots": tuple(i for i, t in enumerate(is_tensor) if t),
+        "_plain": record.n_outputs == 1 and not record.list_input}
+    for i, name in enumerate(saved_names):
+        namespace["_saved_" + name] = _saved_property(i)
+    return type(grad_fn_name, (OpNode,), namespace)
+
+
+def _saved_property(index: int) -> property:
+    """``grad_fn._saved_<name>``: the value saved for backward, until the graph is freed.
+
+    A property per saved name rather than a ``Node.__getattr__``: a class with ``__getattr__``
+    makes every attribute read on its instances slower (CPython cannot specialize them), and
+    the engine reads node attributes on every backward step."""
+    def get(node):
+        saved = node._saved
+        if saved is None:
+            raise RuntimeError(errors.BACKWARD_TWICE)
+        value = saved[index]
+        if isinstance(value, SavedOutput):
+            return value.unpack(node, True)
+        return value
+    return property(get)
+
+
+# Note [Node class constants]
+# Backward runs once per node, so per-node work there is hot. What depends only on the record
+# is computed once, in ``make_node_class``: ``_calls`` (per input: the formula and the indices
+# of the saved values it takes, or None), ``_result_slot`` (where the op's own output is saved,
+# if it is), ``_tensor_slots`` (saved entries whose freeing counts, for the engine's ``_free``)
+# and ``_plain`` (one output, no list input: the common case ``apply`` handles inline).
 
 
 class OpNode(Node):
@@ -206,34 +226,31 @@ class OpNode(Node):
         versions = self._versions
         if versions is not None:
             check_versions(self, saved, versions)
-        rec = self.record
-        if rec.has_saved_output:
-            saved = [v.unpack(self, create_graph) if type(v) is SavedOutput else v
-                     for v in saved]
-        if rec.n_outputs > 1:
-            grad = rec.materialize(grads, self._args)
-        else:
-            grad = grads[0]
-        if rec.list_input:
-            return self._apply_list(grad, saved)
-        out = []
+        slot = self._result_slot
+        if slot is not None and type(saved[slot]) is SavedOutput:
+            saved = list(saved)
+            saved[slot] = saved[slot].unpack(self, create_graph)
+        if not self._plain:
+            return self._apply_general(grads, saved, create_graph)
+        grad = grads[0]
         meta = self._args
+        out = []
         i = 0
-        for (fn, _), formula in zip(self._edges, rec.formulas):
-            if fn is None or formula is None:
+        for (fn, _), call in zip(self._edges, self._calls):
+            if fn is None or call is None:
                 out.append(None)
             else:
-                idx = formula.idx
+                formula, idx = call
                 n = len(idx)
                 if n == 1:
-                    g = formula.fn(grad, saved[idx[0]])
+                    g = formula(grad, saved[idx[0]])
                 elif n == 0:
-                    g = formula.fn(grad)
+                    g = formula(grad)
                 elif n == 2:
-                    g = formula.fn(grad, saved[idx[0]], saved[idx[1]])
+                    g = formula(grad, saved[idx[0]], saved[idx[1]])
                 else:
-                    g = formula.fn(grad, *[saved[j] for j in idx])
-                if meta is not None and g is not None and rec.n_outputs == 1:
+                    g = formula(grad, *[saved[j] for j in idx])
+                if meta is not None and g is not None:
                     m = meta[i]
                     if m is not None:
                         g = _conform(g, m)
@@ -241,9 +258,27 @@ class OpNode(Node):
             i += 1
         return out
 
+    def _apply_general(self, grads, saved, create_graph):
+        """Several outputs (gradients materialized first) or a list input."""
+        rec = self.record
+        if rec.n_outputs > 1:
+            grad = rec.materialize(grads, self._args)
+        else:
+            grad = grads[0]
+        if rec.list_input:
+            return self._apply_list(grad, saved)
+        out = []
+        for (fn, _), call in zip(self._edges, self._calls):
+            if fn is None or call is None:
+                out.append(None)
+            else:
+                formula, idx = call
+                out.append(formula(grad, *[saved[j] for j in idx]))
+        return out
+
     def _apply_list(self, grad, saved):
-        formula = self.record.formulas[0]
-        grads = formula.fn(grad, *[saved[j] for j in formula.idx])
+        formula, idx = self._calls[0]
+        grads = formula(grad, *[saved[j] for j in idx])
         meta = self._args
         out = []
         for i, ((fn, _), g) in enumerate(zip(self._edges, grads)):

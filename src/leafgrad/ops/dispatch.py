@@ -7,7 +7,9 @@ type checks and fall back to the general ``dispatch`` for anything else (mixed d
 inputs to float-only ops, non-tensor first arguments). A Python number meeting a float array
 is turned into a cached 0-d array of the array's dtype: NumPy's handling of Python scalars
 costs about twice an array-array op on small arrays, and the result is the same (PyTorch also
-computes in the tensor's dtype).
+computes in the tensor's dtype). A record with a ``kernel`` (a ufunc equal to its forward on
+such inputs) has it called directly when the other arguments are the defaults: the forward's
+own Python frames cost as much as the arithmetic on small arrays.
 """
 from __future__ import annotations
 
@@ -30,12 +32,15 @@ _scalar_cache: dict = {}
 
 
 def _scalar_array(value, dtype):
+    """A cached read-only 0-d array of ``value`` in ``dtype`` (see Note [Fast paths])."""
     key = (value, dtype)
     arr = _scalar_cache.get(key)
     if arr is None:
+        arr = np.array(value, dtype)
+        if not value or value != value:
+            return arr   # keys: 0.0 == -0.0 (yet x * -0.0 gives -0), and NaN != NaN
         if len(_scalar_cache) > 4096:
             _scalar_cache.clear()
-        arr = np.array(value, dtype)
         arr.flags.writeable = False
         _scalar_cache[key] = arr
     return arr
@@ -48,30 +53,28 @@ def choose_dispatch(rec):
               and (rule in (promote, promote_float, compare, same)
                    or getattr(rule, "fast_float", False)))
     if simple and rec.input_pos == (0,):
-        rec.extra["float_only"] = rule is promote_float
         if getattr(rule, "fast_float", False):
             return dispatch_unary_numbers
-        return dispatch_unary
+        return dispatch_unary_any if rule is same else dispatch_unary
     if simple and rec.input_pos == (0, 1) and rule is not same:
-        rec.extra["float_only"] = rule is promote_float
         return dispatch_binary
     return dispatch
 
 
 def dispatch_unary(rec, args):
+    """One float tensor, maybe with non-tensor arguments (see Note [Fast paths])."""
+    x = args[0]
+    if not isinstance(x, Tensor) or x._data.dtype.kind != "f":
+        return dispatch(rec, args)
+    return _run_unary(rec, x, args, rec.kernel)
+
+
+def dispatch_unary_any(rec, args):
+    """dispatch_unary for records whose forward handles every dtype (dtype rule ``same``)."""
     x = args[0]
     if not isinstance(x, Tensor):
         return dispatch(rec, args)
-    d = x._data
-    if d.dtype.kind != "f" and rec.dtype_rule.__name__ != "same":
-        return dispatch(rec, args)
-    out = rec.forward(d, *args[1:]) if len(args) > 1 else rec.forward(d)
-    if type(out) is not _ndarray:
-        out = _asarray(out)
-    result = _wrap(out)
-    if x._requires_grad and rec.differentiable and _mode.grad_enabled:
-        record_node(rec, args, (result,))
-    return result
+    return _run_unary(rec, x, args, rec.kernel if x._data.dtype.kind == "f" else None)
 
 
 def dispatch_unary_numbers(rec, args):
@@ -83,7 +86,22 @@ def dispatch_unary_numbers(rec, args):
     return dispatch_unary(rec, args)
 
 
+def _run_unary(rec, x, args, kernel):
+    d = x._data
+    if kernel is not None and (len(args) == 1 or args[1:] == rec.kernel_tail):
+        out = kernel(d)
+    else:
+        out = rec.forward(d, *args[1:]) if len(args) > 1 else rec.forward(d)
+    if type(out) is not _ndarray:
+        out = _asarray(out)   # a ufunc on a 0-d array answers a NumPy scalar
+    result = _wrap(out)
+    if x._requires_grad and rec.differentiable and _mode.grad_enabled:
+        record_node(rec, args, (result,))
+    return result
+
+
 def dispatch_binary(rec, args):
+    """A float tensor with a tensor of its dtype or a Python number (Note [Fast paths])."""
     a = args[0]
     b = args[1]
     if not isinstance(a, Tensor):
@@ -98,12 +116,18 @@ def dispatch_binary(rec, args):
             return dispatch(rec, args)
         requires = a._requires_grad or b._requires_grad
     elif type(b) is float or type(b) is int:
-        bd = _scalar_array(b, dt)
+        bd = _scalar_cache.get((b, dt))
+        if bd is None:
+            bd = _scalar_array(b, dt)
         requires = a._requires_grad
     else:
         return dispatch(rec, args)
+    kernel = rec.kernel
     try:
-        out = rec.forward(ad, bd, *args[2:]) if len(args) > 2 else rec.forward(ad, bd)
+        if kernel is not None and (len(args) == 2 or args[2:] == rec.kernel_tail):
+            out = kernel(ad, bd)
+        else:
+            out = rec.forward(ad, bd, *args[2:]) if len(args) > 2 else rec.forward(ad, bd)
     except ValueError as exc:
         raise _shape_error(rec, args, exc) from None
     if type(out) is not _ndarray:
@@ -270,9 +294,14 @@ def _plan(rec, mask):
 def record_node(rec, args: tuple, results) -> None:
     """Attach a grad_fn node to ``results``: edges, saved values, shape/dtype metadata."""
     node = _new(rec.node_class)
+    result0 = results[0]
+    out_data = result0._data
+    single = rec.n_outputs == 1
     edges = []
+    meta = None    # single output: (shape, dtype) of each input the output differs from
     mask = 0
     bit = 1
+    i = 0
     for p in rec.input_pos:
         a = args[p]
         if isinstance(a, Tensor) and a._requires_grad:
@@ -281,13 +310,18 @@ def record_node(rec, args: tuple, results) -> None:
             fn = a._grad_fn
             edges.append((fn, a._output_nr) if fn is not None else (a, 0))
             mask |= bit
+            d = a._data
+            if single and (d.shape != out_data.shape or d.dtype != out_data.dtype):
+                if meta is None:
+                    meta = [None] * len(rec.input_pos)
+                meta[i] = (d.shape, d.dtype)
         else:
             edges.append(_NO_EDGE)
         bit <<= 1
+        i += 1
     node._edges = tuple(edges)
     if _anomaly.enabled:
         _anomaly.record(node)   # the forward stack, for anomaly mode's error reports
-    result0 = results[0]
     versions = None
     plan = rec.plans.get(mask)
     if plan is None:
@@ -307,8 +341,12 @@ def record_node(rec, args: tuple, results) -> None:
             elif kind == _RESULT:
                 if versions is None:
                     versions = [None] * len(saved)
-                versions[i] = result0._vc[0]
-                saved[i] = SavedOutput(result0)
+                vc = result0._vc
+                versions[i] = vc[0]
+                out = _new(SavedOutput)   # SavedOutput(result0) without its __init__ frame
+                out.data = out_data
+                out.vc = vc
+                saved[i] = out
             elif kind == _SHAPE:
                 v = args[pos]
                 saved[i] = v._data.shape if isinstance(v, Tensor) else ()
@@ -319,18 +357,7 @@ def record_node(rec, args: tuple, results) -> None:
     else:
         node._saved = _EMPTY
     node._versions = versions
-    if rec.n_outputs == 1:
-        out_data = result0._data
-        meta = None
-        i = 0
-        for p in rec.input_pos:
-            if mask >> i & 1:
-                d = args[p]._data
-                if d.shape != out_data.shape or d.dtype != out_data.dtype:
-                    if meta is None:
-                        meta = [None] * len(rec.input_pos)
-                    meta[i] = (d.shape, d.dtype)
-            i += 1
+    if single:
         node._args = meta
         result0._grad_fn = node
         result0._requires_grad = True

@@ -59,6 +59,7 @@ def _binary_samples(make, shapes):
 
 
 defop("add", add, derivatives={"self": add_self, "other": add_other}, inplace="add_",
+      kernel=np.add,
       methods=("add", "__add__", "__radd__"), samples=_binary_samples, family=FAMILY)
 
 
@@ -96,6 +97,7 @@ def _sub_rule(rec, args):
 
 
 _sub = defop("sub", sub, derivatives={"self": add_self, "other": sub_other}, inplace="sub_",
+             kernel=np.subtract,
              methods=("sub", "__sub__", "subtract"), functions=("sub", "subtract"),
              samples=_binary_samples, family=FAMILY)
 _sub.dtype_rule = _sub_rule   # after defop, so the float fast path is still chosen
@@ -198,6 +200,7 @@ def _broadcasts_to(a, b):
 
 
 defop("mul", mul, derivatives={"self": mul_self, "other": mul_other}, inplace="mul_",
+      kernel=np.multiply,
       samples=mul_samples,
       methods=("mul", "__mul__", "__rmul__", "multiply"), functions=("mul", "multiply"),
       family=FAMILY)
@@ -226,6 +229,7 @@ def _div_samples(make, shapes):
 
 
 _div = defop("div", div, derivatives={"self": div_self, "other": div_other},
+             kernel=np.true_divide,
              dtype="promote_float", methods=(), functions=(), samples=_div_samples,
              family=FAMILY)
 
@@ -441,6 +445,7 @@ def neg_self(grad):
 
 
 defop("neg", neg, derivatives={"self": neg_self}, dtype="same", inplace="neg_",
+      kernel=np.negative,
       methods=("neg", "__neg__", "negative"), functions=("neg", "negative"), family=FAMILY,
       samples=lambda make, shapes: [Sample((make(shapes[0]),)),
                                     Sample((make(shapes[0]),), call="__neg__"),

@@ -90,6 +90,8 @@ class OpRecord:
     plans: dict = field(default_factory=dict)
     dispatch: Callable = None
     extra: dict = field(default_factory=dict)
+    kernel: Callable | None = None   # see defop
+    kernel_tail: tuple = ()          # the defaults of the parameters after the inputs
 
 
 # -- dtype rules: (record, args) -> (compute numpy dtype or None, output numpy dtype or None) -
@@ -136,13 +138,19 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
           methods=None, functions=None, inplace: str | None = None, view: bool = False,
           n_outputs: int = 1, differentiable_outputs: tuple | None = None,
           materialize: Callable | None = None, samples: Callable | None = None,
-          family: str = "", list_input: bool = False, **extra) -> OpRecord:
+          family: str = "", list_input: bool = False, kernel: Callable | None = None,
+          **extra) -> OpRecord:
     """Register one op. ``forward``'s signature is the op's PyTorch signature.
 
     ``derivatives`` maps each differentiable input name to its formula; an op with none is
     non-differentiable (its outputs never get a ``grad_fn``). With ``list_input`` the first
     input is a sequence of tensors (``cat``, ``stack``): one edge per tensor, and its formula
     returns one gradient per tensor.
+
+    ``kernel`` (optional) is a NumPy function, usually a ufunc, that equals the forward when
+    the inputs are floating arrays of one dtype and every other argument has its default;
+    the dispatcher's fast paths then call it directly, saving the forward's Python frames
+    (see Note [Fast paths] in dispatch.py).
     """
     sig = inspect.signature(forward)
     params = tuple(sig.parameters)
@@ -181,6 +189,9 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
         differentiable_outputs=differentiable_outputs, materialize=materialize,
         list_input=list_input, extra=extra)
     rec.input_pos = tuple(params.index(i) for i in inputs)
+    if kernel is not None:
+        rec.kernel = kernel
+        rec.kernel_tail = tuple(p.default for p in sig.parameters.values())[len(inputs):]
     rec.forward = _positional(forward, sig)
     sources, users = [], []
     for s in saved_names:

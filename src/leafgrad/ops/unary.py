@@ -40,11 +40,11 @@ def _unary_samples(low=-2.0, high=2.0, ints=True, atol=1e-6):
 
 
 def _unary(name, forward, formula, *, dtype="promote_float", samples=None, aliases=(),
-           grad_fn_name=None, inplace=True):
+           grad_fn_name=None, inplace=True, kernel=None):
     """One unary record: method, torch function, in-place ``name_`` and aliases."""
     names = (name,) + tuple(aliases)
     rec = defop(name, forward, derivatives={"self": formula} if formula else None,
-                dtype=dtype, methods=names, functions=names,
+                dtype=dtype, methods=names, functions=names, kernel=kernel,
                 inplace=name + "_" if inplace else None, grad_fn_name=grad_fn_name,
                 samples=samples or _unary_samples(), family=FAMILY)
     if inplace:
@@ -63,7 +63,7 @@ def exp_self(grad, result):
     return grad * result
 
 
-_unary("exp", exp, exp_self)
+_unary("exp", exp, exp_self, kernel=np.exp)
 
 
 def exp2(self):
@@ -99,7 +99,7 @@ def log_self(grad, self):
     return grad / self
 
 
-_unary("log", log, log_self, samples=_unary_samples(0.1, 3.0))
+_unary("log", log, log_self, kernel=np.log, samples=_unary_samples(0.1, 3.0))
 
 
 def log2(self):
@@ -148,7 +148,7 @@ def sqrt_self(grad, result):
     return grad / (2 * result)
 
 
-_unary("sqrt", sqrt, sqrt_self, samples=_unary_samples(0.1, 3.0))
+_unary("sqrt", sqrt, sqrt_self, kernel=np.sqrt, samples=_unary_samples(0.1, 3.0))
 
 
 def rsqrt(self):
@@ -175,7 +175,7 @@ def sin_self(grad, self):
     return grad * self.cos()
 
 
-_unary("sin", sin, sin_self)
+_unary("sin", sin, sin_self, kernel=np.sin)
 
 
 def cos(self):
@@ -187,7 +187,7 @@ def cos_self(grad, self):
     return grad * -self.sin()
 
 
-_unary("cos", cos, cos_self)
+_unary("cos", cos, cos_self, kernel=np.cos)
 
 
 def tan(self):
@@ -271,7 +271,7 @@ def tanh_self(grad, result):
     return tanh_backward_op(grad, result)   # one op, as PyTorch's tanh_backward
 
 
-_unary("tanh", tanh, tanh_self)
+_unary("tanh", tanh, tanh_self, kernel=np.tanh)
 
 
 def asinh(self):
