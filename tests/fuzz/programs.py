@@ -393,6 +393,8 @@ KNOWN = [
     (r"^trace\[\d+\]\[2\]\[2\]: leafgrad '(einsum|expand|unflatten)\(", "einsum/expand text"),
     (r"'output with shape .* != torch 'unsupported operation", "overlap check order"),
     (r"'unsupported operation: the input tensor is an expanded view", "expanded-view check"),
+    (r"only torch raised \('E', 'RuntimeError', 'unsupported operation: (some|more)",
+     "PyTorch's memory-overlap checks (x.add_(view of x)) are not implemented"),
     (r"is out of bounds for dimension \d+ with size", "index message names the dim"),
     (r"(does not support bool input|not implemented for|expected scalar type|expected dtype "
      r"\w+ for `weight`|index out of range in self)", "dtype/kernel/index checks"),
@@ -403,6 +405,8 @@ KNOWN = [
     (r"grad_fn: leafgrad '(UnsqueezeBackward0|ViewBackward0)' != torch "
      r"'(SliceBackward0|AliasBackward0|ReshapeAliasBackward0)'", "view node names"),
     (r"INTERNAL ASSERT FAILED", "a PyTorch internal assert"),
+    (r"only torch raised \('E', 'RuntimeError', 'Trying to backward through the graph a second",
+     "CopySlices does not free its op's saved tensors after backward"),
     (r"grad_fn: leafgrad 'FillBackward3' != torch 'CopyBackwards'", "0-d x[...] = number"),
 ]
 
