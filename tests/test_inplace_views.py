@@ -118,3 +118,26 @@ def test_detach_shares_version_but_is_not_a_view():
         y.sum().backward()
         return x.grad
     same_on_both(data_change_is_not)
+
+
+def test_copyslices_frees_its_op_and_second_backward_raises():
+    def prog(t):
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        w = t.tensor([3.0, 4.0], requires_grad=True)
+        y = x * 1
+        v = y.view(2)
+        v.lerp_(w, 0.25)
+        out = (y * 1).sum()
+        out.backward(retain_graph=True)
+        first = [x.grad.clone(), w.grad.clone()]
+        y.sum().backward()
+        y.sum().backward()
+    assert same_on_both(prog)[0] == "error"
+
+    def twice_mul(t):
+        x = t.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        y[:1].mul_(x[:1])
+        y.sum().backward()
+        y.sum().backward()
+    assert same_on_both(twice_mul)[0] == "error"

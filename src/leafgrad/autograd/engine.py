@@ -238,7 +238,16 @@ def _free(node) -> None:
         return
     is_tensor = node.saved_is_tensor
     if is_tensor is None:
-        if any(isinstance(v, (Tensor, SavedOutput)) for v in saved):
+        freed = False
+        for v in saved:
+            if isinstance(v, Node):
+                # CopySlices holds the in-place op's node: free what that node saved
+                if v._saved:
+                    _free(v)
+                freed = freed or v._saved is None
+            elif isinstance(v, (Tensor, SavedOutput)):
+                freed = True
+        if freed:
             node._saved = None
         return
     for v, t in zip(saved, is_tensor):

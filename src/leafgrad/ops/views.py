@@ -89,6 +89,8 @@ class CopySlices(Node):
         if create_graph:
             raise NotImplementedError("double backward through an in-place change of a view "
                                       "is not supported yet")
+        if self._saved is None:
+            raise RuntimeError(errors.BACKWARD_TWICE)
         op_node, index = self._saved
         grad = grads[0]
         result = np.array(grad._data, copy=True, order="C")
@@ -170,5 +172,4 @@ def refresh(view: Tensor) -> None:
     _regrow(view, base, size, stride, offset)
 
 
-del errors
 
