@@ -26,6 +26,14 @@ class _ModeState(threading.local):
 
 state = _ModeState()
 
+# Note [Inference depth]
+# ``inference_depth[0]`` counts the inference_mode(True) blocks open in the process, in any
+# thread. Reading a thread-local attribute costs about as much as wrapping a new tensor, and
+# every op result is wrapped, so ``tensor._wrap`` reads ``state.inference`` only while some
+# block is open. The count changes under a lock so that threads cannot lose an update.
+inference_depth = [0]
+_depth_lock = threading.Lock()
+
 
 def is_grad_enabled() -> bool:
     return state.grad_enabled
@@ -142,11 +150,17 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (state.grad_enabled, state.inference)
+        if self.mode:
+            with _depth_lock:
+                inference_depth[0] += 1
         state.grad_enabled = not self.mode
         state.inference = bool(self.mode)
 
     def __exit__(self, *exc):
         state.grad_enabled, state.inference = self.prev
+        if self.mode:
+            with _depth_lock:
+                inference_depth[0] -= 1
 
     def clone(self):
         return type(self)(self.mode)

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import errors
-from .grad_mode import state as _mode
+from .grad_mode import inference_depth as _inference_depth, state as _mode
 
 __all__ = ["Tensor", "Size", "is_tensor"]
 
@@ -588,7 +588,7 @@ def _wrap(data: np.ndarray, grad_fn=None, vc=None) -> Tensor:
     t._grad_fn = grad_fn
     t._requires_grad = grad_fn is not None
     t._vc = [0] if vc is None else vc
-    if _mode.inference:
+    if _inference_depth[0] and _mode.inference:   # see Note [Inference depth] in grad_mode
         t._meta = {"inference": True}
     return t
 
