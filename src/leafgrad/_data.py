@@ -342,6 +342,10 @@ def _bad_leaf_error(item, d: _dt.dtype):
 
 def array_from_data(data, dtype) -> np.ndarray:
     """A new ndarray holding ``data`` as ``torch.tensor(data, dtype=dtype)`` would."""
+    if type(data) is float and dtype is None and -3.4e38 < data < 3.4e38:
+        # The commonest call, torch.tensor(2.0): no scan needed, and no float32 overflow can
+        # occur (NaN and out-of-range values take the general path and its overflow rules).
+        return np.array(data, _dt.get_default_dtype().np)
     if isinstance(data, Tensor):
         arr = data._data
         return np.array(arr, dtype=arr.dtype if dtype is None else dtype.np, copy=True)

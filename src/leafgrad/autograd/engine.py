@@ -28,7 +28,8 @@ def _collect(roots):
     """Dependency counts of every node reachable from ``roots`` (iteratively)."""
     deps: dict = {}
     stack = [fn for fn in roots if isinstance(fn, Node)]
-    root_set = set(stack)
+    # a root reached from another root must not be walked twice (one root cannot reach itself)
+    root_set = set(stack) if len(stack) > 1 else ()
     while stack:
         node = stack.pop()
         for fn, _ in node._edges:
@@ -101,12 +102,11 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
         root_fns.append(t._grad_fn if t._grad_fn is not None else t)
     deps = _collect(root_fns)
 
-    captured = None
-    target_leaves = {}
-    target_nodes = {}
-    needed = None
+    captured = target_leaves = target_nodes = needed = None
     if inputs is not None:
         captured = [None] * len(inputs)
+        target_leaves = {}
+        target_nodes = {}
         for i, t in enumerate(inputs):
             if t._grad_fn is None:
                 target_leaves.setdefault(id(t), []).append(i)
@@ -119,6 +119,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
     # of a chain) never touches the dict. grads is None when no gradient arrived at all.
     buffers: dict = {}
     ready = []
+    starts = []   # roots no other root leads to
     if not create_graph and not fresh_seeds:
         # A fresh wrapper: the user's seed array is then visibly shared, so a leaf's .grad
         # never aliases it (see accumulate_grad).
@@ -136,9 +137,10 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             continue
         if seed is not None:
             _add_to_buffer(buffers, fn, t._output_nr, seed)
-    for fn in dict.fromkeys(root_fns):
-        if not isinstance(fn, Tensor) and deps.get(fn, 0) == 0:
-            ready.append((fn, buffers.pop(fn, None)))
+        if deps.get(fn, 0) == 0 and fn not in starts:
+            starts.append(fn)
+    for fn in starts:
+        ready.append((fn, buffers.pop(fn, None)))
 
     capturing = captured is not None
     while ready:
