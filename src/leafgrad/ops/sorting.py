@@ -24,15 +24,21 @@ from ..tensor import _wrap
 FAMILY = "indexing"
 
 
-def _order(a, dim, descending, stable=True):
+def _order(a, dim, descending, ties_reversed=False):
+    """Positions that sort ``a`` along ``dim``. Ties keep their order, as PyTorch's sort
+    does; ``topk`` (``ties_reversed``) lists tied values last-first, as PyTorch's topk does."""
     if a.ndim == 0:
         return np.zeros((), np.int64)
     d = wrap_dim(dim, a.ndim)
     if descending:
-        # stable descending order: sort the reversed array, map the positions back
-        flipped = np.flip(a, d)
-        idx = np.argsort(-flipped if a.dtype.kind != "b" else ~flipped, axis=d, kind="stable")
-        return (a.shape[d] - 1 - idx).astype(np.int64)
+        # dense ranks (NaN largest, -0.0 equal to 0.0), then a stable sort of their negation
+        _, ranks = np.unique(a, return_inverse=True)
+        ranks = -ranks.reshape(a.shape)
+        if ties_reversed:
+            # sort the reversed ranks, map the positions back
+            idx = np.argsort(np.flip(ranks, d), axis=d, kind="stable")
+            return (a.shape[d] - 1 - idx).astype(np.int64)
+        return np.argsort(ranks, axis=d, kind="stable").astype(np.int64)
     return np.argsort(a, axis=d, kind="stable").astype(np.int64)
 
 
@@ -79,7 +85,7 @@ def topk_op(self, k, dim=-1, largest=True, sorted=True):
     n = self.shape[wrap_dim(dim, self.ndim)] if self.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
-    idx = _order(self, dim, largest)
+    idx = _order(self, dim, largest, ties_reversed=True)
     if self.ndim == 0:
         return [self.copy(), idx]
     d = wrap_dim(dim, self.ndim)
@@ -92,7 +98,7 @@ def topk_self(grads, self, k, dim, largest):
     if data.ndim == 0:
         return grads[0]
     d = wrap_dim(dim, data.ndim)
-    idx = np.take(_order(data, dim, largest), np.arange(k), axis=d)
+    idx = np.take(_order(data, dim, largest, ties_reversed=True), np.arange(k), axis=d)
     zeros = _wrap(np.zeros(data.shape, grads[0]._data.dtype))
     return zeros.scatter(d, _wrap(idx), grads[0])
 
