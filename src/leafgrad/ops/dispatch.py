@@ -279,8 +279,9 @@ def refresh_view(view: Tensor) -> None:
     refresh(view)
 
 
-_ARG, _RESULT, _SHAPE, _DTYPE = 0, 1, 2, 3
-_KINDS = {"arg": _ARG, "result": _RESULT, "shape": _SHAPE, "dtype": _DTYPE}
+_ARG, _RESULT, _SHAPE, _DTYPE, _STRIDES = 0, 1, 2, 3, 4
+_KINDS = {"arg": _ARG, "result": _RESULT, "shape": _SHAPE, "dtype": _DTYPE,
+          "strides": _STRIDES}
 
 
 def _plan(rec, mask):
@@ -350,6 +351,10 @@ def record_node(rec, args: tuple, results) -> None:
             elif kind == _SHAPE:
                 v = args[pos]
                 saved[i] = v._data.shape if isinstance(v, Tensor) else ()
+            elif kind == _STRIDES:
+                v = args[pos]
+                saved[i] = tuple(s // v._data.itemsize for s in v._data.strides) \
+                    if isinstance(v, Tensor) else ()
             else:
                 v = args[pos]
                 saved[i] = v.dtype if isinstance(v, Tensor) else None

@@ -47,7 +47,19 @@ def matmul_forward(self, other):
     return np.matmul(self, other)
 
 
-def matmul_self(grad, other, self_shape):
+def column_major(strides, rows) -> bool:
+    """Is a matrix with these (element) strides a transposed contiguous one (``w.t()``)?
+
+    Note [Gradients in the operand's layout]
+    As PyTorch's ``mm_mat1_backward`` / ``mm_mat2_backward`` do, the gradient of a
+    column-major operand is computed as the transpose of a row-major product, so it comes out
+    in that operand's layout. ``nn.Linear`` multiplies by ``weight.t()``: the gradient then
+    reaches the weight (through TBackward0) row-major like the weight itself, and
+    accumulating it needs no transposing copy (nor does the optimizer mix layouts)."""
+    return len(strides) == 2 and strides[0] == 1 and strides[1] == rows and rows != 1
+
+
+def matmul_self(grad, other, self_shape, self_strides):
     """d(self @ other)/d self, for every rank case (see Note [One matmul, PyTorch's names])."""
     if other._data.ndim == 1:
         if len(self_shape) == 1:                       # dot
@@ -58,10 +70,14 @@ def matmul_self(grad, other, self_shape):
             return matmul(other, grad)                 # (k, n) @ (n,)
         g = matmul(other, grad.reshape(grad._data.shape + (1,)))   # (..., k, 1)
         return g.reshape(g._data.shape[:-1])           # the engine sums the batch dims
+    if other._data.ndim == 2 and len(self_shape) == 2:   # mm: as PyTorch's mm_mat1_backward
+        if column_major(self_strides, self_shape[0]):
+            return matmul(other, grad.t()).t()         # Note [Gradients in the operand's layout]
+        return matmul(grad, other.t())
     return matmul(grad, other.mT)                      # broadcast batch dims summed by engine
 
 
-def matmul_other(grad, self, other_shape):
+def matmul_other(grad, self, other_shape, other_strides):
     """d(self @ other)/d other, for every rank case."""
     s = self._data
     if len(other_shape) == 1:
@@ -77,6 +93,10 @@ def matmul_other(grad, self, other_shape):
     if len(other_shape) == 2 and s.ndim > 2:           # batched @ matrix: fold into one gemm
         k, n = s.shape[-1], other_shape[-1]
         return matmul(self.reshape(-1, k).mT, grad.reshape(-1, n))
+    if s.ndim == 2 and len(other_shape) == 2:          # mm: as PyTorch's mm_mat2_backward
+        if column_major(other_strides, other_shape[0]):
+            return matmul(grad.t(), self).t()          # Note [Gradients in the operand's layout]
+        return matmul(self.t(), grad)
     return matmul(self.mT, grad)
 
 
@@ -344,13 +364,19 @@ def addmm_self(grad, beta):
     return grad if beta == 1 else grad * beta
 
 
-def addmm_mat1(grad, mat2, alpha):
-    g = matmul(grad, mat2.mT)
+def addmm_mat1(grad, mat2, mat1_strides, alpha):
+    if column_major(mat1_strides, grad._data.shape[0]):
+        g = matmul(mat2, grad.t()).t()   # see Note [Gradients in the operand's layout]
+    else:
+        g = matmul(grad, mat2.t())
     return g if alpha == 1 else g * alpha
 
 
-def addmm_mat2(grad, mat1, alpha):
-    g = matmul(mat1.mT, grad)
+def addmm_mat2(grad, mat1, mat2_strides, alpha):
+    if column_major(mat2_strides, mat1._data.shape[1]):
+        g = matmul(grad.t(), mat1).t()   # nn.Linear's weight.t(): the weight's own layout
+    else:
+        g = matmul(mat1.t(), grad)
     return g if alpha == 1 else g * alpha
 
 

@@ -8,8 +8,9 @@ dunders and in-place variant it provides, and sample inputs for the registry-dri
 
 Formula parameters: the first is ``grad`` (``grads``, a list, for ops with several outputs);
 the rest name saved values: an input (``self``, ``other``, ...), ``result`` (the op's output),
-a non-tensor argument (``dim``, ``keepdim``, ...), or ``<input>_shape`` / ``<input>_dtype``
-(only the metadata, so the input's array is not kept alive).
+a non-tensor argument (``dim``, ``keepdim``, ...), or ``<input>_shape`` / ``<input>_dtype`` /
+``<input>_strides`` (only the metadata, so the input's array is not kept alive; strides in
+elements, as PyTorch's ``sym_strides()``, for formulas that answer in the input's layout).
 
 >>> from leafgrad.ops.registry import RECORDS
 >>> RECORDS["mul"].grad_fn_name
@@ -206,6 +207,8 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
             sources.append(("shapes", params.index(s[:-7])))
         elif s.endswith("_shape") and s[:-6] in params:
             sources.append(("shape", params.index(s[:-6])))
+        elif s.endswith("_strides") and s[:-8] in params:
+            sources.append(("strides", params.index(s[:-8])))
         elif s.endswith("_dtype") and s[:-6] in params:
             sources.append(("dtype", params.index(s[:-6])))
         else:
