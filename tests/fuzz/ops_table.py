@@ -227,6 +227,10 @@ def _reduce_vi(L, r, x):
     if name == "topk":
         k = r.int(0, max(1, x.shape[d] if -x.dim() <= d < x.dim() and x.dim() else 1))
         return x.topk(k, dim=d, largest=r.flip())
+    if name == "median" and 0 in x.stride():
+        # PyTorch 2.13's median(dim) reads uninitialised memory on a stride-0 (expanded)
+        # input (values like 4.57e-41 come back), so give it a contiguous copy
+        x = x.contiguous()
     return _call(L, r, x, name, d, keepdim=r.flip())
 
 
