@@ -11,6 +11,8 @@ tensor(12.)
 """
 from __future__ import annotations
 
+import importlib
+
 from . import dtypes as _dtypes
 from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8,
                      get_default_dtype, set_default_dtype, promote_types)
@@ -22,11 +24,31 @@ from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_ena
 from . import ops as _ops
 from . import autograd
 from . import factories, random, _printing, functions  # noqa: F401  (exported below)
-from . import nn, optim, utils  # noqa: E402  (torch.nn, torch.optim, torch.utils)
-from . import serialization  # noqa: E402  (torch.save, torch.load)
-from . import func  # noqa: E402  (torch.func: grad, vjp, jacrev, hessian)
-from . import diagnostics  # noqa: E402  (leafgrad.explain, leafgrad.viz; wrappers only when on)
-from .diagnostics import explain, viz  # noqa: E402
+
+# Note [Lazy submodules]
+# torch.nn, torch.optim, torch.utils, torch.func, torch.save/torch.load (serialization) and
+# leafgrad's diagnostics (leafgrad.explain, leafgrad.viz) load on first use, through the module
+# ``__getattr__`` below: ``import leafgrad`` then costs the core (tensor, ops, autograd) only.
+# ``import torch.nn`` under ``leafgrad run`` goes through the alias finder in compat.py, which
+# imports ``leafgrad.nn`` by name, so it works whether or not ``nn`` was loaded yet.
+_LAZY_MODULES = ("nn", "optim", "utils", "func", "serialization", "diagnostics")
+_LAZY_NAMES = {"save": "serialization", "load": "serialization",   # serialization.__all__
+               "explain": "diagnostics", "viz": "diagnostics"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY_MODULES:
+        return importlib.import_module("." + name, __name__)   # also binds it here
+    owner = _LAZY_NAMES.get(name)
+    if owner is not None:
+        value = getattr(importlib.import_module("." + owner, __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
 
 __version__ = "0.1.0"
 
@@ -47,7 +69,7 @@ def _export(names_and_objects):
 
 
 # torch.<name>: every op's function from the registry, then each listed module's __all__.
-_EXPORTING = (factories, random, _printing, functions, serialization)
+_EXPORTING = (factories, random, _printing, functions)
 _export(_ops.registry.FUNCTIONS.items())
 for _m in _EXPORTING:
     _export((n, getattr(_m, n)) for n in _m.__all__)
@@ -59,4 +81,5 @@ __all__ = sorted(
      "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "Tensor", "Size",
      "is_tensor", "device", "autograd", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
      "set_anomaly_enabled"]
-    + list(_ops.registry.FUNCTIONS) + [n for m in _EXPORTING for n in m.__all__])
+    + list(_ops.registry.FUNCTIONS) + [n for m in _EXPORTING for n in m.__all__]
+    + ["save", "load"])
