@@ -524,7 +524,7 @@ class Tensor:
         if self._data.ndim == 0:
             _warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the "
                        "identity in these cases.")
-            return self.view(())
+            return self   # the identity: PyTorch returns the tensor itself
         if self._data.ndim == 1:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of "
                                "matrices. Got 1-D tensor.")
@@ -532,7 +532,7 @@ class Tensor:
 
     @property
     def H(self) -> "Tensor":
-        return self.T
+        return self if self._data.ndim == 0 else self.T
 
     @property
     def mH(self) -> "Tensor":
