@@ -353,6 +353,19 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return _unpack(result, (inputs_tuple, inputs_tuple))
 
 
+def _scalar_gradient(func, inputs, v, create_graph, strict, name):
+    """What vhp and hvp share: checked inputs and ``v``, the scalar output, and its gradient
+    with a graph (so it can be differentiated again). Runs under enable_grad."""
+    inputs_tuple, inputs = _tensors(inputs, "inputs", name)
+    inputs = _prepare(inputs, create_graph, need_graph=True)
+    v = _v_or_default(v, inputs, inputs_tuple, create_graph, name, _V_FOR_INPUT)
+    outputs_tuple, outputs = _outputs_of(func, inputs, name, strict)
+    _check_scalar_function(outputs, outputs_tuple, name)
+    jac = _vjp_of(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    return inputs_tuple, inputs, v, outputs_tuple, outputs, jac
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(``func(inputs)``, ``v^T H``) for a scalar function.
 
@@ -362,13 +375,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     (tensor(9.), tensor([ 6., 12.]))
     """
     with enable_grad():
-        inputs_tuple, inputs = _tensors(inputs, "inputs", "vhp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        v = _v_or_default(v, inputs, inputs_tuple, create_graph, "vhp", _V_FOR_INPUT)
-        outputs_tuple, outputs = _outputs_of(func, inputs, "vhp", strict)
-        _check_scalar_function(outputs, outputs_tuple, "vhp")
-        jac = _vjp_of(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        inputs_tuple, inputs, v, outputs_tuple, outputs, jac = _scalar_gradient(
+            func, inputs, v, create_graph, strict, "vhp")
     with set_grad_enabled(True if create_graph else _mode.grad_enabled):
         grads = _vjp_of(jac, inputs, v, create_graph=create_graph)
         result = _fill_zeros(grads, inputs, strict, create_graph, "double_back")
@@ -385,13 +393,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     (tensor(9.), tensor([6., 0.]))
     """
     with enable_grad():
-        inputs_tuple, inputs = _tensors(inputs, "inputs", "hvp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        v = _v_or_default(v, inputs, inputs_tuple, create_graph, "hvp", _V_FOR_INPUT)
-        outputs_tuple, outputs = _outputs_of(func, inputs, "hvp", strict)
-        _check_scalar_function(outputs, outputs_tuple, "hvp")
-        jac = _vjp_of(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
+        inputs_tuple, inputs, v, outputs_tuple, outputs, jac = _scalar_gradient(
+            func, inputs, v, create_graph, strict, "hvp")
         seeds = tuple(_zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _vjp_of(jac, inputs, seeds, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
