@@ -51,12 +51,7 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
             weight_decay = group["weight_decay"]
-            for p in group["params"]:
-                grad_t = p._grad
-                if grad_t is None:
-                    continue
-                param = p._data
-                grad = grad_t._data
+            for p, param, grad in self._params_with_grad(group):
                 state = self.state[p]
                 step = increment(state["step"])
                 if group["maximize"]:

@@ -55,12 +55,7 @@ class Adam(Optimizer):
             weight_decay = group["weight_decay"]
             amsgrad = group["amsgrad"]
             decoupled = group["decoupled_weight_decay"]
-            for p in group["params"]:
-                grad_t = p._grad
-                if grad_t is None:
-                    continue
-                param = p._data
-                grad = grad_t._data
+            for p, param, grad in self._params_with_grad(group):
                 state = self.state[p]
                 if not state:
                     state["step"] = step_tensor()

@@ -176,6 +176,15 @@ class Optimizer:
     def step(self, closure=None):
         raise NotImplementedError
 
+    @staticmethod
+    def _params_with_grad(group):
+        """(parameter, its array, its gradient's array) for each parameter of ``group`` that
+        has a gradient: a parameter whose ``.grad`` is None is skipped, as in PyTorch."""
+        for p in group["params"]:
+            grad = p._grad
+            if grad is not None:
+                yield p, p._data, grad._data
+
     def _run_closure(self, closure):
         if closure is None:
             return None

@@ -44,12 +44,7 @@ class RMSprop(Optimizer):
             lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
             weight_decay, momentum = group["weight_decay"], group["momentum"]
             centered = group["centered"]
-            for p in group["params"]:
-                grad_t = p._grad
-                if grad_t is None:
-                    continue
-                param = p._data
-                grad = grad_t._data
+            for p, param, grad in self._params_with_grad(group):
                 state = self.state[p]
                 if not state:
                     state["step"] = step_tensor()

@@ -44,12 +44,7 @@ class SGD(Optimizer):
             weight_decay = group["weight_decay"]
             nesterov = group["nesterov"]
             maximize = group["maximize"]
-            for p in group["params"]:
-                grad_t = p._grad
-                if grad_t is None:
-                    continue
-                param = p._data
-                grad = grad_t._data
+            for p, param, grad in self._params_with_grad(group):
                 if maximize:
                     grad = -grad
                 if weight_decay != 0:
