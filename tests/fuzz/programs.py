@@ -22,7 +22,7 @@ from hypothesis.extra import numpy as hnp
 from .ops_table import OPS, Choices
 
 __all__ = ["Leaf", "Step", "Ending", "Program", "programs", "run_program", "compare", "check",
-           "Mismatch"]
+           "difference", "Mismatch"]
 
 DTYPES = ["float32", "float32", "float32", "float64", "float64", "int64", "bool", "float16"]
 
@@ -425,17 +425,26 @@ def known(diff: str):
     return None
 
 
-def check(program, allow_known=True):
-    """Run on both libraries; raise :class:`Mismatch` on the first (new) difference."""
+def difference(program):
+    """Run ``program`` on torch and on leafgrad; the first difference (a string) or None.
+    A crash of the interpreter itself under leafgrad is a difference too."""
     import torch
 
     import leafgrad
     theirs = run_program(torch, program)
-    mine = run_program(leafgrad, program)
+    try:
+        mine = run_program(leafgrad, program)
+    except Exception as exc:   # noqa: BLE001 - an interpreter crash is a finding too
+        return f"leafgrad crashed outside an op: {exc!r}"
     _FLOOR[0] = "float16" if any(leaf.dtype == "float16" for leaf in program.leaves) else None
     try:
-        d = compare(mine, theirs)
+        return compare(mine, theirs)
     finally:
         _FLOOR[0] = None
+
+
+def check(program, allow_known=True):
+    """Run on both libraries; raise :class:`Mismatch` on the first (new) difference."""
+    d = difference(program)
     if d and not (allow_known and known(d)):
         raise Mismatch(f"{d}\nprogram: {program!r}")
