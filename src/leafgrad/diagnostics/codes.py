@@ -23,8 +23,10 @@ CODES = {
     "new-leaf": (("`torch.tensor(t)`/`as_tensor` copied a tensor into a new leaf with no "
                  "history"), ("use the tensor directly (or `torch.stack`/`torch.cat` to combine "
                  "tensors)")),
-    "no-grad": ("the value was computed under `torch.no_grad()`",
-                "compute it outside the `no_grad` block"),
+    "no-grad": (("the value was computed with grad recording off (`torch.no_grad()` or "
+                 "`torch.set_grad_enabled(False)`)"),
+                ("compute it where grad recording is on: outside the `no_grad` block (or "
+                 "after `torch.set_grad_enabled(True)`)")),
     "inference-mode": ("the value was computed under `torch.inference_mode()`",
                        "compute it outside the `inference_mode` block"),
     "integer-dtype": ("an integer or bool tensor cannot carry gradients",

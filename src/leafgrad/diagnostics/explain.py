@@ -67,8 +67,10 @@ def _choose_cut(t):
 def cut_finding(cut, who: str) -> Finding:
     what = {"no-grad": "ran under `torch.no_grad()`",
             "inference-mode": "ran under `torch.inference_mode()`"}.get(cut.code)
+    if what is not None and cut.with_what:
+        what = f"ran with grad off by `{cut.with_what}`"
     if what is not None:
-        block = f" (block entered at {_where(cut.with_site)})" if cut.with_site else ""
+        block = f" (switched off at {_where(cut.with_site)})" if cut.with_site else ""
         msg = f"{who} gets no gradient: `{cut.what}` at {_where(cut.site)} {what}{block}, " \
               "so its result has no history"
     else:

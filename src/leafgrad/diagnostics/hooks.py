@@ -58,18 +58,19 @@ def on_op(rec, args, out) -> None:
     needs = [t for t in inputs if t._requires_grad]
     if needs and not pv.state.inplace_depth and any(
             isinstance(r, Tensor) and not r._requires_grad for r in results):
-        code = with_site = None
+        code = with_site = with_what = None
         if not rec.differentiable:
             code = "non-differentiable-op"
         elif not _mode.grad_enabled:
             entry = pv.current_user_mode()
             if entry is not None:   # grad turned off by the user, not inside leafgrad
                 code = "inference-mode" if _mode.inference else "no-grad"
-                with_site = entry[1]
+                with_site, with_what = entry[1], entry[2]
         if code is not None:
             cut = pv.record_cut(code, site, f"{rec.name}(...)", needs)
             if cut is not None:
                 cut.with_site = with_site
+                cut.with_what = with_what
     for r in results:
         if not isinstance(r, Tensor):
             continue
@@ -115,13 +116,26 @@ def on_cut(code: str, what: str, source, result=None, site=None):
 
 
 # -- grad-mode blocks entered by the user --------------------------------------------
-def on_mode_enter(kind: str, from_user: bool, site) -> None:
-    pv.state.user_modes.append((kind, site) if from_user and kind != "enable" else None)
+def on_mode_enter(kind: str, from_user: bool, site, label: str = "") -> None:
+    """A grad-mode block opened: the user's blocks are (kind, Site, label); leafgrad's own
+    blocks are None (transparent: a cut inside them is the user's block's, if any)."""
+    pv.state.user_modes.append((kind, site, label) if from_user else None)
 
 
-def on_mode_exit() -> None:
-    if pv.state.user_modes:
-        pv.state.user_modes.pop()
+def on_mode_exit(mode=None) -> None:
+    st = pv.state
+    if st.user_modes:
+        st.user_modes.pop()
+    if mode is not None and hasattr(mode, "_diag_plain"):
+        st.plain_mode = mode._diag_plain      # set_grad_enabled's __exit__ restores the mode
+    elif st.plain_mode is not None and st.plain_mode[3] > len(st.user_modes):
+        st.plain_mode = None                  # a plain switch inside the block ends with it
+
+
+def on_plain_mode(enabled: bool, site, label: str) -> None:
+    """The user called ``set_grad_enabled(mode)`` (maybe as a plain switch)."""
+    kind = "enable" if enabled else "no-grad"
+    pv.state.plain_mode = (kind, site, label, len(pv.state.user_modes))
 
 
 # -- in-place changes ----------------------------------------------------------------

@@ -309,48 +309,118 @@ def _install_nn() -> None:
         return out
     _swap(Module, "__call__", _code(module_call))
 
+    _install_optimizers()
+
+
+def _install_optimizers() -> None:
+    """Observe ``step`` of every optimizer class: those that exist now (built-in and the
+    user's) and those defined while diagnostics are on (a hook on ``__init_subclass__``;
+    ``uninstall`` restores their ``step`` too, as each swap is recorded)."""
     from ..optim.optimizer import Optimizer
     todo = list(Optimizer.__subclasses__())
     while todo:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())
-        if "step" in cls.__dict__:
-            _swap(cls, "step", _step_wrapper(cls.__dict__["step"]))
+        _observe_step(cls)
+    hook = Optimizer.__dict__.get("__init_subclass__")
+    orig = hook.__func__ if isinstance(hook, classmethod) else None
+
+    def init_subclass(cls, **kwargs):
+        if orig is not None:
+            orig(cls, **kwargs)
+        else:
+            super(Optimizer, cls).__init_subclass__(**kwargs)
+        _observe_step(cls)
+    _swap(Optimizer, "__init_subclass__", classmethod(_code(init_subclass)))
+
+
+def _observe_step(cls) -> None:
+    if "step" in cls.__dict__:
+        _swap(cls, "step", _step_wrapper(cls.__dict__["step"]))
 
 
 def _step_wrapper(orig):
     def step(self, *args, **kwargs):
+        st = pv.state
+        if st.step_depth:          # a subclass's step calling super().step(): observe once
+            return orig(self, *args, **kwargs)
+        site = pv.user_site(3)
         before = H.before_step(self)
-        out = orig(self, *args, **kwargs)
-        H.after_step(self, before, pv.user_site(2))
+        st.step_depth += 1
+        try:
+            out = orig(self, *args, **kwargs)
+        finally:
+            st.step_depth -= 1
+        H.after_step(self, before, site)
         return out
     return _code(step)
 
 
-def _mode_wrappers(cls, kind) -> None:
+def _caller_site():
+    """(from_user, Site) of the first frame outside ``grad_mode.py`` above the wrapper."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename == _gm.__file__:
+        f = f.f_back
+    from_user = f is not None and not pv._internal(f)
+    site = pv.Site((f.f_code.co_filename, f.f_lineno, f.f_code.co_name)) \
+        if from_user else None
+    return from_user, site
+
+
+def _mode_wrappers(cls, kind, label) -> None:
+    """Note each grad-mode block the user enters: ``kind`` and ``label`` may be functions of
+    the mode object (``set_grad_enabled(False)`` is a no-grad block, ``(True)`` is not)."""
     enter, exit_ = cls.__dict__["__enter__"], cls.__dict__["__exit__"]
 
     def mode_enter(self):
-        f = sys._getframe(1)
-        while f is not None and f.f_code.co_filename == _gm.__file__:
-            f = f.f_back
-        from_user = f is not None and not pv._internal(f)
-        site = pv.Site((f.f_code.co_filename, f.f_lineno, f.f_code.co_name)) \
-            if from_user else None
-        H.on_mode_enter(kind, from_user, site)
+        from_user, site = _caller_site()
+        k = kind(self) if callable(kind) else kind
+        H.on_mode_enter(k, from_user, site, label(self) if callable(label) else label)
         return enter(self)
 
     def mode_exit(self, *exc):
-        H.on_mode_exit()
+        H.on_mode_exit(self)
         return exit_(self, *exc)
     _swap(cls, "__enter__", _code(mode_enter))
     _swap(cls, "__exit__", _code(mode_exit))
 
 
+def _set_grad_kind(self) -> str:
+    return "enable" if self.mode else "no-grad"
+
+
+def _set_grad_label(self) -> str:
+    return f"torch.set_grad_enabled({self.mode})"
+
+
+def _install_set_grad_enabled() -> None:
+    """``set_grad_enabled(False)`` switches grad off when it is *constructed* (a plain call
+    works without ``with``), so the constructor notes the user's call as a plain switch;
+    ``__exit__`` and the decorator's ``__call__`` undo the note with the mode (Note [Plain
+    grad switch] in ``provenance.py``)."""
+    cls = _gm.set_grad_enabled
+    init, call = cls.__dict__["__init__"], cls.__dict__["__call__"]
+
+    def sge_init(self, mode):
+        from_user, site = _caller_site()
+        self._diag_plain = pv.state.plain_mode   # what __exit__/__call__ restore
+        init(self, mode)
+        if from_user:
+            H.on_plain_mode(bool(mode), site, _set_grad_label(self))
+
+    def sge_call(self, func):
+        pv.state.plain_mode = getattr(self, "_diag_plain", None)
+        return call(self, func)
+    _swap(cls, "__init__", _code(sge_init))
+    _swap(cls, "__call__", _code(sge_call))
+    _mode_wrappers(cls, _set_grad_kind, _set_grad_label)
+
+
 def _install_modes() -> None:
-    _mode_wrappers(_gm.no_grad, "no-grad")
-    _mode_wrappers(_gm.inference_mode, "inference-mode")
-    _mode_wrappers(_gm.enable_grad, "enable")
+    _mode_wrappers(_gm.no_grad, "no-grad", "torch.no_grad()")
+    _mode_wrappers(_gm.inference_mode, "inference-mode", "torch.inference_mode()")
+    _mode_wrappers(_gm.enable_grad, "enable", "torch.enable_grad()")
+    _install_set_grad_enabled()
 
 
 # -- warnings keep pointing at the user's line -------------------------------------

@@ -106,7 +106,7 @@ class Prov:
 class Cut:
     """One site where a path to leaves requiring grad was cut (see Note [Cuts])."""
 
-    __slots__ = ("code", "leaves", "seq", "site", "what", "with_site")
+    __slots__ = ("code", "leaves", "seq", "site", "what", "with_site", "with_what")
 
     def __init__(self, code, site, what):
         self.code = code
@@ -115,6 +115,7 @@ class Cut:
         self.leaves: dict = {}
         self.seq = 0
         self.with_site = None   # the user's ``with torch.no_grad()`` line, for no-grad cuts
+        self.with_what = None   # what switched grad off there: "torch.no_grad()", ...
 
     def touches(self, t) -> bool:
         ref = self.leaves.get(id(t))
@@ -134,13 +135,15 @@ class _State:
     def reset(self):
         self.backwards = []          # [BackwardRecord], most recent last (bounded)
         self.reached: dict = {}      # id(leaf) -> weakref: leaves some backward reached
-        self.user_modes = []         # stack: (kind, Site) or None for internal enters
+        self.user_modes = []         # stack: (kind, Site, label), None for leafgrad's own
+        self.plain_mode = None       # (kind, Site, label, depth): see Note [Plain grad switch]
         self.findings = []           # Finding, in the order noted
         self.keys = set()            # (code, file, line) already noted
         self.versions: dict = {}     # id(vc) -> (vc, [(version, Site, op name)])
         self.inplace_depth = 0
         self.backward_depth = 0
         self.call_depth = 0          # Module.__call__ nesting
+        self.step_depth = 0          # Optimizer.step nesting (super().step() in a subclass)
         self.snapshots: dict = {}    # id(param) -> (weakref param, grad id, grad copy)
         self.grad_reads = 0
 
@@ -238,12 +241,34 @@ def record_cut(code: str, site, what: str, source) -> Cut | None:
     return cut
 
 
+# Note [Plain grad switch]
+# ``torch.set_grad_enabled(False)`` as a plain call turns grad off with no block to close, so
+# it is not on the ``user_modes`` stack: ``plain_mode`` remembers it with the stack depth it
+# was called at (blocks opened later are inside it; closing the block it was called in ends
+# it). Used as a ``with`` block or a decorator, set_grad_enabled restores ``plain_mode`` on
+# exit, as it restores the grad mode itself.
+
+def _user_entry(entries):
+    for entry in reversed(entries):
+        if entry is None:
+            continue                  # leafgrad's own block: look further out
+        return None if entry[0] == "enable" else entry
+    return False
+
+
 def current_user_mode():
-    """The innermost grad-mode block the user entered (kind, Site), if grad is off by it."""
-    for entry in reversed(state.user_modes):
-        if entry is not None:
-            return entry
-    return None
+    """The innermost grad-mode switch the user made (kind, Site, label), if it turned grad
+    off; None when grad is off only by leafgrad's own blocks (or the user turned it back on)."""
+    modes = state.user_modes
+    plain = state.plain_mode
+    depth = plain[3] if plain is not None else 0
+    found = _user_entry(modes[depth:])
+    if found is not False:
+        return found
+    if plain is not None:
+        return None if plain[0] == "enable" else plain
+    found = _user_entry(modes[:depth])
+    return found or None
 
 
 def from_grad(tensors) -> bool:
