@@ -1,4 +1,4 @@
-"""Convolution: ``torch.convolution`` (1-d and 2-d, transposed or not) as one record.
+"""Convolution: ``torch.convolution`` (1-d, 2-d and 3-d, transposed or not) as one record.
 
 Note [Convolution as three linear maps]
 A convolution ``y = conv(x, w)`` is linear in ``x`` for a fixed ``w`` (call the map ``A_w``)
@@ -31,6 +31,8 @@ tensor([[[[4., 4.],
 """
 from __future__ import annotations
 
+import itertools
+import math
 import weakref
 
 import numpy as np
@@ -45,41 +47,47 @@ FAMILY = "conv"
 __all__ = ["CONVOLUTION", "check_conv_args", "conv_output_size", "convolution"]
 
 
-# -- NumPy kernels (2-d; 1-d inputs get a unit height) -----------------------------------------
+# -- NumPy kernels (any number of spatial dims) -------------------------------------------------
 def conv_output_size(size: int, k: int, s: int, p: int, d: int) -> int:
     """Output length of a convolution along one spatial dim."""
     return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
 
-def _offsets(kh, kw, oh, ow, stride, dilation):
-    """(i, j, row slice, column slice) of each kernel offset in the padded input."""
-    (sh, sw), (dh, dw) = stride, dilation
-    for i in range(kh):
-        rows = slice(i * dh, i * dh + sh * (oh - 1) + 1, sh)
-        for j in range(kw):
-            yield i, j, rows, slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)
+def _offsets(kernel, out, stride, dilation):
+    """(kernel offset, slices into the padded input) of each kernel offset: the positions
+    that offset sees in every window form one strided slice per spatial dim."""
+    for idx in itertools.product(*[range(k) for k in kernel]):
+        yield idx, tuple(slice(i * d, i * d + s * (o - 1) + 1, s)
+                         for i, d, s, o in zip(idx, dilation, stride, out))
 
 
-def _padded_cnhw(x, padding):
-    """``x`` (N, C, H, W) as a (C, N, H+2ph, W+2pw) array (a view when there is no padding)."""
-    ph, pw = padding
-    xt = x.transpose(1, 0, 2, 3)
-    if ph == 0 and pw == 0:
+_ALL2 = (slice(None), slice(None))
+
+
+def _swap01(ndim: int) -> tuple:
+    return (1, 0) + tuple(range(2, ndim))
+
+
+def _padded_cn(x, padding):
+    """``x`` (N, C, *S) as a (C, N, *(S + 2p)) array (a view when there is no padding)."""
+    xt = x.transpose(_swap01(x.ndim))
+    if not any(padding):
         return xt
-    n, c, h, w = x.shape
-    xp = np.zeros((c, n, h + 2 * ph, w + 2 * pw), x.dtype)
-    xp[:, :, ph:ph + h, pw:pw + w] = xt
+    n, c = x.shape[:2]
+    spatial = x.shape[2:]
+    xp = np.zeros((c, n) + tuple(s + 2 * p for s, p in zip(spatial, padding)), x.dtype)
+    xp[_ALL2 + tuple(slice(p, p + s) for s, p in zip(spatial, padding))] = xt
     return xp
 
 
-def _im2col(x, kh, kw, oh, ow, stride, padding, dilation):
-    """Columns (C*kh*kw, N*OH*OW) of the padded input (see Note [im2col layout])."""
+def _im2col(x, kernel, out, stride, padding, dilation):
+    """Columns (C*prod(k), N*prod(out)) of the padded input (see Note [im2col layout])."""
     n, c = x.shape[:2]
-    xp = _padded_cnhw(x, padding)
-    cols = np.empty((c, kh, kw, n, oh, ow), x.dtype)
-    for i, j, rows, columns in _offsets(kh, kw, oh, ow, stride, dilation):
-        cols[:, i, j] = xp[:, :, rows, columns]
-    return cols.reshape(c * kh * kw, n * oh * ow)
+    xp = _padded_cn(x, padding)
+    cols = np.empty((c,) + tuple(kernel) + (n,) + tuple(out), x.dtype)
+    for idx, where in _offsets(kernel, out, stride, dilation):
+        cols[(slice(None),) + idx] = xp[_ALL2 + where]
+    return cols.reshape(c * math.prod(kernel), n * math.prod(out))
 
 
 def _grouped_matmul(a, b, groups):
@@ -93,22 +101,24 @@ def _grouped_matmul(a, b, groups):
 
 
 def _to_onck(g):
-    """(N, O, OH, OW) -> contiguous (O, N*OH*OW)."""
+    """(N, O, *S) -> contiguous (O, N*prod(S))."""
     o = g.shape[1]
-    return np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(o, -1)
+    return np.ascontiguousarray(g.transpose(_swap01(g.ndim))).reshape(o, -1)
 
 
-def _conv2d(x, w, b, stride, padding, dilation, groups):
+def _conv_nd(x, w, b, stride, padding, dilation, groups):
     """The convolution and its im2col columns (kept for the weight gradient)."""
     n = x.shape[0]
-    o, _, kh, kw = w.shape
-    oh = conv_output_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
-    ow = conv_output_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
-    cols = _im2col(x, kh, kw, oh, ow, stride, padding, dilation)
+    o = w.shape[0]
+    kernel = w.shape[2:]
+    out_sp = tuple(conv_output_size(x.shape[2 + i], kernel[i], stride[i], padding[i],
+                                    dilation[i]) for i in range(len(kernel)))
+    cols = _im2col(x, kernel, out_sp, stride, padding, dilation)
     out = _grouped_matmul(w.reshape(o, -1), cols, groups)
     if b is not None:
         out += b[:, None]
-    return np.ascontiguousarray(out.reshape(o, n, oh, ow).transpose(1, 0, 2, 3)), cols
+    out = out.reshape((o, n) + out_sp).transpose(_swap01(2 + len(out_sp)))
+    return np.ascontiguousarray(out), cols
 
 
 # Note [im2col reuse]
@@ -148,31 +158,33 @@ def _take_cols(x, key):
     return None
 
 
-def _conv2d_input_grad(g, w, x_shape, stride, padding, dilation, groups):
+def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups):
     """``A_w^T g``: the gradient of conv(x, w) w.r.t. an input of shape ``x_shape``."""
-    n, c, h, wd = x_shape
-    o, cg, kh, kw = w.shape
-    oh, ow = g.shape[2:]
-    ph, pw = padding
-    wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1).reshape(-1, o // groups)
-    cols = _grouped_matmul(wt, _to_onck(g), groups).reshape(c, kh, kw, n, oh, ow)
-    gxp = np.zeros((c, n, h + 2 * ph, wd + 2 * pw), cols.dtype)
-    for i, j, rows, columns in _offsets(kh, kw, oh, ow, stride, dilation):
-        gxp[:, :, rows, columns] += cols[:, i, j]
-    return np.ascontiguousarray(gxp[:, :, ph:ph + h, pw:pw + wd].transpose(1, 0, 2, 3))
+    n, c = x_shape[:2]
+    spatial = tuple(x_shape[2:])
+    o, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    out_sp = g.shape[2:]
+    wt = w.reshape(groups, o // groups, -1).transpose(0, 2, 1).reshape(-1, o // groups)
+    cols = _grouped_matmul(wt, _to_onck(g), groups).reshape((c,) + kernel + (n,) + out_sp)
+    gxp = np.zeros((c, n) + tuple(s + 2 * p for s, p in zip(spatial, padding)), cols.dtype)
+    for idx, where in _offsets(kernel, out_sp, stride, dilation):
+        gxp[_ALL2 + where] += cols[(slice(None),) + idx]
+    inner = gxp[_ALL2 + tuple(slice(p, p + s) for s, p in zip(spatial, padding))]
+    return np.ascontiguousarray(inner.transpose(_swap01(inner.ndim)))
 
 
-def _conv2d_weight_grad(g, x, w_shape, stride, padding, dilation, groups, cols=None):
+def _conv_weight_grad(g, x, w_shape, stride, padding, dilation, groups, cols=None):
     """``B_x^T g``: the gradient of conv(x, w) w.r.t. a weight of shape ``w_shape``."""
-    o, cg, kh, kw = w_shape
-    oh, ow = g.shape[2:]
+    o, cg = w_shape[:2]
+    kernel = tuple(w_shape[2:])
     if cols is None:
-        cols = _im2col(x, kh, kw, oh, ow, stride, padding, dilation)
+        cols = _im2col(x, kernel, g.shape[2:], stride, padding, dilation)
     gm = _to_onck(g)
     if groups == 1:
         return np.ascontiguousarray(_gemm_nt(gm, cols)).reshape(w_shape)
     gg = gm.reshape(groups, o // groups, -1)
-    cc = cols.reshape(groups, cg * kh * kw, -1)
+    cc = cols.reshape(groups, cg * math.prod(kernel), -1)
     return np.ascontiguousarray(_gemm_nt(gg, cc)).reshape(w_shape)
 
 
@@ -183,23 +195,6 @@ def _gemm_nt(a, b):
     if a.shape[-2] >= b.shape[-2]:
         return np.matmul(a, np.swapaxes(b, -1, -2))
     return np.swapaxes(np.matmul(b, np.swapaxes(a, -1, -2)), -1, -2)
-
-
-def _is1d(a) -> bool:
-    return a.ndim == 3
-
-
-def _up(a):
-    """(N, C, L) -> (N, C, 1, L): 1-d convolutions run as 2-d ones of unit height."""
-    return a[:, :, None, :]
-
-
-def _pair(v, fill):
-    return (fill, v[0]) if len(v) == 1 else tuple(v)
-
-
-def _as2d(stride, padding, dilation):
-    return _pair(stride, 1), _pair(padding, 0), _pair(dilation, 1)
 
 
 # -- checks with PyTorch's messages -------------------------------------------------------------
@@ -270,13 +265,17 @@ def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
                                f"bias of size {_size(bsh)} instead")
         if any(output_padding[i] >= stride[i] and output_padding[i] >= dilation[i]
                for i in range(k - 2)):
-            # 1-d transposed convolutions run as 2-d ones, so PyTorch names height and width
-            (oph, opw), (sh, sw), (dh, dw) = (_pair(output_padding, 0), _pair(stride, 1),
-                                              _pair(dilation, 1))
+            # 1-d transposed convolutions run as 2-d ones in PyTorch, so it names height and
+            # width there (with a unit height); 3-d ones add the depth
+            names = ("depth", "height", "width")[-max(k - 2, 2):]
+            lift = [0] if k == 3 else []
+            pads, ss, ds = (lift + list(output_padding), [1] * len(lift) + list(stride),
+                            [1] * len(lift) + list(dilation))
             raise RuntimeError(
                 "output padding must be smaller than either stride or dilation, but got "
-                f"output_padding_height: {oph} output_padding_width: {opw} stride_height: "
-                f"{sh} stride_width: {sw} dilation_height: {dh} dilation_width: {dw}")
+                + " ".join(f"output_padding_{nm}: {v}" for nm, v in zip(names, pads)) + " "
+                + " ".join(f"stride_{nm}: {v}" for nm, v in zip(names, ss)) + " "
+                + " ".join(f"dilation_{nm}: {v}" for nm, v in zip(names, ds)))
     idt, wdt = input.dtype, weight.dtype
     if isinstance(input, Tensor):
         idt, wdt = input._data.dtype, weight._data.dtype
@@ -306,58 +305,42 @@ def transposed_output_shape(x_shape, w_shape, stride, padding, dilation, output_
 # -- the records ------------------------------------------------------------------------------
 def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                  groups):
-    """N-d convolution (1-d or 2-d here) of ``input`` (N, C, *) with ``weight``, as ATen's
+    """N-d convolution (1-d, 2-d or 3-d) of ``input`` (N, C, *) with ``weight``, as ATen's
     ``convolution``; ``transposed`` makes it the adjoint (a "deconvolution")."""
     check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
                     output_padding, groups)
-    if input.ndim not in (3, 4):
-        raise NotImplementedError("leafgrad implements 1-d and 2-d convolutions only, got "
+    if input.ndim not in (3, 4, 5):
+        raise NotImplementedError("leafgrad implements 1-d, 2-d and 3-d convolutions only, got "
                                   f"a {input.ndim}-d input")
-    one = _is1d(input)
-    s, p, d = _as2d(stride, padding, dilation)
-    x, w = (_up(input), _up(weight)) if one else (input, weight)
     if not transposed:
-        out, cols = _conv2d(x, w, bias, s, p, d, groups)
-        _keep_cols(input, (w.shape, s, p, d), cols)
-    else:
-        shape = transposed_output_shape(x.shape, w.shape, s, p, d, _pair(output_padding, 0),
-                                        groups)
-        if any(v < 0 for v in shape[2:]):
-            raise RuntimeError(
-                f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). "
-                f"Calculated output size per channel: "
-                f"({' x '.join(map(str, shape[3 if one else 2:]))}). Output size is too small")
-        out = _conv2d_input_grad(x, w, shape, s, p, d, groups)
-        if bias is not None:
-            out += bias.reshape(1, -1, 1, 1)
-    return out[:, :, 0, :] if one else out
+        out, cols = _conv_nd(input, weight, bias, stride, padding, dilation, groups)
+        _keep_cols(input, (weight.shape, tuple(stride), tuple(padding), tuple(dilation)), cols)
+        return out
+    shape = transposed_output_shape(input.shape, weight.shape, stride, padding, dilation,
+                                    output_padding, groups)
+    if any(v < 0 for v in shape[2:]):
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). "
+            f"Calculated output size per channel: "
+            f"({' x '.join(map(str, shape[2:]))}). Output size is too small")
+    out = _conv_input_grad(input, weight, shape, stride, padding, dilation, groups)
+    if bias is not None:
+        out += bias.reshape((1, -1) + (1,) * (out.ndim - 2))
+    return out
 
 
 def convolution_backward_input(grad_output, input, weight, stride, padding, dilation, groups):
     """``A_w^T grad_output``: the input gradient of a convolution (see Note above); ``input``
     gives the shape (and, as in PyTorch, is an input of the node, with no gradient)."""
-    s, p, d = _as2d(stride, padding, dilation)
-    if _is1d(grad_output):
-        n, c, length = input.shape
-        out = _conv2d_input_grad(_up(grad_output), _up(weight), (n, c, 1, length), s, p, d,
-                                 groups)
-        return out[:, :, 0, :]
-    return _conv2d_input_grad(grad_output, weight, input.shape, s, p, d, groups)
+    return _conv_input_grad(grad_output, weight, input.shape, stride, padding, dilation, groups)
 
 
 def convolution_backward_weight(grad_output, input, weight_size, stride, padding, dilation,
                                 groups):
     """``B_x^T grad_output``: the weight gradient of a convolution (see Note above)."""
-    s, p, d = _as2d(stride, padding, dilation)
-    if _is1d(grad_output):
-        o, cg, k = weight_size
-        shape = (o, cg, 1, k)
-        cols = _take_cols(input, (shape, s, p, d))
-        out = _conv2d_weight_grad(_up(grad_output), _up(input), shape, s, p, d, groups, cols)
-        return out[:, :, 0, :]
     shape = tuple(weight_size)
-    cols = _take_cols(input, (shape, s, p, d))
-    return _conv2d_weight_grad(grad_output, input, shape, s, p, d, groups, cols)
+    cols = _take_cols(input, (shape, tuple(stride), tuple(padding), tuple(dilation)))
+    return _conv_weight_grad(grad_output, input, shape, stride, padding, dilation, groups, cols)
 
 
 def _zeros(n):
@@ -421,6 +404,10 @@ def _conv_samples(make, shapes):
                call="convolution", atol=1e-5),
         Sample((make((2, 4, 3, 4)), make((4, 3, 3, 2)), make((6,)), t2, o2, o2, True,
                 [1, 0], 2), call="convolution", atol=1e-5),
+        Sample((make((1, 2, 4, 3, 4)), make((4, 1, 2, 2, 3)), make((4,)), [1, 2, 1], [1, 0, 1],
+                [1, 1, 2], False, [0, 0, 0], 2), call="convolution", atol=1e-5),
+        Sample((make((1, 2, 2, 3, 2)), make((2, 2, 2, 2, 2)), make((2,)), [2, 1, 2], [0, 1, 0],
+                [1, 1, 1], True, [1, 0, 0], 1), call="convolution", atol=1e-5),
     ]
 
 

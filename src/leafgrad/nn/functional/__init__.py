@@ -16,7 +16,8 @@ from .attention import (_canonical_mask, _in_projection, _in_projection_packed, 
                         _mha_shape_check, _none_or_dtype, multi_head_attention_forward,
                         scaled_dot_product_attention)
 from . import conv, normalization, pooling  # noqa: F401  (submodules, as in torch)
-from .conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
+from .conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
+                   conv_transpose3d)
 from .normalization import batch_norm, group_norm
 from .pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
                       max_pool1d, max_pool2d)
@@ -84,6 +85,8 @@ __all__ = [
     'conv2d',
     'conv_transpose1d',
     'conv_transpose2d',
+    'conv3d',
+    'conv_transpose3d',
     'max_pool1d',
     'max_pool2d',
     'avg_pool1d',

@@ -1,4 +1,4 @@
-"""Convolutions of ``torch.nn.functional``: conv1d, conv2d, conv_transpose1d, conv_transpose2d.
+"""Convolutions of ``torch.nn.functional``: conv1d/2d/3d and conv_transpose1d/2d/3d.
 
 Each checks its arguments with PyTorch's messages, adds a batch dim to an unbatched input (and
 squeezes it away after, recording ``SqueezeBackward1`` as PyTorch does) and calls the
@@ -17,7 +17,8 @@ from ...ops.conv import convolution
 from ...tensor import Tensor
 from .layers import pad as _pad
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d"]
 
 _SAME_WARNING = ("Using padding='same' with even kernel lengths and odd dilation may require a "
                  "zero-padded copy of the input be created (Triggered internally at "
@@ -92,6 +93,13 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+           dilation=1, groups: int = 1) -> Tensor:
+    """3-d convolution of ``input`` (N, C, D, H, W) or (C, D, H, W) with ``weight``
+    (O, C/groups, kd, kh, kw). ``padding`` may be an int, a tuple, 'valid' or 'same'."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n,
                     fname):
     if isinstance(padding, str):
@@ -114,3 +122,11 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """The adjoint of conv2d ("deconvolution"); ``weight`` is (C_in, C_out/groups, kh, kw)."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                            dilation, 2, "conv_transpose2d")
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
+                     padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """The adjoint of conv3d ("deconvolution"); ``weight`` is (C_in, C_out/groups, kd, kh, kw).
+    """
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 3, "conv_transpose3d")

@@ -1,5 +1,4 @@
-"""Convolution layers: ``nn.Conv1d``, ``nn.Conv2d``, ``nn.ConvTranspose1d``,
-``nn.ConvTranspose2d``.
+"""Convolution layers: ``nn.Conv1d/2d/3d`` and ``nn.ConvTranspose1d/2d/3d``.
 
 Initialised like PyTorch: the weight by ``kaiming_uniform_(a=sqrt(5))`` (so
 U(-1/sqrt(fan_in), 1/sqrt(fan_in))), the bias by U(-1/sqrt(fan_in), 1/sqrt(fan_in)), where
@@ -23,7 +22,8 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
 
 
 def _ntuple(value, n: int) -> tuple:
@@ -124,7 +124,7 @@ class _ConvNd(Module):
         return s
 
     def _conv_forward(self, input, weight, bias):
-        conv = F.conv1d if self._n == 1 else F.conv2d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._n - 1]
         if self.padding_mode != "zeros":
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
             return conv(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
@@ -163,6 +163,18 @@ class Conv2d(_ConvNd):
                  dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
                  device=None, dtype=None) -> None:
         _init_conv(self, 2, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                   groups, bias, padding_mode, device, dtype)
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution over (N, C_in, D, H, W) or (C_in, D, H, W) inputs."""
+
+    _n = 3
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device=None, dtype=None) -> None:
+        _init_conv(self, 3, in_channels, out_channels, kernel_size, stride, padding, dilation,
                    groups, bias, padding_mode, device, dtype)
 
 
@@ -208,7 +220,7 @@ class _ConvTransposeNd(_ConvNd):
         n = self._n
         output_padding = self._output_padding(input, output_size, self.stride, self.padding,
                                               self.kernel_size, n, self.dilation)
-        conv = F.conv_transpose1d if n == 1 else F.conv_transpose2d
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
         return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                     self.groups, self.dilation)
 
@@ -234,4 +246,16 @@ class ConvTranspose2d(_ConvTransposeNd):
                  output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
                  padding_mode: str = "zeros", device=None, dtype=None) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias, dilation, padding_mode, device, dtype)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution ("deconvolution") over (N, C_in, D, H, W) inputs."""
+
+    _n = 3
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, padding_mode, device, dtype)
