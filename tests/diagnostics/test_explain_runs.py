@@ -69,12 +69,17 @@ def _snapshot():
 
     import leafgrad
     from leafgrad import Tensor, autograd
+    from leafgrad.autograd.graph import Node
+    from leafgrad.grad_mode import no_grad, set_grad_enabled
     from leafgrad.nn.modules.module import Module
     from leafgrad.ops.registry import RECORDS
+    from leafgrad.optim import SGD, Optimizer
     return (dict(Tensor.__dict__), dict(vars(leafgrad)), dict(vars(autograd)),
             dict(Module.__dict__), warnings.warn,
             {n: (r.dispatch, r.public.__globals__.get("_dispatch")) for n, r in
-             RECORDS.items()})
+             RECORDS.items()},
+            dict(Optimizer.__dict__), dict(SGD.__dict__), dict(set_grad_enabled.__dict__),
+            dict(no_grad.__dict__), dict(Node.__dict__))
 
 
 def test_disable_restores_every_original():
@@ -94,3 +99,20 @@ def test_disable_restores_every_original():
         else:
             assert b is a
     assert sys.modules["leafgrad"] is leafgrad
+
+
+def test_optimizer_defined_while_on_is_restored_when_off():
+    import leafgrad
+    with leafgrad.diagnostics.enable():
+        class Mine(leafgrad.optim.SGD):
+            def step(self, closure=None):
+                return super().step(closure)
+        observed = Mine.__dict__["step"]
+    plain = Mine.__dict__["step"]
+    assert plain is not observed
+    assert "diagnostics" in observed.__code__.co_filename
+    assert "diagnostics" not in plain.__code__.co_filename     # optim's own step wrapper
+    w = leafgrad.nn.Parameter(leafgrad.ones(1))
+    w.grad = leafgrad.ones(1)
+    Mine([w], lr=0.5).step()
+    assert w.tolist() == [0.5]

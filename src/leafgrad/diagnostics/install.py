@@ -423,6 +423,13 @@ def _install_modes() -> None:
     _install_set_grad_enabled()
 
 
+# -- notebook display (Note [Notebook display] in viz.py) ------------------------------
+def _install_notebook() -> None:
+    from .viz import NOTEBOOK_METHODS
+    for cls, name, fn in NOTEBOOK_METHODS:
+        _swap(cls, name, fn)
+
+
 # -- warnings keep pointing at the user's line -------------------------------------
 def _install_warnings() -> None:
     orig = warnings.warn
@@ -469,6 +476,7 @@ def install() -> None:
         _install_factories()
         _install_nn()
         _install_modes()
+        _install_notebook()
         _install_warnings()
     except BaseException:
         uninstall()

@@ -11,18 +11,23 @@ tensor = 9
    └─ #3 w (leaf) shape (2,) value [1, 2] grad [3, 3]
 
 SVG/PNG need the ``dot`` program of Graphviz (``render``); text and DOT need nothing.
+In Jupyter a ``Graph`` displays itself (SVG with Graphviz, else the text drawing); after
+``viz.notebook()`` (or while diagnostics are on) tensors and backward nodes do too, see Note
+[Notebook display].
 """
 from __future__ import annotations
 
+import html
 import shutil
 import subprocess
 
 import numpy as np
 
+from ..autograd.graph import Node
 from ..tensor import Tensor
 from . import provenance as pv
 
-__all__ = ["Graph", "dot", "graph", "render", "text"]
+__all__ = ["Graph", "dot", "graph", "notebook", "render", "source", "text"]
 
 
 def _fmt(data) -> str:
@@ -54,9 +59,9 @@ def _leaf_of(x):
 class Graph:
     """The backward graph below a tensor, numbered in depth-first order (deterministic)."""
 
-    def __init__(self, t: Tensor, names=None, lines: bool = True):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"viz expects a Tensor, not {type(t).__name__}")
+    def __init__(self, t, names=None, lines: bool = True):
+        if not isinstance(t, (Tensor, Node)):
+            raise TypeError(f"viz expects a Tensor or a backward node, not {type(t).__name__}")
         self.root = t
         self.lines = lines
         self.names = {}
@@ -65,7 +70,7 @@ class Graph:
                 self.names[id(v)] = name
         self.ids: dict = {}
         self.order: list = []
-        start = t._grad_fn if t._grad_fn is not None else t
+        start = t if isinstance(t, Node) else (t._grad_fn if t._grad_fn is not None else t)
         stack = [start]
         while stack:
             x = stack.pop()
@@ -98,6 +103,8 @@ class Graph:
 
     def head(self) -> str:
         t = self.root
+        if isinstance(t, Node):
+            return f"backward graph of {type(t).__name__}"
         name = self.names.get(id(t), "tensor")
         if t._data.ndim == 0:
             return f"{name} = {_fmt(t._data)}"
@@ -144,22 +151,46 @@ class Graph:
         return self.text()
 
     def _repr_svg_(self):
-        if shutil.which("dot") is None:
+        if len(self.order) > _NOTEBOOK_MAX_NODES or shutil.which("dot") is None:
             return None
         return _run_dot(self.dot(), "svg").decode()
+
+    def _repr_html_(self):
+        if len(self.order) > _NOTEBOOK_MAX_NODES:
+            return (f"<pre>{html.escape(self.head())}\n({len(self.order)} nodes: too many to "
+                    "draw here; use leafgrad.viz.text(t) or viz.render(t, path))</pre>")
+        svg = self._repr_svg_()
+        if svg is not None:
+            return f'<div class="leafgrad-graph">{svg[svg.find("<svg"):]}</div>'
+        return f'<pre class="leafgrad-graph">{html.escape(self.text())}</pre>'
+
+
+_NOTEBOOK_MAX_NODES = 300
 
 
 def _esc(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
+_RENDERED: dict = {}   # (DOT source, format) -> output: a notebook asks for HTML and SVG
+
+
 def _run_dot(source: str, fmt: str) -> bytes:
+    hit = _RENDERED.get((source, fmt))
+    if hit is not None:
+        return hit
     exe = shutil.which("dot")
     if exe is None:
         raise RuntimeError("rendering SVG/PNG needs Graphviz's `dot` program, which is not "
-                           "installed; use viz.dot(t) and render the text elsewhere")
-    return subprocess.run([exe, f"-T{fmt}"], input=source.encode(), capture_output=True,
-                          check=True).stdout
+                           "installed (apt-get install graphviz, brew install graphviz or "
+                           "conda install graphviz); use viz.dot(t) and render the text "
+                           "elsewhere")
+    out = subprocess.run([exe, f"-T{fmt}"], input=source.encode(), capture_output=True,
+                         check=True).stdout
+    if len(_RENDERED) >= 8:
+        _RENDERED.pop(next(iter(_RENDERED)))
+    _RENDERED[(source, fmt)] = out
+    return out
 
 
 def graph(t, names=None, lines: bool = True) -> Graph:
@@ -185,3 +216,52 @@ def render(t, path: str, fmt: str | None = None, names=None) -> str:
     with open(path, "wb") as f:
         f.write(data)
     return path
+
+
+def source(t, names=None, lines: bool = True):
+    """The graph as a ``graphviz.Source`` (the ``viz`` extra: ``pip install 'leafgrad[viz]'``),
+    for its notebook display, ``.render()`` and ``.view()``."""
+    try:
+        import graphviz
+    except ImportError:
+        raise ImportError("viz.source needs the `graphviz` Python package: pip install "
+                          "'leafgrad[viz]' (and Graphviz's `dot` program to render)") from None
+    return graphviz.Source(dot(t, names, lines))
+
+
+# Note [Notebook display]
+# Jupyter shows an object through its ``_repr_html_``/``_repr_svg_`` methods. Tensors and
+# nodes get them only when asked (``viz.notebook()``, or while diagnostics are on): they
+# are class attributes, so nothing is added per tensor or per op, and with them off a
+# tensor displays as PyTorch's does (its repr). A tensor that does not require grad has no
+# graph and keeps its plain repr (the methods return None).
+
+def _tensor_html(self):
+    if not self._requires_grad:
+        return None
+    return f"<pre>{html.escape(repr(self))}</pre>" + Graph(self)._repr_html_()
+
+
+def _tensor_svg(self):
+    return Graph(self)._repr_svg_() if self._requires_grad else None
+
+
+def _node_html(self):
+    return Graph(self)._repr_html_()
+
+
+def _node_svg(self):
+    return Graph(self)._repr_svg_()
+
+
+NOTEBOOK_METHODS = ((Tensor, "_repr_html_", _tensor_html), (Tensor, "_repr_svg_", _tensor_svg),
+                    (Node, "_repr_html_", _node_html), (Node, "_repr_svg_", _node_svg))
+
+
+def notebook(enabled: bool = True) -> None:
+    """Display tensors that require grad, and backward nodes, as their graph in Jupyter."""
+    for cls, name, fn in NOTEBOOK_METHODS:
+        if enabled:
+            setattr(cls, name, fn)
+        elif cls.__dict__.get(name) is fn:
+            delattr(cls, name)
