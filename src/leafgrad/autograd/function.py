@@ -379,6 +379,9 @@ def _wrap_outputs(node, args, output, executable):
             bump_version(o)
         elif id(o) in input_ids:
             o = _alias(o, _mode.grad_enabled)
+            if executable:
+                # an in-place change of it must fail (ops/views.py check_view_inplace)
+                o._view_kind = ("custom_function", node._forward_cls.__name__, i)
         if executable:
             if any(o is n or raw[i] is n for n in non_diff):
                 if not is_dirty:

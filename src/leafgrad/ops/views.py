@@ -120,6 +120,15 @@ def check_view_inplace(view: Tensor) -> None:
             "You can clarify your code by moving both the view and the inplace either both "
             "inside the no_grad block (if you don't want the inplace to be tracked) or both "
             "outside (if you want the inplace to be tracked).")
+    if kind[0] == "custom_function":
+        _, name, index = kind
+        raise RuntimeError(
+            f"Output {index} of {name} is a view and is being modified inplace. This view was "
+            "created inside a custom Function (or because an input was returned as-is) and the "
+            "autograd logic to handle view+inplace would override the custom backward "
+            "associated with the custom Function, leading to incorrect gradients. This "
+            "behavior is forbidden. You can fix this by cloning the output of the custom "
+            "Function.")
     name, index = kind
     raise RuntimeError(
         f"Output {index} of {name} is a view and is being modified inplace. This view is the "

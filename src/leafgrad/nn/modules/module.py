@@ -29,6 +29,16 @@ from ...tensor import Tensor, _wrap, check_device
 from ...utils.hooks import RemovableHandle
 from .. import _raw
 from ..parameter import Buffer, Parameter, typename
+from . import _hooks
+
+# torch.nn.modules.module is where PyTorch code imports the global hook registrations from
+from ._hooks import (  # noqa: F401
+    register_module_backward_hook,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+)
 
 __all__ = ["Module"]
 
@@ -84,6 +94,9 @@ class Module:
         setattr_(self, "_forward_hooks_always_called", OrderedDict())
         setattr_(self, "_forward_pre_hooks", OrderedDict())
         setattr_(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_is_full_backward_hook", None)
         setattr_(self, "_state_dict_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_post_hooks", OrderedDict())
 
@@ -225,72 +238,18 @@ class Module:
         keys += list(self._parameters) + list(self._modules) + list(self._buffers)
         return sorted(k for k in set(keys) if not k[0].isdigit())
 
-    # -- calling ---------------------------------------------------------------------
+    # -- calling (hooks: see _hooks.py) ----------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _hooks.any_global_hooks()):
             return self.forward(*args, **kwargs)
-        return self._call_with_hooks(args, kwargs)
+        return _hooks.call_with_hooks(self, args, kwargs)
 
-    def _call_with_hooks(self, args, kwargs):
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                out = hook(self, args, kwargs)
-                if out is not None:
-                    if isinstance(out, tuple) and len(out) == 2:
-                        args, kwargs = out
-                    else:
-                        raise RuntimeError(
-                            "forward pre-hook must return None or a tuple of (new_args, "
-                            f"new_kwargs), but got {out}.")
-            else:
-                out = hook(self, args)
-                if out is not None:
-                    args = out if isinstance(out, tuple) else (out,)
-        result = self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                out = hook(self, args, kwargs, result)
-            else:
-                out = hook(self, args, result)
-            if out is not None:
-                result = out
-        return result
-
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
-        """``hook(module, args)`` (or ``(module, args, kwargs)``) runs before forward."""
-        handle = RemovableHandle(self._forward_pre_hooks,
-                                 extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
-        """``hook(module, args, output)`` runs after forward; a non-None return replaces
-        the output."""
-        handle = RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs,
-                                             self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_full_backward_hook(self, hook, prepend: bool = False):
-        raise NotImplementedError(
-            "leafgrad does not implement module backward hooks yet; register a hook on the "
-            "output tensor instead (output.register_hook(fn))")
-
-    register_backward_hook = register_full_backward_hook
-    register_full_backward_pre_hook = register_full_backward_hook
+    register_forward_pre_hook = _hooks.register_forward_pre_hook
+    register_forward_hook = _hooks.register_forward_hook
+    register_full_backward_pre_hook = _hooks.register_full_backward_pre_hook
+    register_full_backward_hook = _hooks.register_full_backward_hook
+    register_backward_hook = _hooks.register_backward_hook
 
     # -- walking the tree ------------------------------------------------------------
     def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
@@ -639,3 +598,7 @@ class Module:
 
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
+        # modules pickled before the backward-hook tables existed
+        for name in ("_backward_pre_hooks", "_backward_hooks"):
+            self.__dict__.setdefault(name, OrderedDict())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
