@@ -177,6 +177,11 @@ def _explain(t, who, read_site) -> list:
         made = _made_by(t, who)
         if made is not None:
             return [made]
+        frozen = pv.state.frozen.get(id(t))
+        if frozen is not None and frozen[0]() is t:
+            return [make("requires-grad-false", f"{who} was frozen at {_where(frozen[1])} "
+                         "(`requires_grad` set to False), so backward() never writes its "
+                         "`.grad`", frozen[1])]
         return [make("requires-grad-false", f"{who} does not require grad: it was created at "
                      f"{_where(site)} without `requires_grad=True`, so backward() never "
                      "writes its `.grad`", site)]

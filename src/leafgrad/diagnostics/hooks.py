@@ -370,6 +370,14 @@ def after_module_call(module, out, site) -> None:
                   "although it is being evaluated", site))
 
 
+def on_requires_grad(t, value, site) -> None:
+    """The user set ``requires_grad`` (``requires_grad_(False)`` freezes a tensor)."""
+    if value or site is None:
+        pv.state.frozen.pop(id(t), None)
+    else:
+        pv.state.frozen[id(t)] = (weakref.ref(t), site)
+
+
 def on_grad_read(g, site) -> None:
     """User code read a ``.grad``: values computed from it are updates, not forward math."""
     pv.remember(g, pv.Prov(site, "grad", _mode_name(), from_grad=True))

@@ -139,6 +139,18 @@ def _inplace_method(orig, name):
     return _code(inplace)
 
 
+def _requires_grad_(orig):
+    def requires_grad_(self, requires_grad=True):
+        try:
+            out = orig(self, requires_grad)
+        except Exception as exc:
+            H.on_error(exc, pv.user_site(3))
+            raise
+        H.on_requires_grad(self, requires_grad, pv.user_site(3))
+        return out
+    return _code(requires_grad_)
+
+
 def _error_method(orig):
     def checked(self, *args, **kwargs):
         try:
@@ -160,7 +172,7 @@ def _install_tensor() -> None:
     for name in _CASTS:
         if name in d:
             _swap(Tensor, name, _cast_method(d[name], name))
-    _swap(Tensor, "requires_grad_", _error_method(d["requires_grad_"]))
+    _swap(Tensor, "requires_grad_", _requires_grad_(d["requires_grad_"]))
     for name, fn in list(d.items()):
         if not callable(fn) or isinstance(fn, type):
             continue
@@ -213,6 +225,7 @@ def _install_properties(d) -> None:
         except Exception as exc:
             H.on_error(exc, pv.user_site(3))
             raise
+        H.on_requires_grad(self, value, pv.user_site(3))
     _swap(Tensor, "requires_grad", property(rg.fget, _code(rg_set), rg.fdel, rg.__doc__))
 
 

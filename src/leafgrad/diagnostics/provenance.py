@@ -146,6 +146,7 @@ class _State:
         self.step_depth = 0          # Optimizer.step nesting (super().step() in a subclass)
         self.snapshots: dict = {}    # id(param) -> (weakref param, grad id, grad copy)
         self.grad_reads = 0
+        self.frozen: dict = {}       # id(tensor) -> (weakref, Site of requires_grad_(False))
 
 
 state = _State()
