@@ -25,7 +25,10 @@ _getrefcount = sys.getrefcount
 
 
 def _collect(roots):
-    """Dependency counts of every node reachable from ``roots`` (iteratively)."""
+    """Dependency counts of every node reachable from ``roots`` (iteratively).
+
+    Leaves are counted too, under ``id(leaf)``: a leaf reached by several edges gets their
+    sum once, as PyTorch's AccumulateGrad node does (its hooks run once, on the sum)."""
     deps: dict = {}
     stack = [fn for fn in roots if isinstance(fn, Node)]
     # a root reached from another root must not be walked twice (one root cannot reach itself)
@@ -33,7 +36,11 @@ def _collect(roots):
     while stack:
         node = stack.pop()
         for fn, _ in node._edges:
-            if fn is None or isinstance(fn, Tensor):
+            if fn is None:
+                continue
+            if isinstance(fn, Tensor):
+                key = id(fn)
+                deps[key] = deps.get(key, 0) + 1
                 continue
             count = deps.get(fn)
             if count is None:
@@ -118,6 +125,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
     # ``buffers`` when its last consumer has delivered, so a node with one consumer (every node
     # of a chain) never touches the dict. grads is None when no gradient arrived at all.
     buffers: dict = {}
+    leaf_sums: dict = {}   # id(leaf) -> gradient so far, for leaves reached by several edges
     ready = []
     starts = []   # roots no other root leads to
     if not create_graph and not fresh_seeds:
@@ -182,6 +190,18 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             if fn is None:
                 continue
             if isinstance(fn, Tensor):
+                key = id(fn)
+                left = deps[key] - 1
+                if left:   # more edges lead to this leaf: sum first (see _collect)
+                    deps[key] = left
+                    if g is not None:
+                        old = leaf_sums.get(key)
+                        leaf_sums[key] = g if old is None else old + g
+                    continue
+                if leaf_sums:
+                    old = leaf_sums.pop(key, None)
+                    if old is not None:
+                        g = old if g is None else old + g
                 if g is None:
                     continue
                 if capturing:
@@ -275,7 +295,8 @@ def _run_pre_hooks(node, grads):
             g = grads[nr]
             if t is not None and g is not None:
                 if t._grad is None:
-                    t._grad = g if _mode.grad_enabled else _wrap(g._data.copy())
+                    # a clone, as PyTorch's retain_grad hook (CloneBackward0 under create_graph)
+                    t._grad = g.clone() if _mode.grad_enabled else _wrap(g._data.copy())
                 else:
                     t._grad = t._grad + g
     if node._pre_hooks:
@@ -318,7 +339,9 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
     old = leaf._grad
     if old is None:
         if create_graph:
-            leaf._grad = g
+            # PyTorch copies into a new tensor laid out like the leaf: .grad is a non-leaf
+            # with a CopyBackwards node when ``g`` has history (Tensor.copy_, ops/copies.py)
+            leaf._grad = _wrap(np.empty(leaf._data.shape, leaf._data.dtype)).copy_(g)
         else:
             data = g._data
             # Steal the buffer only when nothing else can see it (as PyTorch's use_count check)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 import weakref
 
+import numpy as np
+
 from .. import dtypes as _dt
 from .. import errors
 from ..tensor import Tensor, _wrap, where_changed
@@ -140,9 +142,15 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The node that writes into a leaf's ``.grad``; one per leaf, made on demand."""
+    """The node that writes into a leaf's ``.grad``; one per leaf, made on demand.
+
+    PyTorch writes this node in C++: ``name()`` gives its C++ name, the class is still
+    called ``AccumulateGrad`` (as ``repr`` and ``type(node).__name__`` show)."""
 
     __slots__ = ("variable",)
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
 
     @staticmethod
     def of(leaf: Tensor) -> "AccumulateGrad":
@@ -183,26 +191,39 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         "_result_slot": kinds.index("result") if "result" in kinds else None,
         "_tensor_slots": tuple(i for i, t in enumerate(is_tensor) if t),
         "_plain": record.n_outputs == 1 and not record.list_input}
-    for i, name in enumerate(saved_names):
-        namespace["_saved_" + name] = _saved_property(i)
+    for i, (name, (kind, pos)) in enumerate(zip(saved_names, record.saved_sources)):
+        namespace["_saved_" + name] = _saved_property(
+            i, kind == "arg" and pos in record.input_pos)
     return type(grad_fn_name, (OpNode,), namespace)
 
 
-def _saved_property(index: int) -> property:
+def _saved_property(index: int, is_input: bool) -> property:
     """``grad_fn._saved_<name>``: the value saved for backward, until the graph is freed.
 
     A property per saved name rather than a ``Node.__getattr__``: a class with ``__getattr__``
     makes every attribute read on its instances slower (CPython cannot specialize them), and
-    the engine reads node attributes on every backward step."""
+    the engine reads node attributes on every backward step.
+
+    A Python number given for a tensor input (``x * 3``) reads back as the 0-d tensor PyTorch
+    wraps it in (``tensor(3)``: int64, float64, bool or complex128); numbers given for number
+    parameters (``alpha``, ``exponent``) read back as numbers, as in PyTorch."""
     def get(node):
         saved = node._saved
         if saved is None:
             raise RuntimeError(errors.BACKWARD_TWICE)
+        if index >= len(saved):
+            return None   # nothing was saved: no input needed a gradient
         value = saved[index]
         if isinstance(value, SavedOutput):
             return value.unpack(node, True)
+        if is_input and type(value) in _WRAPPED_NUMBER:
+            return _wrap(np.array(value, _WRAPPED_NUMBER[type(value)]))
         return value
     return property(get)
+
+
+# the dtype PyTorch gives a Python number passed where a tensor is expected ("wrapped number")
+_WRAPPED_NUMBER = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 
 
 # Note [Node class constants]

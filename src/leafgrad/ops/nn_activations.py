@@ -142,7 +142,7 @@ def _elu(self, alpha, scale, input_scale):
     return _out(np.where(x > 0, x * scale, negative), self)
 
 
-def elu(self, alpha=1.0, scale=1.0, input_scale=1.0):
+def elu(self, alpha=1.0, scale=1, input_scale=1):
     """``scale * self`` where positive, ``alpha * scale * (exp(input_scale * self) - 1)``
     elsewhere."""
     return _elu(self, alpha, scale, input_scale)

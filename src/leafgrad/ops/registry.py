@@ -215,8 +215,12 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
             raise ValueError(f"op {name}: formula parameter {s!r} names nothing it can save")
     rec.saved_sources = tuple(sources)
     rec.saved_users = tuple(users)
+    # A number parameter (``alpha``, ``dim``) is saved whenever a node is made, as PyTorch
+    # does (``(x + 3).grad_fn._saved_alpha`` is 1); tensors only for the inputs needing them.
+    every = (1 << len(inputs)) - 1
     rec.saved_plan = tuple(
-        (kind, pos, sum(1 << u for u in users))
+        (kind, pos, every if kind == "arg" and pos not in rec.input_pos
+         else sum(1 << u for u in users))
         for (kind, pos), users in zip(rec.saved_sources, rec.saved_users))
     rec.dispatch = choose_dispatch(rec)
     rec.node_class = make_node_class(grad_fn_name, rec.saved_names, rec)

@@ -83,7 +83,7 @@ def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Ten
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0, 6, inplace)   # ints, as PyTorch saves them
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -110,7 +110,7 @@ def _elu(input, alpha, scale, input_scale):
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if inplace:
         return _inplace(input, "elu", alpha)
-    return _elu(input, alpha, 1.0, 1.0)
+    return _elu(input, alpha, 1, 1)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
@@ -122,12 +122,10 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    # PyTorch runs selu as elu with SELU's constants: its node saves alpha, scale, input_scale
     if inplace:
-        return _inplace(input, "selu")
-    op = prim("selu")
-    if op is not None:
-        return op(input)
-    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+        return _inplace(input, "elu", _SELU_ALPHA, _SELU_SCALE, 1)
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -160,7 +158,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return input * input.sigmoid()
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
     op = prim("softplus")
     if op is not None:
         return op(input, beta, threshold)

@@ -125,7 +125,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
         return _reduce_loss((a - b).abs(), ("none", "mean", "sum")[code])
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    return _SMOOTH_L1_LOSS(a, b, code, beta)
+    return _SMOOTH_L1_LOSS(a, b, code, float(beta))   # a C double, as PyTorch saves it
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -137,9 +137,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     a, b = _torch().broadcast_tensors(input, target)
     if weight is None:
-        return _HUBER_LOSS(a, b, reduction_enum(reduction), delta)
+        return _HUBER_LOSS(a, b, reduction_enum(reduction), float(delta))   # a C double
     _check_weight_size(weight, input)
-    return _weighted(_HUBER_LOSS(a, b, 0, delta), weight, reduction, False)
+    return _weighted(_HUBER_LOSS(a, b, 0, float(delta)), weight, reduction, False)
 
 
 # -- classification ----------------------------------------------------------------------
