@@ -395,10 +395,6 @@ KNOWN = [
     # messages and exception types of rarely hit checks (each listed in the issue 8 report)
     (r"can't be cast to the desired output type", "cast message wording"),
     (r"^trace\[\d+\]\[2\]\[2\]: leafgrad '(einsum|expand|unflatten)\(", "einsum/expand text"),
-    (r"'output with shape .* != torch 'unsupported operation", "overlap check order"),
-    (r"'unsupported operation: the input tensor is an expanded view", "expanded-view check"),
-    (r"only torch raised \('E', 'RuntimeError', 'unsupported operation: (some|more)",
-     "PyTorch's memory-overlap checks (x.add_(view of x)) are not implemented"),
     (r"is out of bounds for dimension \d+ with size", "index message names the dim"),
     (r"(does not support bool input|not implemented for|expected scalar type|expected dtype "
      r"\w+ for `weight`|index out of range in self)", "dtype/kernel/index checks"),

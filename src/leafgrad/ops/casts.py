@@ -17,6 +17,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _Device, _wrap, check_device, bump_version
+from .overlap import writable
 from .pointwise_common import zeros_grad
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
     inplace_check
@@ -241,13 +242,8 @@ _zero = defop("zero", zero, derivatives={"self": fill_self}, dtype="same",
 
 def _write_untracked(self, value):
     """The no-graph path of ``fill_`` / ``zero_`` (optimizers, initialisers): write in place."""
-    data = self._data
-    if not data.flags.writeable:
-        raise RuntimeError("unsupported operation: the input tensor is an expanded view; more "
-                           "than one element of the written-to tensor refers to a single "
-                           "memory location. Please clone() the tensor before performing the "
-                           "operation.")
-    data.fill(value)
+    # PyTorch's fill_ skips the memory-overlap checks: it writes through expanded views
+    writable(self._data).fill(value)
     bump_version(self)
     return self
 
@@ -260,11 +256,11 @@ def fill_(self, value):
                                f"with {value._data.ndim} dimensions.")
         if _mode.grad_enabled and (self._requires_grad or value._requires_grad):
             inplace_check(self)
-            return commit_inplace(self, _fill_t.public(self, value))
+            return commit_inplace(self, _fill_t.public(self, value), expanded_ok=True)
         return _write_untracked(self, value._data.item())
     if _mode.grad_enabled and self._requires_grad:
         inplace_check(self)
-        return commit_inplace(self, _fill.public(self, value))
+        return commit_inplace(self, _fill.public(self, value), expanded_ok=True)
     return _write_untracked(self, value)
 
 
@@ -272,7 +268,7 @@ def zero_(self):
     """Set every element to zero."""
     if _mode.grad_enabled and self._requires_grad:
         inplace_check(self)
-        return commit_inplace(self, _zero.public(self))
+        return commit_inplace(self, _zero.public(self), expanded_ok=True)
     return _write_untracked(self, 0)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
+from .overlap import check_write
 from .registry import bind_method, commit_inplace, inplace_check, old_value
 
 __all__ = ["zeros_grad", "promote_args", "not_implemented_formula", "not_implemented_for",
@@ -104,19 +105,23 @@ def _requires_any(args, kwargs):
     return False
 
 
-def inplace_of(fn, name, saves_self=True):
+def inplace_of(fn, name, saves_self=True, overlap_checks=True):
     """The in-place variant of a public wrapper ``fn`` (for ops that are not one record).
 
     As in the registry's own in-place variants: when the recorded formula needs the old
     ``self``, it is computed from a copy so that overwriting ``self`` does not invalidate it.
+    ``overlap_checks=False`` for the ops PyTorch lets write through an expanded view
+    (``masked_fill_``; Note [Memory overlap] in overlap.py).
     """
     def inplace(self, *args, **kwargs):
         inplace_check(self)
+        if overlap_checks:
+            check_write(self, args, kwargs)
         src = self
         if saves_self and _mode.grad_enabled and (self._requires_grad or
                                                   _requires_any(args, kwargs)):
             src = old_value(self)
-        return commit_inplace(self, fn(src, *args, **kwargs))
+        return commit_inplace(self, fn(src, *args, **kwargs), expanded_ok=not overlap_checks)
     inplace.__name__ = inplace.__qualname__ = name
     inplace.__doc__ = f"In-place version of :meth:`{fn.__name__}`."
     return inplace

@@ -29,6 +29,7 @@ from ..autograd.graph import SavedOutput, make_node_class
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
 from .dispatch import choose_dispatch, dispatch, record_node
+from .overlap import INTERNAL_OVERLAP, check_write, writable
 
 __all__ = ["OpRecord", "Formula", "Sample", "defop", "RECORDS", "FUNCTIONS", "bind_method",
            "export_function", "inplace_check"]
@@ -303,6 +304,7 @@ def _make_inplace(rec: OpRecord, sig: inspect.Signature) -> Callable:
 
     def inplace(self, *args, **kwargs):
         inplace_check(self)
+        check_write(self, args, kwargs)   # Note [Memory overlap] (ops/overlap.py)
         src = self
         if needs_old_self and _mode.grad_enabled:
             src = old_value(self)
@@ -323,7 +325,8 @@ def old_value(self: Tensor) -> Tensor:
     return t
 
 
-def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None) -> Tensor:
+def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
+                   expanded_ok: bool = False) -> Tensor:
     """Write ``result`` into ``self``'s storage, bump the version, move the history over.
 
     ``result`` was computed out of place from ``self``, so its node already saved the old
@@ -346,11 +349,10 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None) ->
         check_view_inplace(self)
     if self._data.flags.writeable:
         np.copyto(self._data, result._data, casting="unsafe")
+    elif expanded_ok:    # fill_/zero_ write one value through an expanded view
+        np.copyto(writable(self._data), result._data, casting="unsafe")
     else:
-        raise RuntimeError("unsupported operation: the input tensor is an expanded view; "
-                           "more than one element of the written-to tensor refers to a single "
-                           "memory location. Please clone() the tensor before performing the "
-                           "operation.")
+        raise RuntimeError(INTERNAL_OVERLAP)
     bump_version(self)
     if result._grad_fn is not None:
         old_node, old_nr = self._grad_fn, self._output_nr

@@ -436,7 +436,8 @@ def masked_fill(input, mask, value):
 
 export_function("masked_fill", masked_fill)
 bind_method("masked_fill", masked_fill)
-bind_method("masked_fill_", inplace_of(masked_fill, "masked_fill_", saves_self=False))
+bind_method("masked_fill_", inplace_of(masked_fill, "masked_fill_", saves_self=False,
+                                      overlap_checks=False))
 
 
 # -- nan_to_num -----------------------------------------------------------------------------

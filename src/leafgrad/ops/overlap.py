@@ -1,0 +1,125 @@
+"""PyTorch's memory-overlap checks for ops that write into a tensor (``x.add_(y)``, ``copy_``).
+
+Note [Memory overlap]
+PyTorch refuses two kinds of writes before it computes anything (after autograd's own in-place
+checks, before broadcasting and dtype checks):
+
+* the written-to tensor has *internal* overlap: a stride-0 dimension of size > 1, as in an
+  expanded view (``x[0].expand(2, 3).add_(1)``): "more than one element of the written-to
+  tensor refers to a single memory location";
+* an input *partially* overlaps the written-to tensor (``x.add_(x[0])``, ``x.t().add_(x)``):
+  "some elements of the input tensor and the written-to tensor refer to a single memory
+  location". An input that is exactly the output (same start, size and strides: ``x.add_(x)``)
+  is fine. PyTorch decides this only when both are "non-overlapping and dense" (a permutation
+  of a contiguous layout); otherwise (``x.mul_(x[:, :1])``) it does not know and lets the write
+  happen.
+
+``fill_``, ``zero_`` and ``masked_fill_`` skip these checks in PyTorch (they write one value),
+so they write through expanded views. The common case costs one ``0 in strides`` test and,
+per tensor input, an identity test plus ``np.may_share_memory`` (a bounds comparison).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+
+__all__ = [
+    "INTERNAL_OVERLAP",
+    "PARTIAL_OVERLAP",
+    "check_internal_overlap",
+    "check_partial_overlap",
+    "check_setitem",
+    "check_write",
+    "writable",
+]
+
+INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor "
+                    "refers to a single memory location. Please clone() the tensor before "
+                    "performing the operation.")
+PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and the "
+                   "written-to tensor refer to a single memory location. Please clone() the "
+                   "tensor before performing the operation.")
+
+
+def check_internal_overlap(out: np.ndarray) -> None:
+    """Raise PyTorch's error if ``out`` has a stride-0 dimension of size > 1."""
+    strides = out.strides
+    if 0 in strides:
+        for size, stride in zip(out.shape, strides):
+            if stride == 0 and size > 1:
+                raise RuntimeError(INTERNAL_OVERLAP)
+
+
+def _dense(a: np.ndarray) -> bool:
+    """PyTorch's ``is_non_overlapping_and_dense``: the strides, sorted, are a contiguous
+    layout's (size-1 dims do not count)."""
+    expected = a.itemsize
+    for stride, size in sorted((s, n) for n, s in zip(a.shape, a.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def check_partial_overlap(out: np.ndarray, inp: np.ndarray) -> None:
+    """Raise PyTorch's error if ``inp`` and ``out`` share some but not all of their memory."""
+    if inp is out or not np.may_share_memory(out, inp):
+        return
+    if out.size == 0 or inp.size == 0 or not (_dense(out) and _dense(inp)):
+        return   # PyTorch: "too hard" to tell, the write goes ahead
+    begin_out = out.__array_interface__["data"][0]
+    begin_in = inp.__array_interface__["data"][0]
+    if (begin_out == begin_in and out.nbytes == inp.nbytes and out.itemsize == inp.itemsize
+            and out.shape == inp.shape
+            and all(a == b or n == 1 for n, a, b in zip(out.shape, out.strides, inp.strides))):
+        # the same elements in the same layout: an elementwise op may read as it writes.
+        # (A size-1 dim's stride is free: NumPy and PyTorch may pick different ones.)
+        return
+    raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def check_write(self: Tensor, args: tuple, kwargs: dict | None = None) -> None:
+    """The checks of a TensorIterator op writing into ``self`` from the tensors in ``args`` and
+    ``kwargs`` (Note [Memory overlap])."""
+    out = self._data
+    if 0 in out.strides:
+        check_internal_overlap(out)
+    for a in args:
+        if isinstance(a, Tensor) and a._data is not out:
+            check_partial_overlap(out, a._data)
+    if kwargs:
+        for a in kwargs.values():
+            if isinstance(a, Tensor) and a._data is not out:
+                check_partial_overlap(out, a._data)
+
+
+def writable(data: np.ndarray) -> np.ndarray:
+    """``data``, or a writable alias of it when it is a read-only view (an expanded tensor's
+    ``np.broadcast_to`` result) of writable memory: ``fill_``/``zero_`` write through expanded
+    views as PyTorch's do. Raises PyTorch's error when the memory itself is read-only."""
+    if data.flags.writeable:
+        return data
+    alias = data.view()
+    try:
+        alias.flags.writeable = True
+    except ValueError:
+        raise RuntimeError(INTERNAL_OVERLAP) from None
+    return alias
+
+
+def check_setitem(target: np.ndarray, value, advanced: bool) -> None:
+    """The checks of ``x[index] = value`` on ``target`` (the basic part of the index applied
+    as a view). A basic index writes with ``copy_`` (both checks); an advanced one with
+    ``index_put_``, which allows an expanded ``target`` but no overlap at all with ``value``,
+    not even an exact one (``x[[0, 1]] = x`` is refused)."""
+    if not advanced:
+        if 0 in target.strides:
+            check_internal_overlap(target)
+        if isinstance(value, Tensor) and value._data is not target:
+            check_partial_overlap(target, value._data)
+    elif isinstance(value, Tensor):
+        v = value._data
+        if (np.may_share_memory(target, v) and target.size and v.size and _dense(target)
+                and _dense(v)):
+            raise RuntimeError(PARTIAL_OVERLAP)
