@@ -321,7 +321,7 @@ def setitem_op(self, positions, value):
 
 
 def setitem_self(grad, positions):
-    return _put_all.public(grad, positions, 0.0)
+    return _copy_slices.public(grad, positions, 0.0)
 
 
 def setitem_value(grad, positions, value_shape):
@@ -333,6 +333,7 @@ def setitem_value(grad, positions, value_shape):
 
 _SETITEM = dict(inputs=("self", "value"), dtype="same", methods=(), functions=(),
                 derivatives={"self": setitem_self, "value": setitem_value}, family=FAMILY)
+_copy_slices = defop("copy_slices", setitem_op, grad_fn_name="CopySlices", **_SETITEM)
 _fill_all = defop("setitem_fill", setitem_op, grad_fn_name="FillBackward3", **_SETITEM)
 _copy_all = defop("setitem_copy", setitem_op, grad_fn_name="CopyBackwards", **_SETITEM)
 _put_all = defop("setitem_index_put", setitem_op, grad_fn_name="IndexPutBackward0", **_SETITEM)
@@ -361,9 +362,8 @@ def setitem(self, index, value):
     """``self[index] = value``, recorded as PyTorch does (Note above).
 
     Without autograd the value is written through the index's view. With it, the written
-    places of the view are found once as flat positions (the index applied to ``arange``),
-    one out-of-place record (fill / copy / index_put) writes there, so its backward is a
-    ``take`` / a zeroing ``put``, and ``commit_inplace`` moves it onto the view's base.
+    places are found once as flat positions (the index applied to ``arange``), and one
+    out-of-place record writes there, so the backward is a ``take`` / a zeroing ``put``.
     """
     from ..grad_mode import no_grad
     with no_grad():
@@ -386,27 +386,18 @@ def setitem(self, index, value):
         writable(view._data)[key] = value._data if is_tensor else value
         bump_version(self)
         return
-    if arrays is not None:
-        rec = _put_all
-    elif (value._data.shape if is_tensor else ()) == () and target != ():
-        rec = _fill_all     # PyTorch's copy_to: fill_ for a 0-d value of another shape
+    if changed:
+        rec = _copy_slices
+    elif arrays is None:
+        rec = _copy_all if is_tensor else _fill_all
     else:
-        rec = _copy_all
-    # a real view is changed in place like any view: CopySlices on the base (ops/views.py)
-    written = _writable_view(self, view) if changed else self
-    where = np.arange(written._data.size).reshape(written._data.shape)
-    commit_inplace(written, rec.public(written, np.asarray(where[key]), value))
-
-
-def _writable_view(self, view):
-    """The view ``parse_index`` made (under no_grad) as a view of ``self``'s base that
-    ``commit_inplace`` may rebase, with ``self``'s view checks."""
-    v = _wrap(view._data, None, self._vc)
-    v._base = self._base if self._base is not None else self
-    v._view_version = self._vc[0]
-    v._requires_grad = self._requires_grad
-    v._view_kind = self._view_kind
-    return v
+        rec = _put_all
+    with no_grad():
+        where = _wrap(np.arange(self._data.size).reshape(self._data.shape))
+        p_view, p_arrays, _ = parse_index(where, index)
+        positions = p_view._data[key] if p_arrays is None else \
+            p_view._data[tuple(slice(None) if a is None else a for a in p_arrays)]
+    commit_inplace(self, rec.public(self, np.array(positions), value))
 
 
 bind_method("__setitem__", setitem)
