@@ -13,6 +13,7 @@ import numpy as np
 
 from ...ops.nn_layers import CONSTANT_PAD_ND, EMBEDDING, LAYER_NORM, embedding_renorm_
 from ...tensor import Tensor, _wrap
+from .padding import pad_nonconstant
 
 __all__ = [
     "bilinear",
@@ -111,16 +112,18 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
 
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the last ``len(pad)//2`` dims: ``pad = (left, right, top, bottom, ...)``
-    (negative amounts crop). Only ``mode='constant'`` is implemented."""
-    if mode != "constant":
-        raise NotImplementedError(f"leafgrad's F.pad supports mode='constant' only, got "
-                                  f"mode='{mode}'")
+    (negative amounts crop); ``mode`` 'constant' (with ``value``), 'reflect', 'replicate' or
+    'circular' (see ``padding.py``)."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2 != 0:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():
         raise RuntimeError("Padding length should be less than or equal to two times the "
                            "input dimension but got padding length "
                            f"{len(pad)} and input of dimension {input.dim()}")
+    if mode != "constant":
+        return pad_nonconstant(input, pad, mode, value)
     value = 0.0 if value is None else value
     return CONSTANT_PAD_ND.public(input, list(pad), value)
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from . import (activation, attention, container, dropout, flatten, linear, linear_extra, loss,
                module, normalization, rnn, sparse, transformer)
-from . import batchnorm, conv, pooling
+from . import batchnorm, conv, padding, pooling
 
 _FILES = (module, linear, container, activation, flatten, dropout, sparse, normalization, loss,
-          linear_extra, rnn, attention, transformer, conv, pooling, batchnorm)
+          linear_extra, rnn, attention, transformer, conv, pooling, batchnorm, padding)
 
 __all__: list = []
 for _file in _FILES:
