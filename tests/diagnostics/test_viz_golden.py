@@ -72,3 +72,64 @@ def test_graph_verb(tmp_path):
     body = body.replace("w (leaf)", "leaf").replace("b (leaf)", "leaf")
     assert body in proc.stderr
     assert dot_path.read_text().startswith("digraph backward {")
+
+
+SAVED = os.path.join(HERE, "saved_program.py")
+
+
+def test_saved_values_versions_hooks():
+    # before backward: each node's saved tensors (shape, version), retained grads, hooks;
+    # b was changed in place after MulBackward0 and ExpBackward0 saved it
+    import leafgrad
+    g = runpy.run_path(SAVED)
+    assert leafgrad.viz.text(g["loss"], names={"w": g["w"], "b": g["b"]}) + "\n" == \
+        _golden("graph_saved.txt")
+
+
+def _pairs(ours, theirs, seen=None):
+    """(leafgrad node, torch node) pairs over both graphs, walked in step."""
+    seen = set() if seen is None else seen
+    if ours is None or id(ours) in seen:
+        return
+    seen.add(id(ours))
+    assert type(ours).__name__ == type(theirs).__name__
+    yield ours, theirs
+    for (a, _), (b, _) in zip(ours.next_functions, theirs.next_functions, strict=True):
+        yield from _pairs(a, b, seen)
+
+
+def test_saved_names_and_shapes_match_torch():
+    import re
+
+    from leafgrad.diagnostics import viz
+    torch = pytest.importorskip("torch")
+    g = runpy.run_path(SAVED)
+    with open(SAVED) as f:
+        source = f.read().replace("import leafgrad as torch", "")
+    tg = {"torch": torch}
+    exec(compile(source, SAVED, "exec"), tg)  # noqa: S102 (the same program on torch)
+    checked = 0
+    for ours, theirs in _pairs(g["loss"].grad_fn, tg["loss"].grad_fn):
+        saved = viz._saved(ours) or ""
+        shown = {}
+        for name, shape, changed in re.findall(r"(\w+) (\([\d, ]*\)) v\d+( \(now)?", saved):
+            shown[name] = (shape, bool(changed))
+        theirs_saved = {}
+        for attr in dir(theirs):
+            if not attr.startswith("_saved_"):
+                continue
+            try:
+                value = getattr(theirs, attr)
+            except RuntimeError as exc:     # torch refuses a saved value changed in place
+                assert "modified by an inplace operation" in str(exc)
+                theirs_saved[attr[len("_saved_"):]] = (None, True)
+                continue
+            if isinstance(value, torch.Tensor):
+                theirs_saved[attr[len("_saved_"):]] = (str(tuple(value.shape)), False)
+        assert shown.keys() == theirs_saved.keys(), (type(ours).__name__, saved)
+        for name, (shape, changed) in theirs_saved.items():
+            assert shown[name][1] == changed, (type(ours).__name__, name)
+            if shape is not None:
+                assert shown[name][0] == shape, (type(ours).__name__, name)
+            checked += 1
+    assert checked >= 7

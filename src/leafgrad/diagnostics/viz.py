@@ -7,8 +7,17 @@
 >>> print(torch.viz.text(loss, names={"w": w}))
 tensor = 9
 #1 SumBackward0
-└─ #2 MulBackward0
+└─ #2 MulBackward0 saved freed
    └─ #3 w (leaf) shape (2,) value [1, 2] grad [3, 3]
+
+Before backward a node lists the tensors it saved, with the version each had then:
+
+>>> x = w * w
+>>> print(torch.viz.text(x, names={"w": w}))
+tensor shape (2,) = [1, 4]
+#1 MulBackward0 saved other (2,) v0, self (2,) v0
+├─ #2 w (leaf) shape (2,) value [1, 2] grad [3, 3]
+└─ #2 (above)
 
 SVG/PNG need the ``dot`` program of Graphviz (``render``); text and DOT need nothing.
 In Jupyter a ``Graph`` displays itself (SVG with Graphviz, else the text drawing); after
@@ -23,7 +32,7 @@ import subprocess
 
 import numpy as np
 
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedOutput
 from ..tensor import Tensor
 from . import provenance as pv
 
@@ -54,6 +63,49 @@ def _leaf_of(x):
         return x
     var = getattr(x, "variable", None)
     return var if isinstance(var, Tensor) else None
+
+
+def _saved(node) -> str | None:
+    """``saved self (2,) v0, result () v0``: the tensors a node keeps for backward, with the
+    version each had when saved (and the version now, when an in-place op changed it)."""
+    names = getattr(type(node), "saved_names", ())
+    saved = getattr(node, "_saved", ())
+    if saved is None:       # freed by backward; say so where tensors were saved
+        kinds = getattr(type(node), "saved_is_tensor", None) or ()
+        return "saved freed" if any(kinds) else None
+    versions = getattr(node, "_versions", None)
+    items = []
+    for i, (name, value) in enumerate(zip(names, saved)):
+        if isinstance(value, Tensor):
+            shape, vc = value._data.shape, value._vc
+        elif isinstance(value, SavedOutput):
+            shape, vc = value.data.shape, value.vc
+        else:
+            continue            # a saved number or shape, not a tensor
+        item = f"{name} {tuple(shape)}"
+        v = versions[i] if versions is not None and i < len(versions) else None
+        if v is not None:
+            item += f" v{v}" if vc[0] == v else f" v{v} (now v{vc[0]}: changed in place)"
+        items.append(item)
+    return "saved " + ", ".join(items) if items else None
+
+
+def _node_state(node) -> list:
+    """Saved values, retained gradients and hooks of a node, as label parts."""
+    parts = []
+    saved = _saved(node)
+    if saved is not None:
+        parts.append(saved)
+    for nr, ref in sorted((getattr(node, "_retain_grad_hooks", None) or {}).items()):
+        t = ref()
+        if t is not None:
+            grad = _fmt(t._grad._data) if t._grad is not None else "None"
+            parts.append(f"retained grad {grad}" if nr == 0 else f"retained grad[{nr}] {grad}")
+    n = len(getattr(node, "_hooks", None) or ()) + len(getattr(node, "_pre_hooks", None) or ())
+    n += sum(len(h) for h in (getattr(node, "_tensor_pre_hooks", None) or {}).values())
+    if n:
+        parts.append(f"hooks {n}")
+    return parts
 
 
 class Graph:
@@ -88,6 +140,8 @@ class Graph:
                      f"shape {tuple(leaf._data.shape)}", f"value {_fmt(leaf._data)}"]
             g = leaf._grad
             parts.append(f"grad {_fmt(g._data)}" if g is not None else "grad None")
+            if leaf._hooks:
+                parts.append(f"hooks {len(leaf._hooks)}")
             return " ".join(parts)
         parts = [type(x).__name__]
         p = pv.lookup(x)
@@ -97,8 +151,7 @@ class Graph:
             out = p.extra() if p.extra is not None else None
             if out is not None:
                 parts.append(f"value {_fmt(out._data)}")
-                if out._retains_grad and out._grad is not None:
-                    parts.append(f"grad {_fmt(out._grad._data)}")
+        parts.extend(_node_state(x))
         return " ".join(parts)
 
     def head(self) -> str:
