@@ -153,7 +153,7 @@ def main(argv=None) -> int:
     sub.add_parser("explain", help="run a program with diagnostics on and report why "
                    "gradients were missing, zero or wrong (--json REPORT)")
     sub.add_parser("graph", help="run a program and draw the graph of its last backward "
-                   "(--dot FILE, --out FILE.svg)")
+                   "(--dot FILE, --out FILE.svg or FILE.png with Graphviz)")
     p_ops = sub.add_parser("ops", help="print the operator table")
     p_ops.set_defaults(func=_cmd_ops)
     p_tour = sub.add_parser("tour", help="a guided, printed walk through autograd, run live")

@@ -119,7 +119,14 @@ def test_tensors_and_nodes_display_only_when_asked():
     assert not hasattr(loss, "_repr_html_") and not hasattr(Node, "_repr_svg_")
     with leafgrad.diagnostics.enable():         # diagnostics turn the display on, too
         assert loss._repr_html_() is not None
+        leafgrad.viz.notebook(False)            # and off again, inside: disable still works
+        assert not hasattr(loss, "_repr_html_")
     assert not hasattr(loss, "_repr_html_")
+    leafgrad.viz.notebook()
+    with leafgrad.diagnostics.enable():
+        pass
+    assert hasattr(loss, "_repr_html_")         # asked for before: kept after disable
+    leafgrad.viz.notebook(False)
 
 
 def test_source_uses_the_graphviz_package(monkeypatch):

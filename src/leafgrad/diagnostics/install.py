@@ -505,6 +505,6 @@ def uninstall() -> None:
             owner[name] = orig
         elif own:
             setattr(owner, name, orig)
-        else:
+        elif name in vars(owner):    # (viz.notebook(False) may have removed it already)
             delattr(owner, name)
     _installed = False
