@@ -407,7 +407,6 @@ KNOWN = [
     (r"INTERNAL ASSERT FAILED", "a PyTorch internal assert"),
     (r"only torch raised \('E', 'RuntimeError', 'Trying to backward through the graph a second",
      "CopySlices does not free its op's saved tensors after backward"),
-    (r"grad_fn: leafgrad 'FillBackward3' != torch 'CopyBackwards'", "0-d x[...] = number"),
 ]
 
 

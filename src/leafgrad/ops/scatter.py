@@ -7,17 +7,19 @@ storage with a version bump (``registry.commit_inplace``), so the node moves ove
 Note [How x[index] = value is recorded]
 PyTorch applies the basic part of the index as views, then writes into the view: when the view
 is ``self`` itself (only ``:`` and ``...``), the write is ``index_put_`` (IndexPutBackward0) for
-tensor indices, else ``fill_`` / ``copy_`` (FillBackward3 / CopyBackwards); a real view gives a
-``CopySlices`` node on ``self``. One record per name here, all with the same forward and
-formulas: the gradient for ``self`` is ``grad`` with the written region zeroed, the one for the
-value is ``grad[index]`` summed to the value's shape.
+tensor indices, else ``fill_`` for a 0-d value written into a tensor of another shape
+(FillBackward3) and ``copy_`` otherwise (CopyBackwards). Into a real view (``x[0] = v``) the
+same write is an in-place change of a view, so the base's history becomes a ``CopySlices``
+around it (ops/views.py, the one CopySlices of every in-place op on a view). One record per
+name here, all with the same forward and formulas: the gradient for ``self`` is ``grad`` with
+the written region zeroed, the one for the value is ``grad[index]`` summed to the value's shape.
 
 >>> import leafgrad as torch
 >>> x = torch.ones(3, requires_grad=True)
 >>> y = x * 2
 >>> y[0] = 5.0
->>> y.grad_fn.name()
-'CopySlices'
+>>> type(y.grad_fn).__name__, y.grad_fn.name()
+('CopySlices', 'torch::autograd::CopySlices')
 """
 from __future__ import annotations
 
@@ -321,7 +323,7 @@ def setitem_op(self, positions, value):
 
 
 def setitem_self(grad, positions):
-    return _copy_slices.public(grad, positions, 0.0)
+    return _put_all.public(grad, positions, 0.0)
 
 
 def setitem_value(grad, positions, value_shape):
@@ -333,10 +335,10 @@ def setitem_value(grad, positions, value_shape):
 
 _SETITEM = dict(inputs=("self", "value"), dtype="same", methods=(), functions=(),
                 derivatives={"self": setitem_self, "value": setitem_value}, family=FAMILY)
-_copy_slices = defop("copy_slices", setitem_op, grad_fn_name="CopySlices", **_SETITEM)
 _fill_all = defop("setitem_fill", setitem_op, grad_fn_name="FillBackward3", **_SETITEM)
 _copy_all = defop("setitem_copy", setitem_op, grad_fn_name="CopyBackwards", **_SETITEM)
 _put_all = defop("setitem_index_put", setitem_op, grad_fn_name="IndexPutBackward0", **_SETITEM)
+_copy_all.node_class.name = lambda node: "torch::autograd::CopyBackwards"   # a C++-only node
 
 
 def _check_value_shape(value, target, advanced):
@@ -362,8 +364,9 @@ def setitem(self, index, value):
     """``self[index] = value``, recorded as PyTorch does (Note above).
 
     Without autograd the value is written through the index's view. With it, the written
-    places are found once as flat positions (the index applied to ``arange``), and one
-    out-of-place record writes there, so the backward is a ``take`` / a zeroing ``put``.
+    places of the view are found once as flat positions (the index applied to ``arange``),
+    one out-of-place record (fill / copy / index_put) writes there, so its backward is a
+    ``take`` / a zeroing ``put``, and ``commit_inplace`` moves it onto the view's base.
     """
     from ..grad_mode import no_grad
     with no_grad():
@@ -386,18 +389,27 @@ def setitem(self, index, value):
         writable(view._data)[key] = value._data if is_tensor else value
         bump_version(self)
         return
-    if changed:
-        rec = _copy_slices
-    elif arrays is None:
-        rec = _copy_all if is_tensor else _fill_all
-    else:
+    if arrays is not None:
         rec = _put_all
-    with no_grad():
-        where = _wrap(np.arange(self._data.size).reshape(self._data.shape))
-        p_view, p_arrays, _ = parse_index(where, index)
-        positions = p_view._data[key] if p_arrays is None else \
-            p_view._data[tuple(slice(None) if a is None else a for a in p_arrays)]
-    commit_inplace(self, rec.public(self, np.array(positions), value))
+    elif (value._data.shape if is_tensor else ()) == () and target != ():
+        rec = _fill_all     # PyTorch's copy_to: fill_ for a 0-d value of another shape
+    else:
+        rec = _copy_all
+    # a real view is changed in place like any view: CopySlices on the base (ops/views.py)
+    written = _writable_view(self, view) if changed else self
+    where = np.arange(written._data.size).reshape(written._data.shape)
+    commit_inplace(written, rec.public(written, np.asarray(where[key]), value))
+
+
+def _writable_view(self, view):
+    """The view ``parse_index`` made (under no_grad) as a view of ``self``'s base that
+    ``commit_inplace`` may rebase, with ``self``'s view checks."""
+    v = _wrap(view._data, None, self._vc)
+    v._base = self._base if self._base is not None else self
+    v._view_version = self._vc[0]
+    v._requires_grad = self._requires_grad
+    v._view_kind = self._view_kind
+    return v
 
 
 bind_method("__setitem__", setitem)

@@ -20,21 +20,40 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .registry import Sample, defop
 
-__all__ = ["as_strided", "positions", "rebase", "refresh", "CopySlices", "check_view_inplace"]
+__all__ = ["as_strided", "positions", "base_index", "dense", "rebase", "rebase_node", "refresh",
+           "CopySlices", "check_view_inplace"]
 
 FAMILY = "views"
 
 
+def dense(data: np.ndarray) -> bool:
+    """Whether ``data`` fills one block of memory from its first element (a permutation of a
+    contiguous layout, no negative or overlapping strides): the storage as_strided reads."""
+    if data.flags.c_contiguous or data.size == 0:
+        return True
+    expected = data.itemsize
+    for stride, size in sorted((s, n) for n, s in zip(data.shape, data.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _strides(data: np.ndarray) -> tuple:
+    return tuple(s // data.itemsize for s in data.strides)
+
+
 def positions(view_data: np.ndarray, base_data: np.ndarray):
-    """(size, stride, storage_offset) of ``view_data`` inside ``base_data``, in elements."""
-    if not base_data.flags.c_contiguous:
+    """(size, stride, storage_offset) of ``view_data`` inside ``base_data``'s storage, in
+    elements (the storage starts at the base's first element, see ``dense``)."""
+    if not dense(base_data):
         raise NotImplementedError(
             "leafgrad differentiates in-place changes of views only when the base tensor is "
-            "contiguous; call .contiguous() on the base first")
+            "dense (no expanded or negative strides); call .contiguous() on the base first")
     item = base_data.itemsize
     offset = (view_data.__array_interface__["data"][0]
               - base_data.__array_interface__["data"][0]) // item
-    return tuple(view_data.shape), tuple(s // item for s in view_data.strides), offset
+    return tuple(view_data.shape), _strides(view_data), offset
 
 
 def _flat_index(size, stride, offset):
@@ -46,53 +65,99 @@ def _flat_index(size, stride, offset):
     return idx
 
 
+def base_index(base_shape, base_strides, size, stride, offset) -> np.ndarray:
+    """For each element of the strided view (size, stride, offset) of a dense base's storage,
+    its position in the base's flattened (row-major) order: where a backward formula, which
+    sees the base's gradient in row-major order, finds it."""
+    where = _flat_index(tuple(size), tuple(stride), offset)
+    if _row_major(base_shape, base_strides):
+        return where
+    n = int(np.prod(base_shape))
+    storage_to_flat = np.empty(n, dtype=np.int64)
+    storage_to_flat[_flat_index(tuple(base_shape), tuple(base_strides), 0).reshape(-1)] = \
+        np.arange(n, dtype=np.int64)
+    return storage_to_flat[where]
+
+
+def _row_major(shape, strides) -> bool:
+    step = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != step:   # size-1 dims may carry any stride in NumPy
+            return False
+        step *= n
+    return True
+
+
 def as_strided_op(self, size, stride, storage_offset=None):
-    """A view of ``self``'s storage with the given sizes and strides (in elements)."""
-    if not self.flags.c_contiguous:
-        raise NotImplementedError("as_strided on a non-contiguous tensor is not supported")
-    flat = self.reshape(-1)
+    """A view of ``self``'s storage with the given sizes and strides (in elements).
+
+    The storage is the memory block ``self`` fills from its first element (see ``dense``).
+    """
+    if not dense(self):
+        raise NotImplementedError("leafgrad's as_strided reads the storage of dense tensors "
+                                  "only; call .contiguous() first")
+    size, stride = tuple(size), tuple(stride)
     offset = storage_offset or 0
     item = self.itemsize
-    return np.lib.stride_tricks.as_strided(flat[offset:], shape=tuple(size),
+    n = self.size
+    if all(k > 0 for k in size):
+        needed = offset + 1 + sum((k - 1) * s for k, s in zip(size, stride))
+        if needed > n:
+            raise RuntimeError(
+                f"setStorage: sizes [{', '.join(map(str, size))}], strides "
+                f"[{', '.join(map(str, stride))}], storage offset {offset}, and itemsize "
+                f"{item} requiring a storage size of {needed * item} are out of bounds for "
+                f"storage of size {n * item}")
+    storage = np.lib.stride_tricks.as_strided(self, shape=(n,), strides=(item,))
+    return np.lib.stride_tricks.as_strided(storage[offset:], shape=size,
                                            strides=tuple(s * item for s in stride))
 
 
-def as_strided_self(grad, self_shape, size, stride, storage_offset):
-    if _mode.grad_enabled:
-        raise NotImplementedError("double backward through as_strided (and so through an "
-                                  "in-place change of a view) is not supported yet")
+def as_strided_self(grad, self_shape, self_strides, size, stride, storage_offset):
+    # Each output element adds its gradient to the storage element it reads (several may read
+    # one); the sum is laid out like self's storage and viewed with self's strides, as in
+    # PyTorch. index_add and as_strided keep it differentiable for double backward.
     n = int(np.prod(self_shape))
-    out = np.zeros(n, dtype=grad._data.dtype)
-    np.add.at(out, _flat_index(tuple(size), tuple(stride), storage_offset or 0), grad._data)
-    return _wrap(out.reshape(self_shape))
+    where = _flat_index(tuple(size), tuple(stride), storage_offset or 0).reshape(-1)
+    storage = _wrap(np.zeros(n, dtype=grad._data.dtype)).index_add(0, _wrap(where),
+                                                                   grad.reshape(-1))
+    return AS_STRIDED.public(storage, self_shape, self_strides, 0)
 
 
 def _as_strided_samples(make, shapes):
-    return [Sample((make((3, 4)), (2, 2), (4, 1), 1), call="as_strided", grad=False),
-            Sample((make((6,)), (3, 2), (1, 1)), call="as_strided", grad=False)]
+    return [Sample((make((3, 4)), (2, 2), (4, 1), 1), call="as_strided"),
+            Sample((make((6,)), (3, 2), (1, 1)), call="as_strided"),
+            Sample((make((4, 3)), (3, 2), (1, 3), 2), call="Tensor.as_strided"),
+            Sample((make((2, 3)), (2, 2), (0, 1), 1), call="as_strided")]
 
 
 AS_STRIDED = defop("as_strided", as_strided_op, derivatives={"self": as_strided_self},
-                   dtype="same", view=True, samples=_as_strided_samples, family=FAMILY,
-                   once_differentiable=True)
+                   dtype="same", view=True, samples=_as_strided_samples, family=FAMILY)
 as_strided = AS_STRIDED.public
 
 
 class CopySlices(Node):
-    """The base's new history after an in-place op on one of its views."""
+    """The base's new history after an in-place op on one of its views.
+
+    Saves the in-place op's node and where the view's elements sit in the base (row-major
+    positions). The gradient of the changed region goes through the op's node (whose first
+    input was the view, as in PyTorch); the rest of the base's gradient passes unchanged.
+    """
 
     __slots__ = ()
     saved_names = ()
     saved_is_tensor = None
 
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"   # PyTorch's C++-only nodes carry the namespace
+
     def apply(self, grads, create_graph: bool):
-        if create_graph:
-            raise NotImplementedError("double backward through an in-place change of a view "
-                                      "is not supported yet")
         if self._saved is None:
             raise RuntimeError(errors.BACKWARD_TWICE)
         op_node, index = self._saved
         grad = grads[0]
+        if create_graph:
+            return self._apply_recorded(grad, op_node, index)
         result = np.array(grad._data, copy=True, order="C")
         flat = result.reshape(-1)
         # asarray: a 0-d index gives a NumPy scalar, whose copies the op's forward cannot
@@ -103,6 +168,18 @@ class CopySlices(Node):
         if op_grads[0] is not None:
             np.add.at(flat, index, np.broadcast_to(op_grads[0]._data, index.shape))
         return [_wrap(result)] + list(op_grads[1:])
+
+    @staticmethod
+    def _apply_recorded(grad, op_node, index):
+        """The same with leafgrad ops (take / put), so ``create_graph`` records a graph."""
+        where = _wrap(index)
+        op_grads = op_node.apply([grad.take(where)], True)
+        g = op_grads[0]
+        if g is None:
+            g = _wrap(np.zeros(index.shape, dtype=grad._data.dtype))
+        elif g._data.shape != index.shape:
+            g = g.expand(index.shape)
+        return [grad.put(where, g)] + list(op_grads[1:])
 
 
 CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
@@ -139,17 +216,23 @@ def check_view_inplace(view: Tensor) -> None:
 
 def rebase(view: Tensor, result: Tensor) -> None:
     """Make ``view``'s base carry the in-place op recorded on ``result`` (a CopySlices)."""
+    rebase_node(view, result._grad_fn)
+
+
+def rebase_node(view: Tensor, op_node: Node) -> None:
+    """The base's history becomes ``CopySlices(base's old history, op_node)``, where
+    ``op_node`` changed ``view`` in place (its first input); ``view`` reads the new base."""
     base = view._base
     size, stride, offset = positions(view._data, base._data)
     node = object.__new__(CopySlices)
-    op_node = result._grad_fn
     if base._requires_grad:
         fn = base._grad_fn
         first = (fn, base._output_nr) if fn is not None else (base, 0)
     else:
         first = (None, 0)
     node._edges = (first,) + tuple(op_node._edges[1:])
-    node._saved = (op_node, _flat_index(size, stride, offset))
+    node._saved = (op_node, base_index(base._data.shape, _strides(base._data), size, stride,
+                                       offset))
     node._versions = None
     node._args = None
     base._grad_fn = node
