@@ -157,3 +157,45 @@ def test_leaf_hooks_run_once_on_the_summed_gradient():
         return t.autograd.grad(y, x)
     same_on_both(doubling_hook)
 
+
+
+DOUBLE_BACKWARD = {
+    "mul": "x * w", "mul_number": "x * 3", "div": "x / w", "rdiv": "3 / x", "square": "x ** 2",
+    "cube": "x ** 3", "pow_tensor": "x ** w", "rpow": "2 ** x", "exp": "x.exp()",
+    "tanh": "x.tanh()", "sigmoid": "x.sigmoid()", "log": "x.log()", "sin": "x.sin()",
+    "sqrt": "x.sqrt()", "matmul": "x @ w", "relu": "x.relu()", "softmax": "x.softmax(1)",
+    "log_softmax": "x.log_softmax(1)", "log1p": "x.log1p()", "expm1": "x.expm1()",
+    "atan": "x.atan()", "asin": "(x / 3).asin()", "tan": "x.tan()", "log2": "x.log2()",
+    "log10": "x.log10()", "exp2": "x.exp2()", "erf": "x.erf()", "var": "x.var()",
+    "silu": "t.nn.functional.silu(x)", "elu": "t.nn.functional.elu(x)",
+    "mse": "t.nn.functional.mse_loss(x, w.detach())", "where": "t.where(x > 1, x, w)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOUBLE_BACKWARD))
+def test_double_backward_nodes_as_pytorch(name):
+    """The graph of a gradient taken with create_graph=True has PyTorch's nodes (the Scalar
+    overloads MulBackward1 / AddBackward1 / SubBackward1 where PyTorch's formulas use them)."""
+    def prog(t):
+        x = t.tensor([[0.6, 0.9, 1.2], [1.4, 0.7, 1.1], [0.8, 1.3, 0.95]], dtype=t.float64,
+                     requires_grad=True)
+        w = t.tensor([[0.2, 0.5, 0.9], [0.3, 0.1, 0.7], [0.6, 0.4, 0.8]], dtype=t.float64,
+                     requires_grad=True)
+        y = eval(DOUBLE_BACKWARD[name])
+        gx, = t.autograd.grad(y.sum(), x, create_graph=True)
+        ggx, = t.autograd.grad(gx.sum(), x)
+        return grad_fn_names(gx), gx, ggx
+    same_on_both(prog)
+
+
+def test_next_functions_list_differentiable_inputs_only():
+    def prog(t):
+        x = t.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        y = t.tensor([0.5, 0.5, 0.5], requires_grad=True)
+        nodes = [t.where(x > 0, x, y).grad_fn, x.masked_fill(x > 0, 1.0).grad_fn,
+                 t.gather(x, 0, t.tensor([0, 1])).grad_fn,
+                 t.clamp(x, t.zeros(3), t.ones(3)).grad_fn, t.cat([x, y]).grad_fn,
+                 x.index_select(0, t.tensor([2])).grad_fn]
+        return [[(type(f).__name__ if f is not None else None, nr)
+                 for f, nr in node.next_functions] for node in nodes]
+    same_on_both(prog)

@@ -98,8 +98,15 @@ class Node:
 
     @property
     def next_functions(self):
+        edges = self._edges
+        calls = getattr(self, "_calls", None)
+        if calls is not None and None in calls and len(calls) == len(edges):
+            # PyTorch lists only differentiable inputs: where's condition, masked_fill's
+            # mask, an index or a target are no edges (an input with a formula that needs
+            # no gradient still is: (None, 0))
+            edges = [e for e, call in zip(edges, calls) if call is not None]
         out = []
-        for fn, nr in self._edges:
+        for fn, nr in edges:
             if type(fn) is not Tensor and isinstance(fn, Tensor):
                 fn = AccumulateGrad.of(fn)
             elif type(fn) is Tensor:

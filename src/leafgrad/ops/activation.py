@@ -16,7 +16,8 @@ import math
 import numpy as np
 
 from .pointwise_common import inplace_of, zeros_grad
-from .registry import Sample, defop
+from ..tensor import _wrap
+from .registry import RECORDS, Sample, defop
 from .backward_ops import sigmoid_backward_op
 from .unary import erf_array
 
@@ -156,8 +157,11 @@ def silu_op(self):
 
 
 def silu_self(grad, self):
+    # PyTorch's nodes: grad * s * (1 + self * (1 - s)), the outer 1 + a Scalar add
+    # (AddBackward1), the inner 1 - a wrapped-number sub (SubBackward0)
     s = self.sigmoid()
-    return grad * (s * (1 + self * (1 - s)))
+    one = _wrap(np.ones((), s._data.dtype))
+    return grad * s * RECORDS["add_scalar"].public(self * (one - s), 1)
 
 
 _silu = defop("silu", silu_op, derivatives={"self": silu_self}, dtype="promote_float",

@@ -561,6 +561,11 @@ def div_scalar_self(grad, other):
     return DIV_SCALAR.public(grad, other)
 
 
+def sub_scalar(self, other):
+    """``self - other`` for a Python number ``other``."""
+    return self - other
+
+
 def _number_rule(true_divide):
     """Promote the tensor with the number (PyTorch's rules); division gives a float."""
     def rule(rec, args):
@@ -568,6 +573,8 @@ def _number_rule(true_divide):
         if true_divide and not d.is_floating_point:
             d = _dt.get_default_dtype()
         return d.np, d.np
+    # a float tensor with a Python number keeps its dtype: dispatch's unary fast path applies
+    rule.fast_float = True
     return rule
 
 
@@ -577,6 +584,9 @@ MUL_SCALAR = defop("mul_scalar", mul_scalar, inputs=("self",),
 ADD_SCALAR = defop("add_scalar", add_scalar, inputs=("self",),
                    derivatives={"self": add_scalar_self}, dtype=_number_rule(False),
                    grad_fn_name="AddBackward1", methods=(), functions=(), family=FAMILY)
+SUB_SCALAR = defop("sub_scalar", sub_scalar, inputs=("self",),
+                   derivatives={"self": add_scalar_self}, dtype=_number_rule(False),
+                   grad_fn_name="SubBackward1", methods=(), functions=(), family=FAMILY)
 DIV_SCALAR = defop("div_scalar", div_scalar, inputs=("self",),
                    derivatives={"self": div_scalar_self}, dtype=_number_rule(True),
                    grad_fn_name="DivBackward1", methods=(), functions=(), family=FAMILY)

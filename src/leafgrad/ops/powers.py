@@ -12,10 +12,11 @@ import math
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, \
     zeros_grad
-from .registry import Sample, bind_method, defop, export_function
+from .registry import RECORDS, Sample, bind_method, defop, export_function
 
 __all__ = ["pow", "square"]
 
@@ -46,9 +47,10 @@ def pow_scalar(self, exponent):
 def pow_scalar_self(grad, self, exponent):
     if exponent == 0:
         return zeros_grad(grad)
-    if exponent == 2:
+    if exponent == 2 and not _mode.grad_enabled:
         return grad * (self * 2.0)   # the common square: two ops instead of three
-    return grad * (exponent * self.pow(exponent - 1))
+    # PyTorch's nodes under double backward: MulBackward0(grad, MulBackward1(PowBackward0))
+    return grad * RECORDS["mul_scalar"].public(self.pow(exponent - 1), exponent)
 
 
 def _pow_samples(make, shapes):
@@ -76,7 +78,10 @@ def pow_tensor(self, exponent):
 
 
 def pow_tensor_self(grad, self, exponent):
-    return (grad * (exponent * self.pow(exponent - 1))).masked_fill(exponent == 0, 0.0)
+    # PyTorch's nodes: where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1)))
+    value = grad * (exponent * self.pow(RECORDS["sub_scalar"].public(exponent, 1)))
+    zero = _wrap(np.zeros((), value._data.dtype))
+    return RECORDS["where"].public(exponent == 0, zero, value)
 
 
 def pow_tensor_exponent(grad, self, exponent, result):
@@ -107,7 +112,7 @@ def pow_scalar_base_exponent(grad, self, exponent, result):
     if self == 0:
         # log(0) = -inf; PyTorch defines the derivative as 0 where the exponent is >= 0.
         return (grad * (result * -math.inf)).masked_fill(exponent >= 0, 0.0)
-    return grad * (result * float(np.log(self)))
+    return grad * RECORDS["mul_scalar"].public(result, float(np.log(self)))
 
 
 _pow2 = defop("pow_scalar_base", pow_scalar_base, inputs=("exponent",),

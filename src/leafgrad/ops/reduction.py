@@ -364,7 +364,9 @@ def var_self(grad, self, dim, correction, keepdim):
     dof = _count(shape, axis) - correction
     centered = self - (self.mean(axis, keepdim=True) if axis is not None else self.mean())
     scale = 2.0 / dof if dof else float("inf")     # dof 0: NaN gradients, as PyTorch
-    return expand_grad(grad, shape, dim, keepdim) * centered * scale
+    # PyTorch's order: (2 / dof) * grad first (MulBackward1 when grad has history)
+    from .registry import RECORDS
+    return RECORDS["mul_scalar"].public(expand_grad(grad, shape, dim, keepdim), scale) * centered
 
 
 def std_self(grad, self, result, dim, correction, keepdim):

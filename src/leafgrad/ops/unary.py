@@ -17,7 +17,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .pointwise_common import inplace_of, not_implemented_for, zeros_grad
-from .registry import Sample, bind_method, defop, export_function
+from .registry import RECORDS, Sample, bind_method, defop, export_function
 from .backward_ops import tanh_backward_op
 
 __all__ = ["erf_array"]
@@ -71,8 +71,15 @@ def exp2(self):
     return np.exp2(self)
 
 
+def _by_number(op, t, number):
+    """``t <op> number`` as PyTorch's C++ formulas compute it: the Scalar overload, whose node
+    is MulBackward1 / AddBackward1 / SubBackward1 / DivBackward1 under double backward (the
+    records are in losses.py; looked up here to keep the import order free)."""
+    return RECORDS[op].public(t, number)
+
+
 def exp2_self(grad, result):
-    return grad * (result * _LN2)
+    return _by_number("mul_scalar", grad * result, _LN2)
 
 
 _unary("exp2", exp2, exp2_self)
@@ -84,7 +91,7 @@ def expm1(self):
 
 
 def expm1_self(grad, result):
-    return grad * (result + 1)
+    return grad * _by_number("add_scalar", result, 1)
 
 
 _unary("expm1", expm1, expm1_self)
@@ -108,7 +115,7 @@ def log2(self):
 
 
 def log2_self(grad, self):
-    return grad / (self * _LN2)
+    return grad / _by_number("mul_scalar", self, _LN2)
 
 
 _unary("log2", log2, log2_self, samples=_unary_samples(0.1, 3.0))
@@ -120,7 +127,7 @@ def log10(self):
 
 
 def log10_self(grad, self):
-    return grad / (self * _LN10)
+    return grad / _by_number("mul_scalar", self, _LN10)
 
 
 _unary("log10", log10, log10_self, samples=_unary_samples(0.1, 3.0))
@@ -132,7 +139,7 @@ def log1p(self):
 
 
 def log1p_self(grad, self):
-    return grad / (self + 1)
+    return grad / _by_number("add_scalar", self, 1)
 
 
 _unary("log1p", log1p, log1p_self, grad_fn_name="Log1PBackward0",
@@ -145,7 +152,7 @@ def sqrt(self):
 
 
 def sqrt_self(grad, result):
-    return grad / (2 * result)
+    return grad / _by_number("mul_scalar", result, 2)
 
 
 _unary("sqrt", sqrt, sqrt_self, kernel=np.sqrt, samples=_unary_samples(0.1, 3.0))
@@ -196,7 +203,7 @@ def tan(self):
 
 
 def tan_self(grad, result):
-    return grad * (result * result + 1)
+    return grad * _by_number("add_scalar", result.pow(2), 1)
 
 
 _unary("tan", tan, tan_self, samples=_unary_samples(-1.2, 1.2))
@@ -208,7 +215,7 @@ def asin(self):
 
 
 def asin_self(grad, self):
-    return grad * (-self * self + 1).rsqrt()
+    return grad * _by_number("add_scalar", -self * self, 1).rsqrt()
 
 
 _unary("asin", asin, asin_self, aliases=("arcsin",), samples=_unary_samples(-0.9, 0.9, False))
@@ -232,7 +239,7 @@ def atan(self):
 
 
 def atan_self(grad, self):
-    return grad / (self * self + 1)
+    return grad / _by_number("add_scalar", self * self, 1)
 
 
 _unary("atan", atan, atan_self, aliases=("arctan",))
@@ -358,7 +365,7 @@ def erf(self):
 
 
 def erf_self(grad, self):
-    return grad * ((-self * self).exp() * _TWO_OVER_SQRT_PI)
+    return _by_number("mul_scalar", (-self.pow(2)).exp(), _TWO_OVER_SQRT_PI) * grad
 
 
 _unary("erf", erf, erf_self)
