@@ -88,9 +88,10 @@ def _made_by(t, who):
         return cut_finding(p.cut, who)
     if p.mode in ("no_grad", "inference") and p.op not in _FACTORY_OPS:
         code = "no-grad" if p.mode == "no_grad" else "inference-mode"
-        return make(code, f"{who} was computed by `{p.op}` under "
-                    f"{'`torch.no_grad()`' if code == 'no-grad' else '`torch.inference_mode()`'}"
-                    f" at {_where(p.site)}, so it has no history", p.site)
+        how = ("with grad recording off (`torch.no_grad()` or `torch.set_grad_enabled(False)`)"
+               if code == "no-grad" else "under `torch.inference_mode()`")
+        return make(code, f"{who} was computed by `{p.op}` {how} at {_where(p.site)}, so it "
+                    "has no history", p.site)
     return None
 
 
