@@ -41,6 +41,10 @@ def _explicit(equation, shapes):
     for i, s in zip(ins, shapes):
         if "..." in i:
             k = len(s) - len(i.replace("...", ""))
+            if k < 0:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                                   f"({len(s) - k}) is more than the number of dimensions "
+                                   f"({len(s)}) for operand {len(out_ins)}")
             i = i.replace("...", ell[n_ell - k:] if k else "")
         if len(i) != len(s):
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(i)}) "

@@ -57,7 +57,10 @@ def min_all(self):
 
 def median_all(self):
     """The lower median: the ``(n - 1) // 2``-th smallest element."""
-    _nonempty(self, "median")
+    if self.size == 0:
+        # PyTorch: NaN, cast to the dtype (INT64_MIN for long, True for bool)
+        with np.errstate(invalid="ignore"):
+            return np.array(np.nan).astype(self.dtype)
     flat = self.reshape(-1)
     if np.isnan(flat).any() if flat.dtype.kind == "f" else False:
         return np.array(np.nan, self.dtype)

@@ -119,6 +119,8 @@ def roll_op(self, shifts, dims=None):
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
+    if self.ndim == 0:   # PyTorch wraps roll's dims without the 0-d allowance
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     return np.roll(self, shifts, tuple(wrap_dim(d, self.ndim) for d in dims))
 
 

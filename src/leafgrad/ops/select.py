@@ -125,7 +125,8 @@ _clamp1 = defop("clamp_scalar", clamp_scalar, inputs=("self",),
 
 def clamp_tensor(self, min=None, max=None):
     """Clamp to tensor bounds (ClampBackward0)."""
-    if self.dtype == np.bool_:
+    if self.dtype == np.bool_ and min is not None and max is not None:
+        # one bound alone runs PyTorch's maximum/minimum kernels, which take bool
         raise not_implemented_for("clamp_cpu", self)
     if min is not None:
         self = np.maximum(self, min)
@@ -199,10 +200,30 @@ def _clamp_type_error(input, min, max):
             " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
 
 
+def _cpp_cast_message(inplace):
+    """PyTorch's clamp_ family names the output type as C++ does ("long int", "bool") in
+    "result type Float can't be cast to the desired output type ..."."""
+    def wrapper(self, *args, **kwargs):
+        try:
+            return inplace(self, *args, **kwargs)
+        except RuntimeError as exc:
+            text = str(exc)
+            bounds = (*args, *kwargs.values())
+            if not any(isinstance(b, Tensor) for b in bounds) and text.startswith(
+                    "result type ") and text.endswith(
+                    f"desired output type {self.dtype.tensor_type[:-6]}"):
+                raise RuntimeError(text[:text.rindex(" ") + 1] +
+                                   _CPP_NAMES[self._data.dtype.name]) from None
+            raise
+    wrapper.__name__ = wrapper.__qualname__ = inplace.__name__
+    wrapper.__doc__ = inplace.__doc__
+    return wrapper
+
+
 for _n in ("clamp", "clip"):
     export_function(_n, clamp)
     bind_method(_n, clamp)
-    bind_method(_n + "_", inplace_of(clamp, _n + "_"))
+    bind_method(_n + "_", _cpp_cast_message(inplace_of(clamp, _n + "_")))
 
 
 def clamp_min_scalar(self, min):
@@ -292,7 +313,7 @@ def clamp_max(input, max):
 for _n, _f in (("clamp_min", clamp_min), ("clamp_max", clamp_max)):
     export_function(_n, _f)
     bind_method(_n, _f)
-    bind_method(_n + "_", inplace_of(_f, _n + "_"))
+    bind_method(_n + "_", _cpp_cast_message(inplace_of(_f, _n + "_")))
 
 
 # -- maximum / minimum / fmax / fmin --------------------------------------------------------
@@ -469,6 +490,8 @@ def _check_end(self, end):
 def lerp_scalar(self, end, weight):
     """``self + weight * (end - self)`` for a number weight (LerpBackward0)."""
     _check_end(self, end)
+    if self.dtype.kind not in "fc":
+        raise not_implemented_for("lerp_kernel_scalar", self)
     if abs(weight) < 0.5:
         return self + weight * (end - self)
     return end - (end - self) * (1 - weight)
@@ -493,6 +516,11 @@ _lerp0 = defop("lerp", lerp_scalar, inputs=("self", "end"),
 def lerp_tensor(self, end, weight):
     """``self + weight * (end - self)`` for a tensor weight (LerpBackward1)."""
     _check_end(self, end)
+    if weight.ndim and weight.dtype != self.dtype:   # (a 0-d weight joins type promotion)
+        raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `weight` but "
+                           f"got dtype {_CPP_NAMES[weight.dtype.name]}")
+    if weight.ndim and self.dtype.kind not in "fc":
+        raise not_implemented_for("lerp_kernel_tensor", self)
     weight = weight.astype(self.dtype, copy=False)
     return np.where(np.abs(weight) < 0.5, self + weight * (end - self),
                     end - (end - self) * (1 - weight))

@@ -1,0 +1,69 @@
+"""Kernel dtype checks, messages and corner values found by the fuzzer (issue 8).
+
+Each statement runs in leafgrad and in torch; both must raise the same exception type and
+first line, or give the same value (``y``), dtype and ``grad_fn`` name.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+import torch
+
+import leafgrad
+
+STATEMENTS = [
+    # clamp_ with number bounds names the output type as C++ does; with tensor bounds not
+    "y = torch.tensor([1, 2]); y.clamp_(-0.5, 0.5)",
+    "y = torch.tensor([1, 2]); y.clamp_(0.5)",
+    "y = torch.tensor([1, 2]); y.clamp_min_(0.1)",
+    "y = torch.tensor([1, 2]); y.clamp_max_(0.1)",
+    "y = torch.tensor([1, 2], dtype=torch.int32); y.clamp_(-0.5, 0.5)",
+    "y = torch.tensor([True, False]); y.clamp_min_(0.1)",
+    "y = torch.tensor([True, False]); y.clamp_(0, 1)",
+    "y = torch.tensor([1, 2]); y.clamp_(torch.tensor(0.5))",
+    # clamp of bool: one tensor bound runs maximum/minimum (bool allowed), two do not
+    "y = torch.tensor([True, False]).clamp(min=torch.tensor(True))",
+    "y = torch.tensor([True, False]).clamp(max=torch.tensor(False))",
+    "y = torch.tensor([True, False]).clamp(torch.tensor(False), torch.tensor(True))",
+    "y = torch.tensor([True, False]).clamp(torch.tensor([1, 0]), torch.tensor(True))",
+    # lerp: floating kernels only; a tensor weight must have self's dtype unless 0-d
+    "y = torch.lerp(torch.tensor([1, 2]), torch.tensor([1, 2]), 0.5)",
+    "y = torch.lerp(torch.tensor([True]), torch.tensor([True]), 0.5)",
+    "y = torch.tensor([1, 2]).lerp(torch.tensor([1, 2]), torch.tensor([1, 2]))",
+    "y = torch.tensor([1., 2]).lerp(torch.tensor([1., 2]), torch.tensor([1, 2]))",
+    "y = torch.tensor([1., 2]).lerp(torch.tensor([1., 2]), torch.tensor(0.5, dtype=torch.float64))",
+    "y = torch.tensor([1., 2]).lerp(torch.tensor([1., 2]), torch.tensor([.5, .5]).double())",
+    # roll of a 0-d tensor with dims
+    "y = torch.tensor(1.).roll(1, -1)", "y = torch.tensor(1.).roll(1, 0)",
+    "y = torch.tensor(1.).roll(-2, 1)", "y = torch.tensor(1.).roll(1)",
+    # einsum: more subscripts than dims, with and without an ellipsis
+    "y = torch.einsum('...i,...i->...', torch.tensor(1.), torch.tensor(1.))",
+    "y = torch.einsum('...i,...i->...', torch.ones(2), torch.tensor(1.))",
+    "y = torch.einsum('i,i->', torch.ones(2, 2), torch.ones(2))",
+    # median of an empty tensor is NaN (cast to the dtype), not an error
+    "y = torch.ones(0).median()", "y = torch.ones(0, 2).median()",
+    "y = torch.ones(0, dtype=torch.long).median()", "y = torch.ones(0, dtype=torch.bool).median()",
+    "y = torch.ones(0, requires_grad=True).median()",
+]
+
+
+def _run(L, statement):
+    env = {"torch": L}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(statement, env)   # noqa: S102 - a statement from the list above
+    except Exception as exc:   # noqa: BLE001 - the error is the observation
+        return type(exc).__name__, str(exc).split("\n")[0]
+    y = env["y"]
+    fn = None if y.grad_fn is None else type(y.grad_fn).__name__
+    values = [v if not (isinstance(v, float) and math.isnan(v)) else "nan"
+              for v in y.detach().reshape(-1).tolist()]
+    return str(y.dtype), tuple(y.shape), values, fn
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_message_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)
