@@ -7,6 +7,7 @@ import io
 import json
 import os
 import pstats
+import statistics
 import sys
 import time
 
@@ -174,11 +175,27 @@ def measure_memory(cases, timings):
     return memory
 
 
-def run_imports(impls, quick):
-    repeats = 1 if quick else 5
+def run_imports(impls, quick, rounds=None, clock="wall"):
+    """Import times in fresh interpreters, alternating the implementations round by round
+    (so load changes hit them alike); medians in ms and paired ratios, as for workloads."""
+    rounds = rounds or (1 if quick else 9)
     modules = {"leafgrad": "leafgrad", "torch": "torch", "numpy": "numpy"}
-    times = {impl: machine.import_time(modules[impl], repeats) for impl in impls}
-    return {impl: (t * 1e3 if t is not None else None) for impl, t in times.items()}
+    for impl in impls:   # one untimed import each: file-system caches, bytecode
+        machine.import_time(modules[impl])
+    samples = {impl: [] for impl in impls}
+    for r in range(rounds):
+        order = impls[r % len(impls):] + impls[:r % len(impls)]
+        for impl in order:
+            samples[impl].append(machine.import_time(modules[impl], clock))
+    medians, ratios = {}, {}
+    for impl, values in samples.items():
+        ok = [v * 1e3 for v in values if v is not None]
+        medians[impl] = statistics.median(ok) if len(ok) == len(values) else None
+    for other in ("torch", "numpy"):
+        if other in impls and medians.get(other) and medians.get("leafgrad"):
+            ratios[other] = statistics.median(
+                a / b for a, b in zip(samples["leafgrad"], samples[other]))
+    return medians, ratios, samples
 
 
 def profile(workload, leafgrad, quick):
@@ -225,14 +242,13 @@ def main(argv=None):
     imports = None
     if IMPORT in args.names:
         print("running import times ...", file=sys.stderr, flush=True)
-        imports = run_imports(args.impl_list, args.quick)
-        ratios = {o: (imports["leafgrad"] / imports[o]
-                      if imports.get(o) and imports.get("leafgrad") else None)
-                  for o in ("torch", "numpy") if o in args.impl_list}
+        imports, ratios, samples = run_imports(args.impl_list, args.quick, args.rounds,
+                                               args.clock)
         results["import"] = {"title": "time (fresh interpreter)", "unit": "ms", "impls": {
-            impl: {"median": v, "error": None if v is not None else "import failed"}
+            impl: {"median": v, "samples": [s * 1e3 for s in samples[impl] if s is not None],
+                   "error": None if v is not None else "import failed"}
             for impl, v in imports.items()}, "ratios": ratios,
-            "variant": "leafgrad includes numpy's import"}
+            "variant": "leafgrad includes numpy's import; " + machine.bytecode_note()}
 
     print(f"{args.clock} clock; medians over alternating rounds; ratios are medians of"
           f" per-round ratios"

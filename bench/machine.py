@@ -72,17 +72,26 @@ def describe(torch) -> dict:
     return info
 
 
-def import_time(module: str, repeats: int) -> float | None:
-    """Median seconds for `import module` in a fresh interpreter (leafgrad from src/)."""
-    code = ("import time; t = time.perf_counter(); import " + module
-            + "; print(time.perf_counter() - t)")
+def import_time(module: str, clock: str = "wall") -> float | None:
+    """Seconds for ``import module`` in a fresh interpreter (leafgrad from src/); ``clock``
+    "cpu" counts that interpreter's CPU time instead of wall time."""
+    timer = "time.process_time" if clock == "cpu" else "time.perf_counter"
+    code = (f"import time; t = {timer}(); import {module}; print({timer}() - t)")
     env = dict(os.environ)
     env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
-    times = []
-    for _ in range(repeats):
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              env=env, check=False)
-        if proc.returncode != 0:
-            return None
-        times.append(float(proc.stdout.strip().splitlines()[-1]))
-    return statistics.median(times)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, check=False)
+    if proc.returncode != 0:
+        return None
+    return float(proc.stdout.strip().splitlines()[-1])
+
+
+def bytecode_note() -> str:
+    """Whether fresh interpreters find compiled bytecode: with PYTHONDONTWRITEBYTECODE and no
+    ``__pycache__`` beside the sources, every import compiles leafgrad from source."""
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        prefix = os.environ.get("PYTHONPYCACHEPREFIX")
+        return ("PYTHONDONTWRITEBYTECODE set: leafgrad's bytecode is only what already exists"
+                + (f" under {prefix}" if prefix else " in its __pycache__ folders"))
+    return "bytecode cached" + (f" under {os.environ['PYTHONPYCACHEPREFIX']}"
+                                if os.environ.get("PYTHONPYCACHEPREFIX") else "")

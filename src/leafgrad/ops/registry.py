@@ -18,7 +18,9 @@ elements, as PyTorch's ``sym_strides()``, for formulas that answer in the input'
 """
 from __future__ import annotations
 
+import builtins
 import inspect
+import types
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -154,8 +156,8 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
     the dispatcher's fast paths then call it directly, saving the forward's Python frames
     (see Note [Fast paths] in dispatch.py).
     """
-    sig = inspect.signature(forward)
-    params = tuple(sig.parameters)
+    sig = _signature(forward)
+    params = sig.names
     if inputs is None:
         inputs = tuple(p for p in params if p in ("self", "other"))
     derivatives = derivatives or {}
@@ -166,7 +168,7 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
         if fn is None:
             formulas.append(None)
             continue
-        fparams = tuple(inspect.signature(fn).parameters)[1:]
+        fparams = _signature(fn).names[1:]
         for a in fparams:
             if a not in saved_names:
                 saved_names.append(a)
@@ -193,7 +195,8 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
     rec.input_pos = tuple(params.index(i) for i in inputs)
     if kernel is not None:
         rec.kernel = kernel
-        rec.kernel_tail = tuple(p.default for p in sig.parameters.values())[len(inputs):]
+        rec.kernel_tail = tuple(sig.defaults.get(p, inspect.Parameter.empty)
+                                for p in params)[len(inputs):]
     rec.forward = _positional(forward, sig)
     sources, users = [], []
     for s in saved_names:
@@ -236,14 +239,23 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
     return rec
 
 
-def _positional(forward: Callable, sig: inspect.Signature) -> Callable:
-    """The dispatcher passes every argument by position; adapt keyword-only parameters."""
-    kwonly = [p.name for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY]
-    if not kwonly:
+def _positional(forward: Callable, sig: "_Signature") -> Callable:
+    """The dispatcher passes every argument by position: a copy of ``forward`` whose
+    keyword-only parameters are positional ones (see Note [Cheap defop])."""
+    if not sig.n_kwonly:
         return forward
-    names = list(sig.parameters)
-    src = (f"def adapter({', '.join(names)}):\n"
-           f"    return _fwd({', '.join(n if n not in kwonly else f'{n}={n}' for n in names)})\n")
+    code = getattr(forward, "__code__", None)
+    if code is not None and code.co_kwonlyargcount == sig.n_kwonly:
+        flat = code.replace(co_argcount=code.co_argcount + code.co_kwonlyargcount,
+                            co_kwonlyargcount=0)
+        fn = types.FunctionType(flat, forward.__globals__, forward.__name__, None,
+                                forward.__closure__)
+        fn.__qualname__ = forward.__qualname__
+        return fn
+    names = sig.names   # not a plain function: call it with keywords
+    n_pos = len(names) - sig.n_kwonly
+    src = (f"def adapter({', '.join(names)}):\n    return _fwd("
+           f"{', '.join(names[:n_pos] + tuple(f'{n}={n}' for n in names[n_pos:]))})\n")
     env = {"_fwd": forward}
     exec(src, env)
     return env["adapter"]
@@ -257,27 +269,93 @@ def export_function(name: str, fn: Callable) -> None:
     FUNCTIONS[name] = fn
 
 
-def _make_public(rec: OpRecord, sig: inspect.Signature) -> Callable:
-    """Generate a function with the op's exact signature that calls ``dispatch``."""
-    names = list(sig.parameters)
-    env = {"_dispatch": rec.dispatch, "_rec": rec}
-    parts, seen_kwonly = [], False
-    for p in sig.parameters.values():
-        if p.kind is p.KEYWORD_ONLY and not seen_kwonly:
-            parts.append("*")
-            seen_kwonly = True
-        if p.default is p.empty:
-            parts.append(p.name)
-        else:
-            env["_d_" + p.name] = p.default
-            parts.append(f"{p.name}=_d_{p.name}")
-    src = (f"def {rec.name}({', '.join(parts)}):\n"
-           f"    return _dispatch(_rec, ({', '.join(names)}{',' if len(names) == 1 else ''}))\n")
-    exec(src, env)
-    fn = env[rec.name]
+def _make_public(rec: OpRecord, sig: "_Signature") -> Callable:
+    """A function with the op's exact signature, ``return _dispatch(_rec, (<params>,))``,
+    from a template compiled once per parameter count (see Note [Cheap defop])."""
+    names = sig.names
+    n_pos = len(names) - sig.n_kwonly
+    key = (n_pos, sig.n_kwonly)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        template = _TEMPLATES[key] = _template(n_pos, sig.n_kwonly)
+    code = template.replace(co_varnames=names, co_name=rec.name, **_qualname(rec.name))
+    env = {"_dispatch": rec.dispatch, "_rec": rec, "__builtins__": builtins}
+    defaults = sig.defaults
+    fn = types.FunctionType(code, env, rec.name,
+                            tuple(defaults[n] for n in names[:n_pos] if n in defaults) or None)
+    kwdefaults = {n: defaults[n] for n in names[n_pos:] if n in defaults}
+    if kwdefaults:
+        fn.__kwdefaults__ = kwdefaults
     fn.__doc__ = rec.forward.__doc__
-    fn.__qualname__ = rec.name
     return fn
+
+
+# Note [Cheap defop]
+# ``import leafgrad`` runs ~270 ``defop`` calls, and most of their cost was
+# ``inspect.signature`` (~600 calls) and compiling a generated function per record. Now
+# parameters are read straight from the code object (``_signature``). The public function of
+# a record with P positional and K keyword-only parameters is a copy of one template compiled
+# once per (P, K) (``_TEMPLATES``, about a dozen): ``def f(p0, ..., *, k0, ...): return
+# _dispatch(_rec, (p0, ..., k0, ...))``, its parameters renamed (``co_varnames``: the bytecode
+# addresses locals by position, so renaming changes nothing else), its globals the record and
+# its dispatcher, its defaults set on the function object. A forward with keyword-only
+# parameters becomes a copy whose code takes them positionally (``_positional``), which also
+# saves the adapter frame the dispatcher used to go through.
+_TEMPLATES: dict = {}
+
+
+def _template(n_pos: int, n_kwonly: int) -> types.CodeType:
+    names = [f"p{i}" for i in range(n_pos + n_kwonly)]
+    params = names[:n_pos] + (["*"] + names[n_pos:] if n_kwonly else [])
+    packed = ", ".join(names) + ("," if len(names) == 1 else "")
+    module = compile(f"def f({', '.join(params)}):\n    return _dispatch(_rec, ({packed}))\n",
+                     "<leafgrad.ops.registry>", "exec")
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
+
+
+def _qualname(name: str) -> dict:
+    return {"co_qualname": name} if _HAS_QUALNAME else {}
+
+
+_HAS_QUALNAME = hasattr(types.CodeType, "co_qualname")   # Python 3.11+
+
+
+class _Signature:
+    """A plain function's parameters: ``names`` in order, ``n_kwonly`` (the last ones are
+    keyword-only), ``defaults`` {name: default} for those that have one."""
+
+    __slots__ = ("names", "n_kwonly", "defaults")
+
+    def __init__(self, names, n_kwonly, defaults):
+        self.names, self.n_kwonly, self.defaults = names, n_kwonly, defaults
+
+
+def _signature(fn: Callable) -> _Signature:
+    code = getattr(fn, "__code__", None)
+    if (code is None or getattr(fn, "__wrapped__", None) is not None
+            or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)):
+        return _inspect_signature(fn)
+    n_pos, n_kw = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames[:n_pos + n_kw]
+    defaults = {}
+    pos_defaults = fn.__defaults__
+    if pos_defaults:
+        defaults.update(zip(names[n_pos - len(pos_defaults):n_pos], pos_defaults))
+    if fn.__kwdefaults__:
+        defaults.update(fn.__kwdefaults__)
+    return _Signature(names, n_kw, defaults)
+
+
+def _inspect_signature(fn: Callable) -> _Signature:
+    """The general path (callables without a plain code object): inspect.signature."""
+    params = inspect.signature(fn).parameters.values()
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        raise TypeError(f"defop: {fn!r} takes *args or **kwargs; an op's forward and "
+                        "formulas need named parameters")
+    names = tuple(p.name for p in params)
+    n_kw = sum(1 for p in params if p.kind is p.KEYWORD_ONLY)
+    defaults = {p.name: p.default for p in params if p.default is not p.empty}
+    return _Signature(names, n_kw, defaults)
 
 
 def inplace_check(self: Tensor) -> None:
@@ -289,6 +367,9 @@ def inplace_check(self: Tensor) -> None:
             "make a clone to get a normal tensor before doing inplace update.See "
             "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if _mode.grad_enabled:
+        if self._view_kind is not None and (self._requires_grad or self._base._requires_grad):
+            from .views import check_view_inplace
+            check_view_inplace(self)   # PyTorch checks how the view was made first
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation.")
@@ -298,7 +379,7 @@ def inplace_check(self: Tensor) -> None:
                                "an in-place operation.")
 
 
-def _make_inplace(rec: OpRecord, sig: inspect.Signature) -> Callable:
+def _make_inplace(rec: OpRecord, sig: "_Signature") -> Callable:
     public = rec.public
     needs_old_self = "self" in rec.saved_names
 
