@@ -210,3 +210,39 @@ def test_setitem_number_on_0d_view_zeroes_the_gradient():
         return x.grad
     mine, theirs = _both(run)
     assert_same_tensor(mine, theirs)
+
+
+@pytest.mark.parametrize("bounds", ["both", "min", "max", "both_bounds_only"])
+def test_clamp_tensor_backward_refuses_self_smaller_than_output(bounds):
+    # PyTorch's ClampBackward0 builds its mask in place: with both bounds it fails when max
+    # broadcasts self (and min) to a larger shape
+    def run(L):
+        e = L.tensor([0.5], requires_grad=True)
+        x = L.tensor([[0.5], [-3.3]], requires_grad=True)
+        lo = e * 1 if bounds != "both_bounds_only" else e.detach()
+        c = (e.clamp(min=lo, max=x) if bounds.startswith("both") else
+             e.clamp(min=x) if bounds == "min" else e.clamp(max=x))
+        try:
+            c.sum().backward()
+        except RuntimeError as exc:
+            return str(exc)
+        return e.grad.tolist(), x.grad.tolist()
+    mine, theirs = _both(run)
+    assert mine == theirs
+
+
+@pytest.mark.parametrize("shape, dim, correction", [((), -1, 1), ((), None, 1), ((1,), None, 1),
+                                                    ((2,), None, 2), ((2,), None, 3),
+                                                    ((1,), 0, 1)])
+def test_var_without_degrees_of_freedom_grad_has_no_graph(shape, dim, correction):
+    # var over all elements with n <= correction: PyTorch's gradient is NaN where self equals
+    # its mean, inf elsewhere, computed without the incoming gradient (no graph)
+    def run(L):
+        x = L.tensor([1.0, 2.0], dtype=L.float64)[:shape[0] if shape else 1].reshape(shape)
+        x.requires_grad_()
+        y = x.var(correction=correction) if dim is None else x.var(dim, correction=correction)
+        y.sum().backward(create_graph=True)
+        return x.grad.requires_grad, x.grad.detach().reshape(-1).tolist()
+    (rg1, v1), (rg2, v2) = _both(run)
+    assert rg1 == rg2
+    assert str(v1) == str(v2)

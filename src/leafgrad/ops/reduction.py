@@ -362,6 +362,17 @@ def var_self(grad, self, dim, correction, keepdim):
     shape = self._data.shape
     axis = _dims(dim, len(shape))
     dof = _count(shape, axis) - correction
+    if dof <= 0 and (dim is None or not shape):
+        # PyTorch's var_backward over all elements without degrees of freedom: NaN where
+        # self equals its mean, inf elsewhere, without the incoming gradient (so no graph,
+        # even under create_graph)
+        d = self._data
+        with np.errstate(invalid="ignore"):
+            return _const(np.where(d == d.mean(), np.nan, np.inf).astype(d.dtype))
+    return _var_grad(grad, self, shape, axis, dim, dof, keepdim)
+
+
+def _var_grad(grad, self, shape, axis, dim, dof, keepdim):
     centered = self - (self.mean(axis, keepdim=True) if axis is not None else self.mean())
     scale = 2.0 / dof if dof else float("inf")     # dof 0: NaN gradients, as PyTorch
     # PyTorch's order: (2 / dof) * grad first (MulBackward1 when grad has history)
@@ -377,7 +388,9 @@ def std_self(grad, self, result, dim, correction, keepdim):
         g = grad / (safe * 2) * _const((~zero).astype(result._data.dtype))
     else:
         g = grad / (result * 2)
-    return var_self(g, self, dim, correction, keepdim)
+    shape = self._data.shape
+    axis = _dims(dim, len(shape))
+    return _var_grad(g, self, shape, axis, dim, _count(shape, axis) - correction, keepdim)
 
 
 _var = defop("var", var_op, derivatives={"self": var_self}, dtype=_var_dtype, methods=(),

@@ -136,6 +136,14 @@ def clamp_tensor(self, min=None, max=None):
 
 
 def clamp_tensor_self(grad, self, min, max):
+    if min is not None and max is not None:
+        # PyTorch computes (self >= min).logical_and_(self <= max) in place, which fails when
+        # max broadcasts the mask to a larger shape (a PyTorch limitation, kept for parity)
+        low = np.broadcast_shapes(self._data.shape, min._data.shape)
+        both = np.broadcast_shapes(low, max._data.shape)
+        if low != both:
+            raise RuntimeError(f"output with shape [{', '.join(map(str, low))}] doesn't match "
+                               f"the broadcast shape [{', '.join(map(str, both))}]")
     keep = None
     if min is not None:
         keep = self >= min
