@@ -46,6 +46,9 @@ STATEMENTS = [
     "y = torch.ones(0).median()", "y = torch.ones(0, 2).median()",
     "y = torch.ones(0, dtype=torch.long).median()", "y = torch.ones(0, dtype=torch.bool).median()",
     "y = torch.ones(0, requires_grad=True).median()",
+    # kl_div refuses integral (and bool) inputs
+    "y = torch.nn.functional.kl_div(torch.tensor([1, 2]), torch.tensor([1., 2]))",
+    "y = torch.nn.functional.kl_div(torch.tensor([1., 2]), torch.tensor([True, False]))",
 ]
 
 

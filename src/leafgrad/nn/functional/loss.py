@@ -347,6 +347,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
                       "aligns with the KL div math definition.'mean' will be changed to behave "
                       "the same as 'batchmean' in the next major release.", UserWarning,
                       stacklevel=2)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
