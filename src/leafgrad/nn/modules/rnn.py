@@ -31,6 +31,8 @@ from ...factories import empty, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
+from ._rnn_packed import run_packed
 from ._rnn_steps import gru_step, lstm_step, rnn_step
 from .module import Module
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase  # torch.nn.modules.rnn has them
@@ -51,12 +53,6 @@ def _factory(device, dtype) -> dict:
     if device is not None:
         kw["device"] = device
     return kw
-
-
-def _check_packed(input) -> None:
-    if type(input).__name__ == "PackedSequence":
-        raise NotImplementedError("leafgrad's recurrent layers do not support PackedSequence "
-                                  "input yet; pass a padded tensor instead")
 
 
 class RNNBase(Module):
@@ -168,7 +164,7 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes=None) -> tuple:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         num_directions = 2 if self.bidirectional else 1
         last = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * num_directions, mini_batch, last)
@@ -183,9 +179,35 @@ class RNNBase(Module):
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def permute_hidden(self, hx, permutation):
+        """The hidden state's batch reordered by ``permutation`` (a PackedSequence's
+        sorted or unsorted indices); None leaves it."""
         if permutation is None:
             return hx
-        raise NotImplementedError("leafgrad's recurrent layers do not support PackedSequence")
+        return hx.index_select(1, permutation)
+
+    def _forward_packed(self, packed, hx, cell: bool = False):
+        """RNN/GRU (and LSTM with ``cell``) over a PackedSequence: PyTorch's forward for
+        packed input; the output is packed like the input (Note [Packed recurrence])."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = batch_sizes._data
+        if hx is None:
+            num_directions = 2 if self.bidirectional else 1
+            real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+            shape = (self.num_layers * num_directions, int(sizes[0]))
+            hx = zeros(shape + (real_hidden,), dtype=data.dtype)
+            if cell:
+                hx = (hx, zeros(shape + (self.hidden_size,), dtype=data.dtype))
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        if cell:
+            # PyTorch's LSTM does not check a packed input's hidden sizes either
+            output, h_n, c_n = run_packed(self, data, sizes, hx[0], hx[1])
+            hidden = (h_n, c_n)
+        else:
+            self.check_forward_args(data, hx, batch_sizes)
+            output, hidden = run_packed(self, data, sizes, hx)
+        output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        return output, self.permute_hidden(hidden, unsorted_indices)
 
     def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"
@@ -252,7 +274,6 @@ class RNNBase(Module):
     def _prepare(self, input, hx, name: str):
         """Unbatched -> batched, and the zero initial state: PyTorch's forward preamble for
         RNN and GRU (LSTM has its own)."""
-        _check_packed(input)
         if input.dim() not in (2, 3):
             if name == "RNN":
                 raise ValueError(f"RNN: Expected input to be 2D or 3D, got {input.dim()}D "
@@ -278,6 +299,12 @@ class RNNBase(Module):
                        dtype=input.dtype)
         self.check_forward_args(input, hx, None)
         return input, hx, is_batched, batch_dim
+
+
+def _mini_batch(rnn, input, batch_sizes) -> int:
+    if batch_sizes is not None:
+        return int(batch_sizes[0])
+    return input.size(0) if rnn.batch_first else input.size(1)
 
 
 def _time_steps(xproj, reverse: bool):
@@ -353,6 +380,8 @@ class RNN(RNNBase):
         super().__init__(mode, *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, hx, is_batched, batch_dim = self._prepare(input, hx, "RNN")
         output, hidden = self._run(input, hx)
         if not is_batched:
@@ -370,7 +399,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes=None) -> tuple:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         num_directions = 2 if self.bidirectional else 1
         return (self.num_layers * num_directions, mini_batch, self.hidden_size)
 
@@ -381,8 +410,14 @@ class LSTM(RNNBase):
         self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
                                "Expected hidden[1] size {}, got {}")
 
+    def permute_hidden(self, hx, permutation):
+        if permutation is None:
+            return hx
+        return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
+
     def forward(self, input, hx=None):
-        _check_packed(input)
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx, cell=True)
         if input.dim() not in (2, 3):
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D "
                              "instead")
@@ -426,6 +461,8 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, hx, is_batched, batch_dim = self._prepare(input, hx, "GRU")
         output, hidden = self._run(input, hx)
         if not is_batched:
