@@ -46,6 +46,10 @@ STATEMENTS = [
     "y = torch.ones(0).median()", "y = torch.ones(0, 2).median()",
     "y = torch.ones(0, dtype=torch.long).median()", "y = torch.ones(0, dtype=torch.bool).median()",
     "y = torch.ones(0, requires_grad=True).median()",
+    # an advanced index out of range: the dimension counts tensor-indexed dims only
+    "y = torch.ones(3, 2, 4)[:, :, torch.tensor([5])]",
+    "y = torch.ones(3, 2, 4)[torch.tensor([1]), :, torch.tensor([5])]",
+    "y = torch.ones(3, 2, 4)[0, :, torch.tensor([5])]",
     # kl_div refuses integral (and bool) inputs
     "y = torch.nn.functional.kl_div(torch.tensor([1, 2]), torch.tensor([1., 2]))",
     "y = torch.nn.functional.kl_div(torch.tensor([1., 2]), torch.tensor([True, False]))",

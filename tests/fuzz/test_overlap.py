@@ -39,6 +39,10 @@ STATEMENTS = [
     "x[x[:, 0] > 0] = x[0]", "x[[0, 1]] = x", "x[[0]] = x[1]", "x[1] = x[0]", "x[...] = x",
     "x.view(-1)[1:] = x.view(-1)[:5]", "x[0] = x.view(-1)[1:4]", "x[0] = x[0]",
     "x[:, 0] = x[:, 1]", "x[0].expand(2, 3)[1] = torch.ones(4)",
+    # the value's leading size-1 dims go before the check (the same elements: allowed)
+    "y = x[None, None]; y[-1] = y", "y = x[None]; y[0] = y", "x[0] = x[:1]", "x[:1] = x[0]",
+    # an expand that shares no element (0-d, size 1) may be written
+    "y = x[0, 0].expand(()); y.mul_(2)", "y = x[:1, :1].expand(1, 1); y.add_(1)",
 ]
 
 

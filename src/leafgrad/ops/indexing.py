@@ -255,8 +255,10 @@ def index_arrays(indices, shape, first_dim=0):
         if a.size:
             bad = a[(a >= n) | (a < -n)]
             if bad.size:
+                # PyTorch counts the dimension among the tensor-indexed ones only
+                ordinal = sum(1 for b in out if b is not None)
                 raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension "
-                                 f"{dim} with size {n}")
+                                 f"{ordinal} with size {n}")
         out.append(a.astype(np.int64, copy=False))
         dim += 1
     present = [a for a in out if a is not None]

@@ -117,7 +117,14 @@ def check_setitem(target: np.ndarray, value, advanced: bool) -> None:
         if 0 in target.strides:
             check_internal_overlap(target)
         if isinstance(value, Tensor) and value._data is not target:
-            check_partial_overlap(target, value._data)
+            # PyTorch first drops the value's leading size-1 dims and expands it to the
+            # target's shape (an expanded value is then "too hard" to check)
+            v = value._data
+            while v.ndim > target.ndim and v.shape[0] == 1:
+                v = v[0]
+            if v.shape != target.shape:
+                v = np.broadcast_to(v, target.shape)
+            check_partial_overlap(target, v)
     elif isinstance(value, Tensor):
         v = value._data
         if (np.may_share_memory(target, v) and target.size and v.size and _dense(target)

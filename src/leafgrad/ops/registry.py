@@ -31,7 +31,7 @@ from ..autograd.graph import SavedOutput, make_node_class
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
 from .dispatch import choose_dispatch, dispatch, record_node
-from .overlap import INTERNAL_OVERLAP, check_write, writable
+from .overlap import check_internal_overlap, check_write, writable
 
 __all__ = ["OpRecord", "Formula", "Sample", "defop", "RECORDS", "FUNCTIONS", "bind_method",
            "export_function", "inplace_check"]
@@ -430,10 +430,12 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
         check_view_inplace(self)
     if self._data.flags.writeable:
         np.copyto(self._data, result._data, casting="unsafe")
-    elif expanded_ok:    # fill_/zero_ write one value through an expanded view
-        np.copyto(writable(self._data), result._data, casting="unsafe")
     else:
-        raise RuntimeError(INTERNAL_OVERLAP)
+        # an expanded view (read-only broadcast): fill_/zero_ write one value through it, any
+        # op may write where no two elements share memory (a 0-d or size-1 expand)
+        if not expanded_ok:
+            check_internal_overlap(self._data)
+        np.copyto(writable(self._data), result._data, casting="unsafe")
     bump_version(self)
     if result._grad_fn is not None:
         old_node, old_nr = self._grad_fn, self._output_nr
