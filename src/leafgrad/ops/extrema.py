@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .pointwise_common import not_implemented_for
 from .registry import defop, export_function, bind_method, FUNCTIONS, Sample
 from .reduction import _dims, _wrap_dim, expand_grad, _const, _NODIM
 from .. import return_types
@@ -200,6 +201,9 @@ def min(input, dim=_NODIM, keepdim=False, *, out=None):
 
 def median(input, dim=_NODIM, keepdim=False):
     """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
+    if input._data.dtype == np.bool_ and input._data.size:   # (an empty one gives True)
+        raise not_implemented_for("median_cpu" if dim is _NODIM else "median_out",
+                                  input._data)
     if dim is _NODIM:
         return _median0.public(input)
     return _along(_median1, "median", _argmedian_keep, input, dim, keepdim)
@@ -211,7 +215,8 @@ def _amax_like(fn, name, self, dim, keepdim):
     if axis is None:
         _nonempty(self, name)
     else:
-        for a in axis:
+        # PyTorch names the dim as it was given (-1 stays -1)
+        for a in ((dim,) if isinstance(dim, int) else tuple(dim)):
             if self.shape[a] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
     return fn(self, axis=axis, keepdims=keepdim)

@@ -496,6 +496,8 @@ defop("any", any, dtype="same", family=FAMILY)
 
 
 def _arg(fn, name, self, dim, keepdim):
+    if self.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if self.size == 0:   # PyTorch raises IndexError here (max() raises RuntimeError)
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
@@ -505,6 +507,8 @@ def _arg(fn, name, self, dim, keepdim):
     axis = _wrap_dim(dim, max(self.ndim, 1))
     if self.ndim == 0:
         return np.zeros((), np.int64)
+    if self.shape[axis] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
     return fn(self, axis=axis, keepdims=keepdim).astype(np.int64, copy=False)
 
 

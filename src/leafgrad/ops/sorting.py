@@ -46,6 +46,7 @@ def sort_op(self, dim=-1, descending=False, stable=False):
     """Values sorted along ``dim`` and where each came from."""
     idx = _order(self, dim, descending)
     if self.ndim == 0:
+        wrap_dim(dim, 0)     # a 0-d tensor still has dims -1 and 0 only
         return [self.copy(), idx]
     return [np.take_along_axis(self, idx, wrap_dim(dim, self.ndim)), idx]
 
@@ -82,6 +83,9 @@ def argsort(self, dim=-1, descending=False, stable=False):
 
 def topk_op(self, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+    wrap_dim(dim, self.ndim)
+    if self.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     n = self.shape[wrap_dim(dim, self.ndim)] if self.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
