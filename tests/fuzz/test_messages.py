@@ -73,6 +73,17 @@ STATEMENTS = [
     "y = torch.tensor([True, False]).median(0)[0]",
     "y = torch.tensor([True, False]).argmax()",
     "y = torch.tensor([True, False]).argmin(0)",
+    # index_select / index_add out of range: the message depends on PyTorch's kernel
+    "y = torch.ones(4,2).index_add(0, torch.tensor([0, 7]), torch.ones(2,2))",
+    "y = torch.ones(4,2).index_add(0, torch.tensor([-1]), torch.ones(1,2))",
+    "y = torch.ones(4).index_add(0, torch.tensor([-1]), torch.ones(1))",
+    "y = torch.ones(2,4,2).index_add(1, torch.tensor([-1]), torch.ones(2,1,2))",
+    "y = torch.ones(2,4).index_add(1, torch.tensor([7]), torch.ones(2,1))",
+    "y = torch.ones(2,4,2).index_select(2, torch.tensor([-1]))",
+    "y = torch.ones(2,4).index_select(1, torch.tensor([0, 7, -5]))",
+    "y = torch.ones(2,4).index_select(0, torch.tensor([0, -1, 7]))",
+    "y = torch.ones(4).index_select(0, torch.tensor([4]))",
+    "y = torch.tensor(1.).index_select(0, torch.tensor([1]))",
     # kl_div refuses integral (and bool) inputs
     "y = torch.nn.functional.kl_div(torch.tensor([1, 2]), torch.tensor([1., 2]))",
     "y = torch.nn.functional.kl_div(torch.tensor([1., 2]), torch.tensor([True, False]))",

@@ -169,7 +169,11 @@ def index_add_op(self, dim, index, source, *, alpha=1):
     if n_index != src_n:
         raise RuntimeError(f"index_add_(): Number of indices ({n_index}) should be equal to "
                            f"source.size(dim): ({src_n}), for dim: {d}")
-    bounds_check(index, self.shape[d] if self.ndim else 1, d)
+    n = self.shape[d] if self.ndim else 1
+    if self.ndim == 2:    # PyTorch's 2-D kernel names the index; the others do not
+        bounds_check(index, n, d)
+    elif index.size and (index.max() >= n or index.min() < 0):
+        raise IndexError("index out of range in self")
     out = self.copy()
     if self.ndim == 0:
         out += alpha * source.reshape(())
