@@ -387,11 +387,6 @@ def compare(mine, theirs):
 # first line of a difference. check() lets them pass so that CI catches new ones; the campaign
 # (python -m tests.fuzz) counts them apart.
 KNOWN = [
-    # composite activations and losses whose grad_fn is their last primitive's, not PyTorch's
-    (r"grad_fn: leafgrad '\w+' != torch '(Elu|Celu|Selu|LeakyRelu|Hardtanh|Hardsigmoid|"
-     r"Hardswish|LogSigmoid|Mish|Softplus|Gelu|Silu|Glu|HuberLoss|SmoothL1Loss|MseLoss|L1Loss|"
-     r"BinaryCrossEntropyWithLogits|KlDiv|Softmin|Normalize)Backward(Backward)?\d'",
-     "composite nn op"),
     # messages and exception types of rarely hit checks (each listed in the issue 8 report)
     (r"can't be cast to the desired output type", "cast message wording"),
     (r"^trace\[\d+\]\[2\]\[2\]: leafgrad '(einsum|expand|unflatten)\(", "einsum/expand text"),

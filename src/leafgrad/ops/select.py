@@ -576,11 +576,11 @@ def hypot(self, other):
 
 
 def hypot_self(grad, self, result):
-    return grad * (self / result)
+    return grad * self / result   # PyTorch's order: DivBackward0 last
 
 
 def hypot_other(grad, other, result):
-    return grad * (other / result)
+    return grad * other / result
 
 
 defop("hypot", hypot, derivatives={"self": hypot_self, "other": hypot_other},

@@ -11,6 +11,7 @@ import math
 import warnings
 
 from ... import ops as _ops  # noqa: F401  (records must be registered before lookup)
+from ...ops import activation as _activation
 from ...ops import nn_activations as _nn_activations
 from ...tensor import Tensor
 from ._common import prim
@@ -151,7 +152,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     if inplace:
-        return _inplace(input, "silu")
+        return _activation.silu(input, inplace=True)
     op = prim("silu")
     if op is not None:
         return op(input)
