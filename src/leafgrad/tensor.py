@@ -168,6 +168,8 @@ class Tensor:
                 "only Tensors of floating point and complex dtype can require gradients")
         self._check_inference_requires_grad(value)
         self._requires_grad = bool(value)
+        if self._meta is not None and "no_grad_view" in self._meta:
+            self._set_no_grad_view(value)
 
     def _check_inference_requires_grad(self, value) -> None:
         if value and self._meta is not None and self._meta.get("inference") \
@@ -183,7 +185,15 @@ class Tensor:
         self._check_inference_requires_grad(requires_grad)
         if self._grad_fn is None:
             self._requires_grad = bool(requires_grad)
+            if self._meta is not None and "no_grad_view" in self._meta:
+                self._set_no_grad_view(requires_grad)
         return self
+
+    def _set_no_grad_view(self, value) -> None:
+        # A view made under no_grad still requires grad through its base; True gives it an
+        # accumulator of its own, False takes it away (Note [Views made under no_grad])
+        self._meta["no_grad_view"] = not value
+        self._requires_grad = True
 
     @property
     def is_leaf(self) -> bool:

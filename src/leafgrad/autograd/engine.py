@@ -116,6 +116,8 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
         target_nodes = {}
         for i, t in enumerate(inputs):
             if t._grad_fn is None:
+                if t._meta is not None and t._meta.get("no_grad_view"):
+                    continue   # no accumulator, so never reached (ops/views.py)
                 target_leaves.setdefault(id(t), []).append(i)
             else:
                 target_nodes.setdefault(id(t._grad_fn), []).append((t._output_nr, i))
@@ -334,6 +336,9 @@ def _run_tensor_hooks(leaf, g):
 
 def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=False) -> None:
     """Add ``g`` into ``leaf.grad`` as PyTorch's AccumulateGrad does."""
+    meta = leaf._meta
+    if meta is not None and meta.get("no_grad_view"):
+        return   # a view made under no_grad has no accumulator (Note in ops/views.py)
     if not hooks_done and leaf._hooks:
         g = _run_tensor_hooks(leaf, g)
     old = leaf._grad
@@ -358,7 +363,7 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
             old._vc[0] += 1
         else:
             leaf._grad = _wrap(od + g._data)
-    post = leaf._meta.get("post_acc_hooks") if leaf._meta else None
+    post = meta.get("post_acc_hooks") if meta else None
     if post:
         for hook in list(post.values()):
             hook(leaf)

@@ -107,10 +107,10 @@ class Node:
             edges = [e for e, call in zip(edges, calls) if call is not None]
         out = []
         for fn, nr in edges:
-            if type(fn) is not Tensor and isinstance(fn, Tensor):
-                fn = AccumulateGrad.of(fn)
-            elif type(fn) is Tensor:
-                fn = AccumulateGrad.of(fn)
+            if isinstance(fn, Tensor):
+                # a view made under no_grad has no accumulator (Note in ops/views.py)
+                fn = None if fn._meta is not None and fn._meta.get("no_grad_view") else \
+                    AccumulateGrad.of(fn)
             out.append((fn, nr))
         return tuple(out)
 
@@ -384,7 +384,13 @@ def check_versions(node, saved, versions) -> None:
                 producer = stripped_name(node)
             else:
                 shape, dtype_t = value._data.shape, value
-                producer = stripped_name(value._grad_fn) if value._grad_fn is not None else None
+                fn = value._grad_fn
+                if value._base is not None and value._vc[0] != value._view_version:
+                    try:   # PyTorch names a stale view's regrown node (AsStrided)
+                        fn = value.grad_fn
+                    except RuntimeError:
+                        pass
+                producer = stripped_name(fn) if fn is not None else None
             which = f", which is output 0 of {producer}," if producer else ""
             raise with_change_note(RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "

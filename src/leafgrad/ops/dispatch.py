@@ -191,7 +191,7 @@ def dispatch(rec, args: tuple):
             out = out.astype(out_dtype)
         result = _wrap(out)
         if rec.view:
-            _make_view(result, args[rec.input_pos[0]])
+            _make_view(result, args[rec.input_pos[0]], None, rec)
         if record:
             record_node(rec, args, (result,))
         return result
@@ -260,17 +260,24 @@ INFERENCE_SAVE = (
     "of `torch.inference_mode()`.")
 
 
-def _make_view(result: Tensor, base: Tensor, multi=None) -> None:
+def _make_view(result: Tensor, base: Tensor, multi=None, rec=None) -> None:
     """Make ``result`` a view of ``base``'s root: shared storage and version counter."""
     # an empty result shares no bytes, yet PyTorch still calls it a view of its base
     if result._data.size == 0 or np.may_share_memory(result._data, base._data):
         result._vc = base._vc
-        result._base = base._base if base._base is not None else base
+        root = base._base if base._base is not None else base
+        result._base = root
         result._view_version = base._vc[0]
         if not _mode.grad_enabled:
             result._view_kind = "no_grad"
+            if root._requires_grad:
+                from .views import no_grad_view
+                no_grad_view(result)   # requires grad, yet no gradient reaches it
         elif multi is not None:
             result._view_kind = multi
+        elif base._view_kind is not None:
+            from .views import inherited_kind   # a view of a view the checks forbid
+            result._view_kind = inherited_kind(base._view_kind, rec)
 
 
 def refresh_view(view: Tensor) -> None:

@@ -31,6 +31,7 @@ from .registry import Sample, bind_method, commit_inplace, defop, export_functio
 from .indexing import (_broadcast_pair, _index, _index_put, bounds_check, gather_check,
                        index_arrays, parse_index, zeros_of)
 from .shape import at_least, expand_op, wrap_dim
+from .views import check_view_inplace
 from ..autograd.graph import sum_to
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
@@ -375,6 +376,12 @@ def setitem(self, index, value):
     from ..grad_mode import no_grad
     with no_grad():
         view, arrays, changed = parse_index(self, index)
+    kind = self._view_kind
+    if changed and kind is not None and _mode.grad_enabled:
+        # a view of a view autograd forbids changing: the newest view op names it
+        kind = parse_index(self, index)[0]._view_kind
+        if self._requires_grad:
+            check_view_inplace(parse_index(self, index)[0])
     if changed and _mode.grad_enabled and self._grad_fn is None and self._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
@@ -399,20 +406,38 @@ def setitem(self, index, value):
         rec = _fill_all     # PyTorch's copy_to: fill_ for a 0-d value of another shape
     else:
         rec = _copy_all
+    if is_tensor:
+        value = _shaped_value(value, target, arrays is not None)
     # a real view is changed in place like any view: CopySlices on the base (ops/views.py)
-    written = _writable_view(self, view) if changed else self
+    written = _writable_view(self, view, kind) if changed else self
     where = np.arange(written._data.size).reshape(written._data.shape)
     commit_inplace(written, rec.public(written, np.asarray(where[key]), value))
 
 
-def _writable_view(self, view):
+def _shaped_value(value, target, advanced):
+    """The value as PyTorch writes it: without its leading size-1 dims (a ``view``), and for
+    a copy expanded to the target's shape; a value of the target's shape or a 0-d one (fill)
+    goes as it is. These are recorded ops, so the value's gradient path matches PyTorch's."""
+    shape = value._data.shape
+    stripped = shape
+    while stripped and stripped[0] == 1:
+        stripped = stripped[1:]
+    if advanced:
+        return value.view(stripped) if stripped != shape else value
+    if shape == target or not shape:
+        return value
+    value = value.view(stripped)
+    return value.expand(target) if stripped != target else value
+
+
+def _writable_view(self, view, kind):
     """The view ``parse_index`` made (under no_grad) as a view of ``self``'s base that
-    ``commit_inplace`` may rebase, with ``self``'s view checks."""
+    ``commit_inplace`` may rebase, with the view checks of ``kind``."""
     v = _wrap(view._data, None, self._vc)
     v._base = self._base if self._base is not None else self
     v._view_version = self._vc[0]
     v._requires_grad = self._requires_grad
-    v._view_kind = self._view_kind
+    v._view_kind = kind
     return v
 
 

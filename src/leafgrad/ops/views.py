@@ -7,10 +7,31 @@ changed region through the in-place op's own node and passes the rest of ``y``'s
 through unchanged. ``v`` then gets a fresh ``AsStridedBackward0`` node reading its elements
 out of the new ``y``. Every other view of ``y`` made before the change is stale: its old
 ``grad_fn`` describes the old values, so it is regenerated the same way the next time the view
-enters an op (``refresh``), as PyTorch does. The region is described by the flat positions of
-the view's elements in the base's storage, read off the NumPy strides.
+enters an op (``refresh``), as PyTorch does. The region is described by the view's
+(size, stride, offset) in the base's storage, read off the NumPy strides, and turned into the
+row-major positions where the base's gradient holds those elements (``base_index``). With
+``create_graph`` the same routing runs as leafgrad ops (``take`` / ``put``), and
+``as_strided``'s backward is ``index_add`` + ``as_strided``, so double backward works.
+
+Note [View kinds]
+``view._view_kind`` says which in-place changes autograd forbids (PyTorch's creation meta):
+None (allowed), "no_grad" (made under no_grad), ``(name, index)`` (an output of a function
+returning several views: unbind, split, chunk), ``("custom_function", name, index)`` (an input
+a custom Function returned as-is). A view of such a view made in grad mode keeps the
+restriction under the newer op's name (``("no_grad", "Slice")`` ...). Changing the view in
+place raises (``check_view_inplace``); so does using it in grad mode after its base or another
+view of the base changed (``refresh``: its history could not be regrown honestly).
+
+Note [Views made under no_grad]
+``with torch.no_grad(): v = x[0]`` with ``x`` requiring grad gives, as in PyTorch, a leaf
+(``grad_fn`` None) that *reports* ``requires_grad=True`` (through its base) but has no
+gradient accumulator: ops on it record nodes, yet no gradient reaches ``v`` or ``x`` through
+it (``v.grad`` stays None, ``autograd.grad(out, v)`` finds it unused, ``next_functions`` shows
+``(None, 0)``). It is marked ``_meta["no_grad_view"]``; the engine skips such leaves.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -21,9 +42,10 @@ from ..tensor import Tensor, _wrap
 from .registry import Sample, defop
 
 __all__ = ["as_strided", "positions", "base_index", "dense", "rebase", "rebase_node", "refresh",
-           "CopySlices", "check_view_inplace"]
+           "CopySlices", "check_view_inplace", "inherited_kind", "no_grad_view"]
 
 FAMILY = "views"
+_SUFFIX = re.compile(r"Backward\d*$")
 
 
 def dense(data: np.ndarray) -> bool:
@@ -185,33 +207,62 @@ class CopySlices(Node):
 CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
 
 
-def check_view_inplace(view: Tensor) -> None:
-    """PyTorch's errors for in-place changes of views it cannot rebase."""
+_NO_GRAD_TAIL = (
+    " with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
+    "forbidden. You can clarify your code by moving both the view and the inplace either both "
+    "inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+    "you want the inplace to be tracked).")
+_MULTI_TAIL = (
+    " This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation "
+    "by an out-of-place one.")
+_CUSTOM_TAIL = (
+    " This view was created inside a custom Function (or because an input was returned as-is) "
+    "and the autograd logic to handle view+inplace would override the custom backward "
+    "associated with the custom Function, leading to incorrect gradients. This behavior is "
+    "forbidden. You can fix this by cloning the output of the custom Function.")
+
+
+def check_view_inplace(view: Tensor, indirect: bool = False) -> None:
+    """PyTorch's errors for in-place changes of views it cannot rebase (Note [View kinds]).
+
+    ``indirect``: the base or another view of it was changed, and ``view`` is used after.
+    """
     kind = view._view_kind
     if kind is None:
         return
+    changed = ("its base or another view of its base has been modified inplace" if indirect
+               else "is being modified inplace")
     if kind == "no_grad":
-        raise RuntimeError(
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-            "You can clarify your code by moving both the view and the inplace either both "
-            "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-            "outside (if you want the inplace to be tracked).")
+        raise RuntimeError(f"A view was created in no_grad mode and {changed}{_NO_GRAD_TAIL}")
+    if kind[0] == "no_grad":
+        raise RuntimeError(f"Output 0 of {kind[1]} is a view of a view which was created in "
+                           f"no_grad mode and {changed}{_NO_GRAD_TAIL}")
     if kind[0] == "custom_function":
-        _, name, index = kind
-        raise RuntimeError(
-            f"Output {index} of {name} is a view and is being modified inplace. This view was "
-            "created inside a custom Function (or because an input was returned as-is) and the "
-            "autograd logic to handle view+inplace would override the custom backward "
-            "associated with the custom Function, leading to incorrect gradients. This "
-            "behavior is forbidden. You can fix this by cloning the output of the custom "
-            "Function.")
+        raise RuntimeError(f"Output {kind[2]} of {kind[1]} is a view and {changed}."
+                           f"{_CUSTOM_TAIL}")
     name, index = kind
-    raise RuntimeError(
-        f"Output {index} of {name} is a view and is being modified inplace. This view is the "
-        "output of a function that returns multiple views. Such functions do not allow the "
-        "output views to be modified inplace. You should replace the inplace operation by an "
-        "out-of-place one.")
+    raise RuntimeError(f"Output {index} of {name} is a view and {changed}.{_MULTI_TAIL}")
+
+
+def inherited_kind(kind, rec):
+    """The kind of a view made (in grad mode) of a view of ``kind``: PyTorch keeps the
+    restriction and names the newest view op (``Output 0 of Slice is a view of a view ...``)."""
+    name = _SUFFIX.sub("", rec.grad_fn_name) if rec is not None else "?"
+    if kind == "no_grad" or kind[0] == "no_grad":
+        return ("no_grad", name)
+    if kind[0] == "custom_function":
+        return ("custom_function", name, 0)
+    return (name, 0)
+
+
+def no_grad_view(view: Tensor) -> None:
+    """A view made under no_grad of a tensor that requires grad (Note [Views made under
+    no_grad])."""
+    view._requires_grad = True
+    if view._meta is None:
+        view._meta = {}
+    view._meta["no_grad_view"] = True
 
 
 def rebase(view: Tensor, result: Tensor) -> None:
@@ -257,6 +308,12 @@ def _regrow(view, base, size, stride, offset):
 def refresh(view: Tensor) -> None:
     """Regenerate a stale view's history after its base changed in place (Note above)."""
     base = view._base
+    kind = view._view_kind
+    if kind is not None and base._requires_grad:
+        if _mode.grad_enabled:
+            check_view_inplace(view, indirect=True)
+        if kind == "no_grad" or kind[0] == "no_grad":
+            return   # no history to regrow: it stays a leaf (Note [Views made under no_grad])
     view._view_version = base._vc[0]
     if not base._requires_grad:
         return
