@@ -84,14 +84,15 @@ def custom(lib, forward):
 
 
 def recorder(log, tag):
+    # snapshots (plain): what the hook sees at the time, whatever later happens to the tensors
     def hook(module, grad_input, grad_output):
-        log.append((tag, type(module).__name__, grad_input, grad_output))
+        log.append((tag, type(module).__name__, plain(grad_input), plain(grad_output)))
     return hook
 
 
 def pre_recorder(log, tag):
     def hook(module, grad_output):
-        log.append((tag, type(module).__name__, grad_output))
+        log.append((tag, type(module).__name__, plain(grad_output)))
     return hook
 
 
@@ -340,4 +341,56 @@ def test_inplace_on_an_input_returned_by_a_custom_function_raises():
         b.add_(1)   # needs no gradient: allowed
         log.append((b.requires_grad, a._base is x))
         a.add_(1)
+    run_both(scenario)
+
+
+def test_identity_modules_retain_graph_and_double_backward():
+    def scenario(lib, log, dtype):
+        nn = lib.nn
+        seq = nn.Sequential(nn.Identity(), nn.Tanh(), nn.Identity())
+        for m in seq.modules():
+            m.register_full_backward_hook(recorder(log, "hook"))
+        x = arr(lib, (3,), dtype)
+        y = seq(x)
+        y.sum().backward(retain_graph=True)
+        y.sum().backward()
+        log.append(("twice", x.grad))
+        t = nn.Tanh()
+        t.register_full_backward_hook(recorder(log, "tanh"))
+        x.grad = None
+        (g,) = lib.autograd.grad(t(x).sum(), x, create_graph=True)
+        g.sum().backward()   # the second pass reaches the input without the output hook
+        log.append(("double", g, x.grad))
+        out = t(x)
+        lib.autograd.grad(out.sum(), out)   # stops at the output: no hook
+        log.append("grad wrt output")
+    run_both(scenario)
+
+
+def test_kwargs_are_not_hooked_and_two_calls_before_backward():
+    def scenario(lib, log, dtype):
+        m = custom(lib, lambda self, a, b=None: a * b)
+        m.register_full_backward_hook(recorder(log, "kw"))
+        a, b = arr(lib, (2,), dtype), arr(lib, (2,), dtype, seed=2)
+        m(a, b=b).sum().backward()
+        grads_of(log, m, a, b)
+        t = lib.nn.Tanh()
+        t.register_full_backward_hook(recorder(log, "call"))
+        (t(a).sum() + t(a * 2).sum()).backward()
+    run_both(scenario)
+
+
+@pytest.mark.parametrize("bad", ["pre not tuple", "hook not tuple", "resized", "pre resized"])
+def test_bad_hook_results(bad):
+    def scenario(lib, log, dtype):
+        t = lib.nn.Tanh()
+        if bad == "pre not tuple":
+            t.register_full_backward_pre_hook(lambda m, go: go[0] * 2)
+        elif bad == "hook not tuple":
+            t.register_full_backward_hook(lambda m, gi, go: gi[0] * 2)
+        elif bad == "resized":
+            t.register_full_backward_hook(lambda m, gi, go: (lib.ones(3, dtype=gi[0].dtype),))
+        else:
+            t.register_full_backward_pre_hook(lambda m, go: (lib.ones(3, dtype=go[0].dtype),))
+        t(arr(lib, (2,), dtype)).sum().backward()
     run_both(scenario)

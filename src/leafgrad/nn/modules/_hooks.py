@@ -62,11 +62,6 @@ _NO_INPUT_GRAD = (
     "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.")
 
 
-def any_global_hooks() -> bool:
-    return bool(_global_forward_pre_hooks or _global_forward_hooks
-                or _global_backward_pre_hooks or _global_backward_hooks)
-
-
 def register_module_forward_pre_hook(hook) -> RemovableHandle:
     """A forward pre-hook run before every module's own ones."""
     handle = RemovableHandle(_global_forward_pre_hooks)
@@ -154,6 +149,15 @@ def _pack_with_none(indices, values, size) -> tuple:
     return tuple(out)
 
 
+def _checked(new, old) -> tuple:
+    """The engine's check of a node hook's result (the closures below are named ``hook``):
+    a gradient may be replaced, not resized."""
+    for n, o in zip(new, old):
+        if n is not None and o is not None and tuple(n.shape) != tuple(o.shape):
+            raise RuntimeError("hook 'hook' has changed the size of value")
+    return new
+
+
 class BackwardHook:
     """One module call's backward hooks (Note [Full backward hooks])."""
 
@@ -206,7 +210,7 @@ class BackwardHook:
                                            f"{len(res)}")
                     res = out
                 self.grad_outputs = None
-                return tuple(res[i] for i in self.input_tensors_index)
+                return _checked(tuple(res[i] for i in self.input_tensors_index), grads)
 
             node.register_hook(hook)
 
@@ -218,6 +222,7 @@ class BackwardHook:
     def setup_output_hook(self, result):
         def on_node(node):
             def hook(_grad_inputs, grad_outputs):
+                grad_outputs_in = grad_outputs
                 self.grad_outputs = _pack_with_none(self.output_tensors_index, grad_outputs,
                                                     self.n_outputs)
                 expected = len(self.grad_outputs)
@@ -243,7 +248,8 @@ class BackwardHook:
                                 "Backward hook for Modules where no input requires gradient "
                                 "should always return None or None for all gradients.")
                     self.grad_outputs = None
-                return tuple(grad_outputs[i] for i in self.output_tensors_index)
+                return _checked(tuple(grad_outputs[i] for i in self.output_tensors_index),
+                                grad_outputs_in)
 
             node.register_hook(hook)
 

@@ -42,6 +42,12 @@ from ._hooks import (  # noqa: F401
 
 __all__ = ["Module"]
 
+# the global hook tables (the same dict objects, never rebound), read on every call
+_GLOBAL_FORWARD_PRE = _hooks._global_forward_pre_hooks
+_GLOBAL_FORWARD = _hooks._global_forward_hooks
+_GLOBAL_BACKWARD_PRE = _hooks._global_backward_pre_hooks
+_GLOBAL_BACKWARD = _hooks._global_backward_hooks
+
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     __slots__ = ()
@@ -241,7 +247,8 @@ class Module:
     # -- calling (hooks: see _hooks.py) ----------------------------------------------
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks or _hooks.any_global_hooks()):
+                or self._backward_pre_hooks or _GLOBAL_FORWARD_PRE or _GLOBAL_FORWARD
+                or _GLOBAL_BACKWARD_PRE or _GLOBAL_BACKWARD):
             return self.forward(*args, **kwargs)
         return _hooks.call_with_hooks(self, args, kwargs)
 
