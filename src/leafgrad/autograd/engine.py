@@ -184,6 +184,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                 grad_inputs = node.apply(grads, create_graph)
             if node._hooks:
                 grad_inputs = _run_post_hooks(node, grad_inputs, grads)
+            grads = buf = None   # drop the incoming gradients: see _sole_view
             if not retain_graph and node._saved:
                 _free(node)
         else:
@@ -334,6 +335,26 @@ def _run_tensor_hooks(leaf, g):
     return g
 
 
+def _sole_view(g: Tensor) -> bool:
+    """Whether ``g``'s array, a NumPy view, may become a ``.grad`` as it is: C-contiguous over
+    all of its base array, and that base (and the base tensor, when ``g`` is a leafgrad view)
+    held by nothing else. A gradient that arrives as a view of a fresh result (``weight.t()``'s
+    in ``nn.Linear``, a bias sum reshaped) then costs no copy. NumPy's ``.base`` is the array
+    owning the memory and leafgrad's ``_base`` the root tensor, so views of views are covered;
+    the engine drops its own reference to the incoming gradients before delivering. A count
+    above the expected one (a hook kept the tensor, another view is alive) means a copy."""
+    view = g._data
+    base = view.base
+    if (type(base) is not np.ndarray or not view.flags.c_contiguous
+            or view.nbytes != base.nbytes):
+        return False
+    owner = g._base
+    if owner is None:
+        return _getrefcount(base) <= 3   # view.base, ``base``, the argument
+    # + owner._data; and owner: g._base, ``owner``, the argument
+    return owner._data is base and _getrefcount(base) <= 4 and _getrefcount(owner) <= 3
+
+
 def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=False) -> None:
     """Add ``g`` into ``leaf.grad`` as PyTorch's AccumulateGrad does."""
     meta = leaf._meta
@@ -350,7 +371,7 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
         else:
             data = g._data
             # Steal the buffer only when nothing else can see it (as PyTorch's use_count check)
-            if (data.base is not None or not data.flags.writeable
+            if ((data.base is not None and not _sole_view(g)) or not data.flags.writeable
                     or _getrefcount(data) > 3 or data.dtype != leaf._data.dtype):
                 data = np.array(data, dtype=leaf._data.dtype, copy=True)
             leaf._grad = _wrap(data)

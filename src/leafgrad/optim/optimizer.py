@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..grad_mode import no_grad
-from ..tensor import Tensor, _wrap, bump_version
+from ..tensor import Tensor, _wrap, bump_version, user_location
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required"]
@@ -77,6 +77,21 @@ def lerp_(a: np.ndarray, b: np.ndarray, weight: float) -> None:
 
 def bump(t: Tensor) -> None:
     bump_version(t)
+
+
+def bump_all(tensors) -> None:
+    """``bump`` for every tensor one ``step()`` changed: the user's line (Note [Where a value
+    changed] in tensor.py) is looked up once, not once per parameter."""
+    if not tensors:
+        return
+    where = user_location()
+    for t in tensors:
+        vc = t._vc
+        vc[0] += 1
+        if len(vc) == 1:
+            vc.append(where)
+        else:
+            vc[1] = where
 
 
 class Optimizer:

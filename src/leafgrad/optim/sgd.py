@@ -12,7 +12,7 @@ decay and ``maximize`` (see Note [Optimizer arithmetic] in optimizer.py).
 """
 from __future__ import annotations
 
-from .optimizer import Optimizer, bump
+from .optimizer import Optimizer, bump, bump_all
 
 __all__ = ["SGD"]
 
@@ -37,6 +37,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         """One update of every parameter that has a gradient."""
         loss = self._run_closure(closure)
+        changed = []
         for group in self.param_groups:
             lr = group["lr"]
             momentum = group["momentum"]
@@ -63,5 +64,6 @@ class SGD(Optimizer):
                         bump(buf_t)
                     grad = grad + momentum * buf_t._data if nesterov else buf_t._data
                 param -= lr * grad
-                bump(p)
+                changed.append(p)
+        bump_all(changed)
         return loss
