@@ -136,12 +136,30 @@ def einsum(equation, *operands):
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which "
                                    f"does not broadcast with previously seen size {sizes[c]}")
             sizes[c] = n if c not in sizes or sizes[c] == 1 else sizes[c]
+    if len(operands) == 2:
+        _check_bmm(ins, out, operands[0]._data, operands[1]._data)
     if len(operands) > 1:
         # no subscript summed away: PyTorch ends in a broadcast multiply
         kind = "mul" if set("".join(ins)) <= set(out) else "view"
     else:
         kind = "sum" if len(out) < len(set(ins[0])) else "permute"
     return _RECORDS[kind].public(list(operands), equation, tuple(operands))
+
+
+def _check_bmm(ins, out, a, b):
+    """PyTorch contracts two operands with bmm where a summed subscript has size > 1 in both
+    (else with a broadcast multiply, which promotes types): bmm wants one dtype, not bool."""
+    size_b = dict(zip(ins[1], b.shape))
+    if not any(c not in out and c in size_b and n != 1 and size_b[c] != 1
+               for c, n in zip(ins[0], a.shape)):
+        return
+    if a.dtype != b.dtype:
+        from ..dtypes import from_numpy_dtype
+        raise RuntimeError(f"expected scalar type {from_numpy_dtype(a.dtype).tensor_type[:-6]} "
+                           f"but found {from_numpy_dtype(b.dtype).tensor_type[:-6]}")
+    if a.dtype == np.bool_:
+        from .pointwise_common import not_implemented_for
+        raise not_implemented_for("bmm", a)
 
 
 export_function("einsum", einsum)

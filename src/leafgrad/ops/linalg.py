@@ -176,6 +176,13 @@ def _check_mv(a, b, rows=None):
         raise RuntimeError(f"size mismatch, got input ({m}), mat ({m}x{k}), vec ({b.shape[0]})")
 
 
+def _no_bool(kernel, a):
+    """PyTorch's BLAS-backed kernels have no bool version."""
+    if a.dtype == np.bool_:
+        from .pointwise_common import not_implemented_for
+        raise not_implemented_for(kernel, a)
+
+
 def _check_mm(a_shape, b_shape):
     if a_shape[1] != b_shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_dims_str(a_shape)} "
@@ -213,24 +220,30 @@ def matmul(input, other):
     if da == 2 and db == 2:
         _same_dtype_mm(a, b)
         _check_mm(a.shape, b.shape)
+        _no_bool("addmm_impl_cpu_", a)
         return _mm.public(input, other)
     if da == 1 and db == 1:
         _check_dot(a, b)
+        _no_bool("dot", a)
         return _dot.public(input, other)
     if da == 2 and db == 1:
         _check_mv(a, b)
+        _no_bool("addmv_impl_cpu", a)
         return _mv.public(input, other)
     if da == 1 and db == 2:
         _same_dtype_mm(a, b)
         _check_mm((1, a.shape[0]), b.shape)
+        _no_bool("addmm_impl_cpu_", a)
         return _vm.public(input, other)
     if db <= 2:                                       # batched @ matrix or vector: folded
         rows = int(np.prod(a.shape[:-1]))
         if db == 1:
             _check_mv(a, b, rows)
+            _no_bool("addmv_impl_cpu", a)
         else:
             _same_dtype_mm(a, b)
             _check_mm((rows, a.shape[-1]), b.shape)
+            _no_bool("addmm_impl_cpu_", a)
         return _batched.public(input, other)
     # other has batch dims: a real batched product
     sa = a.shape[:-2] if da > 1 else ()
@@ -242,6 +255,7 @@ def matmul(input, other):
                            f"{b.shape[-2]}].")
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
+    _no_bool("bmm", a)
     return _batched_record(input, a, b).public(input, other)
 
 
@@ -271,6 +285,7 @@ def mm(input, mat2):
         raise RuntimeError("mat2 must be a matrix")
     _same_dtype_mm(a, b)
     _check_mm(a.shape, b.shape)
+    _no_bool("addmm_impl_cpu_", a)
     return _mm.public(input, mat2)
 
 
@@ -289,6 +304,7 @@ def bmm(input, mat2):
                            f"{b.shape[1]}].")
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
+    _no_bool("bmm", a)
     return _bmm.public(input, mat2)
 
 
@@ -300,6 +316,7 @@ def mv(input, vec):
     if a.ndim != 2 or b.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
     _check_mv(a, b)
+    _no_bool("addmv_impl_cpu", a)
     return _mv.public(input, vec)
 
 
@@ -308,6 +325,7 @@ def dot(input, tensor):
     _check_tensor("dot", input, 1, "input")
     _check_tensor("dot", tensor, 2, "tensor")
     _check_dot(input._data, tensor._data)
+    _no_bool("dot", input._data)
     return _dot.public(input, tensor)
 
 
