@@ -230,3 +230,41 @@ def test_packed_hidden_size_error():
         packed = mod.pack_padded_sequence(lib.ones(4, 3, 2), [4, 2, 1])
         lib.nn.RNN(3, 3)(packed)
     same_error(run2)
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+def test_packed_without_bias_in_train_mode_and_batch_first_flag(kind):
+    # batch_first only concerns padded tensors: packed data is the same either way
+    mine, theirs = build_pair(lambda lib: make(lib, kind, 3, 4, 2, bias=False,
+                                               batch_first=True, dropout=0.0), "float64")
+    mine.train()
+    theirs.train()
+    compare_call(mine, theirs, [data((3, 5, 3))],
+                 call=packed_call([4, 5, 2], False, batch_first=True))
+
+
+def test_packed_dropout_between_layers_is_random_in_training():
+    lstm = leafgrad.nn.LSTM(3, 4, 2, dropout=0.5).double()
+    packed = l_rnn.pack_padded_sequence(leafgrad.tensor(data((5, 2, 3))), [5, 3])
+    out_a = lstm(packed)[0].data
+    out_b = lstm(packed)[0].data
+    lstm.eval()
+    out_c = lstm(packed)[0].data
+    out_d = lstm(packed)[0].data
+    assert not np.allclose(out_a.detach().numpy(), out_b.detach().numpy())
+    np.testing.assert_array_equal(out_c.detach().numpy(), out_d.detach().numpy())
+
+
+def test_full_backward_hook_on_lstm_with_packed_input():
+    # a module whose output is (PackedSequence, (h, c)): no tensor at the top level, so
+    # PyTorch attaches no output hook and the full backward hook never fires
+    def run(lib, mod):
+        lstm = lib.nn.LSTM(2, 3)
+        calls = []
+        lstm.register_full_backward_hook(lambda m, gi, go: calls.append(len(gi)))
+        x = lib.ones(3, 2, 2, requires_grad=True)
+        out, (h, c) = lstm(mod.pack_padded_sequence(x, [3, 1]))
+        out.data.sum().backward()
+        return calls
+    mine, theirs = both(run)
+    assert mine == theirs
