@@ -242,3 +242,90 @@ def test_no_grad_view_changed_under_no_grad_then_used_without_grad():
             w = v + 1
         return [w, w.requires_grad, x._version, v._version]
     same_on_both(prog)
+
+
+# -- ctx.mark_dirty on an input that is a view --------------------------------------------------
+def _functions(t):
+    class Scale(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.mark_dirty(a)
+            ctx.save_for_backward(a.clone(), b)
+            a.mul_(b)
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            return g * b, (g * a).sum(0) if g.dim() > b.dim() else g * a
+
+    class Both(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.mark_dirty(a)
+            return a, a * 2
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return g + 2 * h
+    return Scale, Both
+
+
+def test_mark_dirty_on_a_view_rebases_the_base():
+    def prog(t):
+        Scale, _ = _functions(t)
+        x = t.tensor(X, dtype=t.float64, requires_grad=True)
+        w = t.tensor([1.5, -2.0, 0.5, 3.0], dtype=t.float64, requires_grad=True)
+        y = x * 1
+        v = y[1]
+        out = Scale.apply(v, w)
+        z = (y * y).sum()
+        gx, gw = t.autograd.grad(z, (x, w), create_graph=True)
+        (gx.sum() + (gw * gw).sum()).backward()
+        return [out is v, type(v.grad_fn).__name__, type(y.grad_fn).__name__,
+                [type(f).__name__ for f, _ in y.grad_fn.next_functions], y._version,
+                v._version, y, gx, gw, x.grad, w.grad]
+    same_on_both(prog)
+
+
+def test_mark_dirty_on_a_view_of_a_constant():
+    def prog(t):
+        Scale, _ = _functions(t)
+        c = t.ones(2, 4)
+        w = t.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        Scale.apply(c[1], w)
+        (c * c).sum().backward()
+        return [c.requires_grad, type(c.grad_fn).__name__, w.grad]
+    same_on_both(prog)
+
+
+@pytest.mark.parametrize("case", ["leaf_view", "no_grad_view", "multi_view", "two_outputs"])
+def test_mark_dirty_on_a_view_errors(case):
+    def prog(t):
+        Scale, Both = _functions(t)
+        x = t.tensor(X, requires_grad=True)
+        w = t.ones(4, requires_grad=True)
+        y = x * 1
+        if case == "leaf_view":
+            Scale.apply(x[0], w)
+        elif case == "no_grad_view":
+            with t.no_grad():
+                v = y[0]
+            Scale.apply(v, w)
+        elif case == "multi_view":
+            Scale.apply(y.unbind(0)[0], w)
+        else:
+            Both.apply(y[0])
+        return "no error"
+    assert same_on_both(prog)[0] == "error"
+
+
+def test_mark_dirty_on_a_view_under_no_grad():
+    def prog(t):
+        _, Both = _functions(t)
+        x = t.tensor(X, requires_grad=True)
+        y = x * 1
+        with t.no_grad():
+            a, b = Both.apply(y[0])
+        return [a.grad_fn, type(y.grad_fn).__name__, y, a._version]
+    same_on_both(prog)

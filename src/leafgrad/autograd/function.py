@@ -376,7 +376,11 @@ def _wrap_outputs(node, args, output, executable):
             if executable and o._grad_fn is None and o._requires_grad:
                 raise RuntimeError(
                     "a leaf Variable that requires grad has been used in an in-place operation.")
+            if executable and o._base is not None:
+                _check_dirty_view(o, len(raw))
             bump_version(o)
+            if not executable and o._base is not None:
+                o._view_version = o._vc[0]   # PyTorch: its grad_fn stays None, no error
         elif id(o) in input_ids:
             o = _alias(o, _mode.grad_enabled)
             if executable:
@@ -386,6 +390,11 @@ def _wrap_outputs(node, args, output, executable):
             if any(o is n or raw[i] is n for n in non_diff):
                 if not is_dirty:
                     o._requires_grad = False
+            elif is_dirty and o._base is not None:
+                # the base's history becomes CopySlices around this node, as for any
+                # in-place change of a view (ops/views.py); the view reads the new base
+                from ..ops.views import rebase_node
+                rebase_node(o, node)
             else:
                 o._grad_fn = node
                 o._requires_grad = True
@@ -400,6 +409,25 @@ def _wrap_outputs(node, args, output, executable):
     node._out_meta = out_meta
     _save(node, raw, outputs)
     return tuple(outputs) if is_tuple else outputs[0]
+
+
+def _check_dirty_view(view: Tensor, n_outputs: int) -> None:
+    """PyTorch's checks before a Function's in-place change of a view is rebased."""
+    if n_outputs > 1:
+        raise RuntimeError(
+            "If your Function modifies inplace an input that is a view of another Tensor, your "
+            "Function cannot return more than one Tensor. This is not supported by the current "
+            "autograd engine. You should either make sure the input is not a view (using "
+            ".clone() for example) or make your Function only return one Tensor (potentially "
+            "splitting it into two Functions: one doing the inplace that returns a single "
+            "Tensor and a second one that does the other operations). You can ask on the forum "
+            "https://discuss.pytorch.org/ if you need help to do this change.")
+    from ..ops.views import check_view_inplace
+    check_view_inplace(view)
+    base = view._base
+    if base._grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
 
 
 def _alias(t: Tensor, as_view: bool) -> Tensor:
