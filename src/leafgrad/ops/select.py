@@ -527,7 +527,8 @@ def lerp_tensor(self, end, weight):
     if weight.ndim and weight.dtype != self.dtype:   # (a 0-d weight joins type promotion)
         raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `weight` but "
                            f"got dtype {_CPP_NAMES[weight.dtype.name]}")
-    if weight.ndim and self.dtype.kind not in "fc":
+    if self.dtype.kind not in "fc" and (weight.ndim or weight.dtype.kind not in "fc"):
+        # (a 0-d floating weight promotes an integral self to float: PyTorch computes it)
         raise not_implemented_for("lerp_kernel_tensor", self)
     weight = weight.astype(self.dtype, copy=False)
     return np.where(np.abs(weight) < 0.5, self + weight * (end - self),

@@ -216,11 +216,26 @@ def unflatten(self, dim, sizes):
     sizes = [int(s) for s in sizes]
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    known = int(np.prod([s for s in sizes if s != -1]))
-    if (-1 in sizes and (known == 0 or shape[d] % known)) or \
-            (-1 not in sizes and known != shape[d]):
+    # PyTorch's infer_size, its errors passed on as "unflatten got an unexpected error"
+    unexpected = "unflatten got an unexpected error:\n"
+    known, infer = 1, None
+    for i, s in enumerate(sizes):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError(unexpected + "only one dimension can be inferred")
+            infer = i
+        elif s >= 0:
+            known *= s
+        else:
+            raise RuntimeError(unexpected + f"invalid shape dimension {s} at index {i} of "
+                               f"shape {shape_str(sizes)}")
+    if not (known == shape[d] or (infer is not None and known > 0 and shape[d] % known == 0)):
         raise RuntimeError(f"unflatten: Provided sizes {shape_str(sizes)} don't multiply up "
                            f"to the size of dim {dim} ({shape[d]}) in the input tensor")
+    if infer is not None and known == 0:
+        raise RuntimeError(unexpected + f"cannot reshape tensor of 0 elements into shape "
+                           f"{shape_str(sizes)} because the unspecified dimension size -1 can "
+                           f"be any value and is ambiguous")
     if -1 in sizes:
         sizes[sizes.index(-1)] = shape[d] // known
     return _view.public(self, shape[:d] + tuple(sizes) + shape[d + 1:])
@@ -319,6 +334,8 @@ _permute = defop("permute", permute_op, derivatives={"self": permute_self}, dtyp
 
 def permute(self, *dims):
     """``self.permute(2, 0, 1)`` or ``self.permute((2, 0, 1))``."""
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     return _permute.public(self, size_arg(dims))
 
 
@@ -430,8 +447,9 @@ def expand_op(self, size):
             f"size={shape_str(size)}): the number of sizes provided ({len(size)}) must be "
             f"greater or equal to the number of dimensions in the tensor ({nd})")
     lead = len(size) - nd
-    target = []
-    for i, s in enumerate(size):
+    target = [0] * len(size)
+    for i in reversed(range(len(size))):     # PyTorch checks from the last dim
+        s = size[i]
         if i < lead:
             if s < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
@@ -445,7 +463,7 @@ def expand_op(self, size):
                     f"The expanded size of the tensor ({s}) must match the existing size "
                     f"({have}) at non-singleton dimension {i}.  Target sizes: "
                     f"{shape_str(size)}.  Tensor sizes: {shape_str(shape)}")
-        target.append(s)
+        target[i] = s
     return np.broadcast_to(self, tuple(target))
 
 
