@@ -16,8 +16,8 @@ import math
 import numpy as np
 
 from .pointwise_common import inplace_of, zeros_grad
-from ..tensor import _wrap
-from .registry import RECORDS, Sample, defop
+from ..tensor import Tensor, _wrap
+from .registry import RECORDS, Sample, defop, export_function
 from .backward_ops import sigmoid_backward_op
 from .unary import erf_array
 
@@ -126,6 +126,7 @@ def _relu_samples(make, shapes):
 
 defop("relu", relu, derivatives={"self": relu_self}, dtype="same", inplace="relu_",
       samples=_relu_samples, family=FAMILY)
+export_function("relu_", Tensor.relu_)   # torch.relu_, as in PyTorch
 
 
 # -- gelu -----------------------------------------------------------------------------------

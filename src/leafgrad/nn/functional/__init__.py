@@ -8,10 +8,11 @@ tensor(0.6931)
 from __future__ import annotations
 
 from . import activation, attention, layers, loss  # noqa: F401  (submodules, as in torch)
-from .activation import (celu, elu, elu_, gelu, glu, hardsigmoid, hardswish, hardtanh, hardtanh_,
-                         leaky_relu, leaky_relu_, log_softmax, logsigmoid, mish, relu, relu6,
-                         relu_, selu, sigmoid, silu, softmax, softmin, softplus, softsign, tanh,
-                         tanhshrink, threshold)
+from .activation import (celu, celu_, elu, elu_, gelu, glu, hardshrink, hardsigmoid, hardswish,
+                         hardtanh, hardtanh_, leaky_relu, leaky_relu_, log_softmax, logsigmoid,
+                         mish, relu, relu6, relu_, rrelu, rrelu_, selu, selu_, sigmoid, silu,
+                         softmax, softmin, softplus, softshrink, softsign, tanh, tanhshrink,
+                         threshold, threshold_)
 from .attention import (_canonical_mask, _in_projection, _in_projection_packed,  # noqa: F401
                         _mha_shape_check, _none_or_dtype, multi_head_attention_forward,
                         scaled_dot_product_attention)
@@ -51,6 +52,13 @@ __all__ = [
     'softsign',
     'tanhshrink',
     'threshold',
+    'threshold_',
+    'celu_',
+    'selu_',
+    'softshrink',
+    'hardshrink',
+    'rrelu',
+    'rrelu_',
     'softmax',
     'log_softmax',
     'softmin',

@@ -13,15 +13,18 @@ import warnings
 from ... import ops as _ops  # noqa: F401  (records must be registered before lookup)
 from ...ops import activation as _activation
 from ...ops import nn_activations as _nn_activations
+from ...ops import shrink as _shrink
 from ...tensor import Tensor
 from ._common import prim
 
 __all__ = [
     "celu",
+    "celu_",
     "elu",
     "elu_",
     "gelu",
     "glu",
+    "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
@@ -34,16 +37,21 @@ __all__ = [
     "relu",
     "relu6",
     "relu_",
+    "rrelu",
+    "rrelu_",
     "selu",
+    "selu_",
     "sigmoid",
     "silu",
     "softmax",
     "softmin",
     "softplus",
+    "softshrink",
     "softsign",
     "tanh",
     "tanhshrink",
     "threshold",
+    "threshold_",
 ]
 
 
@@ -228,6 +236,39 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     if op is not None:
         return op(input, threshold, value)
     return _torch().where(input > threshold, input, _torch().full_like(input, value))
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _nn_activations.threshold_(input, threshold, value)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``input - lambd`` above ``lambd``, ``input + lambd`` below ``-lambd``, else 0."""
+    return _shrink.SOFTSHRINK.public(input, lambd)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``input`` where ``|input| > lambd``, else 0."""
+    return _shrink.HARDSHRINK.public(input, lambd)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Leaky ReLU with slopes drawn from U(lower, upper) in training, their mean in eval."""
+    return _shrink.rrelu(input, lower, upper, training, inplace)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:
+    return _shrink.rrelu(input, lower, upper, training, inplace=True)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
