@@ -17,11 +17,23 @@ import numpy as np
 
 from . import dtypes as _dt
 from .ops.registry import commit_inplace, defop, inplace_check
-from .random import (_check_p, _check_random_range, _float_only, _integers, _normal, _num,
-                     _rng, _type_name, _uniform, _zero_grad)
+from . import _distributions as _dist
+from .random import (_check_p, _check_random_range, _float_only, _num, _rng, _type_name,
+                     _zero_grad)
 from .tensor import Tensor
 
 __all__: list = []
+
+
+def _in_memory_order(self: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """Lay out ``flat`` (values in the order PyTorch's serial kernels produce them) over
+    ``self``'s shape. PyTorch walks a tensor in memory order, so a transposed or otherwise
+    permuted view receives the draws along its strides, not along its logical order."""
+    if self.flags.c_contiguous or self.ndim < 2:
+        return flat.reshape(self.shape)
+    order = sorted(range(self.ndim), key=lambda d: (-self.strides[d], d))
+    walked = flat.reshape([self.shape[d] for d in order])
+    return walked.transpose(np.argsort(order))
 
 
 def _uniform_fwd(self, from_=0.0, to=1.0, *, generator=None):
@@ -29,14 +41,17 @@ def _uniform_fwd(self, from_=0.0, to=1.0, *, generator=None):
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_num(from_)} > to={_num(to)}")
-    return _uniform(_rng(generator), self.shape, self.dtype, float(from_), float(to))
+    flat = _dist.uniform(_rng(generator), self.size, self.dtype, float(from_), float(to))
+    return _in_memory_order(self, flat)
 
 
 def _normal_fwd(self, mean=0.0, std=1.0, *, generator=None):
     _float_only("normal_kernel_cpu", self.dtype)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
-    return _normal(_rng(generator), self.shape, self.dtype, float(mean), float(std))
+    flat = _dist.normal(_rng(generator), self.size, self.dtype, float(mean), float(std),
+                        self.flags.c_contiguous)
+    return _in_memory_order(self, flat)
 
 
 def _random_bounds(np_dtype, low, high):
@@ -53,17 +68,24 @@ def _random_bounds(np_dtype, low, high):
 
 
 def _random_fwd(self, from_=0, to=None, *, generator=None):
+    rng = _rng(generator)
+    if to is None and from_ == 0:
+        flat = _dist.random_full(rng, self.size, self.dtype)
+        return _in_memory_order(self, flat)
     low, high = _random_bounds(self.dtype, from_, to)
     _check_random_range(low, high)
-    return _integers(_rng(generator), self.shape, self.dtype, low, min(high, 2 ** 63 - 1))
+    flat = _dist.random_from_to(rng, self.size, low, high).astype(self.dtype, copy=False)
+    return _in_memory_order(self, flat)
 
 
 def _bernoulli_fwd(self, p=0.5, *, generator=None):
+    rng = _rng(generator)
     if isinstance(p, np.ndarray):
-        u = _uniform(_rng(generator), self.shape, np.float64)
-        return (u < np.broadcast_to(p, self.shape)).astype(self.dtype)
+        drawn = _dist.bernoulli_tensor(rng, np.broadcast_to(p, self.shape))
+        return drawn.astype(self.dtype)
     _check_p("bernoulli", p)
-    return (_uniform(_rng(generator), self.shape, np.float64) < p).astype(self.dtype)
+    flat = _dist.bernoulli_scalar(rng, self.size, p)
+    return _in_memory_order(self, flat).astype(self.dtype)
 
 
 def _continuous(name, np_dtype):
@@ -77,27 +99,31 @@ def _exponential_fwd(self, lambd=1.0, *, generator=None):
     _continuous("Exponential", self.dtype)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
-    return (_rng(generator).exponential(1.0 / lambd, self.shape)).astype(self.dtype)
+    flat = _dist.exponential(_rng(generator), self.size, lambd)
+    return _in_memory_order(self, flat).astype(self.dtype)
 
 
 def _geometric_fwd(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
-    return _rng(generator).geometric(p, self.shape).astype(self.dtype)
+    flat = _dist.geometric(_rng(generator), self.size, p)
+    return _in_memory_order(self, flat).astype(self.dtype)
 
 
 def _log_normal_fwd(self, mean=1.0, std=2.0, *, generator=None):
     _continuous("LogNormal", self.dtype)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
-    return _rng(generator).lognormal(mean, std, self.shape).astype(self.dtype)
+    flat = _dist.log_normal(_rng(generator), self.size, float(mean), float(std))
+    return _in_memory_order(self, flat).astype(self.dtype)
 
 
 def _cauchy_fwd(self, median=0.0, sigma=1.0, *, generator=None):
     _continuous("Cauchy", self.dtype)
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
-    return (median + sigma * _rng(generator).standard_cauchy(self.shape)).astype(self.dtype)
+    flat = _dist.cauchy(_rng(generator), self.size, float(median), float(sigma))
+    return _in_memory_order(self, flat).astype(self.dtype)
 
 
 def _record(name, forward, grad_fn_name):

@@ -1,26 +1,40 @@
 """Random numbers: ``manual_seed``, ``Generator``, ``rand``/``randn``/``randint``/...
 
-Draws come from NumPy's PCG64, so a seed gives the same numbers on every run but not the
-numbers PyTorch's Mersenne Twister gives: the distributions, dtypes, shapes, argument checks
-and messages are PyTorch's. The in-place samplers (``uniform_``, ``normal_``, ``random_``,
-``bernoulli_``, ``exponential_`` ...) bump the version counter like any in-place op and have
-a zero gradient, as in PyTorch; ``nn.init`` is built on them.
+The draws are PyTorch's, bit for bit: the same Mersenne Twister seeded the same way
+(leafgrad/_mt19937.py) and the same per-distribution transforms as PyTorch 2.13's CPU
+kernels (leafgrad/_distributions.py), so ``torch.manual_seed(0); torch.randn(3)``, an
+``nn.Linear`` built after a seed, a dropout mask or a shuffled DataLoader give PyTorch's
+numbers, and ``get_rng_state()`` is PyTorch's 5056-byte state. What is not reproduced:
+
+* ``bernoulli_(p)`` with a number ``p`` (so dropout) follows PyTorch's serial kernel; on an
+  Intel CPU, PyTorch with MKL uses MKL's own stream there instead (Note [bernoulli on Intel]
+  in _distributions.py), so those masks match PyTorch on other CPUs only.
+* ``poisson`` has PyTorch's distribution and messages but NumPy's draws.
+* A fresh process: PyTorch seeds its default generator from the OS, leafgrad from
+  PyTorch's fixed ``Generator()`` seed; call ``manual_seed`` for PyTorch's numbers.
+
+The in-place samplers (``uniform_``, ``normal_``, ``random_``, ``bernoulli_``,
+``exponential_`` ...) bump the version counter like any in-place op and have a zero
+gradient, as in PyTorch; ``nn.init`` is built on them.
 
 >>> import leafgrad as torch
 >>> _ = torch.manual_seed(0)
->>> a = torch.rand(3)
+>>> torch.rand(3)
+tensor([0.4963, 0.7682, 0.0885])
 >>> _ = torch.manual_seed(0)
->>> torch.equal(a, torch.rand(3)) if hasattr(torch, "equal") else bool((a == torch.rand(3)).all())
-True
+>>> torch.randn(3)
+tensor([ 1.5410, -0.2934, -2.1788])
 """
 from __future__ import annotations
 
-import pickle
+import os
 
 import numpy as np
 
+from . import _distributions as _dist
 from . import dtypes as _dt
 from ._data import check_dtype_arg, size_arg
+from ._mt19937 import DEFAULT_SEED, STATE_SIZE, Engine
 from .factories import _finish, zeros_like as _zeros_like
 from .ops.registry import defop
 from .tensor import Tensor, _wrap, CPU
@@ -29,23 +43,22 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
            "get_rng_state", "set_rng_state", "rand", "randn", "randint", "randperm", "normal",
            "bernoulli", "multinomial", "poisson", "rand_like", "randn_like", "randint_like"]
 
-_DEFAULT_SEED = 67280421310721   # PyTorch's default generator starts from this seed too
-
 
 class Generator:
-    """``torch.Generator``: a seedable source of random numbers (NumPy PCG64 inside).
+    """``torch.Generator``: a seedable source of random numbers (PyTorch's mt19937).
 
     >>> import leafgrad as torch
     >>> g = torch.Generator().manual_seed(42)
     >>> g.initial_seed()
     42
+    >>> torch.rand(2, generator=g)
+    tensor([0.8823, 0.9150])
     """
 
     def __init__(self, device="cpu"):
         from .tensor import check_device
         check_device(device)
-        self._seed = _DEFAULT_SEED
-        self._np = np.random.Generator(np.random.PCG64(self._seed))
+        self._engine = Engine(DEFAULT_SEED)
 
     @property
     def device(self):
@@ -56,36 +69,45 @@ class Generator:
         seed = int(seed)
         if not -2 ** 63 <= seed < 2 ** 64:
             raise ValueError("Overflow when unpacking long long")
-        self._seed = seed % 2 ** 64
-        self._np = np.random.Generator(np.random.PCG64(self._seed))
+        self._engine.manual_seed(seed % 2 ** 64)
         return self
 
     def seed(self) -> int:
-        """Reseed from the operating system's entropy and return the new seed."""
-        new = int(np.random.SeedSequence().entropy % 2 ** 63)
-        self.manual_seed(new)
+        """Reseed from the operating system's entropy and return the new seed (53 bits, as
+        PyTorch's)."""
+        new = int.from_bytes(os.urandom(8), "little") & ((1 << 53) - 1)
+        self._engine.manual_seed(new)
         return new
 
     def initial_seed(self) -> int:
-        return self._seed
+        return self._engine.seed
 
     def get_state(self) -> Tensor:
-        """The state as a uint8 tensor (restore it with ``set_state``)."""
-        raw = pickle.dumps((self._seed, self._np.bit_generator.state))
-        return _wrap(np.frombuffer(raw, dtype=np.uint8).copy())
+        """The state as PyTorch's uint8 tensor of 5056 bytes (restore it with ``set_state``;
+        PyTorch's own ``get_rng_state()`` bytes load here too)."""
+        return _wrap(np.frombuffer(self._engine.get_state(), dtype=np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> "Generator":
-        if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+        if not isinstance(new_state, Tensor):
             raise TypeError("expected a torch.ByteTensor, but got "
                             f"{type(new_state).__name__}")
+        if new_state._data.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        raw = np.ascontiguousarray(new_state._data).reshape(-1).tobytes()
+        if len(raw) != STATE_SIZE:
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {STATE_SIZE} but "
+                               f"found the input RNG state size to be {len(raw)}")
         try:
-            seed, state = pickle.loads(new_state._data.tobytes())
-        except Exception:
+            self._engine.set_state(raw)
+        except ValueError:
             raise RuntimeError("Invalid mt19937 state") from None
-        self._seed = seed
-        self._np = np.random.Generator(np.random.PCG64())
-        self._np.bit_generator.state = state
         return self
+
+    def clone_state(self) -> "Generator":
+        """A new generator in the same state."""
+        twin = Generator()
+        twin._engine.copy_from(self._engine)
+        return twin
 
     def __repr__(self) -> str:
         return f"<torch._C.Generator object at {hex(id(self))}>"
@@ -121,13 +143,14 @@ def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
 
-def _rng(generator, fname="") -> np.random.Generator:
+def _rng(generator, fname="") -> Engine:
+    """The engine behind ``generator`` (the default one when None)."""
     if generator is None:
-        return default_generator._np
+        return default_generator._engine
     if not isinstance(generator, Generator):
         raise TypeError(f"{fname}(): argument 'generator' must be torch.Generator, not "
                         f"{type(generator).__name__}")
-    return generator._np
+    return generator._engine
 
 
 def _type_name(np_dtype) -> str:
@@ -140,28 +163,32 @@ def _float_only(kernel: str, np_dtype) -> None:
 
 
 # -- samplers on NumPy arrays (shared by the factories and the in-place methods) -----
+def _count(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 def _uniform(rng, shape, np_dtype, low=0.0, high=1.0) -> np.ndarray:
-    np_dtype = np.dtype(np_dtype)
-    if np_dtype in (np.float32, np.float64):
-        u = rng.random(shape, dtype=np_dtype)
-    else:
-        u = rng.random(shape, dtype=np.float32)
-    if low != 0.0 or high != 1.0:
-        u = u * (high - low) + low
-    return np.asarray(u, dtype=np_dtype)
+    """PyTorch's ``uniform_`` of a contiguous tensor."""
+    return _dist.uniform(rng, _count(shape), np_dtype, low, high).reshape(shape)
 
 
-def _normal(rng, shape, np_dtype, mean=0.0, std=1.0) -> np.ndarray:
-    np_dtype = np.dtype(np_dtype)
-    z = rng.standard_normal(shape, dtype=np_dtype if np_dtype in (np.float32, np.float64)
-                            else np.float32)
-    if std != 1.0 or mean != 0.0:
-        z = z * std + mean
-    return np.asarray(z, dtype=np_dtype)
+def _normal(rng, shape, np_dtype, mean=0.0, std=1.0, contiguous=True) -> np.ndarray:
+    """PyTorch's ``normal_`` (vectorised fill for >= 16 contiguous elements)."""
+    return _dist.normal(rng, _count(shape), np_dtype, mean, std, contiguous).reshape(shape)
 
 
 def _integers(rng, shape, np_dtype, low: int, high: int) -> np.ndarray:
-    return rng.integers(low, high, size=shape, dtype=np.int64, endpoint=False).astype(np_dtype)
+    """PyTorch's ``random_(low, high)``: int64 draws cast to ``np_dtype``."""
+    return _dist.random_from_to(rng, _count(shape), low, high).reshape(shape).astype(
+        np_dtype, copy=False)
+
+
+def _uniform_array(shape, np_dtype, low, high, generator=None) -> np.ndarray:
+    """``torch.empty(shape).uniform_(low, high)`` as an ndarray (for other modules)."""
+    return _uniform(_rng(generator), shape, np_dtype, low, high)
 
 
 def _check_random_range(low, high) -> None:
@@ -248,7 +275,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = check_dtype_arg("randperm", dtype) or _dt.int64
-    data = _rng(generator, "randperm").permutation(n).astype(d.np)
+    data = _dist.randperm(_rng(generator, "randperm"), n).astype(d.np, copy=False)
     return _finish(data, requires_grad, device, "randperm", out, pin_memory)
 
 
@@ -297,21 +324,25 @@ def _zero_grad(grad):
 
 
 def _normal_tt(mean, std, *, generator=None):
+    # PyTorch: out = empty(broadcast shape, mean's dtype).normal_(0, 1).mul_(std).add_(mean)
     if (std < 0).any():
         raise RuntimeError(f"normal expects all elements of std >= 0.0")
     shape = np.broadcast_shapes(mean.shape, std.shape)
-    dtype = np.result_type(mean.dtype, std.dtype)
-    return (_normal(_rng(generator), shape, dtype) * std + mean).astype(dtype)
+    z = _normal(_rng(generator), shape, mean.dtype)
+    return (z * std).astype(mean.dtype, copy=False) + mean
 
 
 def _normal_tf(mean, std=1.0, *, generator=None):
+    # PyTorch: out = empty_like(mean).normal_(0, std).add_(mean)
     return _normal(_rng(generator), mean.shape, mean.dtype, 0.0, std) + mean
 
 
 def _normal_ft(std, mean=0.0, *, generator=None):
+    # PyTorch: out = empty_like(std).normal_(0, 1).mul_(std).add_(full((), mean))
     if (std < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
-    return (_normal(_rng(generator), std.shape, std.dtype) * std + mean).astype(std.dtype)
+    z = _normal(_rng(generator), std.shape, std.dtype) * std
+    return z + np.asarray(mean, dtype=std.dtype)
 
 
 def _bernoulli_t(self, *, generator=None):
@@ -320,12 +351,13 @@ def _bernoulli_t(self, *, generator=None):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  "
                            "(Could this error message be improved?  If so, please report an "
                            "enhancement request to PyTorch.)")
-    return (_uniform(_rng(generator), self.shape, np.float64) < self).astype(self.dtype)
+    return _dist.bernoulli_tensor(_rng(generator), self).astype(self.dtype)
 
 
 def _bernoulli_p(self, p, *, generator=None):
     _check_p("bernoulli", p)
-    return (_uniform(_rng(generator), self.shape, np.float64) < p).astype(self.dtype)
+    return _dist.bernoulli_scalar(_rng(generator), self.size, p).reshape(self.shape).astype(
+        self.dtype)
 
 
 def _check_p(fname, p):
@@ -418,16 +450,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     sums = rows.sum(axis=1)
     if (sums <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = _rng(generator, "multinomial")
-    out_rows = []
-    for row, total in zip(rows, sums):
-        p = row / total
-        if not replacement and np.count_nonzero(p) < num_samples:
-            raise RuntimeError("invalid multinomial distribution (with replacement=False, not "
-                               "enough non-negative category to sample)")
-        out_rows.append(rng.choice(n_cat, size=num_samples, replace=replacement, p=p))
-    data = np.asarray(out_rows, dtype=np.int64).reshape(probs.shape[:-1] + (num_samples,))
-    return _wrap(data)
+    rows = probs.reshape(-1, n_cat)
+    data = _dist.multinomial(_rng(generator, "multinomial"), rows, num_samples, replacement)
+    return _wrap(data.reshape(probs.shape[:-1] + (num_samples,)))
 
 
 def poisson(input, generator=None) -> Tensor:
@@ -435,7 +460,11 @@ def poisson(input, generator=None) -> Tensor:
     _float_only("poisson_cpu", input._data.dtype)
     if (input._data < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _wrap(_rng(generator).poisson(input._data).astype(input._data.dtype))
+    # PyTorch's poisson kernel (rejection sampling) is not reproduced: NumPy draws, seeded
+    # from the generator so that manual_seed still makes it repeatable.
+    seed = int(_rng(generator).random64(1)[0])
+    draws = np.random.default_rng(seed).poisson(input._data)
+    return _wrap(draws.astype(input._data.dtype))
 
 
 from . import _random_inplace  # noqa: E402,F401  (binds Tensor.uniform_, normal_, ...)

@@ -421,4 +421,4 @@ def _random_grad_output(o):
 
 def _random_uniform(random_module, shape, dtype):
     """Uniform in [-1, 1) from the default generator, so ``manual_seed`` fixes it."""
-    return random_module.default_generator._np.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    return random_module._uniform_array(shape, dtype, -1.0, 1.0)
