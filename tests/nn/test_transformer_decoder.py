@@ -171,14 +171,47 @@ def test_transformer_eval_inference_with_padding():
     assert_close(out_m, out_t, atol=1e-10, rtol=1e-8)
 
 
-@pytest.mark.parametrize("dtype", [None, "float64", "float32"])
-@pytest.mark.parametrize("size", [1, 4])
+@pytest.mark.parametrize("dtype", [None, "float64", "float32", "float16", "bool", "int64",
+                                   "int32", "uint8"])
+@pytest.mark.parametrize("size", [0, 1, 4])
 def test_generate_square_subsequent_mask(size, dtype):
     def run(lib):
         kw = {} if dtype is None else {"dtype": getattr(lib, dtype)}
-        return lib.nn.Transformer.generate_square_subsequent_mask(size, **kw)
+        try:
+            return lib.nn.Transformer.generate_square_subsequent_mask(size, **kw)
+        except RuntimeError as e:
+            return str(e)
     mine, theirs = run(leafgrad), run(torch)
-    assert_close(mine, theirs, atol=0, rtol=0)
+    if isinstance(theirs, str):
+        assert mine == theirs
+    else:
+        assert_close(mine, theirs, atol=0, rtol=0)
+
+
+DECODER_ERRORS = {
+    "causal hint without mask": {"tgt_is_causal": True},
+    "memory causal hint": {"memory_is_causal": True},
+    "mask shape": {"tgt_mask": np.zeros((2, 2))},
+    "padding shape": {"tgt_key_padding_mask": np.zeros((2, 4), dtype=bool)},
+    "int mask": {"tgt_mask": np.zeros((3, 3), dtype=np.int64)},
+}
+
+
+@pytest.mark.parametrize("case", sorted(DECODER_ERRORS))
+def test_decoder_layer_errors(case):
+    got = []
+    for lib in (leafgrad, torch):
+        layer = dec_layer(lib)
+        kw = {k: lib.tensor(v) for k, v in DECODER_ERRORS[case].items()
+              if isinstance(v, np.ndarray)}
+        kw.update({k: v for k, v in DECODER_ERRORS[case].items()
+                   if not isinstance(v, np.ndarray)})
+        try:
+            layer(lib.zeros(3, 2, E), lib.zeros(4, 2, E), **kw)
+            got.append(None)
+        except (RuntimeError, AssertionError) as e:
+            got.append((type(e).__name__, str(e)))
+    assert got[0] == got[1] and got[1] is not None
 
 
 def test_names_state_dict_repr_and_init():

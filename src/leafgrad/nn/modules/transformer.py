@@ -47,8 +47,12 @@ def _generate_square_subsequent_mask(sz: int, device=None, dtype=None):
     """The (sz, sz) causal float mask: -inf above the diagonal, 0 elsewhere."""
     from ... import dtypes as _dt
     np_dtype = (_dt.get_default_dtype() if dtype is None else _dt.to_dtype(dtype)).np
-    data = np.triu(np.full((sz, sz), -np.inf), 1).astype(np_dtype)
-    data[np.tril_indices(sz)] = 0.0
+    if np_dtype.kind in "iu":
+        # -inf does not fit: PyTorch's message names the C type
+        ctype = "int" if np_dtype == np.int32 else f"{np_dtype.name}_t"
+        raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+    data = np.triu(np.full((sz, sz), -np.inf), 1).astype(np_dtype)   # bool: True above
+    data[np.tril_indices(sz)] = 0
     return _wrap(data)
 
 
