@@ -394,3 +394,24 @@ def test_bad_hook_results(bad):
             t.register_full_backward_pre_hook(lambda m, go: (lib.ones(3, dtype=go[0].dtype),))
         t(arr(lib, (2,), dtype)).sum().backward()
     run_both(scenario)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_full_hooks_on_layers_with_tuple_outputs(dtype):
+    def scenario(lib, log, dtype):
+        nn = lib.nn
+        mha = fill(lib, nn.MultiheadAttention(4, 2), dtype)
+        lstm = fill(lib, nn.LSTM(4, 3), dtype)
+        for m in (mha, lstm):
+            m.register_full_backward_hook(recorder(log, "hook"))
+            m.register_full_backward_pre_hook(pre_recorder(log, "pre"))
+        q = arr(lib, (3, 2, 4), dtype)
+        kv = arr(lib, (5, 2, 4), dtype, seed=2, requires_grad=False)
+        out, weights = mha(q, kv, kv)
+        seq, (h, c) = lstm(out)
+        log.append((type(out.grad_fn).__name__, type(weights.grad_fn).__name__,
+                    type(seq.grad_fn).__name__, type(h.grad_fn).__name__))
+        (seq.sum() + h.sum() + weights.sum()).backward()
+        grads_of(log, mha, q)
+        grads_of(log, lstm)
+    run_both(scenario, dtype)
