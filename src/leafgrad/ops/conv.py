@@ -162,7 +162,7 @@ def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups):
     """``A_w^T g``: the gradient of conv(x, w) w.r.t. an input of shape ``x_shape``."""
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
-    o, cg = w.shape[:2]
+    o = w.shape[0]
     kernel = w.shape[2:]
     out_sp = g.shape[2:]
     wt = w.reshape(groups, o // groups, -1).transpose(0, 2, 1).reshape(-1, o // groups)

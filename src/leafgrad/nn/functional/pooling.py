@@ -1,6 +1,7 @@
-"""Pooling of ``torch.nn.functional``: max_pool1d/2d, avg_pool1d/2d, adaptive_avg_pool1d/2d.
+"""Pooling of ``torch.nn.functional``: max_pool1d/2d/3d, avg_pool1d/2d/3d (adaptive pooling is in
+``pooling_adaptive.py``).
 
-The 2-d functions check their arguments with PyTorch's messages and call the records of
+The 2-d and 3-d functions check their arguments with PyTorch's messages and call the records of
 ``ops/pooling.py``; the 1-d ones run the 2-d op on a unit-height view and squeeze it away, which
 is what PyTorch does too (so their ``grad_fn`` is ``SqueezeBackward1``).
 
@@ -12,44 +13,56 @@ tensor([[[1.5000, 3.5000]]])
 from __future__ import annotations
 
 from ...ops.pooling import (
-    ADAPTIVE_AVG_POOL2D,
-    AVG_POOL2D,
     MAX_POOL2D,
     MAX_POOL2D_WITH_INDICES,
+    MAX_POOL3D,
+    MAX_POOL3D_WITH_INDICES,
     pool_output_size,
 )
+from ...ops.pooling_avg import AVG_POOL
 from ...tensor import Tensor
 
 __all__ = [
-    "adaptive_avg_pool1d",
-    "adaptive_avg_pool2d",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
 ]
 
 
-def _pair(value, fname: str, what: str, message: str, default=None) -> tuple:
+_WORDS = {2: "two", 3: "three"}
+
+
+def _half(v: int) -> int:
+    """``v / 2`` rounded toward zero, as C++ divides (a negative kernel must pass this check
+    and fail the kernel-size one, as in PyTorch)."""
+    return v // 2 if v >= 0 else -(-v // 2)
+
+
+def _tuple(value, n: int, fname: str, what: str, message: str, default=None) -> tuple:
     omitted = value is None or (isinstance(value, (tuple, list)) and len(value) == 0)
     if omitted and default is not None:
         return default
     if isinstance(value, int):
-        return (value, value)
-    if isinstance(value, (tuple, list)) and len(value) in (1, 2):
-        return (int(value[0]), int(value[-1]))
-    raise RuntimeError(f"{fname}: {what} {message}")
+        return (value,) * n
+    if isinstance(value, (tuple, list)) and len(value) in (1, n):
+        return tuple(int(v) for v in value) * (n if len(value) == 1 else 1)
+    raise RuntimeError(f"{fname}: {what} {message} {_WORDS[n]} ints")
 
 
-def _pool_args(fname, kernel_size, stride, padding, dilation):
-    kernel = _pair(kernel_size, fname, "kernel_size", "must either be a single int, or a tuple "
-                   "of two ints")
-    stride = _pair(stride, fname, "stride", "must either be omitted, a single int, or a tuple "
-                   "of two ints", default=kernel)
-    padding = _pair(padding, fname, "padding", "must either be a single int, or a tuple of two "
-                    "ints")
-    dilation = _pair(dilation, fname, "dilation", "must be either a single int, or a tuple of "
-                     "two ints")
+def _pool_args(fname, kernel_size, stride, padding, dilation, n: int = 2, either=True):
+    """The arguments as ``n``-tuples, with PyTorch's messages (avg_pool3d words them without
+    'either')."""
+    e = "either " if either else ""
+    kernel = _tuple(kernel_size, n, fname, "kernel_size", f"must {e}be a single int, or a "
+                    "tuple of")
+    stride = _tuple(stride, n, fname, "stride", f"must {e}be omitted, a single int, or a tuple "
+                    "of", default=kernel)
+    padding = _tuple(padding, n, fname, "padding", f"must {e}be a single int, or a tuple of")
+    dilation = _tuple(dilation, n, fname, "dilation", "must be either a single int, or a tuple "
+                      "of")
     return kernel, stride, padding, dilation
 
 
@@ -63,7 +76,7 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode):
             raise RuntimeError("stride should not be zero")
         if p < 0:
             raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-        if p > ((k - 1) * d + 1) // 2:
+        if p > _half((k - 1) * d + 1):
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
         out.append(pool_output_size(size, k, s, p, d, ceil_mode))
@@ -174,7 +187,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     _check_pool(input, kernel, stride, padding, (1, 1), ceil_mode)
-    return AVG_POOL2D.public(input, list(kernel), list(stride), list(padding), bool(ceil_mode),
+    return AVG_POOL[2].public(input, list(kernel), list(stride), list(padding), bool(ceil_mode),
                              bool(count_include_pad), divisor_override)
 
 
@@ -207,31 +220,74 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return out.squeeze(-2)
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
-    """Average over adaptive windows so the last two dims become ``output_size``
-    (``None`` keeps that dim's size)."""
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
-                           f"{list(input.shape)}")
-    if isinstance(output_size, int):
-        output_size = (output_size, output_size)
-    output_size = tuple(output_size)
-    if len(output_size) != 2:
-        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-    oh, ow = (input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(output_size))
-    for i in range(input.dim() - 3, input.dim()):
-        if input.shape[i] == 0:
-            raise RuntimeError(
-                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {list(input.shape)} with dimension {i} being "
-                "empty")
-    if oh == 1 and ow == 1:   # PyTorch takes the mean here (MeanBackward1)
-        return input.mean((-1, -2), keepdim=True)
-    return ADAPTIVE_AVG_POOL2D.public(input, [oh, ow])
+# -- 3-d ----------------------------------------------------------------------------------------
+def _tdims(prefix: str, values) -> str:
+    return " ".join(f"{prefix}{d}: {v}" for d, v in zip("THW", values))
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
-    """Average over adaptive windows so the last dim becomes ``output_size``."""
-    size = _one_int(output_size, "adaptive_avg_pool1d", "output_size")
-    _check_1d_dims(input, "adaptive_avg_pool1d")
-    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+def _check_pool3d(input, kernel, stride, padding, dilation, ceil_mode, fname):
+    """PyTorch's pool3d checks, in its order (the 3-d messages name the dims T, H, W)."""
+    shape = tuple(input.shape)
+    out = []
+    for size, k, s, p, d in zip(shape[-3:], kernel, stride, padding, dilation):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > _half((k - 1) * d + 1):
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+        out.append(pool_output_size(size, k, s, p, d, ceil_mode))
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError("kernel size should be greater than zero, but got "
+                           + _tdims("k", kernel))
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("stride should be greater than zero, but got " + _tdims("d", stride))
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero, but got "
+                           + _tdims("dilation", dilation))
+    if len(shape) not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    for i, size in enumerate(shape[-4:]):
+        if size == 0:
+            raise RuntimeError(f"{fname}: Expected input's non-batch dimensions to have "
+                               f"positive length, but input has a shape of {list(shape)} and "
+                               f"non-batch dimension {i} has length zero!")
+    (kt, kh, kw), (pt, ph, pw) = kernel, padding
+    if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "
+                           f"got kT: {kt} kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}")
+    if fname.startswith("avg") and any(size < k for size, k in zip(shape[-3:], kernel)):
+        raise RuntimeError(f"input image ({_tdims('', shape[-3:])}) smaller than kernel size "
+                           f"({_tdims('k', kernel)})")
+    if any(o < 1 for o in out):
+        c = shape[-4]
+        raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, shape[-3:]))}). "
+                           f"Calculated output size: ({c}x{'x'.join(map(str, out))}). Output "
+                           "size is too small")
+
+
+def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    """Max over each (dilated) ``kernel_size`` window of the last three dims; with
+    ``return_indices`` also each maximum's flat position in its input volume."""
+    kernel, stride, padding, dilation = _pool_args("max_pool3d", kernel_size, stride, padding,
+                                                   dilation, 3)
+    _check_pool3d(input, kernel, stride, padding, dilation, ceil_mode,
+                  "max_pool3d_with_indices_out_cpu_template()")
+    args = (list(kernel), list(stride), list(padding), list(dilation), bool(ceil_mode))
+    if return_indices:
+        return tuple(MAX_POOL3D_WITH_INDICES.public(input, *args))
+    return MAX_POOL3D.public(input, *args)
+
+
+def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """Mean over each ``kernel_size`` window of the last three dims."""
+    kernel, stride, padding, _ = _pool_args("avg_pool3d", kernel_size, stride, padding, 1, 3,
+                                            either=False)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _check_pool3d(input, kernel, stride, padding, (1, 1, 1), ceil_mode, "avg_pool3d()")
+    return AVG_POOL[3].public(input, list(kernel), list(stride), list(padding), bool(ceil_mode),
+                              bool(count_include_pad), divisor_override)
