@@ -16,7 +16,9 @@ NON_LEAF_GRAD_WARNING = (
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
     "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
     "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information. (Triggered "
+    "internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+# (the "Triggered internally" tail is part of the text PyTorch 2.13's wheel prints)
 
 NUMPY_REQUIRES_GRAD = (
     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")

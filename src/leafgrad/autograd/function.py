@@ -257,7 +257,7 @@ class FunctionMeta(type):
 
     def __init__(cls, name, bases, attrs):
         backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
-        backward_cls.__module__ = __name__
+        backward_cls.__module__ = BackwardCFunction.__module__   # torch's name under the alias
         backward_cls.__qualname__ = name + "Backward"
         cls._backward_cls = backward_cls
         super().__init__(name, bases, attrs)

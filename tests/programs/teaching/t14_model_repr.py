@@ -1,0 +1,52 @@
+import torch
+from torch import nn
+
+
+class CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5)
+        self.pool = nn.MaxPool2d(2, 2)
+        self.conv2 = nn.Conv2d(6, 16, 5, stride=1, padding=2, bias=False)
+        self.fc1 = nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = nn.Linear(120, 84, bias=False)
+        self.fc3 = nn.Linear(84, 10)
+        self.bn = nn.BatchNorm2d(6)
+        self.drop = nn.Dropout(0.25)
+        self.act = nn.LeakyReLU(0.1)
+        self.blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+        self.heads = nn.ModuleDict({"a": nn.Linear(2, 3), "b": nn.Identity()})
+        self.emb = nn.Embedding(10, 3)
+        self.ln = nn.LayerNorm(5)
+        self.gelu = nn.GELU()
+        self.sm = nn.LogSoftmax(dim=1)
+        self.seq = nn.Sequential()
+        self.avg = nn.AdaptiveAvgPool2d((1, 1))
+        self.sig = nn.Sigmoid()
+        self.scale = nn.Parameter(torch.ones(3))
+        self.register_buffer("step", torch.tensor(0))
+
+
+model = CNN()
+print(model)
+print(nn.Conv2d(3, 8, kernel_size=(3, 5), stride=(2, 1), padding=(1, 2), dilation=2, groups=1))
+print(nn.Conv1d(4, 4, 3, groups=2, padding='same'))
+print(nn.MaxPool2d(kernel_size=3, stride=2, padding=1))
+print(nn.AvgPool2d(2))
+print(nn.Dropout(0.1), nn.Softplus(), nn.ELU(), nn.BatchNorm1d(4, momentum=0.2, affine=False))
+print(nn.CrossEntropyLoss(), nn.MSELoss(reduction='sum'), nn.BCEWithLogitsLoss(), nn.NLLLoss(), nn.L1Loss())
+print(nn.Sequential(nn.Linear(1, 1), nn.Sequential(nn.ReLU(), nn.Linear(1, 2))))
+print(nn.Flatten(), nn.Unflatten(1, (2, 2)), nn.Softmax(dim=-1), nn.Hardtanh(-2, 2))
+print(nn.RNN(3, 4), nn.LSTM(3, 5, num_layers=2, batch_first=True), nn.GRU(2, 2))
+total = sum(p.numel() for p in model.parameters())
+print(f"Total parameters: {total:,}")
+for name, p in model.named_parameters():
+    print(name, tuple(p.shape), p.requires_grad)
+print(model.conv1.weight.shape, model.conv1.bias.shape)
+print(type(model.conv1.weight).__name__, isinstance(model.conv1.weight, torch.Tensor))
+print(model.conv1.weight.grad)
+p = nn.Parameter(torch.tensor([1.0, 2.0]))
+print(p)
+print(nn.Parameter(torch.zeros(2), requires_grad=False))
+print(repr(model.heads), model.blocks[0], len(model.blocks))
+print(nn.Linear(3, 4).extra_repr())
