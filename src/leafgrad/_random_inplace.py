@@ -18,8 +18,8 @@ import numpy as np
 from . import dtypes as _dt
 from .ops.registry import commit_inplace, defop, inplace_check
 from . import _distributions as _dist
-from .random import (_check_p, _check_random_range, _float_only, _num, _rng, _type_name,
-                     _zero_grad)
+from .random import (_check_p, _check_random_range, _float_only, _integers, _num, _rng,
+                     _type_name, _zero_grad)
 from .tensor import Tensor
 
 __all__: list = []
@@ -74,7 +74,7 @@ def _random_fwd(self, from_=0, to=None, *, generator=None):
         return _in_memory_order(self, flat)
     low, high = _random_bounds(self.dtype, from_, to)
     _check_random_range(low, high)
-    flat = _dist.random_from_to(rng, self.size, low, high).astype(self.dtype, copy=False)
+    flat = _integers(rng, (self.size,), self.dtype, low, high)
     return _in_memory_order(self, flat)
 
 

@@ -182,8 +182,25 @@ def _normal(rng, shape, np_dtype, mean=0.0, std=1.0, contiguous=True) -> np.ndar
 
 def _integers(rng, shape, np_dtype, low: int, high: int) -> np.ndarray:
     """PyTorch's ``random_(low, high)``: int64 draws cast to ``np_dtype``."""
+    low, high = _representable_bounds(np_dtype, low, high)
     return _dist.random_from_to(rng, _count(shape), low, high).reshape(shape).astype(
         np_dtype, copy=False)
+
+
+def _representable_bounds(np_dtype, low: int, high: int):
+    """For a float dtype PyTorch first moves ``from`` up and ``to`` down to integers the
+    dtype represents (``update_from`` / ``update_to``), which changes the range drawn."""
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype.kind != "f":
+        return low, high
+    digits = np.finfo(np_dtype).nmant + 1
+    with np.errstate(over="ignore"):
+        low_up, high_down = np_dtype.type(low + 1), np_dtype.type(high - 1)
+    if np.isfinite(low_up) and int(low_up) < low:
+        low = int(low_up) + (1 << (abs(low + 1).bit_length() - 1 - digits + 1))
+    if np.isfinite(high_down) and int(high_down) >= high:
+        high = int(high_down) - (1 << (abs(high - 1).bit_length() - 1 - digits + 1))
+    return low, high
 
 
 def _uniform_array(shape, np_dtype, low, high, generator=None) -> np.ndarray:
