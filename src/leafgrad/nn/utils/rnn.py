@@ -17,10 +17,11 @@ tensor([[ 1.,  4.],
         [ 3., -1.]])
 
 Note [Packing as one op]
-``pack_padded_sequence`` is one record, ``_pack_padded_sequence`` (``grad_fn`` name
-``PackPaddedSequenceBackward0``, as PyTorch's): the forward gathers the running rows with one
-NumPy index, and the gradient scatters them back (rows of padding get zero) with leafgrad ops,
-so it is itself differentiable. Unpacking is what PyTorch's composite does: a tensor filled
+``pack_padded_sequence`` is one node, ``PackPaddedSequenceBackward0`` as in PyTorch (an
+autograd Function, not an op record: records are registered when ``leafgrad.ops`` loads, and
+``nn`` loads later): the forward gathers the running rows with one NumPy index, and the
+gradient scatters them back (rows of padding get zero) with leafgrad ops, so it is itself
+differentiable. Unpacking is what PyTorch's composite does: a tensor filled
 with ``padding_value`` and one slice assignment per run of equal batch sizes (``CopySlices``).
 """
 from __future__ import annotations
@@ -30,9 +31,9 @@ from collections import namedtuple
 import numpy as np
 
 from ... import ops as _ops
+from ...autograd.function import Function
 from ...factories import arange, empty_like, zeros
 from ...grad_mode import is_grad_enabled
-from ...ops.registry import defop
 from ...tensor import Tensor, _wrap, bump_version
 
 __all__ = [
@@ -61,25 +62,44 @@ def _batch_sizes(lengths) -> np.ndarray:
     return (lengths[None, :] > np.arange(int(lengths[0]))[:, None]).sum(1).astype(np.int64)
 
 
-def pack_padded_forward(self, lengths, batch_first):
-    steps, batch = (self.shape[1], self.shape[0]) if batch_first else self.shape[:2]
-    idx = _positions(_batch_sizes(lengths), steps, batch, batch_first)
-    return self.reshape((steps * batch,) + self.shape[2:])[idx]
-
-
-def _pack_padded_sequence_self(grad, self_shape, lengths, batch_first):
-    steps, batch = (self_shape[1], self_shape[0]) if batch_first else self_shape[:2]
+def _pack_grad(grad, input_shape, lengths, batch_first):
+    """The gradient of packing: each packed row's gradient back at its padded position,
+    zeros at the padding (leafgrad ops, so it can be differentiated again)."""
+    steps, batch = (input_shape[1], input_shape[0]) if batch_first else input_shape[:2]
     idx = _positions(_batch_sizes(lengths), steps, batch, batch_first)
     # every grid position reads its packed row; padding reads an appended zero row
     source = np.full(steps * batch, len(idx), dtype=np.int64)
     source[idx] = np.arange(len(idx))
     zero_row = zeros((1,) + tuple(grad.shape[1:]), dtype=grad.dtype)
     rows = _F["cat"]([grad, zero_row], 0)
-    return _F["index_select"](rows, 0, _wrap(source)).view(self_shape)
+    return _F["index_select"](rows, 0, _wrap(source)).view(input_shape)
 
 
-_PACK = defop("_pack_padded_sequence", pack_padded_forward, inputs=("self",),
-              derivatives={"self": _pack_padded_sequence_self}, dtype="same", family="nn")
+class _PackPaddedSequence(Function):
+    """``_pack_padded_sequence`` (Note [Packing as one op])."""
+
+    @staticmethod
+    def forward(ctx, input, lengths, batch_first):
+        shape = tuple(input.shape)
+        steps, batch = (shape[1], shape[0]) if batch_first else shape[:2]
+        idx = _positions(_batch_sizes(lengths), steps, batch, batch_first)
+        ctx.input_shape, ctx.lengths, ctx.batch_first = shape, lengths, batch_first
+        return _wrap(input._data.reshape((steps * batch,) + shape[2:])[idx])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _pack_grad(grad, ctx.input_shape, ctx.lengths, ctx.batch_first), None, None
+
+
+class _PackNode(_PackPaddedSequence._backward_cls):
+    """The node named as PyTorch names it (a built-in node there, so no module in repr)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+_PackNode.__name__ = _PackNode.__qualname__ = "PackPaddedSequenceBackward0"
+_PackPaddedSequence._backward_cls = _PackNode
 
 
 class PackedSequence(namedtuple("PackedSequence",
@@ -207,7 +227,7 @@ def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
         raise RuntimeError(f"pack_padded_sequence: a length ({int(lengths_np[0])}) is longer "
                            f"than the padded sequence ({steps} time steps)")
     lengths_key = tuple(int(v) for v in lengths_np)
-    data = _PACK.public(input, lengths_key, bool(batch_first))
+    data = _PackPaddedSequence.apply(input, lengths_key, bool(batch_first))
     batch_sizes = _wrap(_batch_sizes(lengths_np))
     return PackedSequence(data, batch_sizes, sorted_indices, None)
 
