@@ -23,9 +23,15 @@ __all__ = [
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
 ]
 
 
@@ -192,3 +198,82 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+def _ntuple(value, n: int) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+class _MaxUnpoolNd(Module):
+    _n = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        n = self._n
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, n)
+        self.padding = _ntuple(padding, n)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input, indices, output_size=None):
+        unpool = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[self._n - 1]
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool1d`` (values back at their indices, zeros elsewhere)."""
+
+    _n = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool2d`` (values back at their indices, zeros elsewhere)."""
+
+    _n = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of ``MaxPool3d`` (values back at their indices, zeros elsewhere)."""
+
+    _n = 3
+
+
+class _LPPoolNd(Module):
+    _n = 2
+
+    def __init__(self, norm_type: float, kernel_size, stride=None,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+    def forward(self, input):
+        pool = (F.lp_pool1d, F.lp_pool2d, F.lp_pool3d)[self._n - 1]
+        return pool(input, float(self.norm_type), self.kernel_size, self.stride,
+                    self.ceil_mode)
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over the last dim (each window's p-norm)."""
+
+    _n = 1
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over the last two dims (each window's p-norm)."""
+
+    _n = 2
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over the last three dims (each window's p-norm)."""
+
+    _n = 3
