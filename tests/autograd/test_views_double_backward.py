@@ -329,3 +329,20 @@ def test_mark_dirty_on_a_view_under_no_grad():
             a, b = Both.apply(y[0])
         return [a.grad_fn, type(y.grad_fn).__name__, y, a._version]
     same_on_both(prog)
+
+
+# -- view node names --------------------------------------------------------------------------
+@pytest.mark.parametrize("expr", [
+    "x.reshape(6, 4)", "x.transpose(0, 1).reshape(3, 2, 4)", "x[:, :2].reshape(2, 2, 2, 2)",
+    "x[:, 0].reshape(8)", "x[:, 0].reshape(2, 2, 2)", "x.permute(2, 0, 1).reshape(4, 6)",
+    "x[0].t().reshape(4, 3)", "x[:, :, ::2].reshape(6, 2)", "x.unsqueeze(0).reshape(2, 3, 4)",
+    "x[..., -4:]", "x[None, ..., -1:]", "x[:, -100:]", "x[:, :100]", "x[:, 0:3]", "x[-2:]",
+    "x[..., ::1]", "x[:]", "x[...]",
+])
+def test_view_grad_fn_names(expr):
+    def prog(t):
+        x = t.arange(24.0).reshape(2, 3, 4).requires_grad_()
+        y = eval(expr)
+        (y * y).sum().backward()
+        return [y, type(y.grad_fn).__name__, y._base is not None, x.grad]
+    same_on_both(prog)

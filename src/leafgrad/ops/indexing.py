@@ -130,7 +130,10 @@ def _slice_of(t, dim, s, size):
         raise ValueError("step must be greater than zero")
     start, stop, step = s.indices(size)
     stop = max(stop, start)
-    return _slice.public(t, dim, start, stop, step), (start == 0 and stop == size and step == 1)
+    # PyTorch skips a slice that keeps everything only when its start is written as 0 (or
+    # left out): x[..., -1:] on a size-1 dim is still a SliceBackward0
+    full = (s.start is None or s.start == 0) and stop == size and step == 1
+    return _slice.public(t, dim, start, stop, step), full
 
 
 def narrow(self, dim, start, length):

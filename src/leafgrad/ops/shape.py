@@ -131,6 +131,12 @@ _view = defop("view", view_op, derivatives={"self": view_self}, dtype="same", vi
               methods=(), functions=(), samples=_view_samples, family=FAMILY)
 
 
+# reshape of a non-contiguous tensor whose strides allow a view: PyTorch's _reshape_alias
+_reshape_alias = defop("reshape_alias", view_op, derivatives={"self": view_self}, dtype="same",
+                       view=True, methods=(), functions=(), grad_fn_name="ReshapeAliasBackward0",
+                       family=FAMILY)   # tested in tests/autograd/test_views_double_backward.py
+
+
 def unsafe_view_op(self, size):
     """The reshape of a fresh contiguous copy (what ``reshape`` does when it must copy)."""
     return self.reshape(size)
@@ -169,7 +175,8 @@ def reshape(self, *shape):
     data = self._data
     target = _infer(size_arg(shape), data.size)
     if _try_view(data, target) is not None:
-        return _view.public(self, target)
+        # PyTorch: a view of a contiguous tensor, else an alias with the computed strides
+        return (_view if data.flags.c_contiguous else _reshape_alias).public(self, target)
     return _unsafe_view.public(_clone_contiguous.public(self), target)
 
 
