@@ -65,7 +65,7 @@ def _forward(n):
         size = math.prod(output_size)
         idx = indices.reshape(planes, -1)
         bad = (idx < 0) | (idx >= size)
-        if bad.any():   # PyTorch reports the last invalid index it meets
+        if bad.any():   # PyTorch names the last invalid index it meets (on one thread)
             last = idx.reshape(-1)[np.flatnonzero(bad.reshape(-1))[-1]]
             raise RuntimeError(f"Found an invalid max index: {last} (output volumes are of size "
                                f"{'x'.join(map(str, output_size))})")
