@@ -30,7 +30,8 @@ def _collect(roots):
     Leaves are counted too, under ``id(leaf)``: a leaf reached by several edges gets their
     sum once, as PyTorch's AccumulateGrad node does (its hooks run once, on the sum)."""
     deps: dict = {}
-    stack = [fn for fn in roots if isinstance(fn, Node)]
+    # once per node: two outputs of one node as roots (x.chunk(2)) walk its edges once
+    stack = list(dict.fromkeys(fn for fn in roots if isinstance(fn, Node)))
     # a root reached from another root must not be walked twice (one root cannot reach itself)
     root_set = set(stack) if len(stack) > 1 else ()
     while stack:
