@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -78,7 +79,8 @@ def test_the_tour_runs_to_the_end_in_under_a_minute(full_tour):
     assert ">>> torch.autograd.gradcheck(Cube.apply, (x,), raise_exception=False)\nFalse" in out
     # training ends with accuracies, a loss curve, a decision map; no optional package needed
     assert "train accuracy 100.0%, test accuracy" in out
-    assert "\nloss █" in out and "▁ 1.0" in out
+    # the curve falls to its floor; the first loss depends on the seeded initialisation
+    assert "\nloss █" in out and re.search(r"▁ \d\.\d{3} -> 0\.\d{4}\n", out)
     assert "(matplotlib is not installed" in out or "loss curve saved to" in out
     assert "Traceback (most recent call last):\n  File" not in out + proc.stderr
 
