@@ -408,7 +408,7 @@ def test_full_hooks_on_layers_with_tuple_outputs(dtype):
         q = arr(lib, (3, 2, 4), dtype)
         kv = arr(lib, (5, 2, 4), dtype, seed=2, requires_grad=False)
         out, weights = mha(q, kv, kv)
-        seq, (h, c) = lstm(out)
+        seq, (h, _c) = lstm(out)
         log.append((type(out.grad_fn).__name__, type(weights.grad_fn).__name__,
                     type(seq.grad_fn).__name__, type(h.grad_fn).__name__))
         (seq.sum() + h.sum() + weights.sum()).backward()

@@ -127,6 +127,7 @@ def test_parameter_names_and_state_dict_both_ways(kind, bias):
 
 @pytest.mark.parametrize("kind", KINDS + ["LSTMCell", "GRUCell", "RNNCell"])
 def test_default_init_is_uniform_in_bound(kind):
+    leafgrad.manual_seed(0)   # a fixed draw; the thresholds below hold for almost every draw
     hidden = 16
     mod = make(leafgrad, kind, 7, hidden) if "Cell" not in kind else \
         getattr(leafgrad.nn, kind)(7, hidden)
@@ -138,8 +139,9 @@ def test_default_init_is_uniform_in_bound(kind):
         assert values.dtype == np.float32 and p.dtype == leafgrad.float32
         assert values.shape == tuple(q.shape), name
         assert np.abs(values).max() <= bound
-        # spread like torch's draw: the extremes come close to the bound
-        assert np.abs(values).max() > 0.8 * bound and values.std() > 0.4 * bound
+        # spread like torch's draw: the extremes come close to the bound (a bias has only 16
+        # values: P(all below half the bound) = 2**-16)
+        assert np.abs(values).max() > 0.5 * bound and values.std() > 0.35 * bound
 
 
 REPRS = [

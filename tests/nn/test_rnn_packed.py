@@ -263,7 +263,7 @@ def test_full_backward_hook_on_lstm_with_packed_input():
         calls = []
         lstm.register_full_backward_hook(lambda m, gi, go: calls.append(len(gi)))
         x = lib.ones(3, 2, 2, requires_grad=True)
-        out, (h, c) = lstm(mod.pack_padded_sequence(x, [3, 1]))
+        out, _ = lstm(mod.pack_padded_sequence(x, [3, 1]))
         out.data.sum().backward()
         return calls
     mine, theirs = both(run)
