@@ -346,3 +346,16 @@ def test_view_grad_fn_names(expr):
         (y * y).sum().backward()
         return [y, type(y.grad_fn).__name__, y._base is not None, x.grad]
     same_on_both(prog)
+
+
+def test_as_strided_on_a_view_counts_the_offset_from_the_storage_start():
+    def prog(t):
+        x = t.arange(8.0, requires_grad=True)
+        y = x * 1
+        v = y[2:]
+        w = v.as_strided((2, 2), (1, 2), 3)
+        u = t.as_strided(v, (3,), (1,))
+        (w * w).sum().backward()
+        return [w, u, w.storage_offset(), u.storage_offset(), type(w.grad_fn).__name__,
+                x.grad]
+    same_on_both(prog)

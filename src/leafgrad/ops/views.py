@@ -39,7 +39,7 @@ from .. import errors
 from ..autograd.graph import Node
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
-from .registry import Sample, defop
+from .registry import Sample, bind_method, defop, export_function
 
 __all__ = ["as_strided", "positions", "base_index", "dense", "rebase", "rebase_node", "refresh",
            "CopySlices", "check_view_inplace", "inherited_kind", "no_grad_view"]
@@ -154,8 +154,31 @@ def _as_strided_samples(make, shapes):
 
 
 AS_STRIDED = defop("as_strided", as_strided_op, derivatives={"self": as_strided_self},
-                   dtype="same", view=True, samples=_as_strided_samples, family=FAMILY)
-as_strided = AS_STRIDED.public
+                   dtype="same", view=True, samples=_as_strided_samples, family=FAMILY,
+                   methods=(), functions=())
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    """``self.as_strided(size, stride, storage_offset)``: a view of the storage ``self`` is
+    in. ``storage_offset`` counts from the start of the storage, which for a view is its base's
+    (PyTorch); leafgrad reads within the view's own block, so an offset before it or a window
+    beyond it is refused."""
+    base = self._base
+    if base is None or storage_offset is None:
+        return AS_STRIDED.public(self, size, stride, storage_offset)
+    own = positions(self._data, base._data)[2]
+    offset = storage_offset - own
+    if offset < 0 or not dense(self._data) or (
+            all(k > 0 for k in size)
+            and offset + 1 + sum((k - 1) * s for k, s in zip(size, stride)) > self._data.size):
+        raise NotImplementedError(
+            "leafgrad's as_strided on a view reads only the view's own elements; call it on "
+            "the base tensor (or on a .contiguous() copy)")
+    return AS_STRIDED.public(self, size, stride, offset)
+
+
+bind_method("as_strided", as_strided)
+export_function("as_strided", as_strided)
 
 
 class CopySlices(Node):
