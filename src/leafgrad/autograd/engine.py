@@ -361,8 +361,12 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
     meta = leaf._meta
     if meta is not None and meta.get("no_grad_view"):
         return   # a view made under no_grad has no accumulator (Note in ops/views.py)
+    # A gradient a hook has seen (and may have kept), or one also returned by autograd.grad
+    # (hooks_done), is visible to the user: never steal its buffer.
+    shared = hooks_done
     if not hooks_done and leaf._hooks:
         g = _run_tensor_hooks(leaf, g)
+        shared = True
     old = leaf._grad
     if old is None:
         if create_graph:
@@ -372,7 +376,7 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
         else:
             data = g._data
             # Steal the buffer only when nothing else can see it (as PyTorch's use_count check)
-            if ((data.base is not None and not _sole_view(g)) or not data.flags.writeable
+            if (shared or (data.base is not None and not _sole_view(g)) or not data.flags.writeable
                     or _getrefcount(data) > 3 or data.dtype != leaf._data.dtype):
                 data = np.array(data, dtype=leaf._data.dtype, copy=True)
             leaf._grad = _wrap(data)
