@@ -172,7 +172,7 @@ def index_self(grad, self_shape, indices):
 
 
 _index = defop("index", index_op, derivatives={"self": index_self}, dtype="same",
-               methods=(), functions=(), family=FAMILY)
+               methods=(), functions=(), family=FAMILY, saved_tensor_args=("indices",))
 
 
 def index_put_op(self, indices, values, accumulate=False):
@@ -209,7 +209,8 @@ def index_put_values(grad, indices, values_shape):
 
 _index_put = defop("index_put", index_put_op, inputs=("self", "values"),
                    derivatives={"self": index_put_self, "values": index_put_values},
-                   dtype="same", methods=(), functions=(), family=FAMILY)
+                   dtype="same", methods=(), functions=(), family=FAMILY,
+                   saved_tensor_args=("indices",))
 _index_put_impl = defop("_index_put_impl", index_put_op, inputs=("self", "values"),
                         derivatives={"self": index_put_self, "values": index_put_values},
                         dtype="same", methods=(), functions=(),
@@ -257,6 +258,8 @@ def index_arrays(indices, shape, first_dim=0):
         n = shape[dim]
         if a.size:
             bad = a[(a >= n) | (a < -n)]
+            if bad.size and n == 0:
+                raise IndexError("index is out of bounds for dimension with size 0")
             if bad.size:
                 # PyTorch counts the dimension among the tensor-indexed ones only
                 ordinal = sum(1 for b in out if b is not None)

@@ -313,6 +313,8 @@ def mv(input, vec):
     _check_tensor("mv", input, 1, "input")
     _check_tensor("mv", vec, 2, "vec")
     a, b = input._data, vec._data
+    if a.ndim == 0:   # PyTorch reads input.size(0) first
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if a.ndim != 2 or b.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
     _check_mv(a, b)

@@ -46,6 +46,8 @@ def _softmax_dtype(name):
 
 def _shifted(self, axis):
     """``self - max(self)`` along ``axis``, in a new array (safe for -inf rows)."""
+    if self.size == 0:
+        return self.copy()   # nothing to normalise (an empty max has no identity)
     m = self.max(axis=axis, keepdims=True)   # the method: less call overhead than np.max
     if not np.isfinite(m).all():
         # only -inf maxima (all -inf rows) are replaced: a +inf max must give nan rows, as

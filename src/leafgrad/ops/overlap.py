@@ -45,7 +45,7 @@ PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and
 def check_internal_overlap(out: np.ndarray) -> None:
     """Raise PyTorch's error if ``out`` has a stride-0 dimension of size > 1."""
     strides = out.strides
-    if 0 in strides:
+    if 0 in strides and out.size:     # (an empty tensor has no element to share)
         for size, stride in zip(out.shape, strides):
             if stride == 0 and size > 1:
                 raise RuntimeError(INTERNAL_OVERLAP)
@@ -85,13 +85,28 @@ def check_write(self: Tensor, args: tuple, kwargs: dict | None = None) -> None:
     out = self._data
     if 0 in out.strides:
         check_internal_overlap(out)
-    for a in args:
-        if isinstance(a, Tensor) and a._data is not out:
-            check_partial_overlap(out, a._data)
-    if kwargs:
-        for a in kwargs.values():
-            if isinstance(a, Tensor) and a._data is not out:
+    shape = out.shape
+    grown = False
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(a, Tensor):
+            if a._data is not out:
                 check_partial_overlap(out, a._data)
+            grown = grown or a._data.shape != shape
+    if grown:
+        _check_output_shape(shape, args, kwargs)
+
+
+def _check_output_shape(shape, args, kwargs):
+    """PyTorch's next check: the inputs must not broadcast the written-to tensor to a larger
+    shape (before any dtype or kernel check of the op itself)."""
+    shapes = [a._data.shape for a in (*args, *(kwargs or {}).values()) if isinstance(a, Tensor)]
+    try:
+        full = np.broadcast_shapes(shape, *shapes)
+    except ValueError:
+        return    # not broadcastable: the op raises PyTorch's size message itself
+    if full != shape:
+        raise RuntimeError(f"output with shape [{', '.join(map(str, shape))}] doesn't match "
+                           f"the broadcast shape [{', '.join(map(str, full))}]")
 
 
 def writable(data: np.ndarray) -> np.ndarray:

@@ -443,6 +443,15 @@ export_function("squeeze", squeeze)
 
 
 # -- expand / broadcast --------------------------------------------------------------------
+def _type_string(dtype):
+    """PyTorch's name of a tensor type in messages: torch.FloatTensor, but CPUBoolType (bool
+    has no legacy tensor class)."""
+    if dtype == np.bool_:
+        return "CPUBoolType"
+    from ..dtypes import from_numpy_dtype
+    return f"torch.{from_numpy_dtype(dtype).tensor_type}"
+
+
 def expand_op(self, size):
     """Broadcast to ``size`` without copying (-1 keeps a dim); read-only like PyTorch's."""
     shape = self.shape
@@ -450,7 +459,7 @@ def expand_op(self, size):
     if len(size) < nd:
         from ..dtypes import from_numpy_dtype
         raise RuntimeError(
-            f"expand(torch.{from_numpy_dtype(self.dtype).tensor_type}{{{shape_str(shape)}}}, "
+            f"expand({_type_string(self.dtype)}{{{shape_str(shape)}}}, "
             f"size={shape_str(size)}): the number of sizes provided ({len(size)}) must be "
             f"greater or equal to the number of dimensions in the tensor ({nd})")
     lead = len(size) - nd
