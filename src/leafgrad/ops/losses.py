@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor
+from .cascade_sum import sum_like_torch
 from .nll_loss import not_differentiable
 from .registry import RECORDS, Sample, defop
 
@@ -55,7 +56,11 @@ def reduce_array(loss: np.ndarray, reduction: int) -> np.ndarray:
         return loss
     dtype = loss.dtype
     acc = np.float32 if dtype == _F16 else None
-    out = loss.mean(dtype=acc) if reduction == 1 else loss.sum(dtype=acc)
+    out = None if acc else sum_like_torch(loss)     # PyTorch's addition order
+    if out is not None:
+        out = out / dtype.type(loss.size) if reduction == 1 else out
+    else:
+        out = loss.mean(dtype=acc) if reduction == 1 else loss.sum(dtype=acc)
     return np.asarray(out, dtype=dtype)
 
 

@@ -41,6 +41,13 @@ def pow_scalar(self, exponent):
         if exponent == 0 or exponent == 1:
             return np.full_like(self, True) if exponent == 0 else self.copy()
         raise not_implemented_for("pow", np.bool_)
+    if self.dtype.kind == "f":
+        # PyTorch's float kernel multiplies for these exponents (the last bit differs from
+        # the libm power NumPy calls)
+        if exponent == 3:
+            return self * self * self
+        if exponent == -2:
+            return self.dtype.type(1) / (self * self)
     return np.power(self, exponent)
 
 

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
+from .cascade_sum import sum_like_torch
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 
@@ -125,13 +126,20 @@ def _samples_dim(make, shapes, extra_kwargs=({},), call=None):
 
 # -- sum ---------------------------------------------------------------------------------------
 def sum_all(self, *, dtype=None):
-    """Sum of all elements."""
+    """Sum of all elements (float: in PyTorch's addition order, Note [Cascade sum])."""
+    out = sum_like_torch(self)
+    if out is not None:
+        return out
     return np.sum(self, dtype=self.dtype if self.dtype.kind == "f" else None)
 
 
 def sum_dim(self, dim, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (an int or a sequence; None or [] means all)."""
-    return np.sum(self, axis=_dims(dim, self.ndim), keepdims=keepdim)
+    axis = _dims(dim, self.ndim)
+    out = sum_like_torch(self, axis, keepdim)
+    if out is not None:
+        return out
+    return np.sum(self, axis=axis, keepdims=keepdim)
 
 
 def sum_all_self(grad, self_shape):
@@ -188,13 +196,19 @@ defop("nansum", nansum, derivatives={"self": nansum_self},
 
 # -- mean --------------------------------------------------------------------------------------
 def mean_all(self, *, dtype=None):
-    """Mean of all elements."""
+    """Mean of all elements: PyTorch's sum, then a division by the count."""
+    out = sum_like_torch(self)
+    if out is not None:
+        return out / self.dtype.type(self.size)
     return np.mean(self) if self.size else np.array(np.nan, self.dtype)
 
 
 def mean_dim(self, dim, keepdim=False, *, dtype=None):
     """Mean over ``dim``."""
     axis = _dims(dim, self.ndim)
+    out = sum_like_torch(self, axis, keepdim)
+    if out is not None:
+        return out / self.dtype.type(self.size // max(out.size, 1))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.mean(self, axis=axis, keepdims=keepdim)
 
