@@ -359,3 +359,38 @@ def test_as_strided_on_a_view_counts_the_offset_from_the_storage_start():
         return [w, u, w.storage_offset(), u.storage_offset(), type(w.grad_fn).__name__,
                 x.grad]
     same_on_both(prog)
+
+
+# -- what a second backward without retain_graph finds freed ------------------------------------
+@pytest.mark.parametrize("case", ["index", "mask", "index_put", "setitem_index", "setitem_mask",
+                                  "setitem_slice", "setitem_int", "setitem_all", "view_mul_"])
+@pytest.mark.parametrize("retain", [False, True])
+def test_second_backward_after_indexing_and_views(case, retain):
+    def prog(t):
+        x = t.tensor([0.5, 1.5, 2.5], requires_grad=True)
+        v = t.tensor([3.0, 4.0], requires_grad=True)
+        idx = t.tensor([0, 2])
+        if case == "index":
+            y = x[idx]
+        elif case == "mask":
+            y = x[x > 1]
+        elif case == "index_put":
+            y = x.index_put((idx,), v)
+        else:
+            y = x.clone()
+            if case == "setitem_index":
+                y[idx] = v
+            elif case == "setitem_mask":
+                y[t.tensor([True, False, True])] = v
+            elif case == "setitem_slice":
+                y[1:] = v
+            elif case == "setitem_int":
+                y[0] = 2.0
+            elif case == "setitem_all":
+                y[...] = 2.0
+            else:
+                y[:2].mul_(2)
+        y.sum().backward(retain_graph=retain)
+        y.sum().backward()
+        return [x.grad, v.grad]
+    same_on_both(prog)

@@ -398,8 +398,6 @@ KNOWN = [
     (r"!= torch '(Subtraction|Negation), the `-` operator", "bool sub/neg check order"),
     # view naming and autograd corner cases (reported with reproducers)
     (r"INTERNAL ASSERT FAILED", "a PyTorch internal assert"),
-    (r"only torch raised \('E', 'RuntimeError', 'Trying to backward through the graph a second",
-     "IndexBackward0's saved indices do not count as saved tensors when freed (x[mask])"),
 ]
 
 

@@ -188,8 +188,12 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
 
     The class also carries what ``OpNode.apply`` and the engine would otherwise work out from
     the record on every backward step (see Note [Node class constants])."""
-    is_tensor = tuple(kind == "result" or (kind == "arg" and pos in record.input_pos)
-                      for kind, pos in record.saved_sources)
+    # saved_tensor_args: index arguments PyTorch holds as tensors (IndexBackward0's indices),
+    # so freeing them makes a second backward fail as there
+    counted = record.extra.get("saved_tensor_args", ())
+    is_tensor = tuple(kind == "result" or (kind == "arg" and (
+        pos in record.input_pos or record.params[pos] in counted))
+        for kind, pos in record.saved_sources)
     kinds = [kind for kind, _ in record.saved_sources]
     calls = tuple(None if f is None else (f.fn, f.idx) for f in record.formulas)
     namespace = {

@@ -342,7 +342,8 @@ _SETITEM = dict(inputs=("self", "value"), dtype="same", methods=(), functions=()
                 derivatives={"self": setitem_self, "value": setitem_value}, family=FAMILY)
 _fill_all = defop("setitem_fill", setitem_op, grad_fn_name="FillBackward3", **_SETITEM)
 _copy_all = defop("setitem_copy", setitem_op, grad_fn_name="CopyBackwards", **_SETITEM)
-_put_all = defop("setitem_index_put", setitem_op, grad_fn_name="IndexPutBackward0", **_SETITEM)
+_put_all = defop("setitem_index_put", setitem_op, grad_fn_name="IndexPutBackward0",
+                 saved_tensor_args=("positions",), **_SETITEM)   # PyTorch saves the indices
 _copy_all.node_class.name = lambda node: "torch::autograd::CopyBackwards"   # a C++-only node
 
 

@@ -191,7 +191,9 @@ class CopySlices(Node):
 
     __slots__ = ()
     saved_names = ()
-    saved_is_tensor = None
+    # freed after every backward without retain_graph, whatever the op saved: PyTorch's
+    # CopySlices drops its op, so a second backward raises (engine._free)
+    saved_is_tensor = (True, False)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"   # PyTorch's C++-only nodes carry the namespace
