@@ -595,3 +595,28 @@ SUB_SCALAR = defop("sub_scalar", sub_scalar, inputs=("self",),
 DIV_SCALAR = defop("div_scalar", div_scalar, inputs=("self",),
                    derivatives={"self": div_scalar_self}, dtype=_number_rule(True),
                    grad_fn_name="DivBackward1", methods=(), functions=(), family=FAMILY)
+
+
+# -- norm(self, p, dim, keepdim): the C++ at::norm overload F.pairwise_distance calls ------------
+def norm_dim(self, p, dim, keepdim=False):
+    """The ``p``-norm over ``dim`` (PyTorch's ``norm.ScalarOpt_dim``, node NormBackward1)."""
+    from .norms import vector_norm_op
+    return vector_norm_op(self, p, dim, keepdim)
+
+
+def norm_dim_self(grad, self, result, p, dim, keepdim):
+    from .norms import vector_norm_self
+    return vector_norm_self(grad, self, result, p, dim, keepdim)
+
+
+def _norm_dim_rule(rec, args):
+    d = args[0]._data.dtype
+    if d.kind not in "fc":
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {_dt.from_numpy_dtype(d).tensor_type[:-6]} instead.")
+    return None, None
+
+
+NORM_DIM = defop("norm_dim", norm_dim, derivatives={"self": norm_dim_self},
+                 dtype=_norm_dim_rule, grad_fn_name="NormBackward1", methods=(), functions=(),
+                 family=FAMILY)

@@ -32,12 +32,14 @@ __all__ = [
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
+    "gaussian_nll_loss",
     "hinge_embedding_loss",
     "huber_loss",
     "kl_div",
     "l1_loss",
     "margin_ranking_loss",
     "mse_loss",
+    "multilabel_soft_margin_loss",
     "nll_loss",
     "pairwise_distance",
     "poisson_nll_loss",
@@ -385,17 +387,33 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``<x1, x2> / (|x1| |x2|)`` over ``dim``, as PyTorch computes it: each input divided by
+    its norm (clamped to ``eps`` without recording), then the product summed (SumBackward1)."""
     torch = _torch()
-    x1, x2 = torch.broadcast_tensors(x1, x2)
-    n1 = x1.square().sum(dim).sqrt().clamp(min=eps)
-    n2 = x2.square().sum(dim).sqrt().clamp(min=eps)
-    return (x1 * x2).sum(dim) / (n1 * n2)
+    common = torch.result_type(x1, x2)
+    if not x1.dtype.is_floating_point and not x1.dtype.is_complex:
+        x1 = x1.to(common)
+    if not x2.dtype.is_floating_point and not x2.dtype.is_complex:
+        x2 = x2.to(common)
+    # expand_outplace: inputs of one shape are used as they are, else both are expanded
+    # (ExpandBackward0 even on the one already of the full shape)
+    if tuple(x1.shape) != tuple(x2.shape):
+        shape = torch.broadcast_shapes(x1.shape, x2.shape)
+        x1, x2 = x1.expand(shape), x2.expand(shape)
+    n1 = torch.linalg.vector_norm(x1, 2, dim, keepdim=True).clone()
+    n2 = torch.linalg.vector_norm(x2, 2, dim, keepdim=True).clone()
+    with torch.no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
-    diff = x1 - x2 + eps
-    return diff.abs().pow(p).sum(-1, keepdim=keepdim).pow(1.0 / p)
+    """The ``p``-norm of ``x1 - x2 + eps`` over the last dim (NormBackward1, as PyTorch)."""
+    from ...ops.losses import ADD_SCALAR, NORM_DIM
+    dim = max(x1.dim(), x2.dim()) - 1
+    return NORM_DIM.public(ADD_SCALAR.public(x1 - x2, eps), p, dim, keepdim)
 
 
 def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_average=None,
@@ -426,3 +444,57 @@ def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, 
     loss = torch.where(target == 1, input, zeros) + \
         torch.where(target == -1, (margin - input).clamp(min=0), zeros)
     return _reduce_loss(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """The negative log likelihood of ``target`` under N(``input``, ``var``), composed as in
+    PyTorch: ``0.5 * (log(var) + (input - target) ** 2 / var)`` with ``var`` clamped to ``eps``
+    (the clamp is not recorded), plus ``0.5 * log(2 pi)`` when ``full``."""
+    import math
+    torch = _torch()
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * torch.ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)   # one variance per sample: broadcast over the last dim
+        elif not (input.dim() == var.dim() and
+                  sum(b for a, b in zip(input.shape, var.shape) if a != b) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with torch.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (torch.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight=None, size_average=None,
+                                reduce=None, reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of each label (``logsigmoid``), averaged over the classes (the
+    last dim), then reduced over the samples; composed as in PyTorch."""
+    from .activation import logsigmoid
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
