@@ -16,13 +16,16 @@ from .activation import (celu, celu_, elu, elu_, gelu, glu, hardshrink, hardsigm
 from .attention import (_canonical_mask, _in_projection, _in_projection_packed,  # noqa: F401
                         _mha_shape_check, _none_or_dtype, multi_head_attention_forward,
                         scaled_dot_product_attention)
-from . import conv, normalization, padding, pooling, pooling_adaptive  # noqa: F401
+from . import (conv, normalization, padding, pooling, pooling_adaptive,  # noqa: F401
+               pooling_extra)
 from .conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
                    conv_transpose3d)
 from .normalization import batch_norm, group_norm
 from .pooling import avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d, max_pool3d
 from .pooling_adaptive import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
                                adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d)
+from .pooling_extra import (lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d,
+                            max_unpool3d)
 from .layers import (bilinear, dropout, embedding, layer_norm, linear, normalize, one_hot, pad)
 from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_embedding_loss,
                    cosine_similarity, cross_entropy, gaussian_nll_loss, hinge_embedding_loss,
@@ -111,6 +114,12 @@ __all__ = [
     'adaptive_max_pool1d',
     'adaptive_max_pool2d',
     'adaptive_max_pool3d',
+    'lp_pool1d',
+    'lp_pool2d',
+    'lp_pool3d',
+    'max_unpool1d',
+    'max_unpool2d',
+    'max_unpool3d',
     'batch_norm',
     'group_norm',
 ]
