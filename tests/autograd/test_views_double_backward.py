@@ -394,3 +394,35 @@ def test_second_backward_after_indexing_and_views(case, retain):
         y.sum().backward()
         return [x.grad, v.grad]
     same_on_both(prog)
+
+
+def test_views_made_in_inference_mode_of_normal_tensors():
+    def prog(t):
+        x = t.ones(3, 2, requires_grad=True)
+        y = x * 1
+        z = t.ones(3)
+        with t.inference_mode():
+            v = y[0]
+            u = y[2]
+            u.mul_(2)
+            q = z[0]
+        (v * 2).sum().backward()
+        q.mul_(2)
+        return [v.requires_grad, v.is_leaf, v.is_inference(), v._version, u.is_inference(),
+                u._version, q.is_inference(), q.requires_grad, x.grad, z]
+    same_on_both(prog)
+
+    def direct(t):
+        y = t.ones(3, 2, requires_grad=True) * 1
+        with t.inference_mode():
+            v = y[0]
+        v.mul_(2)
+    assert same_on_both(direct)[0] == "error"
+
+    def indirect(t):
+        y = t.ones(3, 2, requires_grad=True) * 1
+        with t.inference_mode():
+            w = y[1]
+        y.mul_(2)
+        return w + 1
+    assert same_on_both(indirect)[0] == "error"

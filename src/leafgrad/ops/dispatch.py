@@ -270,6 +270,9 @@ def _make_view(result: Tensor, base: Tensor, multi=None, rec=None) -> None:
         result._view_version = base._vc[0]
         if not _mode.grad_enabled:
             result._view_kind = "no_grad"
+            if _mode.inference:
+                from .views import inference_view
+                inference_view(result, base)
             if root._requires_grad:
                 from .views import no_grad_view
                 no_grad_view(result)   # requires grad, yet no gradient reaches it

@@ -15,7 +15,8 @@ row-major positions where the base's gradient holds those elements (``base_index
 
 Note [View kinds]
 ``view._view_kind`` says which in-place changes autograd forbids (PyTorch's creation meta):
-None (allowed), "no_grad" (made under no_grad), ``(name, index)`` (an output of a function
+None (allowed), "no_grad" / "inference" (made under no_grad / in inference mode from a normal
+tensor), ``(name, index)`` (an output of a function
 returning several views: unbind, split, chunk), ``("custom_function", name, index)`` (an input
 a custom Function returned as-is). A view of such a view made in grad mode keeps the
 restriction under the newer op's name (``("no_grad", "Slice")`` ...). Changing the view in
@@ -42,7 +43,7 @@ from ..tensor import Tensor, _wrap
 from .registry import Sample, bind_method, defop, export_function
 
 __all__ = ["as_strided", "positions", "base_index", "dense", "rebase", "rebase_node", "refresh",
-           "CopySlices", "check_view_inplace", "inherited_kind", "no_grad_view"]
+           "CopySlices", "check_view_inplace", "inherited_kind", "inference_view", "no_grad_view"]
 
 FAMILY = "views"
 _SUFFIX = re.compile(r"Backward\d*$")
@@ -237,6 +238,11 @@ _NO_GRAD_TAIL = (
     "forbidden. You can clarify your code by moving both the view and the inplace either both "
     "inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
     "you want the inplace to be tracked).")
+_INFERENCE_TAIL = (
+    " in normal mode. Given that this use case is ambiguous and error-prone, it is forbidden. "
+    "You can clarify your code by moving both the view and the inplace either both inside the "
+    "inference_mode block (if you don't want the inplace to be tracked) or both outside (if you "
+    "want the inplace to be tracked).")
 _MULTI_TAIL = (
     " This view is the output of a function that returns multiple views. Such functions do not "
     "allow the output views to be modified inplace. You should replace the inplace operation "
@@ -263,6 +269,12 @@ def check_view_inplace(view: Tensor, indirect: bool = False) -> None:
     if kind[0] == "no_grad":
         raise RuntimeError(f"Output 0 of {kind[1]} is a view of a view which was created in "
                            f"no_grad mode and {changed}{_NO_GRAD_TAIL}")
+    if kind == "inference":
+        raise RuntimeError(f"A view was created in inference mode and {changed}"
+                           f"{_INFERENCE_TAIL}")
+    if kind[0] == "inference":
+        raise RuntimeError(f"Output 0 of {kind[1]} is a view of a view which was created in "
+                           f"inference mode and {changed}{_INFERENCE_TAIL}")
     if kind[0] == "custom_function":
         raise RuntimeError(f"Output {kind[2]} of {kind[1]} is a view and {changed}."
                            f"{_CUSTOM_TAIL}")
@@ -274,11 +286,22 @@ def inherited_kind(kind, rec):
     """The kind of a view made (in grad mode) of a view of ``kind``: PyTorch keeps the
     restriction and names the newest view op (``Output 0 of Slice is a view of a view ...``)."""
     name = _SUFFIX.sub("", rec.grad_fn_name) if rec is not None else "?"
-    if kind == "no_grad" or kind[0] == "no_grad":
-        return ("no_grad", name)
+    if kind in ("no_grad", "inference") or kind[0] in ("no_grad", "inference"):
+        return (kind if type(kind) is str else kind[0], name)
     if kind[0] == "custom_function":
         return ("custom_function", name, 0)
     return (name, 0)
+
+
+def inference_view(view: Tensor, base: Tensor) -> None:
+    """A view made in inference mode of a normal tensor is a normal tensor (with the base's
+    version counter), not an inference tensor; changing it in normal mode is refused."""
+    meta = base._meta
+    if meta is not None and meta.get("inference"):
+        return   # a view of an inference tensor is one
+    if view._meta is not None:
+        view._meta.pop("inference", None)
+    view._view_kind = "inference"
 
 
 def no_grad_view(view: Tensor) -> None:
@@ -337,7 +360,7 @@ def refresh(view: Tensor) -> None:
     if kind is not None and base._requires_grad:
         if _mode.grad_enabled:
             check_view_inplace(view, indirect=True)
-        if kind == "no_grad" or kind[0] == "no_grad":
+        if kind in ("no_grad", "inference") or kind[0] in ("no_grad", "inference"):
             return   # no history to regrow: it stays a leaf (Note [Views made under no_grad])
     view._view_version = base._vc[0]
     if not base._requires_grad:
