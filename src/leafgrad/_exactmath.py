@@ -49,9 +49,18 @@ def _sum_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def fma32(a, b, c) -> np.ndarray:
     """``fmaf(a, b, c)`` element-wise on float32 values (any broadcastable arrays)."""
-    a, b, c = np.broadcast_arrays(np.asarray(a, _F64), np.asarray(b, _F64),
-                                  np.asarray(c, _F64))
-    return _sum_round_odd(a * b, c).astype(_F32)
+    exact = np.multiply(a, b, dtype=_F64)        # exact: 24 + 24 bits
+    total = np.add(exact, c, out=exact if exact.ndim else None, dtype=_F64)
+    result = total.astype(_F32)
+    # Rounding twice can only go wrong when the float64 sum sits exactly halfway between
+    # two float32 values (low 29 bits 1000...0); redo those few with rounding to odd.
+    halfway = (total.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    if halfway.any():
+        where = np.flatnonzero(halfway)
+        a64, b64, c64 = (np.broadcast_to(v, total.shape).reshape(-1)[where].astype(_F64)
+                         for v in (a, b, c))
+        result.reshape(-1)[where] = _sum_round_odd(a64 * b64, c64).astype(_F32)
+    return result
 
 
 _SPLITTER = 134217729.0   # 2**27 + 1: splits a float64 into two 26-bit halves
