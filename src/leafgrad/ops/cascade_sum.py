@@ -34,47 +34,78 @@ def _ceil_log2(n: int) -> int:
     return 0 if n <= 1 else (n - 1).bit_length()
 
 
+def _sequential(rows: np.ndarray, axis: int) -> np.ndarray:
+    """``rows`` added one at a time along ``axis``, from the first element.
+
+    Along an axis with contiguous axes inside it, ``np.add.reduce`` runs ``out += row`` row
+    after row (NumPy adds pairwise only along the innermost axis); there, cumsum, which is
+    strictly sequential, takes its place."""
+    if axis != rows.ndim - 1:
+        return np.add.reduce(rows, axis=axis)
+    return np.cumsum(rows, axis=axis)[..., -1]
+
+
 def _multi_row_sum(rows: np.ndarray) -> np.ndarray:
     """Sum ``rows`` (shape (B, m, *unit)) over axis 1 with the block cascade; (B, *unit)."""
     m = rows.shape[1]
     power = max(4, _ceil_log2(m) // _LEVELS)
     step = 1 << power
-    mask = step - 1
-    acc = [np.zeros((rows.shape[0],) + rows.shape[2:], rows.dtype) for _ in range(_LEVELS)]
     nblocks = m // step
-    if nblocks:
-        # a block's sum added one row at a time from zero: cumsum is strictly sequential
-        blocks = rows[:, :nblocks * step].reshape((rows.shape[0], nblocks, step)
-                                                  + rows.shape[2:])
-        block_sums = np.cumsum(blocks, axis=2)[:, :, -1]
-        i = 0
-        for b in range(nblocks):
-            i += step
-            acc[1] = acc[1] + block_sums[:, b]     # acc[0] was zero: it holds the block sum
-            for j in range(2, _LEVELS):
-                if i & (mask << ((j - 1) * power)):
-                    break
-                acc[j] = acc[j] + acc[j - 1]
-                acc[j - 1] = np.zeros_like(acc[j - 1])
-    tail = rows[:, nblocks * step:]
-    if tail.shape[1]:
-        acc[0] = np.cumsum(np.concatenate([acc[0][:, None], tail], axis=1), axis=1)[:, -1]
-    for j in range(1, _LEVELS):
-        acc[0] = acc[0] + acc[j]
-    return acc[0]
+    if not nblocks:                 # short rows (the common case): one sequential run
+        return _sequential(rows, 1) if m else np.zeros(rows.shape[:1] + rows.shape[2:],
+                                                        rows.dtype)
+    block_sums = _sequential(
+        rows[:, :nblocks * step].reshape(rows.shape[:1] + (nblocks, step) + rows.shape[2:]), 2)
+    groups = nblocks // step
+    if groups < step:
+        # Within MAX_EXACT: level 1 adds the block sums; every ``step`` blocks it is flushed
+        # into level 2 (which then adds the group sums); level 3 stays empty.
+        zero = np.zeros(rows.shape[:1] + rows.shape[2:], rows.dtype)
+        level2 = zero if not groups else _sequential(
+            block_sums[:, :groups * step].reshape(
+                block_sums.shape[:1] + (groups, step) + block_sums.shape[2:]), 2).cumsum(
+                    axis=1)[:, -1]
+        rest = block_sums[:, groups * step:]
+        level1 = _sequential(rest, 1) if rest.shape[1] else zero
+        acc = [zero, level1, level2, zero]
+    else:
+        acc = _levels(block_sums, step, power)
+    if m > nblocks * step:
+        acc[0] = _sequential(np.concatenate([acc[0][:, None], rows[:, nblocks * step:]],
+                                            axis=1), 1)
+    return ((acc[0] + acc[1]) + acc[2]) + acc[3]
+
+
+def _levels(block_sums: np.ndarray, step: int, power: int) -> list:
+    """The general cascade over block sums, one block at a time (long rows only)."""
+    mask = step - 1
+    acc = [np.zeros_like(block_sums[:, 0]) for _ in range(_LEVELS)]
+    i = 0
+    for b in range(block_sums.shape[1]):
+        i += step
+        acc[1] = acc[1] + block_sums[:, b]        # acc[0] was zero: it holds the block sum
+        for j in range(2, _LEVELS):
+            if i & (mask << ((j - 1) * power)):
+                break
+            acc[j] = acc[j] + acc[j - 1]
+            acc[j - 1] = np.zeros_like(acc[j - 1])
+    return acc
 
 
 def _row_sum(units: np.ndarray) -> np.ndarray:
     """PyTorch's ``row_sum`` over axis 1 of ``units`` (B, n, *unit): 4-way ILP cascade."""
     b, n = units.shape[:2]
     m = n // _ILP
-    partial = _multi_row_sum(units[:, :m * _ILP].reshape((b, m, _ILP) + units.shape[2:]))
-    # partial: (B, 4, *unit)
-    p0 = partial[:, 0]
-    for k in range(m * _ILP, n):
+    if m:
+        partial = _multi_row_sum(units[:, :m * _ILP].reshape((b, m, _ILP) + units.shape[2:]))
+        p0 = partial[:, 0]
+    else:
+        partial = None
+        p0 = np.zeros((b,) + units.shape[2:], units.dtype)
+    for k in range(m * _ILP, n):                  # leftovers (< 4) go to accumulator 0
         p0 = p0 + units[:, k]
-    for k in range(1, _ILP):
-        p0 = p0 + partial[:, k]
+    if partial is not None:
+        p0 = ((p0 + partial[:, 1]) + partial[:, 2]) + partial[:, 3]
     return p0
 
 
@@ -83,15 +114,12 @@ def cascade_sum_last(x: np.ndarray) -> np.ndarray:
     lanes = LANES[x.dtype]
     b, n = x.shape
     if n < lanes:
-        return _row_sum(x)
+        return _row_sum(x) + x.dtype.type(0)      # torch starts from +0.0: no -0.0 sums
     nvec = n // lanes
     vec_acc = _row_sum(x[:, :nvec * lanes].reshape(b, nvec, lanes))      # (B, lanes)
-    final = np.zeros(b, x.dtype)
-    for k in range(nvec * lanes, n):
-        final = final + x[:, k]
-    for k in range(lanes):
-        final = final + vec_acc[:, k]
-    return final
+    # 0, then the tail elements, then the lanes in order: one sequential run
+    run = np.concatenate([np.zeros((b, 1), x.dtype), x[:, nvec * lanes:], vec_acc], axis=1)
+    return _sequential(run, 1)
 
 
 def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
@@ -102,6 +130,11 @@ def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
     if a.dtype not in LANES or a.size == 0:
         return None
     ndim = a.ndim
+    if axis is None and a.flags.c_contiguous:      # the common case, kept short
+        if a.size > MAX_EXACT:
+            return None
+        out = cascade_sum_last(a.reshape(1, a.size))
+        return out.reshape((1,) * ndim) if keepdims else out.reshape(())
     if axis is None:
         axes = tuple(range(ndim))
     else:
@@ -113,7 +146,9 @@ def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
     if not a.flags.c_contiguous or axes != tuple(range(ndim - len(axes), ndim)):
         return None
     kept = a.shape[:ndim - len(axes)]
-    n = a.size // max(1, int(np.prod(kept, dtype=np.int64)))
+    n = 1
+    for d in a.shape[ndim - len(axes):]:
+        n *= d
     if n > MAX_EXACT or n == 0:
         return None
     out = cascade_sum_last(a.reshape(-1, n)).reshape(kept)

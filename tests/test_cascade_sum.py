@@ -1,0 +1,29 @@
+"""float32/float64 sum and mean add in PyTorch's order (ops/cascade_sum.py): bit-equal results
+for row lengths around every boundary of the cascade (lanes, ILP groups, block sizes)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import leafgrad
+
+SIZES = [1, 3, 7, 8, 9, 31, 32, 33, 100, 255, 256, 257, 513, 2000, 4097, 8193, 16384]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", SIZES)
+def test_sum_and_mean_bits(n, dtype):
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((2, n)) * 10.0 ** rng.uniform(-3, 3, (2, n))).astype(dtype)
+    for name in ("sum", "mean"):
+        theirs = getattr(torch.from_numpy(x), name)
+        mine = getattr(leafgrad.tensor(x), name)
+        assert mine().numpy().tobytes() == theirs().numpy().tobytes()
+        assert mine(-1).numpy().tobytes() == theirs(-1).numpy().tobytes()
+        assert mine(1, keepdim=True).numpy().tobytes() == theirs(1, keepdim=True).numpy().tobytes()
+    xt = np.ascontiguousarray(x.T).T            # a transposed (column-major) tensor
+    assert leafgrad.tensor(xt).t().sum().item() == torch.from_numpy(xt).t().sum().item()
+    mse = torch.nn.functional.mse_loss(torch.from_numpy(x[0]), torch.from_numpy(x[1]))
+    mine = leafgrad.nn.functional.mse_loss(leafgrad.tensor(x[0]), leafgrad.tensor(x[1]))
+    assert mine.item() == mse.item()
