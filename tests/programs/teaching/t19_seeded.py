@@ -32,7 +32,7 @@ for epoch in range(5):
         loss = nn.functional.mse_loss(model(xb), yb)
         loss.backward()
         opt.step()
-    print(f"epoch {epoch} loss {loss.item():>7f}")
+    print(f"epoch {epoch} loss {loss.item():.4f}")
 train, test = random_split(TensorDataset(X, y), [80, 20])
 print(len(train), len(test), train.indices[:5])
 g = torch.Generator().manual_seed(1)
