@@ -67,10 +67,20 @@ def _random_bounds(np_dtype, low, high):
     return int(low), int(high)
 
 
+def _random_full_fwd(self, *, generator=None):
+    """``random_()``: [0, max] of an integer dtype, [0, 2**mantissa] of a float dtype."""
+    return _in_memory_order(self, _dist.random_full(_rng(generator), self.size, self.dtype))
+
+
 def _random_fwd(self, from_=0, to=None, *, generator=None):
+    """``random_(to)`` / ``random_(from, to)``; ``to=None`` means up to the dtype's top."""
     rng = _rng(generator)
-    if to is None and from_ == 0:
-        flat = _dist.random_full(rng, self.size, self.dtype)
+    if to is None and from_ == -2 ** 63:
+        # PyTorch's full 64-bit kernel: one random64() per element, as a signed value
+        if self.dtype not in (np.int64, np.float64, np.float32):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, "
+                               "double, float and bfloat16")
+        flat = rng.random64(self.size).view(np.int64).astype(self.dtype, copy=False)
         return _in_memory_order(self, flat)
     low, high = _random_bounds(self.dtype, from_, to)
     _check_random_range(low, high)
@@ -135,7 +145,7 @@ def _record(name, forward, grad_fn_name):
 _RECORDS = {name: _record(name, fwd, gname) for name, fwd, gname in [
     ("uniform", _uniform_fwd, "UniformBackward0"),
     ("normal", _normal_fwd, "NormalBackward0"),
-    ("random", _random_fwd, "RandomBackward2"),
+    ("random", _random_full_fwd, "RandomBackward2"),
     ("random_to", _random_fwd, "RandomBackward1"),
     ("random_from_to", _random_fwd, "RandomBackward0"),
     ("bernoulli_float", _bernoulli_fwd, "BernoulliBackward2"),
@@ -163,14 +173,19 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _apply("normal", self, mean, std, generator=generator)
 
 
-def random_(self, from_=None, to=None, *, generator=None):
+_UNSET = object()
+
+
+def random_(self, from_=None, to=_UNSET, *, generator=None):
     """Fill with integers: ``random_()`` over the dtype's range, ``random_(to)`` from
-    [0, to), ``random_(from, to)`` from [from, to)."""
-    if from_ is None:
-        return _apply("random", self, 0, None, generator=generator)
-    if to is None:
-        return _apply("random_to", self, 0, from_, generator=generator)
-    return _apply("random_from_to", self, from_, to, generator=generator)
+    [0, to), ``random_(from, to)`` from [from, to) (``to=None``: up to the dtype's top)."""
+    if to is _UNSET or (from_ is None and to is not None):
+        if from_ is None and to in (_UNSET, None):
+            return _apply("random", self, generator=generator)
+        return _apply("random_to", self, 0, from_ if to in (_UNSET, None) else to,
+                      generator=generator)
+    return _apply("random_from_to", self, 0 if from_ is None else from_, to,
+                  generator=generator)
 
 
 def bernoulli_(self, p=0.5, *, generator=None):

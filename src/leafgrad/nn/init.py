@@ -24,7 +24,7 @@ from . import _raw
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-           "kaiming_normal_", "orthogonal_", "uniform", "normal", "constant", "xavier_uniform",
+           "kaiming_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant", "xavier_uniform",
            "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal"]
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -89,21 +89,72 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator=None) -> Tensor:
-    """Fill with N(mean, std^2) restricted to [a, b] (inverse-CDF sampling)."""
+    """Fill with N(mean, std^2) restricted to [a, b], by rejection as PyTorch 2.13 does:
+    redraw normals outside [a, b] while the interval holds over 30% of the mass, otherwise
+    accept uniforms on [a, b] with probability pdf / peak pdf (so the draws are PyTorch's
+    after the same seed)."""
+    from .. import where
+    from ..factories import empty_like
+
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
+    gen = _gen(generator)
     with no_grad():
-        low, high = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * low - 1, 2 * high - 1, **_gen(generator))
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            # the bounds as the tensor's dtype holds them, so the mask agrees with its values
+            lo = float(np.asarray(a, dtype=tensor._data.dtype))
+            hi = float(np.asarray(b, dtype=tensor._data.dtype))
+            result = tensor.normal_(mean, std, **gen)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                result = where(outside, empty_like(result).normal_(mean, std, **gen), result)
+            if result is not tensor:
+                _raw.write_(tensor, result._data)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates, accept = empty_like(tensor), empty_like(tensor)
+
+        def log_pdf_minus_peak(x):
+            return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+        tensor.uniform_(a, b, **gen)
+        log_pdf_minus_peak(candidates.copy_(tensor))
+        pending = accept.uniform_(**gen).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, **gen)
+                result = where(pending, candidates, result)
+                log_pdf_minus_peak(candidates)
+                pending = where(pending, accept.uniform_(**gen).log_().gt(candidates), pending)
+                if not pending.any():
+                    break
+            _raw.write_(tensor, result._data)
         return tensor
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """N(0, std^2) values with ``ceil(sparsity * rows)`` zeros per column, the zero rows of
+    each column chosen by ``torch.randperm`` from the default generator (as PyTorch)."""
+    from ..random import randperm
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, **_gen(generator))
+        values = np.array(tensor._data, copy=True)
+        for col in range(cols):
+            values[randperm(rows)._data[:num_zeros], col] = 0
+        _raw.write_(tensor, values)
+    return tensor
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
