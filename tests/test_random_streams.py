@@ -284,3 +284,46 @@ def test_data_shuffles_match_torch():
     torch.manual_seed(0)
     theirs = epochs(torch, tdata)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("args", [(), (0.0, 1.0, -2.0, 2.0), (0.0, 1.0, 1.5, 4.0),
+                                  (2.0, 0.5, -1.0, 1.0), (0.0, 1.0, -0.1, 0.1)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_trunc_normal_and_sparse_match_torch(args, dtype):
+    """trunc_normal_ is rejection sampling in PyTorch 2.13 (normals, or uniforms accepted by
+    a second uniform); sparse_ zeroes rows chosen by randperm."""
+    def fill(t):
+        d = getattr(t, dtype)
+        return [t.nn.init.trunc_normal_(t.empty(300, dtype=d), *args),
+                t.nn.init.sparse_(t.empty(7, 5, dtype=d), 0.4), t.rand(2, dtype=d)]
+    ours, theirs = _both(fill, 0)
+    for a, b in zip(ours, theirs):
+        _same_bits(a, b)
+
+
+@pytest.mark.parametrize("args", [(), (5,), (2, 7), (3, None), (-2 ** 63, None)])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "float64", "uint8"])
+def test_random_overloads_match_torch(args, dtype):
+    def draw(t):
+        return t.empty(9, dtype=getattr(t, dtype)).random_(*args)
+    torch.manual_seed(4)
+    try:
+        theirs = draw(torch)
+    except RuntimeError as e:
+        leafgrad.manual_seed(4)
+        with pytest.raises(RuntimeError) as ours:
+            draw(leafgrad)
+        assert str(ours.value) == str(e)
+        return
+    leafgrad.manual_seed(4)
+    _same_bits(draw(leafgrad), theirs)
+
+
+def test_fork_rng_restores_the_default_generator():
+    def run(t):
+        t.manual_seed(0)
+        with t.random.fork_rng():
+            inside = t.randn(5)
+        return inside, t.randn(5)
+    for a, b in zip(run(leafgrad), run(torch)):
+        _same_bits(a, b)

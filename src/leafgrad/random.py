@@ -27,6 +27,7 @@ tensor([ 1.5410, -0.2934, -2.1788])
 """
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -141,6 +142,29 @@ def get_rng_state() -> Tensor:
 
 def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
+             device_type="cuda"):
+    """``torch.random.fork_rng``: run a block and put the default generator's state back
+    afterwards (leafgrad has only the CPU generator, so ``devices`` has nothing to fork).
+
+    >>> import leafgrad as torch
+    >>> _ = torch.manual_seed(0)
+    >>> with torch.random.fork_rng():
+    ...     _ = torch.rand(5)
+    >>> torch.rand(1)
+    tensor([0.4963])
+    """
+    if not enabled:
+        yield
+        return
+    saved = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(saved)
 
 
 def _rng(generator, fname="") -> Engine:
