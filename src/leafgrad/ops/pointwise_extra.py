@@ -1,0 +1,383 @@
+"""More pointwise ops: addcmul, addcdiv, logaddexp(2), deg2rad, rad2deg, float_power,
+heaviside, copysign, gcd, lcm, ldexp, frexp, nextafter.
+
+>>> import leafgrad as torch
+>>> torch.addcmul(torch.ones(2), torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]), value=0.5)
+tensor([2.5000, 5.0000])
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import return_types
+from ..tensor import Tensor, _wrap
+from .pointwise_common import (inplace_of, not_implemented_for, not_implemented_formula,
+                               tensors_only, zeros_grad)
+from .registry import Sample, bind_method, defop, export_function, promote, promote_float
+from .unary import _unary, _unary_samples
+
+__all__: list = []
+
+FAMILY = "pointwise"
+_LN2 = math.log(2.0)
+
+
+def _ternary_rule(rec, args):
+    d = _dt.result_type(args[0], args[1], args[2]).np
+    return d, d
+
+
+# -- addcmul / addcdiv ---------------------------------------------------------------------
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """``self + value * tensor1 * tensor2``."""
+    prod = tensor1 * tensor2
+    return self + (prod if value == 1 else value * prod)
+
+
+def addcmul_self(grad):
+    return grad
+
+
+def addcmul_tensor1(grad, tensor2, value):
+    return grad * tensor2 if value == 1 else grad * tensor2 * value
+
+
+def addcmul_tensor2(grad, tensor1, value):
+    return grad * tensor1 if value == 1 else grad * tensor1 * value
+
+
+def _addc_samples(make, shapes, positive=False):
+    t2 = make.positive(shapes[2]) if positive else make(shapes[2])
+    return [Sample((make(shapes[0]), make(shapes[1]), t2)),
+            Sample((make(shapes[0]), make(shapes[1]), t2), {"value": 0.5}),
+            Sample((make(shapes[0]), make(shapes[0]),
+                    make.positive(shapes[0]) if positive else make(shapes[0])),
+                   {"value": 2}, call="Tensor.addc" + ("div_" if positive else "mul_"))]
+
+
+defop("addcmul", addcmul, inputs=("self", "tensor1", "tensor2"),
+      derivatives={"self": addcmul_self, "tensor1": addcmul_tensor1,
+                   "tensor2": addcmul_tensor2},
+      dtype=_ternary_rule, inplace="addcmul_", family=FAMILY, samples=_addc_samples)
+
+
+def _addcdiv_rule(rec, args):
+    if (_dt.result_type(args[1]).np.kind in "biu"
+            and _dt.result_type(args[2]).np.kind in "biu"):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))."
+            "to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
+    return _ternary_rule(rec, args)
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """``self + value * tensor1 / tensor2``."""
+    quot = tensor1 / tensor2
+    return self + (quot if value == 1 else value * quot)
+
+
+def addcdiv_tensor1(grad, tensor2, value):
+    return grad / tensor2 if value == 1 else grad * value / tensor2
+
+
+def addcdiv_tensor2(grad, tensor1, tensor2, value):
+    return -grad * (tensor1 if value == 1 else tensor1 * value) / (tensor2 * tensor2)
+
+
+defop("addcdiv", addcdiv, inputs=("self", "tensor1", "tensor2"),
+      derivatives={"self": addcmul_self, "tensor1": addcdiv_tensor1,
+                   "tensor2": addcdiv_tensor2},
+      dtype=_addcdiv_rule, inplace="addcdiv_", family=FAMILY,
+      samples=lambda make, shapes: _addc_samples(make, shapes, positive=True))
+
+
+# -- logaddexp / logaddexp2 ----------------------------------------------------------------
+def _float_only(kernel, names=("input", "other")):
+    """Both tensors, promoted; integer results are PyTorch's 'not implemented'."""
+    base = tensors_only(promote, names)
+
+    def rule(rec, args):
+        compute, out = base(rec, args)
+        if compute.kind != "f":
+            raise not_implemented_for(kernel, compute)
+        return compute, out
+    return rule
+
+
+def logaddexp(self, other):
+    """``log(exp(self) + exp(other))`` without overflow."""
+    return np.logaddexp(self, other)
+
+
+def logaddexp_self(grad, self, other):
+    return grad / ((other - self).exp() + 1)
+
+
+def logaddexp_other(grad, self, other):
+    return grad / ((self - other).exp() + 1)
+
+
+def logaddexp2(self, other):
+    """``log2(2**self + 2**other)`` without overflow."""
+    return np.logaddexp2(self, other)
+
+
+def logaddexp2_self(grad, self, other):
+    return grad / ((other - self).exp2() + 1)
+
+
+def logaddexp2_other(grad, self, other):
+    return grad / ((self - other).exp2() + 1)
+
+
+def _binary_samples(make, shapes):
+    return [Sample((make(shapes[1]), make(shapes[2]))),
+            Sample((make(shapes[1]).astype(np.float32), make(shapes[2])), atol=1e-5)]
+
+
+defop("logaddexp", logaddexp, derivatives={"self": logaddexp_self, "other": logaddexp_other},
+      dtype=_float_only("logaddexp_cpu"), family=FAMILY, samples=_binary_samples)
+defop("logaddexp2", logaddexp2,
+      derivatives={"self": logaddexp2_self, "other": logaddexp2_other},
+      dtype=_float_only("logaddexp2_cpu"), family=FAMILY, samples=_binary_samples)
+
+
+# -- deg2rad / rad2deg ---------------------------------------------------------------------
+_D2R = math.pi / 180.0
+_R2D = 180.0 / math.pi
+
+
+def deg2rad(self):
+    """Degrees to radians."""
+    return self * _D2R
+
+
+def deg2rad_self(grad):
+    return grad * _D2R
+
+
+def rad2deg(self):
+    """Radians to degrees."""
+    return self * _R2D
+
+
+def rad2deg_self(grad):
+    return grad * _R2D
+
+
+_unary("deg2rad", deg2rad, deg2rad_self, grad_fn_name="Deg2RadBackward0",
+       samples=_unary_samples(-200.0, 200.0))
+_unary("rad2deg", rad2deg, rad2deg_self, grad_fn_name="Rad2DegBackward0")
+
+
+# -- float_power: pow in float64 (composite in PyTorch, so its nodes are pow's) ------------
+def float_power(input, exponent):
+    """``input ** exponent`` computed in double precision."""
+    if isinstance(input, Tensor):
+        base = input.to(_dt.float64)
+        if isinstance(exponent, Tensor):
+            return base.pow(exponent.to(_dt.float64))
+        return base.pow(float(exponent) if not isinstance(exponent, bool) else exponent)
+    if not isinstance(exponent, Tensor):
+        raise TypeError("float_power() received an invalid combination of arguments")
+    return exponent.to(_dt.float64).__rpow__(float(input))
+
+
+def _float_power_(self, exponent):
+    if self.dtype is not _dt.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.name.title()}"
+                           " but the operation's result requires dtype Double")
+    return inplace_of(float_power, "float_power_")(self, exponent)
+
+
+export_function("float_power", float_power)
+bind_method("float_power", float_power)
+bind_method("float_power_", _float_power_)
+
+
+# -- heaviside -----------------------------------------------------------------------------
+def _heaviside_rule(rec, args):
+    compute, out = tensors_only(promote, ("input", "values"))(rec, args)
+    if args[0]._data.dtype != args[1]._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different "
+                           "dtypes.")
+    return compute, out
+
+
+def heaviside(self, values):
+    """0 where ``self < 0``, ``values`` where ``self == 0``, 1 where ``self > 0``."""
+    return np.heaviside(self, values).astype(np.result_type(self, values), copy=False)
+
+
+_heaviside_grad = not_implemented_formula("heaviside")
+defop("heaviside", heaviside, inputs=("self", "values"),
+      derivatives={"self": _heaviside_grad, "values": _heaviside_grad},
+      grad_fn_name="NotImplemented", dtype=_heaviside_rule, inplace="heaviside_",
+      family=FAMILY, samples=lambda make, shapes: [
+          Sample((make(shapes[1], -2, 3, np.int64).astype(np.float64), make(shapes[2])),
+                 grad=False),
+          Sample((make(shapes[1], -2, 3, np.int64), make(shapes[2], 0, 5, np.int64)))])
+
+
+# -- copysign ------------------------------------------------------------------------------
+def copysign(self, other):
+    """``|self|`` with the sign of ``other``."""
+    return np.copysign(self, other)
+
+
+def copysign_self(grad, self, result):
+    # sign(self) * sign(result): +-1, and 0 where self is 0
+    return grad * (self.sgn() * result.sgn())
+
+
+def copysign_other(grad):
+    return zeros_grad(grad)
+
+
+defop("copysign", copysign, derivatives={"self": copysign_self, "other": copysign_other},
+      dtype="promote_float", methods=(), functions=(), family=FAMILY,
+      samples=lambda make, shapes: [Sample((make(shapes[1]), make(shapes[2])),
+                                           call="copysign"),
+                                    Sample((make(shapes[1], -3, 3, np.int64),
+                                            make(shapes[2], -3, 3, np.int64)),
+                                           call="copysign")])
+
+
+def _copysign_scalar_rule(rec, args):
+    d = _dt.result_type(args[0], args[1])
+    if not d.is_floating_point:
+        d = _dt.get_default_dtype()
+    return d.np, d.np
+
+
+_copysign_s = defop("copysign_scalar", copysign, inputs=("self",),
+                    derivatives={"self": copysign_self}, grad_fn_name="CopysignBackward1",
+                    dtype=_copysign_scalar_rule, methods=(), functions=(), family=FAMILY,
+                    samples=lambda make, shapes: [
+                        Sample((make(shapes[0]), -1.5), call="copysign"),
+                        Sample((make(shapes[0]), 2), call="Tensor.copysign")])
+
+
+def copysign_public(input, other):
+    """``|input|`` with the sign of ``other`` (a tensor or a number)."""
+    from .registry import RECORDS
+    if isinstance(other, Tensor):
+        return RECORDS["copysign"].public(input, other)
+    return _copysign_s.public(input, other)
+
+
+export_function("copysign", copysign_public)
+bind_method("copysign", copysign_public)
+bind_method("copysign_", inplace_of(copysign_public, "copysign_"))
+
+
+# -- gcd / lcm -----------------------------------------------------------------------------
+def _integer_only(kernel):
+    base = tensors_only(promote)
+
+    def rule(rec, args):
+        compute, out = base(rec, args)
+        if compute.kind not in "iu":
+            raise not_implemented_for(kernel, compute)
+        return compute, out
+    return rule
+
+
+def gcd(self, other):
+    """Greatest common divisor (non-negative)."""
+    return np.gcd(self, other)
+
+
+def lcm(self, other):
+    """Least common multiple (non-negative)."""
+    return np.lcm(self, other)
+
+
+def _int_samples(make, shapes):
+    return [Sample((make(shapes[1], -20, 20, np.int64), make(shapes[2], -20, 20, np.int64)))]
+
+
+defop("gcd", gcd, dtype=_integer_only("gcd_cpu"), inplace="gcd_", family=FAMILY,
+      samples=_int_samples)
+defop("lcm", lcm, dtype=_integer_only("lcm_cpu"), inplace="lcm_", family=FAMILY,
+      samples=_int_samples)
+
+
+# -- ldexp / frexp / nextafter -------------------------------------------------------------
+def ldexp(self, other):
+    """``self * 2 ** other``."""
+    return self * np.exp2(other)
+
+
+def ldexp_self(grad, other):
+    # pow(2, other) as PyTorch's formula: an integer ``other`` gives integer powers, so the
+    # gradient is 0 where ``other`` < 0 (what PyTorch 2.13 returns)
+    from .powers import pow as _pow
+    return grad * _pow(2, other)
+
+
+def ldexp_other(grad, result):
+    return grad * result * _LN2
+
+
+defop("ldexp", ldexp, derivatives={"self": ldexp_self, "other": ldexp_other},
+      dtype=tensors_only(promote_float), inplace="ldexp_", family=FAMILY,
+      samples=lambda make, shapes: [
+          Sample((make(shapes[1]), make(shapes[2]))),
+          Sample((make(shapes[1]), make(shapes[2], -3, 4, np.int64))),
+          Sample((make(shapes[1], -3, 4, np.int64), make(shapes[2], -3, 4, np.int64)))])
+
+
+_frexp_type = return_types._make("frexp", ("mantissa", "exponent"))
+
+
+def frexp_op(self, exponent):
+    """The mantissa of ``self = mantissa * 2 ** exponent`` (``exponent`` precomputed)."""
+    return np.ldexp(self, -exponent).astype(self.dtype, copy=False)
+
+
+def frexp_self(grad, exponent):
+    return grad / _wrap(np.exp2(exponent.astype(grad._data.dtype)))
+
+
+_frexp = defop("frexp", frexp_op, derivatives={"self": frexp_self}, dtype="same",
+               methods=(), functions=(), family=FAMILY)
+
+
+def frexp(input):
+    """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``, 0.5 <= |m| < 1."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"frexp(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    _, exponent = np.frexp(input._data)
+    exponent = np.asarray(exponent, dtype=np.int32)
+    return _frexp_type((_frexp.public(input, exponent), _wrap(exponent)))
+
+
+_frexp.samples = lambda make, shapes: [Sample((make(shapes[0], -8, 8),), call="frexp"),
+                                       Sample((make(shapes[1]),), call="Tensor.frexp")]
+export_function("frexp", frexp)
+bind_method("frexp", frexp)
+
+
+def nextafter(self, other):
+    """The next representable value after ``self`` toward ``other``."""
+    return np.nextafter(self, other)
+
+
+def nextafter_self(grad):
+    return grad
+
+
+defop("nextafter", nextafter, derivatives={"self": nextafter_self, "other": copysign_other},
+      dtype=_float_only("nextafter_cpu"), inplace="nextafter_", family=FAMILY,
+      samples=_binary_samples)
