@@ -426,3 +426,22 @@ def test_views_made_in_inference_mode_of_normal_tensors():
         y.mul_(2)
         return w + 1
     assert same_on_both(indirect)[0] == "error"
+
+
+def test_setitem_checks_and_integer_targets():
+    def int_target(t):
+        x = t.zeros(2, 3, dtype=t.int64)
+        v = t.tensor([1.5, 2.5, 3.5], requires_grad=True)
+        x[1] = v
+        return [x, x.requires_grad, x.grad_fn]
+    same_on_both(int_target)
+
+    def shape_before_leaf(t):   # the value is expanded before copy_'s autograd check
+        x = t.ones(2, 3, requires_grad=True)
+        x[0] = t.ones(2, 3)
+    assert same_on_both(shape_before_leaf)[0] == "error"
+
+    def leaf_before_index_put_shape(t):
+        x = t.ones(2, 3, requires_grad=True)
+        x[t.tensor([0, 1])] = t.ones(4, 3)
+    assert same_on_both(leaf_before_index_put_shape)[0] == "error"

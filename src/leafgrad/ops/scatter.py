@@ -377,6 +377,12 @@ def setitem(self, index, value):
     from ..grad_mode import no_grad
     with no_grad():
         view, arrays, changed = parse_index(self, index)
+    key = Ellipsis if arrays is None else tuple(slice(None) if a is None else a
+                                                for a in arrays)
+    target = view._data[key].shape
+    is_tensor = isinstance(value, Tensor)
+    if is_tensor and arrays is None:
+        _check_value_shape(value, target, False)   # PyTorch expands before copy_'s checks
     kind = self._view_kind
     if changed and kind is not None and _mode.grad_enabled:
         # a view of a view autograd forbids changing: the newest view op names it
@@ -389,14 +395,12 @@ def setitem(self, index, value):
     inplace_check(self)
     if isinstance(value, str):
         raise TypeError(f"can't assign a str to a torch.{self.dtype.tensor_type}")
-    key = Ellipsis if arrays is None else tuple(slice(None) if a is None else a
-                                                for a in arrays)
-    target = view._data[key].shape
-    is_tensor = isinstance(value, Tensor)
-    if is_tensor:
-        _check_value_shape(value, target, arrays is not None)
+    if is_tensor and arrays is not None:
+        _check_value_shape(value, target, True)
     check_setitem(view._data, value, arrays is not None)   # Note [Memory overlap]
-    if not (_mode.grad_enabled and (self._requires_grad or (is_tensor and value._requires_grad))):
+    # an integer tensor records nothing, even when the value requires grad (as PyTorch)
+    if not (_mode.grad_enabled and (self._requires_grad or (
+            is_tensor and value._requires_grad and self._data.dtype.kind in "fc"))):
         # writable: an index into an expanded view may still pick distinct elements
         writable(view._data)[key] = value._data if is_tensor else value
         bump_version(self)
