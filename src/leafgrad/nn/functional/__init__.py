@@ -26,6 +26,8 @@ from .pooling_adaptive import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptiv
                                adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d)
 from .pooling_extra import (lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d,
                             max_unpool3d)
+from . import upsampling, extra  # noqa: F401  (H12)
+from .upsampling import interpolate, upsample, upsample_bilinear, upsample_nearest
 from .layers import (bilinear, dropout, embedding, layer_norm, linear, normalize, one_hot, pad)
 from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_embedding_loss,
                    cosine_similarity, cross_entropy, gaussian_nll_loss, hinge_embedding_loss,
@@ -122,4 +124,9 @@ __all__ = [
     'max_unpool3d',
     'batch_norm',
     'group_norm',
-]
+    'interpolate',
+    'upsample',
+    'upsample_nearest',
+    'upsample_bilinear',
+] + list(extra.__all__)
+globals().update({_n: getattr(extra, _n) for _n in extra.__all__})   # H12: extra.py's

@@ -1,0 +1,4 @@
+"""More of ``torch.nn.functional``."""
+from __future__ import annotations
+
+__all__: list = []

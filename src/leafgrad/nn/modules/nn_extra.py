@@ -1,0 +1,4 @@
+"""More ``torch.nn`` layers."""
+from __future__ import annotations
+
+__all__: list = []
