@@ -1,0 +1,608 @@
+"""More matrix products: ``addmv``, ``addr``, ``baddbmm``, ``addbmm`` (and their in-place
+forms, with ``addmm_``), ``vdot``, ``kron``, ``inner``, ``tensordot``, ``chain_matmul`` /
+``linalg.multi_dot``, ``cross`` / ``linalg.cross``, ``cdist`` and ``dist``.
+
+The BLAS-backed ones are records whose forward is one ``np.matmul``; ``inner``,
+``tensordot`` and ``multi_dot`` are composites of ``mm`` and reshapes, as in PyTorch (whose
+outputs then show ``ViewBackward0``).
+
+>>> import leafgrad as torch
+>>> torch.addmv(torch.zeros(2), torch.ones(2, 3), torch.ones(3))
+tensor([3., 3.])
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .registry import (defop, export_function, bind_method, Sample, inplace_check, old_value,
+                       commit_inplace)
+from .overlap import check_write
+from .linalg import (matmul, _check_tensor, _tname, _no_bool, _addmm, addmm_public)
+from .norms import vector_norm_self
+from ..tensor import Tensor
+from ..autograd.graph import sum_to
+
+FAMILY = "linalg"
+
+
+def _scaled(g, factor):
+    return g if factor == 1 else g * factor
+
+
+def _add_scaled(out, self, beta, alpha):
+    """``beta * self + alpha * out``, with ``self`` ignored when ``beta`` is 0 (NaN too)."""
+    if alpha != 1:
+        out = out * alpha
+    if beta == 0:
+        return np.broadcast_to(out, np.broadcast_shapes(np.shape(self), out.shape)).copy()
+    return out + (self if beta == 1 else beta * self)
+
+
+def _same_dtype(name, *arrays):
+    first = arrays[0].dtype
+    for a in arrays[1:]:
+        if a.dtype != first:
+            raise RuntimeError(f"expected scalar type {_tname(arrays[0])} but found {_tname(a)}")
+
+
+# -- addmv / addr / baddbmm / addbmm -------------------------------------------------------------
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """``beta * self + alpha * (mat @ vec)``."""
+    return _add_scaled(np.matmul(mat, vec), self, beta, alpha)
+
+
+def addmv_self(grad, beta):
+    return _scaled(grad, beta)
+
+
+def addmv_mat(grad, vec, alpha):
+    return _scaled(grad.unsqueeze(-1) * vec, alpha)
+
+
+def addmv_vec(grad, mat, alpha):
+    return _scaled(matmul(mat.t(), grad), alpha)
+
+
+def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * self + alpha * outer(vec1, vec2)``."""
+    return _add_scaled(np.multiply.outer(vec1, vec2), self, beta, alpha)
+
+
+def addr_self(grad, beta):
+    return _scaled(grad, beta)
+
+
+def addr_vec1(grad, vec2, alpha):
+    return _scaled(matmul(grad, vec2), alpha)
+
+
+def addr_vec2(grad, vec1, alpha):
+    return _scaled(matmul(grad.t(), vec1), alpha)
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * self + alpha * (batch1 @ batch2)``, batch by batch."""
+    return _add_scaled(np.matmul(batch1, batch2), self, beta, alpha)
+
+
+def baddbmm_self(grad, beta):
+    return _scaled(grad, beta)
+
+
+def baddbmm_batch1(grad, batch2, alpha):
+    return _scaled(matmul(grad, batch2.mT), alpha)
+
+
+def baddbmm_batch2(grad, batch1, alpha):
+    return _scaled(matmul(batch1.mT, grad), alpha)
+
+
+def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * self + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    b, n, k = batch1.shape
+    p = batch2.shape[2]
+    # one gemm: (n, b*k) @ (b*k, p) sums the batch products
+    out = np.matmul(batch1.transpose(1, 0, 2).reshape(n, b * k), batch2.reshape(b * k, p))
+    return _add_scaled(out, self, beta, alpha)
+
+
+def addbmm_self(grad, beta):
+    return _scaled(grad, beta)
+
+
+def addbmm_batch1(grad, batch2, alpha):
+    return _scaled(matmul(grad.unsqueeze(0), batch2.mT), alpha)
+
+
+def addbmm_batch2(grad, batch1, alpha):
+    return _scaled(matmul(batch1.mT, grad.unsqueeze(0)), alpha)
+
+
+def _samples_addmv(make, shapes):
+    return [Sample((make((2,)), make((2, 3)), make((3,))), call="addmv"),
+            Sample((make((1,)), make((2, 3)), make((3,))), {"beta": 0.5, "alpha": 2},
+                   call="addmv"),
+            Sample((make(()), make((2, 3)), make((3,))), call="Tensor.addmv"),
+            Sample((make((2,)), make((2, 3)), make((3,))), {"alpha": -1},
+                   call="Tensor.addmv_")]
+
+
+def _samples_addr(make, shapes):
+    return [Sample((make((2, 3)), make((2,)), make((3,))), call="addr"),
+            Sample((make((3,)), make((2,)), make((3,))), {"beta": 2, "alpha": 0.5},
+                   call="addr"),
+            Sample((make((2, 3)), make((2,)), make((3,))), call="Tensor.addr_")]
+
+
+def _samples_baddbmm(make, shapes):
+    return [Sample((make((2, 2, 4)), make((2, 2, 3)), make((2, 3, 4))), call="baddbmm"),
+            Sample((make((4,)), make((2, 2, 3)), make((2, 3, 4))), {"beta": 0.5, "alpha": 2},
+                   call="baddbmm"),
+            Sample((make((2, 2, 4)), make((2, 2, 3)), make((2, 3, 4))), call="Tensor.baddbmm_")]
+
+
+def _samples_addbmm(make, shapes):
+    return [Sample((make((2, 4)), make((3, 2, 3)), make((3, 3, 4))), call="addbmm"),
+            Sample((make((4,)), make((3, 2, 3)), make((3, 3, 4))), {"beta": 0.5, "alpha": 2},
+                   call="addbmm"),
+            Sample((make((2, 4)), make((3, 2, 3)), make((3, 3, 4))), call="Tensor.addbmm_")]
+
+
+_addmv = defop("addmv", addmv, inputs=("self", "mat", "vec"),
+               derivatives={"self": addmv_self, "mat": addmv_mat, "vec": addmv_vec},
+               dtype="same", methods=(), functions=(), inplace="addmv_", family=FAMILY,
+               samples=_samples_addmv)
+_addr = defop("addr", addr, inputs=("self", "vec1", "vec2"),
+              derivatives={"self": addr_self, "vec1": addr_vec1, "vec2": addr_vec2},
+              dtype="same", methods=(), functions=(), inplace="addr_", family=FAMILY,
+              samples=_samples_addr)
+_baddbmm = defop("baddbmm", baddbmm, inputs=("self", "batch1", "batch2"),
+                 derivatives={"self": baddbmm_self, "batch1": baddbmm_batch1,
+                              "batch2": baddbmm_batch2},
+                 dtype="same", methods=(), functions=(), inplace="baddbmm_", family=FAMILY,
+                 samples=_samples_baddbmm)
+_addbmm = defop("addbmm", addbmm, inputs=("self", "batch1", "batch2"),
+                derivatives={"self": addbmm_self, "batch1": addbmm_batch1,
+                             "batch2": addbmm_batch2},
+                dtype="same", methods=(), functions=(), inplace="addbmm_", family=FAMILY,
+                samples=_samples_addbmm)
+
+
+def _expand_check(self, out_shape):
+    """PyTorch's message when ``self`` does not broadcast to the product's shape."""
+    s = tuple(self.shape)
+    try:
+        if np.broadcast_shapes(s, out_shape) == out_shape:
+            return
+    except ValueError:
+        pass
+    for i in range(1, len(s) + 1):
+        if i > len(out_shape) or (s[-i] != 1 and s[-i] != out_shape[-i]):
+            d = len(out_shape) - i
+            raise RuntimeError(
+                f"The expanded size of the tensor ({out_shape[d] if d >= 0 else 1}) must match "
+                f"the existing size ({s[-i]}) at non-singleton dimension {d}.  Target sizes: "
+                f"[{', '.join(map(str, out_shape))}].  Tensor sizes: [{', '.join(map(str, s))}]")
+
+
+def _tensors(name, named):
+    for i, (n, t) in enumerate(named):
+        _check_tensor(name, t, i + 1, n)
+
+
+def addmv_public(input, mat, vec, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat @ vec)``."""
+    _tensors("addmv", (("input", input), ("mat", mat), ("vec", vec)))
+    m, v = mat._data, vec._data
+    if m.ndim != 2 or v.ndim != 1 or input._data.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "
+                           f"{m.ndim}, {v.ndim}")
+    if m.shape[1] != v.shape[0] or input._data.ndim == 1 and input._data.shape[0] not in (
+            1, m.shape[0]):
+        raise RuntimeError(f"size mismatch, got input ({input._data.shape[0] if input._data.ndim else 1}), "
+                           f"mat ({m.shape[0]}x{m.shape[1]}), vec ({v.shape[0]})")
+    if not (m.dtype == v.dtype == input._data.dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{_tname(input._data)}, {_tname(m)}, and {_tname(v)}")
+    _no_bool("addmv_impl_cpu", m)
+    return _addmv.public(input, mat, vec, beta=beta, alpha=alpha)
+
+
+def addr_public(input, vec1, vec2, *, beta=1, alpha=1):
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    _tensors("addr", (("input", input), ("vec1", vec1), ("vec2", vec2)))
+    for n, t in (("vec1", vec1), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {n}, but got {t._data.ndim}-D")
+    _expand_check(input._data, (vec1._data.shape[0], vec2._data.shape[0]))
+    _same_dtype("addr", input._data, vec1._data, vec2._data)
+    return _addr.public(input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+def baddbmm_public(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (batch1 @ batch2)`` over a batch of matrices."""
+    _tensors("baddbmm", (("input", input), ("batch1", batch1), ("batch2", batch2)))
+    a, b = batch1._data, batch2._data
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
+                           f"{b.shape[1]}].")
+    _expand_check(input._data, (a.shape[0], a.shape[1], b.shape[2]))
+    _same_dtype("baddbmm", input._data, a, b)
+    _no_bool("bmm", a)
+    return _baddbmm.public(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def addbmm_public(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum of the batch products``."""
+    _tensors("addbmm", (("input", input), ("batch1", batch1), ("batch2", batch2)))
+    a, b = batch1._data, batch2._data
+    if a.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{a.shape[0]} and {b.shape[0]}")
+    if a.shape[2] != b.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({a.shape[1]}x{a.shape[2]} and "
+                           f"{b.shape[1]}x{b.shape[2]})")
+    _expand_check(input._data, (a.shape[1], b.shape[2]))
+    _same_dtype("addbmm", input._data, a, b)
+    return _addbmm.public(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _inplace_of(public, rec):
+    """``self.<op>_(...)``: the out-of-place op on the old value, written back into self."""
+    def inplace(self, *args, **kwargs):
+        inplace_check(self)
+        check_write(self, args, kwargs)
+        src = old_value(self) if self._requires_grad else self
+        return commit_inplace(self, public(src, *args, **kwargs), rec)
+    inplace.__name__ = inplace.__qualname__ = rec.name + "_"
+    inplace.__doc__ = f"In-place version of :meth:`{rec.name}`."
+    return inplace
+
+
+for _name, _fn, _rec in (("addmv", addmv_public, _addmv), ("addr", addr_public, _addr),
+                         ("baddbmm", baddbmm_public, _baddbmm),
+                         ("addbmm", addbmm_public, _addbmm), ("addmm", addmm_public, _addmm)):
+    if _name != "addmm":
+        export_function(_name, _fn)
+        bind_method(_name, _fn)
+    bind_method(_name + "_", _inplace_of(_fn, _rec))
+
+
+# -- vdot, kron ----------------------------------------------------------------------------------
+def vdot(self, other):
+    """Dot product of two 1-D tensors (conjugating the first: a no-op for real tensors)."""
+    return np.matmul(self, other)
+
+
+def vdot_self(grad, other):
+    return grad * other
+
+
+def vdot_other(grad, self):
+    return grad * self
+
+
+_vdot = defop("vdot", vdot, derivatives={"self": vdot_self, "other": vdot_other},
+              dtype="same", methods=(), functions=(), family=FAMILY,
+              samples=lambda make, shapes: [Sample((make((3,)), make((3,))), call="vdot"),
+                                            Sample((make((1,)), make((1,))),
+                                                   call="Tensor.vdot")])
+
+
+def vdot_public(input, other):
+    """``torch.vdot``."""
+    _tensors("vdot", (("input", input), ("other", other)))
+    a, b = input._data, other._data
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found "
+                           f"{_tname(a)} and {_tname(b)}")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    return _vdot.public(input, other)
+
+
+def _kron_shapes(a_shape, b_shape):
+    n = max(len(a_shape), len(b_shape))
+    return (1,) * (n - len(a_shape)) + tuple(a_shape), (1,) * (n - len(b_shape)) + tuple(b_shape)
+
+
+def kron(self, other):
+    """Kronecker product: block ``(i, j)`` is ``self[i, j] * other``."""
+    return np.kron(self, other)
+
+
+def _kron_grad(grad, mine, theirs, mine_is_a):
+    """Sum of ``grad``'s blocks weighted by the other factor (interleaved dims)."""
+    a_shape, b_shape = _kron_shapes(mine._data.shape, theirs._data.shape) if mine_is_a else \
+        _kron_shapes(theirs._data.shape, mine._data.shape)
+    n = len(a_shape)
+    inter = tuple(x for pair in zip(a_shape, b_shape) for x in pair)
+    g = grad.reshape(inter)
+    if mine_is_a:
+        w = theirs.reshape(tuple(x for s in b_shape for x in (1, s)))
+        summed = tuple(range(1, 2 * n, 2))
+    else:
+        w = theirs.reshape(tuple(x for s in a_shape for x in (s, 1)))
+        summed = tuple(range(0, 2 * n, 2))
+    out = (g * w).sum(summed) if summed else g * w
+    return out.reshape(mine._data.shape)
+
+
+def kron_self(grad, self, other):
+    return _kron_grad(grad, self, other, True)
+
+
+def kron_other(grad, self, other):
+    return _kron_grad(grad, other, self, False)
+
+
+_kron = defop("kron", kron, derivatives={"self": kron_self, "other": kron_other},
+              dtype="promote", grad_fn_name="UnsafeViewBackward0", family=FAMILY,
+              samples=lambda make, shapes: [
+                  Sample((make((2, 3)), make((3, 2))), call="kron"),
+                  Sample((make(shapes[1] or (2,)), make(shapes[2] or (3,))), call="kron"),
+                  Sample((make((2,)), make((2, 2, 3))), call="Tensor.kron")])
+
+
+# -- inner, tensordot, chain_matmul / multi_dot --------------------------------------------------
+def tensordot(a, b, dims=2, out=None):
+    """Contract ``a``'s ``dims[0]`` with ``b``'s ``dims[1]`` (or the last/first ``dims``)."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da = list(range(a.ndim - dims, a.ndim))
+        db = list(range(dims))
+    else:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+        if len(da) != len(db):
+            raise RuntimeError("both dimension lists should have same length")
+    da = [d % a.ndim if a.ndim else d for d in da]
+    db = [d % b.ndim if b.ndim else d for d in db]
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[x]} in dim {x} and second has size {b.shape[y]} in "
+                               f"dim {y}")
+    free_a = [d for d in range(a.ndim) if d not in da]
+    free_b = [d for d in range(b.ndim) if d not in db]
+    k = int(np.prod([a.shape[d] for d in da]))
+    out_shape = [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b]
+    m = int(np.prod([a.shape[d] for d in free_a]))
+    n = int(np.prod([b.shape[d] for d in free_b]))
+    am = a.permute(free_a + da).reshape(m, k)
+    bm = b.permute(db + free_b).reshape(k, n)
+    return (am @ bm).view(out_shape)
+
+
+def inner(input, other, *, out=None):
+    """Sum of products over the last dims (a product when one input is 0-d)."""
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def multi_dot(tensors, *, out=None):
+    """``tensors[0] @ tensors[1] @ ...`` (first and last may be vectors)."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = tensors[0], tensors[-1]
+    for i, t in enumerate(tensors):
+        ok = t.ndim == 2 or (t.ndim == 1 and i in (0, n - 1))
+        if not ok:
+            if i in (0, n - 1):
+                which = "first" if i == 0 else "last"
+                raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got "
+                                   f"{t.ndim}D")
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    mats = list(tensors)
+    if first.ndim == 1:
+        mats[0] = first.unsqueeze(0)
+    if last.ndim == 1:
+        mats[-1] = last.unsqueeze(-1)
+    result = mats[0]
+    for m in mats[1:]:
+        result = result.mm(m)
+    shape = ([] if first.ndim == 1 else [result.shape[0]]) + \
+            ([] if last.ndim == 1 else [result.shape[1]])
+    return result.view(shape)
+
+
+def chain_matmul(*matrices, out=None):
+    """Deprecated ``torch.chain_matmul``: the product of 2-D matrices."""
+    import warnings
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
+                  "more tensors rather than multiple parameters.")
+    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
+        matrices = tuple(matrices[0])
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    for i, t in enumerate(matrices):
+        if t.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {t.ndim}, expected 2 instead.")
+    return multi_dot(matrices)
+
+
+# -- cross ---------------------------------------------------------------------------------------
+def linalg_cross(self, other, dim=-1):
+    """Cross product of 3-vectors along ``dim`` (inputs broadcast)."""
+    shape = np.broadcast_shapes(self.shape, other.shape)
+    return np.cross(np.broadcast_to(self, shape), np.broadcast_to(other, shape), axis=dim)
+
+
+def linalg_cross_self(grad, other, dim):
+    return _cross.public(other, grad, dim)
+
+
+def linalg_cross_other(grad, self, dim):
+    return _cross.public(grad, self, dim)
+
+
+_cross = defop("linalg_cross", linalg_cross,
+               derivatives={"self": linalg_cross_self, "other": linalg_cross_other},
+               methods=(), functions=(), family=FAMILY,
+               samples=lambda make, shapes: [
+                   Sample((make((4, 3)), make((4, 3))), call="linalg.cross"),
+                   Sample((make((3, 2)), make((3, 1))), {"dim": 0}, call="cross"),
+                   Sample((make((2, 3)), make((1, 3))), call="linalg.cross"),
+                   Sample((make((3,)), make((3,))), call="Tensor.cross")])
+
+
+def _cross_checks(input, other, dim):
+    _tensors("linalg_cross", (("input", input), ("other", other)))
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    n = input.ndim
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[dim]} and {other.shape[dim]}")
+
+
+def cross_linalg(input, other, *, dim=-1, out=None):
+    """``torch.linalg.cross``."""
+    _cross_checks(input, other, dim)
+    return _cross.public(input, other, dim)
+
+
+def cross(input, other, dim=None, *, out=None):
+    """``torch.cross``: ``dim`` defaults to the first dim of size 3 (with a warning)."""
+    if dim is None:
+        import warnings
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross."
+                      "\nThe default value of dim will change to agree with that of "
+                      "linalg.cross in a future release.")
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    _cross_checks(input, other, dim)
+    return _cross.public(input, other, dim)
+
+
+# -- cdist, dist ---------------------------------------------------------------------------------
+def _pairwise_norm(diff, p, axis=-1):
+    a = np.abs(diff)
+    if p == 2:
+        return np.sqrt(np.sum(a * a, axis=axis))
+    if p == 1:
+        return np.sum(a, axis=axis)
+    if p == math.inf:
+        return np.max(a, axis=axis, initial=0)
+    if p == 0:
+        return np.sum(a != 0, axis=axis).astype(diff.dtype)
+    return np.power(np.sum(np.power(a, p), axis=axis), 1.0 / p)
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """Pairwise ``p``-norm distances between the rows of ``x1`` and of ``x2``."""
+    return _pairwise_norm(x1[..., :, None, :] - x2[..., None, :, :], p)
+
+
+def _cdist_grad(grad, x1, x2, result, p):
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    g = vector_norm_self(grad, diff, result, p, -1, False)
+    return g
+
+
+def cdist_x1(grad, x1, x2, result, p):
+    if p == 0:
+        return x1 * 0
+    return _cdist_grad(grad, x1, x2, result, p).sum(-2)
+
+
+def cdist_x2(grad, x1, x2, result, p):
+    if p == 0:
+        return x2 * 0
+    return -_cdist_grad(grad, x1, x2, result, p).sum(-3)
+
+
+# PyTorch has no second derivative of cdist ("the derivative for '_cdist_backward' is not
+# implemented"), so the registry compares values only; tests/test_linalg_extra.py checks
+# the first derivative.
+_cdist = defop("cdist", cdist, inputs=("x1", "x2"),
+               derivatives={"x1": cdist_x1, "x2": cdist_x2}, methods=(), functions=(),
+               family=FAMILY,
+               samples=lambda make, shapes: [
+                   Sample((make((3, 2)), make((4, 2))), call="cdist", grad=False),
+                   Sample((make((2, 3, 2)), make((1, 4, 2))), {"p": 1.0}, call="cdist",
+                          grad=False),
+                   Sample((make((3, 2)), make((4, 2))), {"p": 3.0}, call="cdist", grad=False),
+                   Sample((make((3, 2)), make((4, 2))), {"p": math.inf}, call="cdist",
+                          grad=False)])
+
+
+def cdist_public(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """``torch.cdist``."""
+    if x1.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X2 got: {x2.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if not x1.dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: "
+                           f"{_tname(x1._data)}")
+    if not x2.dtype.is_floating_point:
+        raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: "
+                           f"{_tname(x2._data)}")
+    return _cdist.public(x1, x2, float(p))
+
+
+def dist(self, other, p=2):
+    """The ``p``-norm of ``self - other``."""
+    return np.asarray(_pairwise_norm((self - other).reshape(-1), p, axis=0))
+
+
+def dist_self(grad, self, other, result, p):
+    return sum_to(vector_norm_self(grad, self - other, result, p, None, False),
+                  self._data.shape)
+
+
+def dist_other(grad, self, other, result, p):
+    return sum_to(-vector_norm_self(grad, self - other, result, p, None, False),
+                  other._data.shape)
+
+
+_dist = defop("dist", dist, derivatives={"self": dist_self, "other": dist_other},
+              family=FAMILY,
+              samples=lambda make, shapes: [
+                  Sample((make(shapes[1]), make(shapes[2])), call="dist"),
+                  Sample((make((2, 3)), make((3,)), 1), call="Tensor.dist"),
+                  Sample((make((2, 3)), make((3,)), 3), call="dist"),
+                  Sample((make((2, 3)), make((2, 3)), math.inf), call="dist")])
+
+
+for _name, _fn in (("vdot", vdot_public), ("cross", cross), ("inner", inner)):
+    export_function(_name, _fn)
+    bind_method(_name, _fn)
+for _name, _fn in (("tensordot", tensordot), ("chain_matmul", chain_matmul),
+                   ("cdist", cdist_public)):
+    export_function(_name, _fn)
