@@ -85,28 +85,11 @@ def check_write(self: Tensor, args: tuple, kwargs: dict | None = None) -> None:
     out = self._data
     if 0 in out.strides:
         check_internal_overlap(out)
-    shape = out.shape
-    grown = False
+    # (PyTorch's next check, the output shape, stays with commit_inplace: ops such as lerp_
+    # and autograd's view checks come before it in PyTorch)
     for a in (*args, *kwargs.values()) if kwargs else args:
-        if isinstance(a, Tensor):
-            if a._data is not out:
-                check_partial_overlap(out, a._data)
-            grown = grown or a._data.shape != shape
-    if grown:
-        _check_output_shape(shape, args, kwargs)
-
-
-def _check_output_shape(shape, args, kwargs):
-    """PyTorch's next check: the inputs must not broadcast the written-to tensor to a larger
-    shape (before any dtype or kernel check of the op itself)."""
-    shapes = [a._data.shape for a in (*args, *(kwargs or {}).values()) if isinstance(a, Tensor)]
-    try:
-        full = np.broadcast_shapes(shape, *shapes)
-    except ValueError:
-        return    # not broadcastable: the op raises PyTorch's size message itself
-    if full != shape:
-        raise RuntimeError(f"output with shape [{', '.join(map(str, shape))}] doesn't match "
-                           f"the broadcast shape [{', '.join(map(str, full))}]")
+        if isinstance(a, Tensor) and a._data is not out:
+            check_partial_overlap(out, a._data)
 
 
 def writable(data: np.ndarray) -> np.ndarray:
