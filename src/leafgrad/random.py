@@ -9,7 +9,12 @@ numbers, and ``get_rng_state()`` is PyTorch's 5056-byte state. What is not repro
 * ``bernoulli_(p)`` with a number ``p`` (so dropout) follows PyTorch's serial kernel; on an
   Intel CPU, PyTorch with MKL uses MKL's own stream there instead (Note [bernoulli on Intel]
   in _distributions.py), so those masks match PyTorch on other CPUs only.
-* ``poisson`` has PyTorch's distribution and messages but NumPy's draws.
+* ``poisson`` has PyTorch's distribution and messages but NumPy's draws (seeded from the
+  generator, so still repeatable).
+* ``nn.init.orthogonal_`` draws PyTorch's normals, but its QR comes from NumPy's LAPACK,
+  so the result can differ from PyTorch's in the last float32 bit.
+* ``random_(-2**63, None)`` on a float tensor (PyTorch's full 64-bit kernel) is not
+  matched.
 * A fresh process: PyTorch seeds its default generator from the OS, leafgrad from
   PyTorch's fixed ``Generator()`` seed; call ``manual_seed`` for PyTorch's numbers.
 
