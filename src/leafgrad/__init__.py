@@ -31,7 +31,8 @@ from . import factories, random, _printing, functions  # noqa: F401  (exported b
 # ``__getattr__`` below: ``import leafgrad`` then costs the core (tensor, ops, autograd) only.
 # ``import torch.nn`` under ``leafgrad run`` goes through the alias finder in compat.py, which
 # imports ``leafgrad.nn`` by name, so it works whether or not ``nn`` was loaded yet.
-_LAZY_MODULES = ("nn", "optim", "utils", "func", "serialization", "diagnostics")
+_LAZY_MODULES = ("nn", "optim", "utils", "func", "serialization", "diagnostics", "cuda",
+                 "accelerator", "backends")
 _LAZY_NAMES = {"save": "serialization", "load": "serialization",   # serialization.__all__
                "explain": "diagnostics", "viz": "diagnostics"}
 

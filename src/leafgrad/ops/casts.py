@@ -161,6 +161,12 @@ bind_method("type_as", type_as)
 # -- clone / contiguous ---------------------------------------------------------------------
 def clone(self, *, memory_format=None):
     """A copy with the same strides order (CloneBackward0)."""
+    if 0 in self.strides:
+        # An expanded input is not dense: PyTorch lays the copy out from the other dims'
+        # order, leaving the broadcast dims where they are (NumPy's "K" would put them last).
+        kept = [st for st, n in zip(self.strides, self.shape) if st and n != 1]
+        if kept == sorted(kept, reverse=True):
+            return np.array(self, copy=True, order="C")
     return np.array(self, copy=True, order="K")
 
 

@@ -332,6 +332,8 @@ def parse_index(self: Tensor, index):
             index = tuple(index)
         else:
             index = (index,)
+    if range in map(type, index):   # x[range(n), target] (a sequence, as a list would be)
+        index = tuple(list(i) if type(i) is range else i for i in index)
     ndim = self._data.ndim
     used = sum(_dims_used(i) for i in index)
     if ndim == 0 and any(_as_int(i) is not None for i in index):
