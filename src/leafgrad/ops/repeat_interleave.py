@@ -67,3 +67,5 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 bind_method("repeat_interleave", repeat_interleave)
 export_function("repeat_interleave", repeat_interleave)
+
+from . import out_variants  # noqa: E402,F401  (wraps torch.matmul & co. for out=; see there)
