@@ -73,6 +73,7 @@ def _rename_classes(module) -> None:
                                             "leafgrad.random") else _torch_name(name))
     graph = sys.modules.get("leafgrad.autograd.graph")
     if graph is not None:   # op records made while this module loaded made node classes
+        graph.node_class_module = "builtins"   # and those made later (on first use)
         bases = (graph.Node, graph.OpNode)
         stack = list(graph.Node.__subclasses__())
         while stack:

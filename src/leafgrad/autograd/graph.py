@@ -183,6 +183,11 @@ _CPP_NAMES = {"CopySlices": "torch::autograd::CopySlices",
               "AccumulateGrad": "torch::autograd::AccumulateGrad"}
 
 
+# The ``__module__`` of node classes made from now on (records make theirs on first use:
+# Note [Lazy node classes] in ops/registry.py); compat.py sets "builtins", PyTorch's.
+node_class_module = None
+
+
 def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
     """A Node subclass named like PyTorch's (``MulBackward0``) for one op record.
 
@@ -202,6 +207,8 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         "_result_slot": kinds.index("result") if "result" in kinds else None,
         "_tensor_slots": tuple(i for i, t in enumerate(is_tensor) if t),
         "_plain": record.n_outputs == 1 and not record.list_input}
+    if node_class_module is not None:
+        namespace["__module__"] = node_class_module
     for i, (name, (kind, pos)) in enumerate(zip(saved_names, record.saved_sources)):
         namespace["_saved_" + name] = _saved_property(
             i, kind == "arg" and pos in record.input_pos)

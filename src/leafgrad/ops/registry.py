@@ -87,7 +87,6 @@ class OpRecord:
     input_pos: tuple = ()
     saved_sources: tuple = ()
     saved_users: tuple = ()
-    node_class: type = None
     public: Callable = None
     list_input: bool = False
     saved_plan: tuple = ()
@@ -96,6 +95,27 @@ class OpRecord:
     extra: dict = field(default_factory=dict)
     kernel: Callable | None = None   # see defop
     kernel_tail: tuple = ()          # the defaults of the parameters after the inputs
+
+
+class _LazyNodeClass:
+    """``rec.node_class``: the record's Node subclass, made on first use.
+
+    Note [Lazy node classes]
+    Making ~400 node classes (a ``type()`` call and a property per saved name each) was about
+    a sixth of ``import leafgrad``, yet a program uses a few dozen ops with grad. The class is
+    made the first time a node is recorded (or the class is asked for) and then stored in the
+    record's ``__dict__``, which shadows this non-data descriptor: later reads are plain
+    attribute reads."""
+
+    def __get__(self, rec, owner=None):
+        if rec is None:
+            return self
+        cls = make_node_class(rec.grad_fn_name, rec.saved_names, rec)
+        rec.__dict__["node_class"] = cls
+        return cls
+
+
+OpRecord.node_class = _LazyNodeClass()
 
 
 # -- dtype rules: (record, args) -> (compute numpy dtype or None, output numpy dtype or None) -
@@ -227,7 +247,6 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
          else sum(1 << u for u in users))
         for (kind, pos), users in zip(rec.saved_sources, rec.saved_users))
     rec.dispatch = choose_dispatch(rec)
-    rec.node_class = make_node_class(grad_fn_name, rec.saved_names, rec)
     rec.public = _make_public(rec, sig)
     RECORDS[name] = rec
     for m in rec.methods:
