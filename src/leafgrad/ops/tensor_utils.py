@@ -227,7 +227,10 @@ def _inplace_view(name, rec_name, grad_fn_name, public_name):
 
     def inplace(self, *args):
         inplace_check(self)
-        getattr(self, public_name)(*args)   # PyTorch's argument errors, before any change
+        try:
+            getattr(self, public_name)(*args)   # PyTorch's argument errors, before any change
+        except RuntimeError as e:
+            raise RuntimeError(str(e).replace(f"{public_name}()", f"{name}()", 1)) from None
         out = rec.public(self, *args) if (_mode.grad_enabled and self._requires_grad) \
             else None
         self._data = out._data if out is not None else np.asarray(src.forward(self._data, *args))

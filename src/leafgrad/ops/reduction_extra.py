@@ -1,0 +1,483 @@
+"""More reductions: cummax/cummin, logcumsumexp, aminmax, var_mean/std_mean, nanmean,
+kthvalue, mode, nanmedian, quantile/nanquantile, diff.
+
+Ops that return ``(values, indices)`` choose the indices in NumPy first and pass them to a
+record that takes the values at those indices (``extrema.select_dim``), so the gradient goes
+to the returned index, as PyTorch's. Where several elements tie, PyTorch's index depends on
+its selection algorithm; leafgrad takes the first in a stable sort (kthvalue, nanmedian) or
+the last occurrence (mode, cummax/cummin), which agrees whenever the values are distinct.
+
+>>> import leafgrad as torch
+>>> torch.tensor([1.0, 3.0, 2.0]).cummax(0).values
+tensor([1., 3., 3.])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import return_types
+from ..tensor import Tensor, _wrap
+from .extrema import _along, evenly_self, select_dim, select_dim_self
+from .joins import materialize_zeros
+from .pointwise_common import not_implemented_for
+from .reduction import _const, _count, _dims, _var_args, _wrap_dim, expand_grad, var_self
+from .reduction import var_op, std_op, _var_dtype
+from .registry import FUNCTIONS, Sample, bind_method, defop, export_function
+
+__all__: list = []
+
+FAMILY = "reduction"
+
+if not hasattr(return_types, "nanmedian"):
+    return_types.nanmedian = return_types._make("nanmedian", ("values", "indices"))
+
+
+def _public(name, fn):
+    export_function(name, fn)
+    bind_method(name, fn)
+
+
+# -- cummax / cummin -------------------------------------------------------------------------
+def _cum_extreme_indices(d, axis, larger):
+    """The running arg-extreme along ``axis``: ties and NaNs move it to the later index."""
+    moved = np.moveaxis(d, axis, -1)
+    idx = np.zeros(moved.shape, np.int64)
+    if moved.shape[-1] == 0:
+        return np.moveaxis(idx, -1, axis)
+    cur = moved[..., 0].copy()
+    cur_i = np.zeros(cur.shape, np.int64)
+    floating = d.dtype.kind == "f"
+    for i in range(moved.shape[-1]):
+        x = moved[..., i]
+        take = (x >= cur) if larger else (x <= cur)
+        if floating:
+            take = take | np.isnan(x)
+        cur = np.where(take, x, cur)
+        cur_i = np.where(take, i, cur_i)
+        idx[..., i] = cur_i
+    return np.moveaxis(idx, -1, axis)
+
+
+def cum_extreme(self, dim, indices):
+    """The values at the running arg-extreme ``indices`` (chosen by the wrapper)."""
+    if self.ndim == 0:
+        return self.copy()
+    return np.take_along_axis(self, indices, _wrap_dim(dim, self.ndim))
+
+
+def cum_extreme_self(grad, self_shape, dim, indices):
+    if not self_shape:
+        return grad
+    zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
+    return zeros.scatter_add(_wrap_dim(dim, len(self_shape)), _wrap(indices), grad)
+
+
+def _cum_samples(call):
+    def samples(make, shapes):
+        base = shapes[1] or (4,)
+        ties = np.asarray(np.round(make(base)))
+        return [Sample((make(base), 0), call=call), Sample((ties, -1), call=call),
+                Sample((make(base, -3, 3, np.int64), 0), call=call)]
+    return samples
+
+
+_cummax = defop("cummax", cum_extreme, derivatives={"self": cum_extreme_self}, dtype="same",
+                methods=(), functions=(), family=FAMILY, samples=_cum_samples("cummax"))
+_cummin = defop("cummin", cum_extreme, derivatives={"self": cum_extreme_self}, dtype="same",
+                methods=(), functions=(), family=FAMILY, samples=_cum_samples("cummin"))
+
+
+def _cum_public(rec, name, larger):
+    def fn(input, dim):
+        d = input._data
+        axis = _wrap_dim(dim, max(d.ndim, 1))
+        idx = (np.zeros(d.shape, np.int64) if d.ndim == 0
+               else _cum_extreme_indices(d, axis, larger))
+        return getattr(return_types, name)((rec.public(input, axis, idx), _wrap(idx)))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Running {'maximum' if larger else 'minimum'} along ``dim`` and its indices."
+    return fn
+
+
+_public("cummax", _cum_public(_cummax, "cummax", True))
+_public("cummin", _cum_public(_cummin, "cummin", False))
+
+
+# -- logcumsumexp ----------------------------------------------------------------------------
+def logcumsumexp(self, dim):
+    """``log(cumsum(exp(self)))`` along ``dim``, computed stably."""
+    if self.dtype.kind != "f":
+        raise not_implemented_for("logcumsumexp_out_cpu", self.dtype)
+    if self.ndim == 0:
+        _wrap_dim(dim, 1)
+        return self.copy()
+    return np.logaddexp.accumulate(self, axis=_wrap_dim(dim, self.ndim))
+
+
+def logcumsumexp_self(grad, self, result, dim):
+    # d out_j / d x_i = exp(x_i - out_j) for j >= i; the sum over j runs as a reversed
+    # logcumsumexp of log|grad| - out, positive and negative parts apart so logs stay real
+    if self._data.ndim == 0:
+        return grad
+    d = _wrap_dim(dim, self._data.ndim)
+    lowest = float(np.finfo(grad._data.dtype).min)
+    log_abs = grad.abs().log()
+    pos = log_abs.where(grad > 0, lowest)
+    neg = log_abs.where(grad < 0, lowest)
+
+    def rev_lcse(t):
+        return t.flip(d).logcumsumexp(d).flip(d)
+    return (rev_lcse(pos - result) + self).exp() - (rev_lcse(neg - result) + self).exp()
+
+
+defop("logcumsumexp", logcumsumexp, derivatives={"self": logcumsumexp_self}, dtype="same",
+      family=FAMILY, samples=lambda make, shapes: [
+          Sample((make(shapes[1] or (3,)), 0)), Sample((make(shapes[1] or (3,)), -1))])
+
+
+# -- aminmax ---------------------------------------------------------------------------------
+def aminmax(self, *, dim=None, keepdim=False):
+    """``(min, max)`` over ``dim`` (all elements by default)."""
+    if self.size == 0 and dim is None:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    axis = None if dim is None else _wrap_dim(dim, max(self.ndim, 1))
+    if self.ndim == 0:
+        axis = None
+    lo = np.min(self, axis=axis, keepdims=keepdim)
+    hi = np.max(self, axis=axis, keepdims=keepdim)
+    if dim is None and keepdim:
+        lo, hi = lo.reshape((1,) * self.ndim), hi.reshape((1,) * self.ndim)
+    return np.asarray(lo), np.asarray(hi)
+
+
+def aminmax_self(grads, self, dim, keepdim):
+    shape = self._data.shape
+    axis = None if dim is None or not shape else (_wrap_dim(dim, len(shape)),)
+    d = self._data
+    out = None
+    for g, fn in zip(grads, (np.min, np.max)):
+        r = fn(d, axis=axis, keepdims=True)
+        mask = d == r
+        scale = _const((mask / mask.sum(axis=axis, keepdims=True)).astype(d.dtype))
+        if axis is None:
+            part = g.reshape(()).expand(shape) * scale if shape else g.reshape(()) * scale
+        else:
+            part = expand_grad(g, shape, dim, keepdim) * scale
+        out = part if out is None else out + part
+    return out
+
+
+defop("aminmax", aminmax, derivatives={"self": aminmax_self}, dtype="same", n_outputs=2,
+      materialize=materialize_zeros, family=FAMILY, methods=(), functions=(),
+      samples=lambda make, shapes: [
+          Sample((make(shapes[1]),), call="aminmax"),
+          Sample((np.asarray(np.round(make(shapes[1]))),), call="aminmax"),
+          Sample((make(shapes[1] or (3,)),), {"dim": 0, "keepdim": True}, call="aminmax"),
+          Sample((make(shapes[1] or (3,)),), {"dim": -1}, call="Tensor.aminmax")])
+
+
+# both outputs carry gradients: the node takes two incoming gradients (the registry's node
+# classes default to one, as sort/topk only differentiate their values)
+from .registry import RECORDS as _RECORDS  # noqa: E402
+_RECORDS["aminmax"].node_class.n_outputs = 2
+
+
+def _aminmax_public(input, *, dim=None, keepdim=False):
+    """``torch.return_types.aminmax(min, max)`` over ``dim``."""
+    from .registry import RECORDS
+    return return_types.aminmax(RECORDS["aminmax"].public(input, dim=dim, keepdim=keepdim))
+
+
+_public("aminmax", _aminmax_public)
+
+
+# -- var_mean / std_mean ---------------------------------------------------------------------
+def var_mean_op(self, dim, correction, keepdim):
+    """``(var, mean)`` in one pass over the data."""
+    axis = _dims(dim, self.ndim)
+    return var_op(self, dim, correction, keepdim), np.asarray(
+        np.mean(self, axis=axis, keepdims=keepdim))
+
+
+def std_mean_op(self, dim, correction, keepdim):
+    """``(std, mean)``."""
+    axis = _dims(dim, self.ndim)
+    return std_op(self, dim, correction, keepdim), np.asarray(
+        np.mean(self, axis=axis, keepdims=keepdim))
+
+
+def _mean_part(grad, self, dim, keepdim):
+    shape = self._data.shape
+    n = _count(shape, _dims(dim, len(shape)))
+    return expand_grad(grad, shape, dim, keepdim) / n
+
+
+def var_mean_self(grads, self, dim, correction, keepdim):
+    return var_self(grads[0], self, dim, correction, keepdim) + _mean_part(grads[1], self, dim,
+                                                                           keepdim)
+
+
+def std_mean_self(grads, self, dim, correction, keepdim):
+    from .reduction import std_self
+    std = self.std(dim, correction=correction, keepdim=keepdim)
+    return (std_self(grads[0], self, std, dim, correction, keepdim)
+            + _mean_part(grads[1], self, dim, keepdim))
+
+
+def _vm_samples(call):
+    def samples(make, shapes):
+        big = tuple(s + 2 for s in shapes[1]) or (3,)
+        out = [Sample((make(big),), call=call),
+               Sample((make(big),), {"correction": 0}, call=call)]
+        if len(shapes[1]):
+            out.append(Sample((make(big), -1), {"keepdim": True}, call=call))
+        return out
+    return samples
+
+
+_var_mean = defop("var_mean", var_mean_op, derivatives={"self": var_mean_self},
+                  dtype=_var_dtype, n_outputs=2, materialize=materialize_zeros, methods=(),
+                  functions=(), family=FAMILY, samples=_vm_samples("var_mean"))
+_std_mean = defop("std_mean", std_mean_op, derivatives={"self": std_mean_self},
+                  dtype=_var_dtype, n_outputs=2, materialize=materialize_zeros, methods=(),
+                  functions=(), family=FAMILY, samples=_vm_samples("std_mean"))
+
+
+_var_mean.node_class.n_outputs = 2
+_std_mean.node_class.n_outputs = 2
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` over ``dim``; see ``torch.var``."""
+    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "var_mean")
+    return tuple(_var_mean.public(input, dim, correction, keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` over ``dim``; see ``torch.std``."""
+    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "std_mean")
+    return tuple(_std_mean.public(input, dim, correction, keepdim))
+
+
+export_function("var_mean", var_mean)
+export_function("std_mean", std_mean)
+
+
+# -- nanmean (composite in PyTorch: nansum / count) ------------------------------------------
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the non-NaN elements."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {input.dtype.tensor_type[:-6]}")
+    count = (~input.isnan()).sum(dim, keepdim) if dim is not None else (~input.isnan()).sum()
+    total = input.nansum(dim, keepdim, dtype=dtype)
+    return total / count
+
+
+_public("nanmean", nanmean)
+
+
+# -- kthvalue / mode / nanmedian -------------------------------------------------------------
+_kthvalue = defop("kthvalue_dim", select_dim, derivatives={"self": select_dim_self},
+                  dtype="same", grad_fn_name="KthvalueBackward0", methods=(), functions=(),
+                  family=FAMILY, samples=lambda make, shapes: [
+                      Sample((make(shapes[1] or (3,)), 1), call="kthvalue"),
+                      Sample((make((3, 4)), 2, 0, True), call="kthvalue"),
+                      Sample((make((3, 4)), 4), call="Tensor.kthvalue")])
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The ``k``-th smallest element along ``dim`` and its index."""
+    d = input._data
+    axis = _wrap_dim(dim, max(d.ndim, 1))
+    n = d.shape[axis] if d.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+
+    def pick(data, axis):
+        order = np.argsort(data, axis=axis, kind="stable")
+        return np.take(order, [k - 1], axis=axis).astype(np.int64, copy=False)
+    return _along(_kthvalue, "kthvalue", pick, input, dim, keepdim)
+
+
+_mode = defop("mode_dim", select_dim, derivatives={"self": select_dim_self}, dtype="same",
+              grad_fn_name="ModeBackward0", methods=(), functions=(), family=FAMILY,
+              samples=lambda make, shapes: [
+                  Sample((np.asarray(np.round(make(shapes[1] or (5,)))),), call="mode"),
+                  Sample((make(shapes[1] or (4,), 0, 3, np.int64), 0), call="mode")])
+
+
+def _mode_pick(data, axis):
+    moved = np.moveaxis(data, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    out = np.empty(rows.shape[0], np.int64)
+    for r, row in enumerate(rows):
+        values, counts = np.unique(row, return_counts=True)
+        best = values[np.argmax(counts)]          # the smallest of the most frequent
+        out[r] = np.nonzero(row == best)[0][-1]   # its last occurrence, as PyTorch's CPU
+    return np.expand_dims(out.reshape(moved.shape[:-1]), axis)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along ``dim`` (the smallest of ties) and its index."""
+    return _along(_mode, "mode", _mode_pick, input, dim, keepdim)
+
+
+def _nan_lower_median(flat):
+    valid = flat[~np.isnan(flat)]
+    if valid.size == 0:
+        return np.array(np.nan, flat.dtype)
+    k = (valid.size - 1) // 2
+    return np.partition(valid, k)[k]
+
+
+def nanmedian_all(self):
+    """The lower median of the non-NaN elements (NaN if there are none)."""
+    flat = self.reshape(-1)
+    if flat.dtype.kind != "f":
+        k = (flat.size - 1) // 2
+        return np.partition(flat, k)[k]
+    return np.asarray(_nan_lower_median(flat))
+
+
+_nanmedian0 = defop("nanmedian_all", nanmedian_all, derivatives={"self": evenly_self},
+                    dtype="same", grad_fn_name="NanmedianBackward0", methods=(), functions=(),
+                    family=FAMILY, samples=lambda make, shapes: [
+                        Sample((make(shapes[1]),), call="nanmedian")])
+_nanmedian1 = defop("nanmedian_dim", select_dim, derivatives={"self": select_dim_self},
+                    dtype="same", grad_fn_name="NanmedianBackward1", methods=(), functions=(),
+                    family=FAMILY, samples=lambda make, shapes: [
+                        Sample((make(shapes[1] or (3,)), 0), call="nanmedian")])
+
+
+def _nanmedian_pick(data, axis):
+    order = np.argsort(data, axis=axis, kind="stable")   # NaNs sort last
+    valid = (~np.isnan(data)).sum(axis=axis, keepdims=True) if data.dtype.kind == "f" \
+        else np.full(np.delete(data.shape, axis).tolist(), data.shape[axis])
+    k = np.maximum((np.asarray(valid) - 1) // 2, 0)
+    if data.dtype.kind != "f":
+        k = np.expand_dims(k, axis)
+    return np.take_along_axis(order, k, axis).astype(np.int64, copy=False)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """The lower median ignoring NaNs: of everything, or ``(values, indices)`` along ``dim``."""
+    if dim is None:
+        return _nanmedian0.public(input)
+    return _along(_nanmedian1, "nanmedian", _nanmedian_pick, input, dim, keepdim)
+
+
+for _name, _fn in (("kthvalue", kthvalue), ("mode", mode), ("nanmedian", nanmedian)):
+    _public(_name, _fn)
+
+
+# -- quantile / nanquantile (composite, as PyTorch: sort, gather, lerp) ----------------------
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    if input.dtype.np.kind != "f":
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    q_is_tensor = isinstance(q, Tensor)
+    if q_is_tensor:
+        if q.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q.dtype is not input.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        qs = q._data.reshape(-1).astype(np.float64)
+    else:
+        qs = np.array([float(q)])
+    for v in qs:
+        if not 0 <= v <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {v:g}")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if input.numel() == 0:
+        raise NotImplementedError(f"leafgrad: {name}() of an empty tensor is not implemented")
+    # the reduced elements along a last dim; a size-1 dim left where keepdim wants one
+    if dim is None:
+        x = input.reshape([1] * input.ndim + [-1]) if keepdim else input.reshape(-1)
+    else:
+        d = _wrap_dim(dim, max(input.ndim, 1))
+        x = input.reshape(1) if input.ndim == 0 else input
+        x = x.movedim(d, -1).unsqueeze(d) if keepdim else x.movedim(d, -1)
+    ordered = x.sort(-1).values
+    data = ordered._data
+    n = data.shape[-1]
+    nans = np.isnan(data)
+    valid = (n - nans.sum(-1, keepdims=True)) if ignore_nan else np.full(
+        data.shape[:-1] + (1,), n)
+    results = []
+    for v in qs:
+        rank = v * (valid - 1).astype(np.float64)
+        if not ignore_nan:
+            rank = np.where(nans.any(-1, keepdims=True), n - 1, rank)
+        else:
+            rank = np.where(valid == 0, n - 1, rank)
+        if interpolation == "nearest":
+            rank = np.round(rank)
+        lo = np.floor(rank).astype(np.int64)
+        hi = np.ceil(rank).astype(np.int64)
+        v_lo = ordered.gather(-1, _wrap(lo))
+        if interpolation == "lower" or interpolation == "nearest":
+            results.append(v_lo)
+            continue
+        v_hi = ordered.gather(-1, _wrap(hi))
+        if interpolation == "higher":
+            results.append(v_hi)
+            continue
+        weight = 0.5 if interpolation == "midpoint" else (rank - lo).astype(data.dtype)
+        results.append(v_lo.lerp(v_hi, weight if isinstance(weight, float)
+                                 else _wrap(weight)))
+    out = FUNCTIONS["stack"](results, 0) if q_is_tensor else results[0]
+    if q_is_tensor and q.ndim == 0:
+        out = out.squeeze(0)
+    return out.squeeze_(-1)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The ``q``-th quantiles along ``dim`` (of everything by default); NaN if any NaN."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """``quantile`` ignoring NaNs (NaN only where a slice has no numbers)."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+_public("quantile", quantile)
+_public("nanquantile", nanquantile)
+
+
+# -- diff (composite: narrow and subtract) ---------------------------------------------------
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The ``n``-th forward difference along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    d = _wrap_dim(dim, input.ndim)
+    parts = [t for t in (prepend, input, append) if t is not None]
+    if len(parts) > 1:
+        from ..factories import tensor
+        parts = [t if isinstance(t, Tensor) else tensor(t) for t in parts]
+        for t in parts:
+            for i in range(input.ndim):
+                if i != d and t.ndim == input.ndim and t.shape[i] != input.shape[i]:
+                    raise RuntimeError(
+                        "diff expects the shape of tensor to prepend or append to match that "
+                        "of input except along the differencing dimension; input.size("
+                        f"{i}) = {input.shape[i]}, but got tensor.size({i}) = {t.shape[i]}")
+        x = FUNCTIONS["cat"](parts, d)
+    else:
+        x = input
+    for _ in range(n):
+        length = x.shape[d]
+        if length == 0:
+            break
+        hi, lo = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
+        x = hi.logical_xor(lo) if x.dtype.np.kind == "b" else hi - lo
+    return x
+
+
+_public("diff", diff)
