@@ -38,23 +38,32 @@ _HEAD = struct.Struct("<QiiQ")          # seed, left, seeded, next: 24 bytes
 _TAIL = struct.Struct("<dddi4xf?3x")   # 40 bytes after the 624 state words
 
 
-_SEED_SEQUENCE = np.random.SeedSequence(0)   # any: every engine is reseeded at once
-
-
 class Engine:
     """One random stream: MT19937 state, the seed it came from, and the cached normals."""
 
-    __slots__ = ("_bits", "seed", "_fresh", "normal_double", "normal_float")
+    __slots__ = ("_mt", "seed", "_fresh", "normal_double", "normal_float")
 
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
-        # A fixed SeedSequence spares the OS-entropy read; the state is replaced at once.
-        self._bits = np.random.MT19937(_SEED_SEQUENCE)
+        self._mt = None
         self.manual_seed(seed)
+
+    @property
+    def _bits(self):
+        """NumPy's MT19937, made on first use: importing ``numpy.random`` (with ``secrets``
+        and ``hmac``) was a fifth of ``import leafgrad``, and the default generator exists
+        from the start. Until then ``seed`` says the whole state (seeded, nothing drawn)."""
+        mt = self._mt
+        if mt is None:
+            # A fixed SeedSequence spares the OS-entropy read; the state is replaced at once.
+            mt = self._mt = np.random.MT19937(np.random.SeedSequence(0))
+            mt._legacy_seeding(self.seed & 0xFFFFFFFF)
+        return mt
 
     def manual_seed(self, seed: int) -> None:
         """Reseed as ``at::mt19937(seed)`` does; ``seed`` is already reduced to uint64."""
         self.seed = seed
-        self._bits._legacy_seeding(seed & 0xFFFFFFFF)
+        if self._mt is not None:
+            self._mt._legacy_seeding(seed & 0xFFFFFFFF)
         self._fresh = True
         self.normal_double = None   # the second value of the last scalar Box-Muller pair
         self.normal_float = None    # never filled by CPU kernels; kept for the state bytes
