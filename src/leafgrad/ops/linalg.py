@@ -423,7 +423,12 @@ def addmm_public(input, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError("mat1 must be a matrix, got {}-D tensor".format(a.ndim))
     if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix, got {}-D tensor".format(b.ndim))
-    _same_dtype_mm(a, b)
+    # addmm's own dtype messages (nn.Linear on int or double input shows them), before shapes
+    for name, x in (("mat1", a), ("self", input._data)):
+        if x.dtype != b.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{_tname(x).rsplit('.', 1)[-1]} and "
+                               f"{_tname(b).rsplit('.', 1)[-1]}")
     _check_mm(a.shape, b.shape)
     return _addmm.public(input, mat1, mat2, beta=beta, alpha=alpha)
 
