@@ -11,19 +11,31 @@ tensor(12.)
 """
 from __future__ import annotations
 
+import gc as _gc
 import importlib
 
-from . import dtypes as _dtypes
-from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8,
-                     get_default_dtype, set_default_dtype, promote_types)
-from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
-                        is_grad_enabled, is_inference_mode_enabled)
-from .tensor import Tensor, Size, is_tensor, device
-from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,
-                                    set_anomaly_enabled)
-from . import ops as _ops
-from . import autograd
-from . import factories, random, _printing, functions  # noqa: F401  (exported below)
+# Note [Import without the collector]
+# Loading the op table allocates tens of thousands of objects (records, functions, node
+# bookkeeping), none of them garbage, and the cyclic collector ran ~30 times over the whole
+# heap meanwhile (about a tenth of ``import leafgrad``). It is paused while the core loads
+# and restored as it was, even if the import fails.
+_gc_was_enabled = _gc.isenabled()
+_gc.disable()
+try:
+    from . import dtypes as _dtypes
+    from .dtypes import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8,
+                         get_default_dtype, set_default_dtype, promote_types)
+    from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
+                            is_grad_enabled, is_inference_mode_enabled)
+    from .tensor import Tensor, Size, is_tensor, device
+    from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,
+                                        set_anomaly_enabled)
+    from . import ops as _ops
+    from . import autograd
+    from . import factories, random, _printing, functions  # noqa: F401  (exported below)
+finally:
+    if _gc_was_enabled:
+        _gc.enable()
 
 # Note [Lazy submodules]
 # torch.nn, torch.optim, torch.utils, torch.func, torch.save/torch.load (serialization) and
