@@ -41,6 +41,7 @@ class LRScheduler:
     """Base class: subclasses define ``get_lr()`` from ``last_epoch`` and current lrs."""
 
     _get_lr_called_within_step = False
+    _is_initial = False        # True only during the step __init__ makes (as PyTorch's)
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -65,7 +66,11 @@ class LRScheduler:
 
     def _initial_step(self) -> None:
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def state_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
@@ -101,6 +106,11 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """Move ``last_epoch`` (on by one, or to ``epoch`` with the closed form) and write
+        the new lrs; SequentialLR calls it directly to restart a scheduler at 0."""
         self._get_lr_called_within_step = True
         try:
             if epoch is None:
@@ -261,7 +271,9 @@ def _per_group(name, value, optimizer):
     groups = optimizer.param_groups
     if isinstance(value, (list, tuple)):
         if len(value) != len(groups):
-            raise ValueError(f"expected {len(groups)} values for {name}, got {len(value)}")
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
+                             f"{name} has {len(value)} values, param_groups has "
+                             f"{len(groups)}.")
         return list(value)
     return [value] * len(groups)
 
@@ -448,3 +460,12 @@ class ReduceLROnPlateau(LRScheduler):
 
 
 _LRScheduler = LRScheduler
+
+# ConstantLR, MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts, CyclicLR,
+# SequentialLR and ChainedScheduler live beside this file; they subclass LRScheduler above.
+from .lr_scheduler_extra import (ChainedScheduler, ConstantLR,  # noqa: E402
+                                 CosineAnnealingWarmRestarts, CyclicLR, MultiplicativeLR,
+                                 PolynomialLR, SequentialLR)
+
+__all__ += ["ConstantLR", "MultiplicativeLR", "PolynomialLR", "CosineAnnealingWarmRestarts",
+            "CyclicLR", "SequentialLR", "ChainedScheduler"]
