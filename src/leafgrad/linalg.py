@@ -10,5 +10,10 @@ from .ops.linalg import matmul
 from .ops.norms import linalg_norm as norm, vector_norm
 # importing these modules registers their records (ops/__init__ reaches them through here)
 from .ops.matmul_extra import cross_linalg as cross, multi_dot
+from .ops.linalg_common import LinAlgError
+from .ops.linalg_decomp import (inv, inv_ex, det, slogdet, solve, solve_ex, matrix_power,
+                                cholesky, cholesky_ex, solve_triangular, matrix_exp)
 
-__all__ = ["matmul", "norm", "vector_norm", "cross", "multi_dot"]
+__all__ = ["matmul", "norm", "vector_norm", "cross", "multi_dot", "LinAlgError", "inv",
+           "inv_ex", "det", "slogdet", "solve", "solve_ex", "matrix_power", "cholesky",
+           "cholesky_ex", "solve_triangular", "matrix_exp"]

@@ -1,0 +1,119 @@
+"""What the linear-algebra records share: PyTorch's input checks and messages, the
+``LinAlgError`` it raises for singular / non-positive-definite inputs (naming the batch
+element and the failing pivot or minor, as LAPACK reports them), batched identity matrices
+and triangle masks as constants for derivative formulas.
+
+>>> import leafgrad as torch
+>>> torch.linalg.inv(torch.ones(2, 2))
+Traceback (most recent call last):
+...
+torch._C._LinAlgError: linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because the input matrix is singular.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import _wrap
+
+
+class _LinAlgError(RuntimeError):
+    """``torch.linalg.LinAlgError``: a matrix without the property the operation needs."""
+
+
+_LinAlgError.__module__ = "torch._C"
+LinAlgError = _LinAlgError
+
+
+def type_name(a) -> str:
+    """PyTorch's scalar type name of an array's dtype (``Float``, ``Long``)."""
+    return _dt.from_numpy_dtype(a.dtype).tensor_type[:-len("Tensor")]
+
+
+def check_float(name, t):
+    if not t.dtype.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{type_name(t._data)}")
+
+
+def check_matrix(name, t, square=True, arg="A"):
+    """At least 2-D (and square): PyTorch's linalg messages."""
+    if t.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+    if square and t.shape[-1] != t.shape[-2]:
+        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
+                           f"{t.shape[-2]} by {t.shape[-1]} matrices")
+
+
+def check_same_dtype(name, a, b, an="A", bn="B"):
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}: Expected {an} and {bn} to have the same dtype, but found "
+                           f"{an} of type {type_name(a._data)} and {bn} of type "
+                           f"{type_name(b._data)} instead.")
+
+
+def first_zero_pivot(a: np.ndarray) -> int:
+    """LAPACK getrf's ``info``: the 1-based index of the first exactly-zero pivot of the LU
+    factorization with partial pivoting (0 if none)."""
+    u = np.array(a, dtype=np.float64)
+    n = u.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[p, k] == 0:
+            return k + 1
+        if p != k:
+            u[[k, p]] = u[[p, k]]
+        u[k + 1:, k:] -= np.outer(u[k + 1:, k] / u[k, k], u[k, k:])
+    return 0
+
+
+def first_bad_minor(a: np.ndarray) -> int:
+    """LAPACK potrf's ``info``: the order of the first leading minor that is not positive
+    definite (0 if the matrix is)."""
+    n = a.shape[0]
+    for k in range(1, n + 1):
+        try:
+            np.linalg.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return 0
+
+
+def batch_info(a: np.ndarray, per_matrix) -> np.ndarray:
+    """``per_matrix`` (a LAPACK info function) over the batch, as an int32 array."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    return np.array([per_matrix(m) for m in flat], dtype=np.int32).reshape(a.shape[:-2])
+
+
+def raise_for_info(name, info: np.ndarray, message) -> None:
+    """Raise ``LinAlgError`` for the first failed matrix, as PyTorch's check_errors does."""
+    flat = info.reshape(-1)
+    bad = np.nonzero(flat)[0]
+    if not len(bad):
+        return
+    i = int(bad[0])
+    where = f"(Batch element {i}): " if info.ndim else ""
+    raise _LinAlgError(f"{name}: {where}{message(int(flat[i]))}")
+
+
+def singular_message(i):
+    return (f"The diagonal element {i} is zero, the inversion could not be completed because "
+            f"the input matrix is singular.")
+
+
+def not_pd_message(i):
+    return (f"The factorization could not be completed because the input is not "
+            f"positive-definite (the leading minor of order {i} is not positive-definite).")
+
+
+def eye_like(t):
+    """A constant identity matrix with ``t``'s last dim and dtype."""
+    n = t._data.shape[-1]
+    return _wrap(np.eye(n, dtype=t._data.dtype))
+
+
+def tri_mask(n, dtype, upper=False, diagonal=0):
+    """A constant 0/1 mask of the lower (or upper) triangle."""
+    m = np.triu(np.ones((n, n), dtype=dtype), diagonal) if upper else \
+        np.tril(np.ones((n, n), dtype=dtype), diagonal)
+    return _wrap(m)

@@ -1,0 +1,513 @@
+"""Inverses, determinants, solves and Cholesky: ``linalg.inv`` / ``inv_ex`` / ``inverse``,
+``linalg.det`` / ``det``, ``slogdet``, ``logdet``, ``linalg.solve`` / ``solve_ex``,
+``matrix_power``, ``linalg.cholesky`` / ``cholesky_ex`` / ``cholesky``, ``cholesky_solve``,
+``cholesky_inverse``, ``linalg.solve_triangular``, ``linalg.matrix_exp``.
+
+Forwards are one LAPACK call through NumPy over the whole batch; derivative formulas are
+written with these same records (``inv``, ``solve``), so second derivatives work. Batched
+inputs (``..., n, n``) work everywhere PyTorch allows them.
+
+>>> import leafgrad as torch
+>>> torch.linalg.det(torch.tensor([[2.0, 0.0], [0.0, 3.0]]))
+tensor(6.)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import defop, export_function, bind_method, Sample, FUNCTIONS
+from .joins import materialize_zeros
+from .linalg import matmul
+from .linalg_common import (check_float, check_matrix, check_same_dtype, first_zero_pivot,
+                            first_bad_minor, batch_info, raise_for_info, singular_message,
+                            not_pd_message, eye_like, tri_mask, _LinAlgError, type_name)
+from ..autograd.graph import sum_to
+from ..tensor import Tensor, _wrap
+from .. import return_types as _rt
+
+FAMILY = "linalg"
+
+slogdet_type = _rt._make("slogdet", ("sign", "logabsdet"))
+linalg_slogdet_type = _rt._make("linalg_slogdet", ("sign", "logabsdet"))
+inv_ex_type = _rt._make("linalg_inv_ex", ("inverse", "info"))
+solve_ex_type = _rt._make("linalg_solve_ex", ("result", "info"))
+cholesky_ex_type = _rt._make("linalg_cholesky_ex", ("L", "info"))
+
+
+def _spd(make, shape):
+    """A well-conditioned symmetric positive-definite array of ``shape`` (..., n, n)."""
+    x = make(shape)
+    return x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def _wellcond(make, shape):
+    return make(shape) + 3 * np.eye(shape[-1])
+
+
+# -- inv -----------------------------------------------------------------------------------------
+def linalg_inv_ex(A, *, check_errors=False):
+    """``(inverse, info)``: LAPACK's getrf/getri result, ``info`` > 0 for singular inputs."""
+    try:
+        inverse = np.linalg.inv(A)
+        info = np.zeros(A.shape[:-2], dtype=np.int32)
+    except np.linalg.LinAlgError:
+        info = batch_info(A, first_zero_pivot)
+        if check_errors:
+            raise_for_info("linalg.inv", info, singular_message)
+        inverse = np.full(A.shape, np.nan, dtype=A.dtype)
+    return [inverse, info]
+
+
+def linalg_inv_ex_A(grads, result):
+    inv_t = result.mT
+    return -matmul(matmul(inv_t, grads[0]), inv_t)
+
+
+_inv = defop("linalg_inv_ex", linalg_inv_ex, inputs=("A",),
+             derivatives={"A": linalg_inv_ex_A}, dtype="same", n_outputs=2,
+             differentiable_outputs=(True, False), materialize=materialize_zeros,
+             methods=(), functions=(), family=FAMILY,
+             samples=lambda make, shapes: [
+                 Sample((_wellcond(make, (3, 3)),), call="linalg.inv"),
+                 Sample((_wellcond(make, (2, 2, 2)),), call="linalg.inv_ex"),
+                 Sample((_wellcond(make, (3, 3)),), call="inverse"),
+                 Sample((_wellcond(make, (1, 1)),), call="Tensor.inverse")])
+
+
+def _checked(name, A, square=True):
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{name}(): argument 'A' (position 1) must be Tensor, not "
+                        f"{type(A).__name__}")
+    check_matrix(name, A, square)
+    check_float(name, A)
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    """``torch.linalg.inv_ex``: ``(inverse, info)``."""
+    _checked("linalg.inv", A)
+    return inv_ex_type(_inv.public(A, check_errors=check_errors))
+
+
+def inv(A, *, out=None):
+    """``torch.linalg.inv`` (and ``torch.inverse``)."""
+    _checked("linalg.inv", A)
+    return _inv.public(A, check_errors=True)[0]
+
+
+def inverse(input, *, out=None):
+    return inv(input)
+
+
+# -- det, slogdet, logdet ------------------------------------------------------------------------
+def linalg_det(A):
+    """The determinant of each matrix."""
+    return np.asarray(np.linalg.det(A))
+
+
+def _inv_t(A):
+    """``A^{-T}`` for a derivative formula (PyTorch falls back to an SVD for singular A)."""
+    out, info = _inv.public(A, check_errors=False)
+    if np.any(info._data):
+        raise NotImplementedError("leafgrad: the derivative of det/slogdet at a singular "
+                                  "matrix is not implemented")
+    return out.mT
+
+
+def linalg_det_A(grad, A, result):
+    return (grad * result).unsqueeze(-1).unsqueeze(-1) * _inv_t(A)
+
+
+_det = defop("linalg_det", linalg_det, inputs=("A",), derivatives={"A": linalg_det_A},
+             dtype="same", methods=(), functions=(), family=FAMILY,
+             samples=lambda make, shapes: [
+                 Sample((make((3, 3)),), call="linalg.det"),
+                 Sample((make((2, 2, 2)),), call="det"),
+                 Sample((make((1, 1)),), call="Tensor.det")])
+
+
+def linalg_slogdet(A):
+    """``(sign, log|det|)`` of each matrix."""
+    sign, logabs = np.linalg.slogdet(A)
+    return [np.asarray(sign, dtype=A.dtype), np.asarray(logabs, dtype=A.dtype)]
+
+
+def linalg_slogdet_A(grads, A):
+    return grads[1].unsqueeze(-1).unsqueeze(-1) * _inv_t(A)
+
+
+_slogdet = defop("linalg_slogdet", linalg_slogdet, inputs=("A",),
+                 derivatives={"A": linalg_slogdet_A}, dtype="same", n_outputs=2,
+                 materialize=materialize_zeros, methods=(), functions=(), family=FAMILY,
+                 samples=lambda make, shapes: [
+                     Sample((make((3, 3)),), call="linalg.slogdet"),
+                     Sample((make((2, 2, 2)),), call="slogdet"),
+                     Sample((_spd(make, (3, 3)),), call="logdet"),
+                     Sample((make((2, 2)),), call="Tensor.slogdet")])
+
+
+def det(A, *, out=None):
+    """``torch.linalg.det`` / ``torch.det``."""
+    _checked("linalg.det", A)
+    return _det.public(A)
+
+
+def slogdet(A, *, out=None):
+    """``torch.linalg.slogdet``: ``(sign, logabsdet)``."""
+    _checked("linalg.slogdet", A)
+    return linalg_slogdet_type(_slogdet.public(A))
+
+
+def slogdet_torch(input):
+    _checked("linalg.slogdet", input)
+    return slogdet_type(_slogdet.public(input))
+
+
+def logdet(input):
+    """``log(det(input))``: NaN for a negative determinant, -inf for a singular matrix."""
+    _checked("linalg.slogdet", input)
+    from .select import where
+    sign, logabs = _slogdet.public(input)
+    return where(sign == -1, _wrap(np.array(np.nan, dtype=logabs._data.dtype)), logabs)
+
+
+# -- solve ---------------------------------------------------------------------------------------
+def _vector_case(A_shape, B_shape):
+    """PyTorch treats B as a (batch of) vector(s) if it is 1-D or A's shape less one dim."""
+    return len(B_shape) == 1 or (len(B_shape) == len(A_shape) - 1
+                                 and tuple(B_shape) == tuple(A_shape[:-1]))
+
+
+def linalg_solve_ex(A, B, *, left=True, check_errors=False):
+    """``(X, info)`` with ``A X = B``."""
+    vector = _vector_case(A.shape, B.shape)
+    b = B[..., None] if vector else B
+    try:
+        x = np.linalg.solve(A, b)
+        info = np.zeros(A.shape[:-2], dtype=np.int32)
+    except np.linalg.LinAlgError:
+        info = batch_info(A, first_zero_pivot)
+        if check_errors:
+            raise _LinAlgError("torch.linalg.solve: The solver failed because the input "
+                               "matrix is singular.")
+        x = np.full(np.broadcast_shapes(A.shape[:-2] + (1, 1), b.shape[:-2] + (1, 1))
+                    [:-2] + b.shape[-2:], np.nan, dtype=A.dtype)
+    return [x[..., 0] if vector else x, info]
+
+
+def _solve_B_grad(grads, A, B_shape):
+    return _solve.public(A.mT, grads[0])[0]
+
+
+def linalg_solve_ex_A(grads, A, B, result, A_shape):
+    gB = _solve_B_grad(grads, A, B._data.shape)
+    if _vector_case(A_shape, B._data.shape):
+        gA = -gB.unsqueeze(-1) * result.unsqueeze(-2)
+    else:
+        gA = -matmul(gB, result.mT)
+    return sum_to(gA, A_shape)
+
+
+def linalg_solve_ex_B(grads, A, B_shape):
+    return sum_to(_solve_B_grad(grads, A, B_shape), B_shape)
+
+
+_solve = defop("linalg_solve_ex", linalg_solve_ex, inputs=("A", "B"),
+               derivatives={"A": linalg_solve_ex_A, "B": linalg_solve_ex_B}, dtype="same",
+               n_outputs=2, differentiable_outputs=(True, False), materialize=materialize_zeros,
+               methods=(), functions=(), family=FAMILY,
+               samples=lambda make, shapes: [
+                   Sample((_wellcond(make, (3, 3)), make((3,))), call="linalg.solve"),
+                   Sample((_wellcond(make, (3, 3)), make((3, 2))), call="linalg.solve"),
+                   Sample((_wellcond(make, (2, 3, 3)), make((2, 3))), call="linalg.solve"),
+                   Sample((_wellcond(make, (2, 3, 3)), make((3, 1))), call="linalg.solve_ex"),
+                   Sample((_wellcond(make, (3, 3)), make((2, 3, 2))), call="linalg.solve")])
+
+
+def _solve_checks(A, B, left):
+    _checked("linalg.solve", A)
+    check_same_dtype("linalg.solve", A, B)
+    if not left:
+        raise NotImplementedError("leafgrad: linalg.solve(left=False) is not implemented; "
+                                  "use linalg.solve(A.mT, B.mT).mT")
+    vector = _vector_case(A.shape, B.shape)
+    rows = B.shape[-1] if vector else B.shape[-2]
+    if rows != A.shape[-1]:
+        bs = f"{B.shape[-1]}" if vector else f"{B.shape[-2]}x{B.shape[-1]}"
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
+                           f"{bs})")
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """``torch.linalg.solve_ex``: ``(result, info)``."""
+    _solve_checks(A, B, left)
+    return solve_ex_type(_solve.public(A, B, left=left, check_errors=check_errors))
+
+
+def solve(A, B, *, left=True, out=None):
+    """``torch.linalg.solve``: ``X`` with ``A @ X = B``."""
+    _solve_checks(A, B, left)
+    return _solve.public(A, B, left=left, check_errors=True)[0]
+
+
+# -- matrix_power --------------------------------------------------------------------------------
+def matrix_power(A, n, *, out=None):
+    """``A`` multiplied by itself ``n`` times (``inv(A)`` for negative ``n``)."""
+    check_matrix("linalg.matrix_power", A)
+    if n == 0:
+        eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A._data.dtype), A.shape)
+        return A.clone().copy_(_wrap(eye.copy()))
+    if n < 0:
+        A = inv(A)
+        n = -n
+    if n == 1:
+        return A.clone()
+    result, power = None, A
+    while n:          # binary powering: O(log n) products
+        if n & 1:
+            result = power if result is None else matmul(result, power)
+        n >>= 1
+        if n:
+            power = matmul(power, power)
+    return result
+
+
+# -- cholesky ------------------------------------------------------------------------------------
+def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)``: the lower (or upper) Cholesky factor."""
+    try:
+        L = np.linalg.cholesky(A)
+        info = np.zeros(A.shape[:-2], dtype=np.int32)
+    except np.linalg.LinAlgError:
+        info = batch_info(A, first_bad_minor)
+        if check_errors:
+            raise_for_info("linalg.cholesky", info, not_pd_message)
+        L = np.zeros_like(A)
+    if upper:
+        L = np.ascontiguousarray(np.swapaxes(L, -1, -2))
+    return [L, info]
+
+
+def _cholesky_grad(gL, L, upper):
+    """PyTorch's formula: ``A^-T Phi(L^T gL) L^-1``, symmetrized (Phi: the lower triangle
+    with the diagonal halved)."""
+    if upper:
+        L, gL = L.mT, gL.mT
+    n = L._data.shape[-1]
+    dtype = L._data.dtype
+    phi = tri_mask(n, dtype, diagonal=-1)._data + 0.5 * np.eye(n, dtype=dtype)
+    inner = matmul(L.mT, gL) * _wrap(phi)
+    L_inv = inv(L)
+    g = matmul(matmul(L_inv.mT, inner), L_inv)
+    return (g + g.mT) * 0.5
+
+
+def linalg_cholesky_ex_A(grads, result, upper):
+    return _cholesky_grad(grads[0], result, upper)
+
+
+_chol = defop("linalg_cholesky_ex", linalg_cholesky_ex, inputs=("A",),
+              derivatives={"A": linalg_cholesky_ex_A}, dtype="same", n_outputs=2,
+              differentiable_outputs=(True, False), materialize=materialize_zeros,
+              methods=(), functions=(), family=FAMILY,
+              samples=lambda make, shapes: [
+                  Sample((_spd(make, (3, 3)),), call="linalg.cholesky"),
+                  Sample((_spd(make, (2, 3, 3)),), {"upper": True}, call="linalg.cholesky"),
+                  Sample((_spd(make, (2, 2)),), call="linalg.cholesky_ex")])
+
+
+def cholesky_legacy(self, upper=False):
+    """``torch.cholesky`` (deprecated): one output."""
+    return np.ascontiguousarray(linalg_cholesky_ex(self, upper=upper, check_errors=True)[0])
+
+
+def cholesky_self(grad, result, upper):
+    return _cholesky_grad(grad, result, upper)
+
+
+_chol_legacy = defop("cholesky", cholesky_legacy, derivatives={"self": cholesky_self},
+                     dtype="same", methods=(), functions=(), family=FAMILY,
+                     samples=lambda make, shapes: [
+                         Sample((_spd(make, (3, 3)),), call="cholesky"),
+                         Sample((_spd(make, (2, 2, 2)), True), call="Tensor.cholesky")])
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    _checked("linalg.cholesky", A)
+    return cholesky_ex_type(_chol.public(A, upper=upper, check_errors=check_errors))
+
+
+def cholesky(A, *, upper=False, out=None):
+    """``torch.linalg.cholesky``."""
+    _checked("linalg.cholesky", A)
+    return _chol.public(A, upper=upper, check_errors=True)[0]
+
+
+def cholesky_torch(input, upper=False, *, out=None):
+    import warnings
+    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
+                  "removed in a future PyTorch release.")
+    _checked("linalg.cholesky", input)
+    return _chol_legacy.public(input, upper)
+
+
+def _from_factor(L, upper):
+    """``L L^T`` (or ``U^T U``) as an array."""
+    return np.swapaxes(L, -1, -2) @ L if upper else L @ np.swapaxes(L, -1, -2)
+
+
+def cholesky_solve(self, input2, upper=False):
+    """``X`` with ``(L L^T) X = self``, ``input2`` being ``L`` (or ``U`` when ``upper``)."""
+    return np.linalg.solve(_from_factor(input2, upper), self)
+
+
+def _factor_grad(M, factor, upper):
+    """d<M, L L^T>/dL = (M + M^T) L  (for U^T U: U (M + M^T))."""
+    S = M + M.mT
+    return matmul(factor, S) if upper else matmul(S, factor)
+
+
+def cholesky_solve_self(grad, input2, upper):
+    return _cs.public(grad, input2, upper)
+
+
+def cholesky_solve_input2(grad, input2, result, upper):
+    g_self = _cs.public(grad, input2, upper)
+    return _factor_grad(-matmul(g_self, result.mT), input2, upper)
+
+
+_cs = defop("cholesky_solve", cholesky_solve, inputs=("self", "input2"),
+            derivatives={"self": cholesky_solve_self, "input2": cholesky_solve_input2},
+            dtype="same", family=FAMILY,
+            samples=lambda make, shapes: [
+                Sample((make((3, 2)), np.linalg.cholesky(_spd(make, (3, 3)))),
+                       call="cholesky_solve"),
+                Sample((make((2, 3, 1)),
+                        np.swapaxes(np.linalg.cholesky(_spd(make, (2, 3, 3))), -1, -2), True),
+                       call="cholesky_solve")])
+
+
+def cholesky_inverse(self, upper=False):
+    """``(L L^T)^{-1}`` from the factor ``L`` (or ``U``)."""
+    return np.linalg.inv(_from_factor(self, upper))
+
+
+def cholesky_inverse_self(grad, self, result, upper):
+    return _factor_grad(-matmul(matmul(result, grad), result), self, upper)
+
+
+_ci = defop("cholesky_inverse", cholesky_inverse, derivatives={"self": cholesky_inverse_self},
+            dtype="same", family=FAMILY,
+            samples=lambda make, shapes: [
+                Sample((np.linalg.cholesky(_spd(make, (3, 3))),), call="cholesky_inverse"),
+                Sample((np.swapaxes(np.linalg.cholesky(_spd(make, (3, 3))), -1, -2), True),
+                       call="cholesky_inverse")])
+
+
+# -- triangular solve ----------------------------------------------------------------------------
+def _triangle(A, upper, unitriangular):
+    T = np.triu(A) if upper else np.tril(A)
+    if unitriangular:
+        idx = np.arange(A.shape[-1])
+        T = T.copy()
+        T[..., idx, idx] = 1
+    return T
+
+
+def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
+    """``X`` with ``T X = B`` (``X T = B`` if not ``left``), T the triangle of ``self``."""
+    T = _triangle(self, upper, unitriangular)
+    if left:
+        return np.linalg.solve(T, B)
+    return np.swapaxes(np.linalg.solve(np.swapaxes(T, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
+
+
+def _tri_gB(grad, self, upper, left, unitriangular):
+    return _tri.public(self.mT, grad, upper=not upper, left=left, unitriangular=unitriangular)
+
+
+def linalg_solve_triangular_self(grad, self, B, result, upper, left, unitriangular, self_shape):
+    gB = _tri_gB(grad, self, upper, left, unitriangular)
+    gA = -matmul(gB, result.mT) if left else -matmul(result.mT, gB)
+    n = self_shape[-1]
+    mask = tri_mask(n, gA._data.dtype, upper, diagonal=(1 if upper else -1)
+                    if unitriangular else 0)
+    return sum_to(gA * mask, self_shape)
+
+
+def linalg_solve_triangular_B(grad, self, upper, left, unitriangular, B_shape):
+    return sum_to(_tri_gB(grad, self, upper, left, unitriangular), B_shape)
+
+
+_tri = defop("linalg_solve_triangular", linalg_solve_triangular, inputs=("self", "B"),
+             derivatives={"self": linalg_solve_triangular_self,
+                          "B": linalg_solve_triangular_B},
+             dtype="same", methods=(), functions=(), family=FAMILY,
+             samples=lambda make, shapes: [
+                 Sample((_wellcond(make, (3, 3)), make((3, 2))), {"upper": True},
+                        call="linalg.solve_triangular"),
+                 Sample((_wellcond(make, (2, 3, 3)), make((3, 1))), {"upper": False},
+                        call="linalg.solve_triangular"),
+                 Sample((_wellcond(make, (3, 3)), make((2, 3))),
+                        {"upper": True, "left": False, "unitriangular": True},
+                        call="linalg.solve_triangular")])
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """``torch.linalg.solve_triangular``."""
+    _checked("linalg.solve_triangular", A)
+    check_same_dtype("linalg.solve_triangular", A, B)
+    if B.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
+                           "dimensions.")
+    return _tri.public(A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+# -- matrix_exp ----------------------------------------------------------------------------------
+def linalg_matrix_exp(self):
+    """``exp(A)`` by scaling and squaring a degree-18 Taylor polynomial."""
+    norm = np.abs(self).sum(-2).max(-1, initial=0) if self.size else np.zeros(())
+    s = int(max(0, np.ceil(np.log2(max(float(np.max(norm)), 1e-300))) + 1))
+    X = self / (2.0 ** s)
+    out = np.broadcast_to(np.eye(self.shape[-1], dtype=self.dtype), self.shape).copy()
+    term = out.copy()
+    for k in range(1, 19):
+        term = term @ X / k
+        out = out + term
+    for _ in range(s):
+        out = out @ out
+    return out.astype(self.dtype, copy=False)
+
+
+def linalg_matrix_exp_self(grad, self):
+    # the adjoint is the upper-right block of exp([[A^T, G], [0, A^T]])
+    cat = FUNCTIONS["cat"]
+    n = self._data.shape[-1]
+    At = self.mT
+    zero = _wrap(np.zeros(self._data.shape, self._data.dtype))
+    big = cat([cat([At, grad], -1), cat([zero, At], -1)], -2)
+    return _mexp.public(big)[..., :n, n:]
+
+
+_mexp = defop("linalg_matrix_exp", linalg_matrix_exp,
+              derivatives={"self": linalg_matrix_exp_self}, dtype="same", methods=(),
+              functions=(), family=FAMILY,
+              samples=lambda make, shapes: [
+                  Sample((make((3, 3)),), call="linalg.matrix_exp"),
+                  Sample((make((2, 2, 2)),), call="matrix_exp")])
+
+
+def matrix_exp(A):
+    check_matrix("linalg.matrix_exp", A)
+    return _mexp.public(A)
+
+
+for _name, _fn in (("inverse", inverse), ("det", det), ("slogdet", slogdet_torch),
+                   ("logdet", logdet), ("matrix_power", matrix_power),
+                   ("cholesky", cholesky_torch), ("matrix_exp", matrix_exp)):
+    export_function(_name, _fn)
+    bind_method(_name, _fn)
+
+# the node classes' output count (the engine sizes its gradient buffers with it)
+for _rec in (_inv, _slogdet, _solve, _chol):
+    _rec.node_class.n_outputs = 2
