@@ -223,3 +223,52 @@ def test_pointwise_errors():
                                    L.ones(2, dtype=L.long)),
                lambda L: L.polygamma(-1, L.ones(2))):
         assert_same_error(lambda: fn(leafgrad), lambda: fn(torch))
+
+
+# -- index_extra -----------------------------------------------------------------------------
+@pytest.mark.parametrize("fn", [
+    lambda L, x: x.tensor_split(3), lambda L, x: x.tensor_split(2, dim=1),
+    lambda L, x: L.tensor_split(x, [1, 4], 1), lambda L, x: x.hsplit(5),
+    lambda L, x: x.vsplit([1]), lambda L, x: x.repeat_interleave(2),
+    lambda L, x: x.repeat_interleave(3, dim=1),
+    lambda L, x: x.repeat_interleave(L.tensor([1, 0, 2]), dim=0),
+    lambda L, x: L.take_along_dim(x, L.tensor([[0], [2], [4]]), 1),
+    lambda L, x: L.take_along_dim(x, L.tensor([0, 7, 14])),
+    lambda L, x: L.take_along_dim(x, x.argsort(1), dim=1),
+    lambda L, x: x.sum_to_size(1, 5), lambda L, x: x.sum_to_size((3, 1)),
+    lambda L, x: x.sum_to_size(5),
+    lambda L, x: x.index_fill(1, L.tensor([0, 3]), L.tensor(2.0))])
+def test_index_composites(fn):
+    _compare(fn, _arr(3, 5))
+
+
+def test_counts_and_searches():
+    ints = np.array([3, 1, 2, 3, 1, 1, 5])
+    seq = np.array([1, 3, 5, 7])
+    for fn in (lambda L, a, s: L.unique(a, return_inverse=True, return_counts=True),
+               lambda L, a, s: L.unique(a.view(-1, 1), dim=0, return_counts=True),
+               lambda L, a, s: L.unique_consecutive(a, return_inverse=True,
+                                                    return_counts=True),
+               lambda L, a, s: L.bincount(a), lambda L, a, s: L.bincount(a, minlength=9),
+               lambda L, a, s: L.bincount(a, weights=a.double() / 2),
+               lambda L, a, s: L.searchsorted(s, a), lambda L, a, s: L.searchsorted(s, a,
+                                                                                     right=True),
+               lambda L, a, s: L.searchsorted(s, 3), lambda L, a, s: L.bucketize(a, s),
+               lambda L, a, s: L.bucketize(a, s, out_int32=True, right=True),
+               lambda L, a, s: L.histc(a.float(), bins=4), lambda L, a, s: L.histc(
+                   a.double(), bins=3, min=1, max=3)):
+        _compare(fn, ints, seq)
+
+
+def test_index_errors():
+    for fn in (lambda L: L.zeros(3).sum_to_size(2), lambda L: L.bincount(L.tensor([-1, 2])),
+               lambda L: L.zeros(3, 3).hsplit(2), lambda L: L.tensor(1.0).tensor_split(2),
+               lambda L: L.histc(L.tensor([1, 2]))):
+        assert_same_error(lambda: fn(leafgrad), lambda: fn(torch))
+
+
+def test_unique_has_no_derivative():
+    a, b = to_both(np.array([3.0, 1.0, 3.0]))
+    assert_same_tensor(a.unique(), b.unique())
+    assert grad_fn_name(a.unique()) == grad_fn_name(b.unique())
+    assert_same_error(lambda: a.unique().sum().backward(), lambda: b.unique().sum().backward())

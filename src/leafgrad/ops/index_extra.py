@@ -1,0 +1,490 @@
+"""More indexing: index_copy, index_fill, slice/select/diagonal_scatter, sum_to_size,
+tensor_split (hsplit, vsplit, dsplit), repeat_interleave, take_along_dim, and the
+non-differentiable searches and counts: searchsorted, bucketize, bincount, histc, unique,
+unique_consecutive.
+
+>>> import leafgrad as torch
+>>> torch.zeros(2, 3).index_fill(1, torch.tensor([0, 2]), 1.0)
+tensor([[1., 0., 1.],
+        [1., 0., 1.]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor, _wrap
+from .matrix_extra import diagonal_view
+from .pointwise_common import inplace_of, not_implemented_for
+from .reduction import _wrap_dim
+from .registry import FUNCTIONS, Sample, bind_method, defop, export_function
+
+__all__: list = []
+
+FAMILY = "indexing"
+
+
+def _public(name, fn, method=True, function=True):
+    if function:
+        export_function(name, fn)
+    if method:
+        bind_method(name, fn)
+
+
+def _index_array(index, name):
+    data = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if data.dtype.kind not in "iu":
+        raise IndexError(f"{name}(): Expected a long tensor for index, but got "
+                         f"{_dt.from_numpy_dtype(data.dtype).tensor_type[:-6]}")
+    return data.reshape(-1).astype(np.int64, copy=False)
+
+
+def _along(ndim, dim, idx):
+    key = [slice(None)] * max(ndim, 1)
+    key[_wrap_dim(dim, max(ndim, 1))] = idx
+    return tuple(key) if ndim else ()
+
+
+# -- index_copy / index_fill -----------------------------------------------------------------
+def index_copy(self, dim, index, source):
+    """``self`` with the slices ``index`` along ``dim`` replaced by ``source``'s."""
+    out = self.copy()
+    idx = _index_array(index, "index_copy")
+    if self.ndim:
+        out[_along(self.ndim, dim, idx)] = source
+    else:
+        out[...] = source
+    return out
+
+
+def index_copy_self(grad, dim, index):
+    return grad.index_fill(dim, index, 0)
+
+
+def index_copy_source(grad, dim, index):
+    return grad.index_select(dim, index) if grad._data.ndim else grad
+
+
+def _long(values):
+    return np.asarray(values, dtype=np.int64)
+
+
+defop("index_copy", index_copy, inputs=("self", "source"),
+      derivatives={"self": index_copy_self, "source": index_copy_source},
+      inplace="index_copy_", family=FAMILY, samples=lambda make, shapes: [
+          Sample((make((3, 4)), 0, _long([2, 0]), make((2, 4)))),
+          Sample((make((3, 4)), 1, _long([3]), make((3, 1)))),
+          Sample((make((3, 4)), -1, _long([1, 0]), make((3, 2))), call="Tensor.index_copy_")])
+
+
+def index_fill(self, dim, index, value):
+    """``self`` with the slices ``index`` along ``dim`` set to ``value``."""
+    out = self.copy()
+    idx = _index_array(index, "index_fill")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but "
+                               f"got tensor with {value.ndim} dimension(s).")
+        value = value._data
+    if self.ndim:
+        out[_along(self.ndim, dim, idx)] = value
+    else:
+        out[...] = value
+    return out
+
+
+def index_fill_self(grad, dim, index):
+    return grad.index_fill(dim, index, 0)
+
+
+_fill0 = defop("index_fill", index_fill, inputs=("self",),
+               derivatives={"self": index_fill_self}, dtype="same", methods=(),
+               functions=(), family=FAMILY, samples=lambda make, shapes: [
+                   Sample((make((3, 4)), 1, _long([2, 0]), -1.5), call="index_fill"),
+                   Sample((make((3, 4)), 0, _long([1]), 2), call="Tensor.index_fill")])
+_fill1 = defop("index_fill_tensor", index_fill, inputs=("self",),
+               derivatives={"self": index_fill_self}, dtype="same",
+               grad_fn_name="IndexFillBackward1", methods=(), functions=(), family=FAMILY)
+
+
+def index_fill_public(input, dim, index, value):
+    """``input`` with the slices ``index`` along ``dim`` set to ``value``."""
+    if isinstance(value, Tensor):
+        return _fill1.public(input, dim, index, value)
+    return _fill0.public(input, dim, index, value)
+
+
+_public("index_fill", index_fill_public)
+bind_method("index_fill_", inplace_of(index_fill_public, "index_fill_", saves_self=False))
+
+
+# -- slice_scatter / select_scatter / diagonal_scatter ---------------------------------------
+def _slice_key(ndim, dim, start, end, step):
+    key = [slice(None)] * ndim
+    key[_wrap_dim(dim, ndim)] = slice(start, end, step)
+    return tuple(key)
+
+
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    """``self`` with ``self[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``."""
+    out = self.copy()
+    out[_slice_key(self.ndim, dim, start, end, step)] = src
+    return out
+
+
+def slice_scatter_self(grad, src_shape, dim, start, end, step):
+    return grad.slice_scatter(_wrap(np.zeros(src_shape, grad._data.dtype)), dim, start, end,
+                              step)
+
+
+def slice_scatter_src(grad, dim, start, end, step):
+    return grad[_slice_key(grad._data.ndim, dim, start, end, step)]
+
+
+defop("slice_scatter", slice_scatter, inputs=("self", "src"),
+      derivatives={"self": slice_scatter_self, "src": slice_scatter_src}, family=FAMILY,
+      samples=lambda make, shapes: [Sample((make((4, 3)), make((2, 3)), 0, 0, 2)),
+                                    Sample((make((4, 3)), make((4, 1)), 1, 2)),
+                                    Sample((make((5, 3)), make((2, 3)), 0, 1, 5, 2))])
+
+
+def select_scatter(self, src, dim, index):
+    """``self`` with ``self.select(dim, index)`` replaced by ``src``."""
+    out = self.copy()
+    key = [slice(None)] * self.ndim
+    key[_wrap_dim(dim, self.ndim)] = index
+    out[tuple(key)] = src
+    return out
+
+
+def select_scatter_self(grad, src_shape, dim, index):
+    return grad.select_scatter(_wrap(np.zeros(src_shape, grad._data.dtype)), dim, index)
+
+
+def select_scatter_src(grad, dim, index):
+    return grad.select(dim, index)
+
+
+defop("select_scatter", select_scatter, inputs=("self", "src"),
+      derivatives={"self": select_scatter_self, "src": select_scatter_src}, family=FAMILY,
+      samples=lambda make, shapes: [Sample((make((4, 3)), make((3,)), 0, 1)),
+                                    Sample((make((4, 3)), make((4,)), -1, -1))])
+
+
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    """``self`` with ``self.diagonal(offset, dim1, dim2)`` replaced by ``src``."""
+    out = self.copy()
+    view = diagonal_view(out, offset, dim1, dim2)
+    if view.shape != src.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src "
+                           f"size = {list(src.shape)}, slice size = {list(view.shape)}")
+    view[...] = src
+    return out
+
+
+def diagonal_scatter_self(grad, src_shape, offset, dim1, dim2):
+    return grad.diagonal_scatter(_wrap(np.zeros(src_shape, grad._data.dtype)), offset, dim1,
+                                 dim2)
+
+
+def diagonal_scatter_src(grad, offset, dim1, dim2):
+    return grad.diagonal(offset, dim1, dim2)
+
+
+defop("diagonal_scatter", diagonal_scatter, inputs=("self", "src"),
+      derivatives={"self": diagonal_scatter_self, "src": diagonal_scatter_src}, family=FAMILY,
+      samples=lambda make, shapes: [Sample((make((3, 4)), make((3,)))),
+                                    Sample((make((3, 4)), make((3,)), 1)),
+                                    Sample((make((2, 3, 4)), make((3, 1)), -1, 0, 2))])
+
+
+# -- sum_to_size -----------------------------------------------------------------------------
+def sum_to_size(self, *size):
+    """Sum ``self`` down to ``size`` (which must broadcast to ``self``'s shape)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    shape = tuple(self.shape)
+    if len(size) > len(shape) or any(s != 1 and s != d for s, d in
+                                     zip(reversed(size), reversed(shape))):
+        raise RuntimeError(f"size {{[{', '.join(map(str, size))}]}} is not expandable to size "
+                           f"{{[{', '.join(map(str, shape))}]}}.")
+    if tuple(size) == shape:
+        return self
+    lead = len(shape) - len(size)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(size) if s == 1 and
+                                shape[lead + i] != 1]
+    out = self.sum(dims, keepdim=True)
+    return out.view(size) if lead else out
+
+
+bind_method("sum_to_size", sum_to_size)
+
+
+# -- tensor_split / hsplit / vsplit / dsplit -------------------------------------------------
+def tensor_split(input, indices_or_sections, dim=0):
+    """Split into ``n`` nearly equal parts, or at the given indices, along ``dim`` (views)."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = _wrap_dim(dim, input.ndim)
+    size = input.shape[d]
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        ios = ios.tolist() if ios.ndim else int(ios)
+    if isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        base, extra = divmod(size, ios)
+        bounds, start = [], 0
+        for i in range(ios):
+            stop = start + base + (1 if i < extra else 0)
+            bounds.append((start, stop))
+            start = stop
+    else:
+        cuts = [0] + [int(i) for i in ios] + [size]
+        bounds = [(max(min(a, size), 0), max(min(b, size), 0)) for a, b in zip(cuts, cuts[1:])]
+        bounds = [(a, max(a, b)) for a, b in bounds]
+    key = [slice(None)] * d
+    return tuple(input[tuple(key + [slice(a, b)])] for a, b in bounds)
+
+
+def _nsplit(name, dim, min_dims):
+    def split(input, indices_or_sections):
+        if input.ndim < min_dims:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} "
+                               f"dimension, but got a tensor with {input.ndim} dimensions!")
+        d = 0 if (name == "hsplit" and input.ndim == 1) else dim
+        if isinstance(indices_or_sections, int) and input.shape[d] % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the "
+                               f"size of the dimension {input.shape[d]} is not divisible by "
+                               f"the split_size {indices_or_sections}!")
+        return tensor_split(input, indices_or_sections, d)
+    split.__name__ = split.__qualname__ = name
+    split.__doc__ = f"``tensor_split`` along dim {dim}, into equal parts when given a number."
+    return split
+
+
+_public("tensor_split", tensor_split)
+_public("hsplit", _nsplit("hsplit", 1, 1))
+_public("vsplit", _nsplit("vsplit", 0, 2))
+_public("dsplit", _nsplit("dsplit", 2, 3))
+
+
+# -- repeat_interleave / take_along_dim (composite, as PyTorch) ------------------------------
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element ``repeats`` times (a number or a tensor of counts)."""
+    if repeats is None:   # torch.repeat_interleave(counts): the indices repeated
+        counts = _index_array(input, "repeat_interleave")
+        return _wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+    x = input
+    if dim is None:
+        x = x.reshape(-1)
+        d = 0
+    else:
+        d = _wrap_dim(dim, max(x.ndim, 1))
+        if x.ndim == 0:
+            x = x.reshape(1)
+    if isinstance(repeats, Tensor) and repeats.ndim == 1 and repeats.numel() != 1:
+        counts = _index_array(repeats, "repeat_interleave")
+        if counts.size != x.shape[d]:
+            raise RuntimeError("repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {counts.size} and input.size({d}) = "
+                               f"{x.shape[d]}")
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        idx = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+        return x.index_select(d, _wrap(idx))
+    r = int(repeats)
+    if r < 0:
+        raise RuntimeError("repeats can not be negative")
+    shape = list(x.shape)
+    expanded = shape[:d + 1] + [r] + shape[d + 1:]
+    out = x.unsqueeze(d + 1).expand(expanded).clone()
+    shape[d] *= r
+    return out.view(shape)
+
+
+def take_along_dim(input, indices, dim=None):
+    """``gather`` with ``indices`` broadcast against ``input`` (all but ``dim``)."""
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    d = _wrap_dim(dim, max(input.ndim, 1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    shape_in = list(input.shape)
+    shape_idx = list(indices.shape)
+    shape_in[d] = shape_idx[d] = 1
+    common = list(np.broadcast_shapes(tuple(shape_in), tuple(shape_idx)))
+    want_in = common.copy()
+    want_in[d] = input.shape[d]
+    want_idx = common.copy()
+    want_idx[d] = indices.shape[d]
+    src = input if list(input.shape) == want_in else input.expand(want_in)
+    idx = indices if list(indices.shape) == want_idx else indices.expand(want_idx)
+    return src.gather(d, idx)
+
+
+_public("repeat_interleave", repeat_interleave)
+_public("take_along_dim", take_along_dim)
+
+
+# -- searchsorted / bucketize / bincount / histc (no gradients) ------------------------------
+def _out_dtype(out_int32):
+    return np.int32 if out_int32 else np.int64
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Where ``input``'s values would go in the (last dim of) ``sorted_sequence``."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    seq = sorted_sequence._data
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter._data, -1)
+    scalar = not isinstance(input, Tensor)
+    vals = np.asarray(input) if scalar else input._data
+    how = "right" if right else "left"
+    if seq.ndim <= 1:
+        out = np.searchsorted(seq, vals, side=how)
+    else:
+        if vals.shape[:-1] != seq.shape[:-1]:
+            raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
+                               "the first N-1 dimensions of boundaries tensor and input value "
+                               "tensor must match, but we got boundaries tensor "
+                               f"{list(seq.shape)} and input value tensor {list(vals.shape)}")
+        rows_s = seq.reshape(-1, seq.shape[-1])
+        rows_v = vals.reshape(-1, vals.shape[-1])
+        out = np.stack([np.searchsorted(s, v, side=how) for s, v in zip(rows_s, rows_v)])
+        out = out.reshape(vals.shape)
+    return _wrap(np.asarray(out, dtype=_out_dtype(out_int32)))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """The bucket of each value of ``input`` among the 1-d sorted ``boundaries``."""
+    if boundaries.ndim != 1:
+        raise RuntimeError("boundaries tensor must be 1 dimension, but got dim(" +
+                           f"{boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def bincount(input, weights=None, minlength=0):
+    """How often each non-negative integer occurs (or the sum of its ``weights``)."""
+    data = input._data
+    if data.ndim != 1 or data.dtype.kind not in "iu":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if data.size and data.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return _wrap(np.bincount(data, minlength=minlength).astype(np.int64))
+    w = weights._data
+    if w.shape != data.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    dt = w.dtype if w.dtype.kind == "f" else np.float64
+    return _wrap(np.bincount(data, weights=w, minlength=minlength).astype(dt))
+
+
+def histc(input, bins=100, min=0, max=0):
+    """A histogram of ``input`` with ``bins`` equal bins over [min, max] (the data's range
+    when both are 0); values outside are ignored."""
+    data = input._data
+    if data.dtype.kind != "f":
+        raise not_implemented_for("histogram_cpu", data.dtype)
+    if bins <= 0:
+        raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) +
+                           " for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo == hi and data.size:
+        lo, hi = float(data.min()), float(data.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} "
+                           f"max {hi}")
+    flat = data.reshape(-1)
+    flat = flat[(flat >= lo) & (flat <= hi)]
+    pos = ((flat.astype(np.float64) - lo) * bins / (hi - lo)).astype(np.int64)
+    pos = np.minimum(pos, bins - 1)
+    return _wrap(np.bincount(pos, minlength=bins).astype(data.dtype))
+
+
+for _name, _fn in (("searchsorted", searchsorted), ("bucketize", bucketize),
+                   ("bincount", bincount), ("histc", histc)):
+    _public(_name, _fn, method=_name != "searchsorted")
+
+
+# -- unique / unique_consecutive -------------------------------------------------------------
+def _unique_values(self, values):
+    """``values`` (computed by the wrapper) behind a Unique2Backward0 node."""
+    return values
+
+
+def _unique_grad(grad):
+    raise NotImplementedError("the derivative for '_unique2' is not implemented.")
+
+
+_unique_rec = defop("unique_values", _unique_values, inputs=("self",),
+                    derivatives={"self": _unique_grad}, dtype="same",
+                    grad_fn_name="Unique2Backward0", methods=(), functions=(), family=FAMILY)
+
+
+def _pack(values, inverse, counts, return_inverse, return_counts):
+    out = [values]
+    if return_inverse:
+        out.append(_wrap(np.asarray(inverse, np.int64)))
+    if return_counts:
+        out.append(_wrap(np.asarray(counts, np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values (sorted), with where each element went and how often each
+    occurs when asked; along ``dim``, the distinct slices."""
+    data = input._data
+    if dim is None:
+        values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,
+                                            return_counts=True)
+        inverse = inverse.reshape(data.shape)
+        vals = _unique_rec.public(input, values.astype(data.dtype))
+        return _pack(vals, inverse, counts, return_inverse, return_counts)
+    d = _wrap_dim(dim, max(data.ndim, 1))
+    values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=d)
+    vals = _wrap(np.ascontiguousarray(values))
+    return _pack(vals, inverse.reshape(-1), counts, return_inverse, return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive values (or slices along ``dim``)."""
+    data = input._data
+    if dim is None:
+        flat = data.reshape(-1)
+        if flat.size == 0:
+            starts = np.zeros(0, bool)
+        else:
+            starts = np.concatenate([[True], flat[1:] != flat[:-1]])
+        values = flat[starts]
+        inverse = (np.cumsum(starts) - 1).reshape(data.shape)
+    else:
+        d = _wrap_dim(dim, max(data.ndim, 1))
+        moved = np.moveaxis(data, d, 0)
+        rows = moved.reshape(moved.shape[0], -1)
+        starts = np.concatenate([[True], (rows[1:] != rows[:-1]).any(axis=1)]) \
+            if rows.shape[0] else np.zeros(0, bool)
+        values = np.ascontiguousarray(np.moveaxis(moved[starts], 0, d))
+        inverse = np.cumsum(starts) - 1
+    bounds = np.append(np.nonzero(starts)[0], starts.size)
+    counts = np.diff(bounds)
+    return _pack(_wrap(values), inverse, counts, return_inverse, return_counts)
+
+
+_public("unique", unique)
+_public("unique_consecutive", unique_consecutive)
