@@ -122,6 +122,31 @@ def cascade_sum_last(x: np.ndarray) -> np.ndarray:
     return _sequential(run, 1)
 
 
+_ZERO = {d: np.zeros(1, d) for d in LANES}
+
+
+def _short_row(x: np.ndarray):
+    """The whole-tensor sum of a 1-D contiguous row too short for the block cascade
+    (fewer than 16 vectors per ILP accumulator): the same additions as
+    :func:`cascade_sum_last`, in a dozen NumPy calls instead of its general machinery, since
+    losses and small activations are summed on every training step."""
+    lanes = LANES[x.dtype]
+    nvec = x.size // lanes
+    vecs = x[:nvec * lanes].reshape(nvec, lanes)
+    m = nvec >> 2
+    if m:
+        part = np.add.reduce(vecs[:m * 4].reshape(m, 4, lanes), axis=0)   # row after row
+        acc = part[0]
+        for k in range(m * 4, nvec):
+            acc = acc + vecs[k]
+        acc = ((acc + part[1]) + part[2]) + part[3]
+    else:
+        acc = _ZERO[x.dtype]
+        for k in range(nvec):
+            acc = acc + vecs[k]
+    return np.cumsum(np.concatenate((_ZERO[x.dtype], x[nvec * lanes:], acc)))[-1:].reshape(())
+
+
 def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
     """``np.sum(a, axis, keepdims=keepdims)`` added in PyTorch's order (Note [Cascade sum]),
     or None where that order is not reproduced here (other dtypes, rows longer than
@@ -133,6 +158,9 @@ def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
     if axis is None and a.flags.c_contiguous:      # the common case, kept short
         if a.size > MAX_EXACT:
             return None
+        if LANES[a.dtype] <= a.size < LANES[a.dtype] * 64:    # the short rows of most steps
+            out = _short_row(a.reshape(-1))
+            return out.reshape((1,) * ndim) if keepdims else out
         out = cascade_sum_last(a.reshape(1, a.size))
         return out.reshape((1,) * ndim) if keepdims else out.reshape(())
     if axis is None:
