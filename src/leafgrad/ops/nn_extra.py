@@ -1,4 +1,301 @@
-"""More nn op records."""
+"""Single-op nn layers: ``_prelu_kernel`` (``PreluKernelBackward0``), ``pixel_shuffle`` /
+``pixel_unshuffle``, ``native_channel_shuffle`` (``ChannelShuffleBackward0``), ``im2col`` /
+``col2im`` (``F.unfold`` / ``F.fold``) and ``_pdist_forward`` (``PdistBackward0``).
+
+The rearranging ops are linear, so each one's derivative is its adjoint op (pixel_shuffle's is
+pixel_unshuffle, im2col's is col2im, a shuffle of ``g`` groups is undone by one of ``C / g``);
+the formulas call the other record, so double backward works.
+
+>>> import leafgrad as torch
+>>> torch.nn.functional.pixel_shuffle(torch.arange(4.).reshape(1, 4, 1, 1), 2)
+tensor([[[[0., 1.],
+          [2., 3.]]]])
+"""
 from __future__ import annotations
 
-__all__: list = []
+import numpy as np
+
+from .registry import Sample, defop
+
+FAMILY = "nn_extra"
+
+__all__ = ["PRELU", "PIXEL_SHUFFLE", "PIXEL_UNSHUFFLE", "CHANNEL_SHUFFLE", "IM2COL", "COL2IM",
+           "PDIST"]
+
+_NN = "nn.functional."
+
+
+# -- prelu ---------------------------------------------------------------------------------------
+def _prelu_kernel(self, weight):
+    """``x`` where positive, ``weight * x`` elsewhere (weight already broadcastable)."""
+    return np.where(self > 0, self, weight * self).astype(np.result_type(self, weight),
+                                                           copy=False)
+
+
+def _prelu_kernel_self(grad, self, weight):
+    return grad.where(self > 0, grad * weight)
+
+
+def _prelu_kernel_weight(grad, self):
+    return (grad * self).where(self <= 0, grad.new_zeros(()))
+
+
+def _prelu_samples(make, shapes):
+    call = _NN + "prelu"
+    return [Sample((make((2, 3, 4)), make((3,))), call=call),
+            Sample((make((5,)), make((1,))), call=call),
+            Sample((make((2, 3)), make(())), call=call),
+            Sample((make((2, 4, 2, 2)), make((1,))), call=call)]
+
+
+PRELU = defop("_prelu_kernel", _prelu_kernel, inputs=("self", "weight"),
+              derivatives={"self": _prelu_kernel_self, "weight": _prelu_kernel_weight},
+              methods=(), functions=(), family=FAMILY, samples=_prelu_samples)
+
+
+# -- pixel shuffle -------------------------------------------------------------------------------
+def _check_shuffle(name, self, factor, what):
+    if self.ndim < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
+                           f"with {self.ndim} dimension(s)")
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
+
+
+def pixel_shuffle(self, upscale_factor):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    r = upscale_factor
+    _check_shuffle("pixel_shuffle", self, r, "upscale_factor")
+    c, h, w = self.shape[-3:]
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={c} "
+                           f"is not divisible by {r * r}")
+    lead = self.shape[:-3]
+    n = len(lead)
+    x = self.reshape(lead + (c // (r * r), r, r, h, w))
+    x = x.transpose(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+    return np.ascontiguousarray(x).reshape(lead + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(self, downscale_factor):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    r = downscale_factor
+    _check_shuffle("pixel_unshuffle", self, r, "downscale_factor")
+    c, h, w = self.shape[-3:]
+    for what, size, d in (("height", h, -2), ("width", w, -1)):
+        if size % r:
+            raise RuntimeError(f"pixel_unshuffle expects {what} to be divisible by "
+                               f"downscale_factor, but input.size({d})={size} is not divisible "
+                               f"by {r}")
+    lead = self.shape[:-3]
+    n = len(lead)
+    x = self.reshape(lead + (c, h // r, r, w // r, r))
+    x = x.transpose(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return np.ascontiguousarray(x).reshape(lead + (c * r * r, h // r, w // r))
+
+
+def pixel_shuffle_self(grad, upscale_factor):
+    return PIXEL_UNSHUFFLE.public(grad, upscale_factor)
+
+
+def pixel_unshuffle_self(grad, downscale_factor):
+    return PIXEL_SHUFFLE.public(grad, downscale_factor)
+
+
+PIXEL_SHUFFLE = defop(
+    "pixel_shuffle", pixel_shuffle, derivatives={"self": pixel_shuffle_self}, dtype="same",
+    methods=(), family=FAMILY,
+    samples=lambda make, shapes: [Sample((make((2, 8, 2, 3)), 2)),
+                                  Sample((make((9, 1, 2)), 3)),
+                                  Sample((make((2, 1, 4, 1, 2)), 1))])
+PIXEL_UNSHUFFLE = defop(
+    "pixel_unshuffle", pixel_unshuffle, derivatives={"self": pixel_unshuffle_self},
+    dtype="same", methods=(), family=FAMILY,
+    samples=lambda make, shapes: [Sample((make((2, 2, 4, 6)), 2)),
+                                  Sample((make((1, 3, 3)), 3))])
+
+
+# -- channel shuffle -----------------------------------------------------------------------------
+def native_channel_shuffle(self, groups):
+    """(N, g*k, *) viewed (N, g, k, *), swapped to (N, k, g, *)."""
+    if self.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes [{', '.join(map(str, self.shape))}]")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value "
+                           f"of groups:{groups}")
+    c = self.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    x = self.reshape((self.shape[0], groups, c // groups) + self.shape[2:]).swapaxes(1, 2)
+    return np.ascontiguousarray(x).reshape(self.shape)
+
+
+def native_channel_shuffle_self(grad, groups):
+    return CHANNEL_SHUFFLE.public(grad, grad.shape[1] // groups)
+
+
+CHANNEL_SHUFFLE = defop(
+    "native_channel_shuffle", native_channel_shuffle,
+    derivatives={"self": native_channel_shuffle_self}, dtype="same", methods=(),
+    functions=("channel_shuffle", "native_channel_shuffle"),
+    grad_fn_name="ChannelShuffleBackward0", family=FAMILY,
+    samples=lambda make, shapes: [Sample((make((2, 6, 3)), 2)), Sample((make((1, 6, 2, 2)), 3))])
+
+
+# -- im2col / col2im -----------------------------------------------------------------------------
+def _blocks(spatial, kernel_size, dilation, padding, stride):
+    return tuple((spatial[d] + 2 * padding[d] - dilation[d] * (kernel_size[d] - 1) - 1)
+                 // stride[d] + 1 for d in range(2))
+
+
+def _t(v):
+    return f"({v[0]}, {v[1]})"
+
+
+def im2col(self, kernel_size, dilation, padding, stride):
+    """(N, C, H, W) -> (N, C*kh*kw, L): each column one sliding block, channel-major."""
+    batched = self.ndim == 4
+    x = self if batched else self[None]
+    n, c, h, w = x.shape
+    oh, ow = _blocks((h, w), kernel_size, dilation, padding, stride)
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input with spatial size {_t((h, w))}, kernel_size="
+                           f"{_t(kernel_size)}, dilation={_t(dilation)}, padding={_t(padding)}, "
+                           f"calculated shape of the array of sliding blocks as {_t((oh, ow))}, "
+                           f"but its components must be at least one.")
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    out = np.empty((n, c, kh, kw, oh, ow), dtype=self.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, i, j] = xp[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh,
+                                 j * dw: j * dw + sw * (ow - 1) + 1: sw]
+    out = out.reshape(n, c * kh * kw, oh * ow)
+    return out if batched else out[0]
+
+
+def col2im(self, output_size, kernel_size, dilation, padding, stride):
+    """(N, C*kh*kw, L) -> (N, C, H, W): the blocks summed back into place."""
+    batched = self.ndim == 3
+    cols = self if batched else self[None]
+    n, ckk, length = cols.shape
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    if ckk % (kh * kw):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the "
+                           f"product of kernel_size, but got input.size(1)={ckk} and "
+                           f"kernel_size={_t(kernel_size)}.")
+    oh, ow = _blocks(output_size, kernel_size, dilation, padding, stride)
+    if oh * ow != length:
+        raise RuntimeError(f"Given output_size={_t(output_size)}, kernel_size="
+                           f"{_t(kernel_size)}, dilation={_t(dilation)}, padding={_t(padding)}, "
+                           f"stride={_t(stride)}, expected size of input's dimension 2 to match "
+                           f"the calculated number of sliding blocks {oh} * {ow} = {oh * ow}, "
+                           f"but got input.size(2)={length}.")
+    c = ckk // (kh * kw)
+    h, w = output_size
+    blocks = cols.reshape(n, c, kh, kw, oh, ow)
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=self.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, i * dh: i * dh + sh * (oh - 1) + 1: sh,
+                j * dw: j * dw + sw * (ow - 1) + 1: sw] += blocks[:, :, i, j]
+    out = np.ascontiguousarray(out[:, :, ph: ph + h, pw: pw + w])
+    return out if batched else out[0]
+
+
+def im2col_self(grad, self_shape, kernel_size, dilation, padding, stride):
+    return COL2IM.public(grad, tuple(self_shape[-2:]), kernel_size, dilation, padding, stride)
+
+
+def col2im_self(grad, kernel_size, dilation, padding, stride):
+    return IM2COL.public(grad, kernel_size, dilation, padding, stride)
+
+
+def _im2col_samples(make, shapes):
+    return [Sample((make((2, 3, 4, 5)), 2), call=_NN + "unfold"),
+            Sample((make((1, 2, 5, 4)), (2, 3)), {"dilation": (1, 2), "padding": 1,
+                                                   "stride": (2, 1)}, call=_NN + "unfold"),
+            Sample((make((2, 3, 3)), 2), call=_NN + "unfold")]
+
+
+def _col2im_samples(make, shapes):
+    return [Sample((make((2, 12, 12)), (4, 5), 2), call=_NN + "fold"),
+            Sample((make((1, 6, 3)), (4, 4), (2, 3)), {"dilation": (1, 2), "padding": 1,
+                                                        "stride": 2}, call=_NN + "fold"),
+            Sample((make((4, 4)), (3, 3), 2), call=_NN + "fold")]
+
+
+IM2COL = defop("im2col", im2col, derivatives={"self": im2col_self}, dtype="same", methods=(),
+               grad_fn_name="Im2ColBackward0",
+               functions=(), family=FAMILY, samples=_im2col_samples)
+COL2IM = defop("col2im", col2im, derivatives={"self": col2im_self}, dtype="same", methods=(),
+               grad_fn_name="Col2ImBackward0",
+               functions=(), family=FAMILY, samples=_col2im_samples)
+
+
+# -- pdist ---------------------------------------------------------------------------------------
+def _pairs(n):
+    return np.triu_indices(n, 1)
+
+
+def _pdist_forward(self, p=2.0):
+    """The p-norm distance of every pair of rows i < j, in row-major order."""
+    i, j = _pairs(self.shape[0])
+    diff = np.abs(self[i] - self[j])
+    if p == 0:
+        out = (diff != 0).sum(-1).astype(self.dtype)
+    elif p == np.inf:
+        out = diff.max(-1, initial=0)
+    elif p == 1:
+        out = diff.sum(-1)
+    elif p == 2:
+        out = np.sqrt((diff * diff).sum(-1))
+    else:
+        out = (diff ** p).sum(-1) ** (1.0 / p)
+    return np.ascontiguousarray(out, dtype=self.dtype)
+
+
+def _pdist_forward_self(grad, self, p, result):
+    """Each pair's gradient goes to row i and, negated, to row j (PyTorch's _pdist_backward:
+    zero where the distance is zero)."""
+    n = self.shape[0]
+    i, j = (_index(a) for a in _pairs(n))
+    diff = self.index_select(0, i) - self.index_select(0, j)
+    dist = result.unsqueeze(-1)
+    zero = diff.new_zeros(())
+    if p == 0:
+        return self.new_zeros(self.shape)
+    if p == 1:
+        local = diff.sign()
+    elif p == np.inf:
+        local = diff.sign() * (diff.abs() == dist)
+    elif p == 2:
+        local = diff / dist
+    else:
+        local = diff.sign() * diff.abs().pow(p - 1) / dist.pow(p - 1)
+        if p < 1:
+            local = local.where(diff != 0, zero)
+    local = (grad.unsqueeze(-1) * local).where(dist != 0, zero)
+    return self.new_zeros(self.shape).index_add(0, i, local).index_add(0, j, -local)
+
+
+def _index(a):
+    from ..tensor import _wrap
+    return _wrap(np.ascontiguousarray(a, dtype=np.int64))
+
+
+def _pdist_samples(make, shapes):
+    # grad=False: PyTorch has no double backward for pdist (tests/nn/test_nn_extra.py checks
+    # the first derivatives)
+    call = _NN + "pdist"
+    return [Sample(args, call=call, grad=False)
+            for args in ((make((4, 3)),), (make((5, 2)), 1.0), (make((3, 4)), 3.0),
+                         (make((4, 2)), 1.5), (make((3, 3)), float("inf")), (make((1, 3)),))]
+
+
+PDIST = defop("_pdist_forward", _pdist_forward, derivatives={"self": _pdist_forward_self},
+              dtype="same", methods=(), functions=(), grad_fn_name="PdistBackward0",
+              family=FAMILY, samples=_pdist_samples)
