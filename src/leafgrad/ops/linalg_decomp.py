@@ -259,6 +259,8 @@ def matrix_power(A, n, *, out=None):
         return A.clone().copy_(_wrap(eye.copy()))
     if n < 0:
         A = inv(A)
+        if n == -1:
+            return A
         n = -n
     if n == 1:
         return A.clone()

@@ -1,0 +1,410 @@
+"""Spectral decompositions and what is built on them: ``linalg.svd`` / ``torch.svd`` /
+``linalg.svdvals``, ``linalg.eigh`` / ``eigvalsh``, ``linalg.qr`` / ``torch.qr``,
+``linalg.pinv`` / ``pinverse``, ``linalg.lstsq``, ``linalg.matrix_rank``,
+``linalg.matrix_norm`` and ``linalg.norm``'s matrix orders.
+
+Note [Gauge of decompositions]
+Singular and eigen vectors are defined up to sign (LAPACK picks one). The forwards are the same
+LAPACK routines PyTorch calls (gesdd, syevd, geqrf), so they usually agree with PyTorch's
+signs, but only gauge-invariant quantities (reconstructions, gradients of losses that do not
+depend on the signs) are promised. Derivative formulas recompute the decomposition from the
+input with these records, so second derivatives work; they assume distinct singular values /
+eigenvalues, as PyTorch's do.
+
+>>> import leafgrad as torch
+>>> torch.linalg.svdvals(torch.tensor([[3.0, 0.0], [0.0, 4.0]]))
+tensor([4., 3.])
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .registry import defop, export_function, bind_method, Sample
+from .joins import materialize_zeros
+from .linalg import matmul
+from .linalg_common import check_float, check_matrix, check_same_dtype, eye_like, tri_mask
+from .linalg_decomp import solve_triangular
+from ..autograd.graph import sum_to
+from ..tensor import Tensor, _wrap
+from .. import return_types as _rt
+
+FAMILY = "linalg"
+
+svd_type = _rt._make("svd", ("U", "S", "V"))
+linalg_svd_type = _rt._make("linalg_svd", ("U", "S", "Vh"))
+eigh_type = _rt._make("linalg_eigh", ("eigenvalues", "eigenvectors"))
+qr_type = _rt._make("qr", ("Q", "R"))
+linalg_qr_type = _rt._make("linalg_qr", ("Q", "R"))
+lstsq_type = _rt._make("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+
+
+def _checked(name, A, square=False):
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{name}(): argument 'A' (position 1) must be Tensor, not "
+                        f"{type(A).__name__}")
+    check_matrix(name, A, square)
+    check_float(name, A)
+
+
+def _offdiag_inverse(values_sq):
+    """``F[i, j] = 1 / (v_j - v_i)`` off the diagonal, 0 on it (leafgrad ops)."""
+    k = values_sq._data.shape[-1]
+    E = values_sq.unsqueeze(-2) - values_sq.unsqueeze(-1)
+    eye = np.eye(k, dtype=values_sq._data.dtype)
+    return _wrap(1 - eye) / (E + _wrap(eye))
+
+
+def _diag_embed(v):
+    """Square matrices with ``v`` on the diagonal (leafgrad ops)."""
+    return v.unsqueeze(-1) * _wrap(np.eye(v._data.shape[-1], dtype=v._data.dtype))
+
+
+# -- svd -----------------------------------------------------------------------------------------
+def linalg_svd(A, full_matrices=True):
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (LAPACK gesdd)."""
+    U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
+    return [U, S, Vh]
+
+
+def _svd_grad(A, gU, gS, gVh):
+    """Townsend's formula for the real SVD's adjoint (distinct singular values)."""
+    m, n = A._data.shape[-2:]
+    k = min(m, n)
+    U, S, Vh = _svd.public(A, False)
+    V = Vh.mT
+    inner = _diag_embed(gS) if gS is not None else None
+    sinv = (1 / S).unsqueeze(-2)
+    out = None
+    if gU is not None or gVh is not None:
+        F = _offdiag_inverse(S * S)
+        if gU is not None:
+            gU = gU[..., :k]
+            UtgU = matmul(U.mT, gU)
+            J = F * (UtgU - UtgU.mT) * S.unsqueeze(-2)
+            inner = J if inner is None else inner + J
+        if gVh is not None:
+            gV = gVh[..., :k, :].mT
+            VtgV = matmul(V.mT, gV)
+            K = S.unsqueeze(-1) * (F * (VtgV - VtgV.mT))
+            inner = K if inner is None else inner + K
+    if inner is not None:
+        out = matmul(matmul(U, inner), Vh)
+    if gU is not None and m > k:
+        t = matmul(gU - matmul(U, matmul(U.mT, gU)), Vh * sinv.mT)
+        out = t if out is None else out + t
+    if gVh is not None and n > k:
+        gV = gVh[..., :k, :].mT
+        t = matmul(U * sinv, (gV - matmul(V, matmul(V.mT, gV))).mT)
+        out = t if out is None else out + t
+    return out
+
+
+def linalg_svd_A(grads, A):
+    return _svd_grad(A, grads[0], grads[1], grads[2])
+
+
+def _svd_samples(make, shapes):
+    return [Sample((make((3, 3)),), call="linalg.svdvals"),
+            Sample((make((4, 2)),), call="linalg.svdvals"),
+            Sample((make((2, 2, 3)),), call="linalg.svdvals")]
+
+
+_svd = defop("linalg_svd", linalg_svd, inputs=("A",), derivatives={"A": linalg_svd_A},
+             dtype="same", n_outputs=3, materialize=materialize_zeros, methods=(),
+             functions=(), family=FAMILY)
+_svd.node_class.n_outputs = 3
+
+
+def linalg_svdvals(A):
+    return np.linalg.svd(A, compute_uv=False)
+
+
+def linalg_svdvals_A(grad, A):
+    return _svd_grad(A, None, grad, None)
+
+
+_svdvals = defop("linalg_svdvals", linalg_svdvals, inputs=("A",),
+                 derivatives={"A": linalg_svdvals_A}, dtype="same",
+                 grad_fn_name="LinalgSvdBackward0", methods=(), functions=(), family=FAMILY,
+                 samples=_svd_samples)
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """``torch.linalg.svd``: ``(U, S, Vh)``."""
+    _checked("linalg.svd", A)
+    return linalg_svd_type(_svd.public(A, full_matrices))
+
+
+def svdvals(A, *, driver=None, out=None):
+    """``torch.linalg.svdvals``: the singular values, largest first."""
+    _checked("linalg.svd", A)
+    return _svdvals.public(A)
+
+
+def svd_torch(input, some=True, compute_uv=True, *, out=None):
+    """``torch.svd``: ``(U, S, V)`` (V, not Vh; reduced unless ``some=False``)."""
+    _checked("linalg.svd", input)
+    if not compute_uv:
+        S = _svdvals.public(input)
+        m, n = input.shape[-2:]
+        z = np.zeros
+        dt = input._data.dtype
+        b = tuple(input.shape[:-2])
+        # PyTorch returns zero-filled full-size U and V then, whatever ``some`` says
+        return svd_type((_wrap(z(b + (m, m), dt)), S, _wrap(z(b + (n, n), dt))))
+    U, S, Vh = _svd.public(input, not some)
+    return svd_type((U, S, Vh.mT))
+
+
+# -- eigh ----------------------------------------------------------------------------------------
+def linalg_eigh(A, UPLO="L"):
+    """``(eigenvalues ascending, eigenvectors)`` of a symmetric matrix (one triangle read)."""
+    w, V = np.linalg.eigh(A, UPLO=UPLO)
+    return [w, V]
+
+
+def _eigh_grad(A, UPLO, gL, gV):
+    L, V = _eigh.public(A, UPLO)
+    inner = _diag_embed(gL) if gL is not None else None
+    if gV is not None:
+        t = _offdiag_inverse(L) * matmul(V.mT, gV)
+        inner = t if inner is None else inner + t
+    g = matmul(matmul(V, inner), V.mT)
+    return (g + g.mT) * 0.5
+
+
+def linalg_eigh_A(grads, A, UPLO):
+    return _eigh_grad(A, UPLO, grads[0], grads[1])
+
+
+_eigh = defop("linalg_eigh", linalg_eigh, inputs=("A",), derivatives={"A": linalg_eigh_A},
+              dtype="same", n_outputs=2, materialize=materialize_zeros, methods=(),
+              functions=(), family=FAMILY)
+_eigh.node_class.n_outputs = 2
+
+
+def linalg_eigvalsh(A, UPLO="L"):
+    return np.linalg.eigvalsh(A, UPLO=UPLO)
+
+
+def linalg_eigvalsh_A(grad, A, UPLO):
+    return _eigh_grad(A, UPLO, grad, None)
+
+
+def _sym(make, shape):
+    x = make(shape)
+    return x + np.swapaxes(x, -1, -2)
+
+
+_eigvalsh = defop("linalg_eigvalsh", linalg_eigvalsh, inputs=("A",),
+                  derivatives={"A": linalg_eigvalsh_A}, dtype="same",
+                  grad_fn_name="LinalgEighBackward0", methods=(), functions=(), family=FAMILY,
+                  samples=lambda make, shapes: [
+                      Sample((_sym(make, (3, 3)),), call="linalg.eigvalsh"),
+                      Sample((_sym(make, (2, 2, 2)),), {"UPLO": "U"}, call="linalg.eigvalsh")])
+
+
+def _check_uplo(name, UPLO):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """``torch.linalg.eigh``: ``(eigenvalues, eigenvectors)``."""
+    _checked("linalg.eigh", A, square=True)
+    _check_uplo("linalg.eigh", UPLO)
+    return eigh_type(_eigh.public(A, UPLO))
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    """``torch.linalg.eigvalsh``: the eigenvalues, ascending."""
+    _checked("linalg.eigvalsh", A, square=True)
+    _check_uplo("linalg.eigvalsh", UPLO)
+    return _eigvalsh.public(A, UPLO)
+
+
+# -- qr ------------------------------------------------------------------------------------------
+def linalg_qr(A, mode="reduced"):
+    """``(Q, R)`` with ``A = Q R`` (LAPACK geqrf/orgqr)."""
+    if mode == "r":
+        R = np.linalg.qr(A, mode="r")
+        return [np.zeros((0,), A.dtype), R]
+    Q, R = np.linalg.qr(A, mode=mode)
+    return [Q, R]
+
+
+def linalg_qr_A(grads, A, result, mode):
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                           "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
+                           "going to differentiate through linalg.qr.")
+    m, n = A._data.shape[-2:]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+    if m < n:
+        raise NotImplementedError("leafgrad: the derivative of linalg.qr for wide matrices "
+                                  "(nrows < ncols) is not implemented")
+    gQ, gR = grads
+    Q = result
+    R = matmul(Q.mT, A)
+    M = matmul(R, gR.mT) - matmul(gQ.mT, Q)
+    lower = tri_mask(n, M._data.dtype, diagonal=-1)
+    M = M * lower + (M * lower).mT + M * _wrap(np.eye(n, dtype=M._data.dtype))
+    b = gQ + matmul(Q, M)
+    # b R^{-T}: solve with the triangular R
+    return solve_triangular(R.mT, b, upper=False, left=False)   # b R^{-T}
+
+
+_qr = defop("linalg_qr", linalg_qr, inputs=("A",), derivatives={"A": linalg_qr_A},
+            dtype="same", n_outputs=2, materialize=materialize_zeros, methods=(),
+            functions=(), family=FAMILY,
+            samples=lambda make, shapes: [
+                Sample((make((3, 3)),), call="linalg.qr"),
+                Sample((make((4, 2)),), call="linalg.qr"),
+                Sample((make((2, 3, 2)),), call="Tensor.qr")])
+_qr.node_class.n_outputs = 2
+
+
+def qr(A, mode="reduced", *, out=None):
+    """``torch.linalg.qr``."""
+    _checked("linalg.qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           f"'reduced' (default), 'r', or 'complete'")
+    return linalg_qr_type(_qr.public(A, mode))
+
+
+def qr_torch(input, some=True, *, out=None):
+    """``torch.qr`` (deprecated): ``some`` picks the reduced factorization."""
+    _checked("linalg.qr", input)
+    return qr_type(_qr.public(input, "reduced" if some else "complete"))
+
+
+# -- pinv ----------------------------------------------------------------------------------------
+def linalg_pinv(self, atol=None, rtol=None, hermitian=False):
+    """The pseudo-inverse: singular values below ``max(atol, rtol * s_max)`` are dropped."""
+    m, n = self.shape[-2:]
+    U, S, Vh = np.linalg.svd(self, full_matrices=False)
+    if atol is None and rtol is None:
+        rtol = np.finfo(self.dtype).eps * max(m, n)
+    smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
+    cutoff = np.maximum(atol or 0.0, (rtol or 0.0) * smax)
+    keep = S > cutoff
+    sinv = np.where(keep, 1 / np.where(keep, S, 1), 0).astype(self.dtype)
+    return np.swapaxes(Vh, -1, -2) @ (sinv[..., :, None] * np.swapaxes(U, -1, -2))
+
+
+def linalg_pinv_self(grad, self, result):
+    A, P, G = self, result, grad
+    m, n = A._data.shape[-2:]
+    Pt = P.mT
+    g = -matmul(matmul(Pt, G), Pt)
+    I_m = _wrap(np.eye(m, dtype=A._data.dtype))
+    I_n = _wrap(np.eye(n, dtype=A._data.dtype))
+    g = g + matmul(matmul(I_m - matmul(A, P), G.mT), matmul(P, Pt))
+    g = g + matmul(matmul(matmul(Pt, P), G.mT), I_n - matmul(P, A))
+    return g
+
+
+_pinv = defop("linalg_pinv", linalg_pinv, derivatives={"self": linalg_pinv_self},
+              dtype="same", methods=(), functions=(), family=FAMILY,
+              samples=lambda make, shapes: [
+                  Sample((make((3, 3)),), call="linalg.pinv"),
+                  Sample((make((4, 2)),), call="linalg.pinv"),
+                  Sample((make((2, 2, 3)),), call="pinverse")])
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """``torch.linalg.pinv``."""
+    _checked("linalg.pinv", A)
+    return _pinv.public(A, atol, rtol, hermitian)
+
+
+def pinverse(input, rcond=1e-15):
+    """``torch.pinverse``: ``linalg.pinv`` with ``rtol=rcond``."""
+    _checked("linalg.pinv", input)
+    return _pinv.public(input, None, rcond, False)
+
+
+# -- lstsq, matrix_rank --------------------------------------------------------------------------
+def lstsq(A, B, rcond=None, *, driver=None):
+    """``torch.linalg.lstsq`` (values; the solution is differentiable through ``pinv``)."""
+    _checked("linalg.lstsq", A)
+    check_same_dtype("linalg.lstsq", A, B)
+    vector = B.ndim == A.ndim - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    X = matmul(pinverse(A, rcond if rcond is not None else 1e-15), Bm)
+    if vector:
+        X = X.squeeze(-1)
+    dt = A._data.dtype
+    m, n = A.shape[-2:]
+    rank = matrix_rank(A) if driver in ("gelsd", "gelss", "gelsy", None) else \
+        _wrap(np.zeros((), np.int64))
+    empty = _wrap(np.zeros((0,), dt))
+    sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else empty
+    resid = empty
+    if driver in ("gelsd", "gelss", "gels") and m > n and bool((rank._data == n).all()):
+        diff = matmul(A, X.unsqueeze(-1) if vector else X) - Bm
+        resid = (diff * diff).sum(-2)
+    return lstsq_type((X, resid, rank, sv))
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """Number of singular values above ``max(atol, rtol * s_max)`` (int64, no gradient)."""
+    _checked("linalg.matrix_rank", A)
+    a = A._data
+    S = np.linalg.svd(a, compute_uv=False)
+    if atol is None and rtol is None:
+        rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
+    smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
+    cutoff = np.maximum(atol or 0.0, (rtol or 0.0) * smax)
+    return _wrap(np.asarray((S > cutoff).sum(-1), dtype=np.int64))
+
+
+# -- matrix norms --------------------------------------------------------------------------------
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """``torch.linalg.matrix_norm``: ``'fro'``, ``'nuc'``, ``inf``, ``-inf``, 1, -1, 2, -2."""
+    from .norms import vector_norm
+    check_matrix("linalg.matrix_norm", A, square=False)
+    if dtype is not None:
+        A = A.to(dtype)
+    check_float("linalg.matrix_norm", A)
+    d0, d1 = (d % A.ndim for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord == "nuc" or ord in (2, -2):
+        B = A.movedim((d0, d1), (-2, -1))
+        S = svdvals(B)
+        if ord == "nuc":
+            out = S.sum(-1)
+        else:
+            out = S.amax(-1) if ord == 2 else S.amin(-1)
+        if keepdim:   # as PyTorch: two trailing dims, moved back where the matrix was
+            out = out.unsqueeze(-1).unsqueeze(-1).movedim((-2, -1), (d0, d1))
+        return out
+    if ord in (1, -1, math.inf, -math.inf):
+        if ord in (math.inf, -math.inf):
+            d0, d1 = d1, d0
+        if not keepdim and d0 < d1:
+            d1 -= 1
+        s = A.abs().sum(d0, keepdim=keepdim)
+        return s.amax(d1, keepdim=keepdim) if ord > 0 else s.amin(d1, keepdim=keepdim)
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def cond(A, p=None, *, out=None):
+    """``torch.linalg.cond``: ``s_max / s_min`` (2-norm) or ``norm(A) * norm(inv(A))``."""
+    from .linalg_decomp import inv
+    if p is None or p in (2, -2):
+        S = svdvals(A)
+        c = S.amax(-1) / S.amin(-1)
+        return c if p != -2 else 1 / c
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+for _name, _fn in (("svd", svd_torch), ("qr", qr_torch), ("pinverse", pinverse)):
+    export_function(_name, _fn)
+    bind_method(_name, _fn)

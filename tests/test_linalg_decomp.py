@@ -1,0 +1,161 @@
+"""Decompositions and the linear-algebra ops the registry cannot compare directly, against
+PyTorch 2.13: gauge-invariant functions of svd / eigh outputs (Note [Gauge of
+decompositions]), first derivatives of cdist (PyTorch has no second), errors and messages for
+singular / non-square / non-positive-definite inputs, composites (matrix_power, matrix_norm,
+lstsq, matrix_rank, torch.svd)."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import leafgrad
+from oracle import assert_same_error
+
+RNG = np.random.default_rng(1234)
+
+
+def _compare(fn_t, fn_l, *arrays, second=True, atol=1e-8):
+    """Values, first and second derivatives of fn on both libraries (float64)."""
+    tt = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ll = [leafgrad.tensor(a, requires_grad=True) for a in arrays]
+    ot, ol = fn_t(*tt), fn_l(*ll)
+    ot = list(ot) if isinstance(ot, (tuple, list)) else [ot]
+    ol = list(ol) if isinstance(ol, (tuple, list)) else [ol]
+    for a, b in zip(ol, ot):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), atol=atol)
+        assert type(a.grad_fn).__name__ == type(b.grad_fn).__name__
+    seeds = [RNG.standard_normal(tuple(o.shape)) for o in ot]
+    gt = torch.autograd.grad(ot, tt, [torch.tensor(s) for s in seeds], create_graph=second)
+    gl = leafgrad.autograd.grad(ol, ll, [leafgrad.tensor(s) for s in seeds],
+                                create_graph=second)
+    for a, b in zip(gl, gt):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), atol=atol)
+    if not second:
+        return
+    vs = [RNG.standard_normal(tuple(g.shape)) for g in gt]
+    total = sum((g * torch.tensor(v)).sum() for g, v in zip(gt, vs))
+    if not total.requires_grad:    # a linear function: no second derivative
+        assert not any(g.requires_grad for g in gl)
+        return
+    ggt = torch.autograd.grad(total, tt)
+    ggl = leafgrad.autograd.grad(sum((g * leafgrad.tensor(v)).sum() for g, v in zip(gl, vs)),
+                                 ll)
+    for a, b in zip(ggl, ggt):
+        np.testing.assert_allclose(a.numpy(), b.numpy(force=True), atol=1e-6)
+
+
+def _sym(shape):
+    x = RNG.standard_normal(shape)
+    return x + np.swapaxes(x, -1, -2)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)])
+@pytest.mark.parametrize("full", [False, True])
+def test_svd_gauge_invariant(shape, full):
+    def f(lib):
+        def g(A):
+            U, S, Vh = lib.linalg.svd(A, full_matrices=full)
+            k = S.shape[-1]
+            U, Vh = U[..., :k], Vh[..., :k, :]
+            # U f(S) Vh and the projector U U^T do not depend on the signs
+            return (U * (S * S).unsqueeze(-2)) @ Vh, U @ U.mT, S
+        return g
+    _compare(f(torch), f(leafgrad), RNG.standard_normal(shape))
+
+
+def test_torch_svd_returns_v():
+    a = RNG.standard_normal((4, 3))
+    U, S, V = leafgrad.svd(leafgrad.tensor(a, requires_grad=True))
+    assert V.shape == (3, 3) and type(V.grad_fn).__name__ == "TransposeBackward0"
+    np.testing.assert_allclose(((U * S) @ V.mT).detach().numpy(), a, atol=1e-12)
+    U, S, V = leafgrad.svd(leafgrad.tensor(a), some=False)
+    Ut, St, Vt = torch.svd(torch.tensor(a), some=False)
+    assert tuple(U.shape) == tuple(Ut.shape) and tuple(V.shape) == tuple(Vt.shape)
+    ul, _, vl = leafgrad.svd(leafgrad.tensor(a), compute_uv=False)
+    ut, _, vt = torch.svd(torch.tensor(a), compute_uv=False)
+    np.testing.assert_array_equal(ul.numpy(), ut.numpy())
+    np.testing.assert_array_equal(vl.numpy(), vt.numpy())
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh_gauge_invariant(shape, uplo):
+    def f(lib):
+        def g(A):
+            w, V = lib.linalg.eigh(A, UPLO=uplo)
+            return (V * w.exp().unsqueeze(-2)) @ V.mT, w
+        return g
+    _compare(f(torch), f(leafgrad), _sym(shape))
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 0.5, math.inf])
+def test_cdist_first_derivative(p):
+    a, b = RNG.standard_normal((2, 3, 2)), RNG.standard_normal((2, 4, 2))
+    _compare(lambda x, y: torch.cdist(x, y, p=p), lambda x, y: leafgrad.cdist(x, y, p=p),
+             a, b, second=False)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, -1, -3])
+def test_matrix_power(n):
+    a = RNG.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    _compare(lambda x: torch.linalg.matrix_power(x, n),
+             lambda x: leafgrad.linalg.matrix_power(x, n), a)
+
+
+@pytest.mark.parametrize("ord", ["fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf])
+def test_matrix_norm(ord):
+    a = RNG.standard_normal((2, 3, 4))
+    _compare(lambda x: torch.linalg.matrix_norm(x, ord),
+             lambda x: leafgrad.linalg.matrix_norm(x, ord), a)
+    _compare(lambda x: torch.linalg.matrix_norm(x, ord, dim=(0, 2), keepdim=True),
+             lambda x: leafgrad.linalg.matrix_norm(x, ord, dim=(0, 2), keepdim=True), a)
+
+
+def test_lstsq_and_rank():
+    a, b = RNG.standard_normal((5, 3)), RNG.standard_normal((5, 2))
+    for driver in (None, "gelsd"):
+        mine = leafgrad.linalg.lstsq(leafgrad.tensor(a), leafgrad.tensor(b), driver=driver)
+        theirs = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+        for m, t in zip(mine, theirs):
+            assert m.dtype.__repr__() == t.dtype.__repr__()
+            np.testing.assert_allclose(m.numpy(), t.numpy(), atol=1e-10)
+    low = RNG.standard_normal((4, 2)) @ RNG.standard_normal((2, 4))
+    assert leafgrad.linalg.matrix_rank(leafgrad.tensor(low)).item() == \
+        torch.linalg.matrix_rank(torch.tensor(low)).item() == 2
+
+
+def _err(fn_name, *arrays, lib_attr="linalg", **kwargs):
+    t = [torch.tensor(a) for a in arrays]
+    m = [leafgrad.tensor(a) for a in arrays]
+    tf = getattr(getattr(torch, lib_attr) if lib_attr else torch, fn_name)
+    mf = getattr(getattr(leafgrad, lib_attr) if lib_attr else leafgrad, fn_name)
+    assert_same_error(lambda: mf(*m, **kwargs), lambda: tf(*t, **kwargs))
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "cholesky", "eigh", "matrix_exp"])
+def test_square_errors(name):
+    _err(name, np.ones((2, 3)))
+    _err(name, np.ones(3))
+
+
+def test_singular_and_not_positive_definite():
+    _err("inv", np.ones((3, 3)))
+    _err("inv", np.stack([np.eye(3), np.ones((3, 3))]))
+    _err("solve", np.ones((3, 3)), np.ones(3))
+    _err("cholesky", -np.eye(3))
+    _err("cholesky", np.stack([np.eye(3), np.ones((3, 3))]))
+    _err("inv", np.ones((3, 3), dtype=np.int64))
+    _err("solve", np.eye(3), np.ones((4, 3)))
+    info = leafgrad.linalg.inv_ex(leafgrad.tensor(np.ones((3, 3)))).info
+    assert info.item() == torch.linalg.inv_ex(torch.ones(3, 3)).info.item()
+    assert isinstance(leafgrad.linalg.LinAlgError("x"), RuntimeError)
+
+
+def test_logdet_negative_and_singular():
+    for a in (np.diag([-1.0, 2.0]), np.zeros((2, 2)), np.diag([1.0, 2.0])):
+        np.testing.assert_array_equal(leafgrad.logdet(leafgrad.tensor(a)).numpy(),
+                                      torch.logdet(torch.tensor(a)).numpy())
