@@ -159,3 +159,24 @@ def test_logdet_negative_and_singular():
     for a in (np.diag([-1.0, 2.0]), np.zeros((2, 2)), np.diag([1.0, 2.0])):
         np.testing.assert_array_equal(leafgrad.logdet(leafgrad.tensor(a)).numpy(),
                                       torch.logdet(torch.tensor(a)).numpy())
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_statistics(case):
+    y = RNG.standard_normal((3, 5))
+    x = np.sort(RNG.standard_normal(5))
+    calls = [
+        (lambda L, a: L.cov(a), (y,)),
+        (lambda L, a: L.cov(a, correction=0), (y,)),
+        (lambda L, a: L.cov(a, fweights=L.tensor([1, 2, 1, 3, 1]),
+                            aweights=L.tensor([0.5, 1.0, 2.0, 1.0, 0.3], dtype=L.float64)),
+         (y,)),
+        (lambda L, a: L.corrcoef(a), (y,)),
+        (lambda L, a: L.trapezoid(a), (y,)),
+        (lambda L, a, b: L.trapezoid(a, b), (y, x)),
+        (lambda L, a: L.trapz(a, dx=0.5, dim=0), (y,)),
+        (lambda L, a: L.cumulative_trapezoid(a), (y,)),
+        (lambda L, a, b: L.cumulative_trapezoid(a, b), (y, x)),
+    ]
+    fn, arrays = calls[case]
+    _compare(lambda *t: fn(torch, *t), lambda *t: fn(leafgrad, *t), *arrays)
