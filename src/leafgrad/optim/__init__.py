@@ -18,6 +18,7 @@ from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
 from .asgd import ASGD
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .radam import RAdam
 from .rprop import Rprop
@@ -26,4 +27,4 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "RAdam", "Rprop", "ASGD", "lr_scheduler"]
+           "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
