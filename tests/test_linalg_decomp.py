@@ -180,3 +180,11 @@ def test_statistics(case):
     ]
     fn, arrays = calls[case]
     _compare(lambda *t: fn(torch, *t), lambda *t: fn(leafgrad, *t), *arrays)
+
+
+@pytest.mark.parametrize("ord", [2, -2, "nuc", 1, math.inf, "fro"])
+def test_linalg_norm_matrix_orders(ord):
+    a = RNG.standard_normal((3, 4))
+    _compare(lambda x: torch.linalg.norm(x, ord), lambda x: leafgrad.linalg.norm(x, ord), a)
+    if ord == "nuc":
+        _compare(lambda x: torch.norm(x, "nuc"), lambda x: leafgrad.norm(x, "nuc"), a)

@@ -119,7 +119,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if p == "fro" or p is None:
         p = 2
     elif p == "nuc":
-        raise NotImplementedError("leafgrad does not implement the nuclear norm ('nuc')")
+        from .linalg_spectral import matrix_norm
+        return matrix_norm(input, "nuc", dim if dim is not None else (-2, -1), keepdim,
+                           dtype=dtype)
     elif isinstance(p, str):
         raise RuntimeError(f"norm(): unsupported norm type {p}")
     return _vnorm.public(input, p, dim, keepdim, dtype=dtype)
@@ -134,7 +136,8 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
         return vector_norm(A, ord, dim, keepdim, dtype=dtype)
     if ord == "fro":
         return _vnorm.public(A, 2, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
-    raise NotImplementedError(f"leafgrad does not implement matrix norms of order {ord!r}")
+    from .linalg_spectral import matrix_norm
+    return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
 
 
 export_function("norm", norm)
