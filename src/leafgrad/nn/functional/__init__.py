@@ -26,7 +26,7 @@ from .pooling_adaptive import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptiv
                                adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d)
 from .pooling_extra import (lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d,
                             max_unpool3d)
-from . import upsampling, extra  # noqa: F401  (H12)
+from . import upsampling, extra, loss_extra  # noqa: F401  (H12)
 from .upsampling import interpolate, upsample, upsample_bilinear, upsample_nearest
 from .layers import (bilinear, dropout, embedding, layer_norm, linear, normalize, one_hot, pad)
 from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_embedding_loss,
@@ -128,5 +128,7 @@ __all__ = [
     'upsample',
     'upsample_nearest',
     'upsample_bilinear',
-] + list(extra.__all__)
-globals().update({_n: getattr(extra, _n) for _n in extra.__all__})   # H12: extra.py's
+] + list(extra.__all__) + list(loss_extra.__all__)
+for _m in (extra, loss_extra):   # H12: these files' __all__ name their functions
+    globals().update({_n: getattr(_m, _n) for _n in _m.__all__})
+del _m
