@@ -9,9 +9,9 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from oracle import assert_same_error, assert_same_tensor, grad_fn_name, to_both
 
 import leafgrad
-from oracle import assert_same_error, assert_same_tensor, grad_fn_name, to_both
 
 RNG = np.random.default_rng(0)
 

@@ -1,5 +1,5 @@
 """More indexing: index_copy, index_fill, slice/select/diagonal_scatter, sum_to_size,
-tensor_split (hsplit, vsplit, dsplit), repeat_interleave, take_along_dim, and the
+tensor_split (hsplit, vsplit, dsplit), take_along_dim, and the
 non-differentiable searches and counts: searchsorted, bucketize, bincount, histc, unique,
 unique_consecutive.
 
@@ -17,7 +17,7 @@ from ..tensor import Tensor, _wrap
 from .matrix_extra import diagonal_view
 from .pointwise_common import inplace_of, not_implemented_for
 from .reduction import _wrap_dim
-from .registry import FUNCTIONS, Sample, bind_method, defop, export_function
+from .registry import Sample, bind_method, defop, export_function
 
 __all__: list = []
 
@@ -270,40 +270,7 @@ _public("vsplit", _nsplit("vsplit", 0, 2))
 _public("dsplit", _nsplit("dsplit", 2, 3))
 
 
-# -- repeat_interleave / take_along_dim (composite, as PyTorch) ------------------------------
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    """Repeat each element ``repeats`` times (a number or a tensor of counts)."""
-    if repeats is None:   # torch.repeat_interleave(counts): the indices repeated
-        counts = _index_array(input, "repeat_interleave")
-        return _wrap(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
-    x = input
-    if dim is None:
-        x = x.reshape(-1)
-        d = 0
-    else:
-        d = _wrap_dim(dim, max(x.ndim, 1))
-        if x.ndim == 0:
-            x = x.reshape(1)
-    if isinstance(repeats, Tensor) and repeats.ndim == 1 and repeats.numel() != 1:
-        counts = _index_array(repeats, "repeat_interleave")
-        if counts.size != x.shape[d]:
-            raise RuntimeError("repeats must have the same size as input along dim, but got "
-                               f"repeats.size(0) = {counts.size} and input.size({d}) = "
-                               f"{x.shape[d]}")
-        if (counts < 0).any():
-            raise RuntimeError("repeats can not be negative")
-        idx = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-        return x.index_select(d, _wrap(idx))
-    r = int(repeats)
-    if r < 0:
-        raise RuntimeError("repeats can not be negative")
-    shape = list(x.shape)
-    expanded = shape[:d + 1] + [r] + shape[d + 1:]
-    out = x.unsqueeze(d + 1).expand(expanded).clone()
-    shape[d] *= r
-    return out.view(shape)
-
-
+# -- take_along_dim (composite, as PyTorch; repeat_interleave is in repeat_interleave.py) -
 def take_along_dim(input, indices, dim=None):
     """``gather`` with ``indices`` broadcast against ``input`` (all but ``dim``)."""
     if dim is None:
@@ -326,7 +293,6 @@ def take_along_dim(input, indices, dim=None):
     return src.gather(d, idx)
 
 
-_public("repeat_interleave", repeat_interleave)
 _public("take_along_dim", take_along_dim)
 
 

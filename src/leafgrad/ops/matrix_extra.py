@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from ..tensor import Tensor, _wrap
+from ..tensor import _wrap
 from .reduction import _wrap_dim
 from .registry import Sample, bind_method, defop, export_function
 

@@ -14,8 +14,13 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import return_types
 from ..tensor import Tensor, _wrap
-from .pointwise_common import (inplace_of, not_implemented_for, not_implemented_formula,
-                               tensors_only, zeros_grad)
+from .pointwise_common import (
+    inplace_of,
+    not_implemented_for,
+    not_implemented_formula,
+    tensors_only,
+    zeros_grad,
+)
 from .registry import Sample, bind_method, defop, export_function, promote, promote_float
 from .unary import _unary, _unary_samples
 

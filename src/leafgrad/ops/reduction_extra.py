@@ -20,8 +20,18 @@ from ..tensor import Tensor, _wrap
 from .extrema import _along, evenly_self, select_dim, select_dim_self
 from .joins import materialize_zeros
 from .pointwise_common import not_implemented_for
-from .reduction import _const, _count, _dims, _var_args, _wrap_dim, expand_grad, var_self
-from .reduction import var_op, std_op, _var_dtype
+from .reduction import (
+    _const,
+    _count,
+    _dims,
+    _var_args,
+    _var_dtype,
+    _wrap_dim,
+    expand_grad,
+    std_op,
+    var_op,
+    var_self,
+)
 from .registry import FUNCTIONS, Sample, bind_method, defop, export_function
 
 __all__: list = []
@@ -179,7 +189,8 @@ defop("aminmax", aminmax, derivatives={"self": aminmax_self}, dtype="same", n_ou
 
 # both outputs carry gradients: the node takes two incoming gradients (the registry's node
 # classes default to one, as sort/topk only differentiate their values)
-from .registry import RECORDS as _RECORDS  # noqa: E402
+from .registry import RECORDS as _RECORDS
+
 _RECORDS["aminmax"].node_class.n_outputs = 2
 
 

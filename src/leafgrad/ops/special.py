@@ -275,7 +275,7 @@ def _polygamma_inplace(self, n):
     return inplace_of(_polygamma_method, "polygamma_")(self, n)
 
 
-from .registry import bind_method  # noqa: E402
+from .registry import bind_method
 
 bind_method("polygamma", _polygamma_method)
 bind_method("polygamma_", _polygamma_inplace)

@@ -124,7 +124,7 @@ def get_num_interop_threads() -> int:
     return _THREADS["inter"]
 
 
-builtins_int = type(0)   # the parameter above is named ``int``, as in PyTorch
+builtins_int = int   # the parameter above is named ``int``, as in PyTorch
 
 
 def typename(obj) -> str:
