@@ -34,6 +34,13 @@ CONFIGS = [
     ("ASGD", dict()),
     ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1)),
     ("ASGD", dict(lr=0.05, t0=0, maximize=True, foreach=True)),
+    # maximize together with (coupled and decoupled) weight decay
+    ("Adadelta", dict(lr=0.5, maximize=True, weight_decay=0.1)),
+    ("Adamax", dict(lr=0.05, maximize=True, weight_decay=0.1)),
+    ("NAdam", dict(lr=0.05, maximize=True, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RAdam", dict(lr=0.05, betas=(0.5, 0.6), maximize=True, weight_decay=0.1)),
+    ("ASGD", dict(lr=0.05, t0=2, maximize=True, weight_decay=0.1, foreach=True)),
+    ("ASGD", dict(lr=0.05, t0=2, maximize=True, weight_decay=0.1)),
 ]
 
 
