@@ -378,3 +378,11 @@ class ChainedScheduler(_Combinator):
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
+
+
+# These classes are PyTorch's ``torch.optim.lr_scheduler.X``: they say so, so that their
+# reprs (and, under the ``torch`` alias, their printed module) match.
+for _cls in (ConstantLR, MultiplicativeLR, PolynomialLR, CosineAnnealingWarmRestarts, CyclicLR,
+             SequentialLR, ChainedScheduler):
+    _cls.__module__ = "leafgrad.optim.lr_scheduler"
+del _cls

@@ -142,7 +142,9 @@ def _make_averaged_model():
             with no_grad():
                 self.n_averaged += 1
 
-    AveragedModel.__module__ = __name__
+    # made after the module loaded: take its module name from SWALR (the ``torch`` alias
+    # renames the classes a module defines as it loads)
+    AveragedModel.__module__ = SWALR.__module__
     return AveragedModel
 
 
