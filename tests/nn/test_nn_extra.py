@@ -202,3 +202,29 @@ def test_gumbel_softmax_seeded(hard):
     np.testing.assert_allclose(results[0][0], results[1][0], atol=1e-12)
     np.testing.assert_allclose(results[0][1], results[1][1], atol=1e-10)
     assert results[0][2] == results[1][2]
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.ones(3, 5).unfold(1, 6, 1), lambda T: T.ones(3, 5).unfold(1, 2, 0),
+    lambda T: T.ones(3, 5).unfold(2, 2, 1), lambda T: T.tensor(2.0).unfold(0, 2, 1)])
+def test_tensor_unfold_errors(call):
+    same_error(lambda: call(leafgrad), lambda: call(torch))
+
+
+def test_tensor_unfold_is_a_view():
+    """Overlapping windows share storage with the input: writes show through, gradients of
+    overlapping windows add up."""
+    out = []
+    for lib in (leafgrad, torch):
+        base = lib.zeros(7, dtype=lib.float64)
+        windows = base.unfold(0, 3, 2)
+        base.add_(1)
+        x = lib.tensor(r(2, 7), requires_grad=True)
+        w = x.unfold(1, 3, 2)
+        (w * lib.arange(9.0, dtype=lib.float64).reshape(3, 3)).sum().backward()
+        out.append((windows.numpy().copy(), windows._version, x.grad.numpy(),
+                    tuple(w.shape), type(w.grad_fn).__name__))
+    (a, va, ga, sa, na), (b, vb, gb, sb, nb) = out
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(ga, gb)
+    assert (va, sa, na) == (vb, sb, nb)

@@ -1,6 +1,7 @@
 """Single-op nn layers: ``_prelu_kernel`` (``PreluKernelBackward0``), ``pixel_shuffle`` /
 ``pixel_unshuffle``, ``native_channel_shuffle`` (``ChannelShuffleBackward0``), ``im2col`` /
-``col2im`` (``F.unfold`` / ``F.fold``) and ``_pdist_forward`` (``PdistBackward0``).
+``col2im`` (``F.unfold`` / ``F.fold``), ``_pdist_forward`` (``PdistBackward0``) and
+``Tensor.unfold`` (a strided view, ``UnfoldBackward0``).
 
 The rearranging ops are linear, so each one's derivative is its adjoint op (pixel_shuffle's is
 pixel_unshuffle, im2col's is col2im, a shuffle of ``g`` groups is undone by one of ``C / g``);
@@ -20,7 +21,7 @@ from .registry import Sample, defop
 FAMILY = "nn_extra"
 
 __all__ = ["PRELU", "PIXEL_SHUFFLE", "PIXEL_UNSHUFFLE", "CHANNEL_SHUFFLE", "IM2COL", "COL2IM",
-           "PDIST"]
+           "PDIST", "UNFOLD"]
 
 _NN = "nn.functional."
 
@@ -299,3 +300,61 @@ def _pdist_samples(make, shapes):
 PDIST = defop("_pdist_forward", _pdist_forward, derivatives={"self": _pdist_forward_self},
               dtype="same", methods=(), functions=(), grad_fn_name="PdistBackward0",
               family=FAMILY, samples=_pdist_samples)
+
+
+# -- Tensor.unfold -------------------------------------------------------------------------------
+def _unfold_dim(dimension, ndim):
+    n = max(ndim, 1)
+    if not -n <= dimension < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dimension})")
+    return dimension % n
+
+
+def unfold(self, dimension, size, step):
+    """Every window of ``size`` elements along ``dimension``, ``step`` apart, as a new last
+    dim: a strided view (no copy) sharing the input's storage and version."""
+    d = _unfold_dim(dimension, self.ndim)
+    length = self.shape[d] if self.ndim else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is "
+                           f"{size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if self.ndim == 0:
+        return self.reshape(1)
+    count = (length - size) // step + 1
+    shape = self.shape[:d] + (count,) + self.shape[d + 1:] + (size,)
+    strides = self.strides[:d] + (self.strides[d] * step,) + self.strides[d + 1:] + \
+        (self.strides[d],)
+    return np.lib.stride_tricks.as_strided(self, shape, strides,
+                                           writeable=self.flags.writeable)
+
+
+def unfold_self(grad, self_shape, dimension, size, step):
+    """The windows' gradients summed back: per position ``i`` of the unfolded dim, the sum
+    over windows ``k`` and offsets ``j`` with ``k * step + j == i`` (a 0/1 matrix product,
+    so the formula is differentiable again)."""
+    if len(self_shape) == 0:
+        return grad.reshape(())
+    d = _unfold_dim(dimension, len(self_shape))
+    length = self_shape[d]
+    count = grad.shape[d]
+    k, j = np.meshgrid(np.arange(count), np.arange(size), indexing="ij")
+    matrix = np.zeros((count * size, length))
+    matrix[np.arange(count * size), (k * step + j).reshape(-1)] = 1.0
+    from ..tensor import _wrap
+    g = grad.movedim(d, -2)
+    g = g.reshape(tuple(g.shape[:-2]) + (count * size,)) @ _wrap(matrix.astype(grad.dtype.np))
+    return g.movedim(-1, d)
+
+
+def _unfold_samples(make, shapes):
+    return [Sample((make((3, 5)), 1, 2, 1), call="Tensor.unfold"),
+            Sample((make((6, 2)), 0, 3, 2), call="Tensor.unfold"),
+            Sample((make((2, 7, 2)), -2, 2, 3), call="Tensor.unfold"),
+            Sample((make(()), 0, 1, 1), call="Tensor.unfold")]
+
+
+UNFOLD = defop("unfold", unfold, derivatives={"self": unfold_self}, dtype="same", view=True,
+               functions=(), family=FAMILY, samples=_unfold_samples)
