@@ -145,6 +145,7 @@ def _make_averaged_model():
     # made after the module loaded: take its module name from SWALR (the ``torch`` alias
     # renames the classes a module defines as it loads)
     AveragedModel.__module__ = SWALR.__module__
+    AveragedModel.__qualname__ = "AveragedModel"
     return AveragedModel
 
 
