@@ -188,3 +188,30 @@ def test_linalg_norm_matrix_orders(ord):
     _compare(lambda x: torch.linalg.norm(x, ord), lambda x: leafgrad.linalg.norm(x, ord), a)
     if ord == "nuc":
         _compare(lambda x: torch.norm(x, "nuc"), lambda x: leafgrad.norm(x, "nuc"), a)
+
+
+def test_lu_family():
+    a = RNG.standard_normal((2, 4, 4))
+    b = RNG.standard_normal((2, 4, 2))
+    mine = leafgrad.linalg.lu_factor(leafgrad.tensor(a))
+    theirs = torch.linalg.lu_factor(torch.tensor(a))
+    np.testing.assert_allclose(mine.LU.numpy(), theirs.LU.numpy(), atol=1e-12)
+    np.testing.assert_array_equal(mine.pivots.numpy(), theirs.pivots.numpy())
+    for m, t in zip(leafgrad.lu_unpack(*mine), torch.lu_unpack(*theirs)):
+        np.testing.assert_allclose(m.numpy(), t.numpy(), atol=1e-12)
+    # lu_solve composes solve_triangular: values and gradients as torch (grad_fn differs)
+    tt = [torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)]
+    ll = [leafgrad.tensor(a, requires_grad=True), leafgrad.tensor(b, requires_grad=True)]
+    for adjoint in (False, True):
+        xt = torch.linalg.lu_solve(*torch.linalg.lu_factor(tt[0]), tt[1], adjoint=adjoint)
+        xl = leafgrad.linalg.lu_solve(*leafgrad.linalg.lu_factor(ll[0]), ll[1],
+                                      adjoint=adjoint)
+        np.testing.assert_allclose(xl.detach().numpy(), xt.detach().numpy(), atol=1e-10)
+        gt = torch.autograd.grad(xt.sum(), tt)
+        gl = leafgrad.autograd.grad(xl.sum(), ll)
+        for g1, g2 in zip(gl, gt):
+            np.testing.assert_allclose(g1.numpy(), g2.numpy(), atol=1e-10)
+    _err("lu_factor", np.ones((3, 3)))
+    _err("lu_factor", np.zeros((2, 3, 3)))
+    info_m = leafgrad.linalg.lu_factor_ex(leafgrad.tensor(np.zeros((2, 2)))).info
+    assert info_m.item() == torch.linalg.lu_factor_ex(torch.zeros(2, 2)).info.item()

@@ -1,0 +1,285 @@
+"""LU factorization and triangular solves: ``linalg.lu_factor`` / ``lu_factor_ex`` /
+``linalg.lu`` / ``torch.lu``, ``linalg.lu_solve``, ``torch.lu_unpack`` and the deprecated
+``torch.triangular_solve``.
+
+NumPy has no LU routine, so the forward is partial-pivoting Gaussian elimination over the
+columns (the row with the largest magnitude is the pivot, the first one on ties, as LAPACK's
+getrf picks it), vectorized over the rows and the batch. Pivots are 1-based int32, as
+PyTorch's. Derivatives (square matrices) are written with the solve records.
+
+>>> import leafgrad as torch
+>>> LU, piv = torch.linalg.lu_factor(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+>>> piv
+tensor([2, 2], dtype=torch.int32)
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .registry import defop, export_function, bind_method, Sample
+from .joins import materialize_zeros
+from .linalg import matmul
+from .linalg_common import check_float, check_matrix, check_same_dtype, tri_mask
+from .linalg_decomp import solve_triangular, _wellcond
+from ..autograd.graph import sum_to
+from ..tensor import Tensor, _wrap
+from .. import return_types as _rt
+
+FAMILY = "linalg"
+
+lu_factor_type = _rt._make("linalg_lu_factor", ("LU", "pivots"))
+lu_factor_ex_type = _rt._make("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+lu_type = _rt._make("linalg_lu", ("P", "L", "U"))
+lu_unpack_type = _rt._make("lu_unpack", ("P", "L", "U"))
+triangular_solve_type = _rt._make("triangular_solve", ("solution", "cloned_coefficient"))
+
+
+def lu_packed(A: np.ndarray):
+    """``(LU, pivots, info)`` of a batch of matrices (``..., m, n``)."""
+    shape = A.shape
+    m, n = shape[-2:]
+    k = min(m, n)
+    lu = np.array(A, dtype=A.dtype, copy=True).reshape((-1, m, n))
+    b = lu.shape[0]
+    piv = np.zeros((b, k), dtype=np.int32)
+    info = np.zeros(b, dtype=np.int32)
+    rows = np.arange(b)
+    for j in range(k):
+        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+        piv[:, j] = p + 1
+        swap = p != j
+        if swap.any():
+            r = rows[swap]
+            tmp = lu[r, j, :].copy()
+            lu[r, j, :] = lu[r, p[swap], :]
+            lu[r, p[swap], :] = tmp
+        pivot = lu[:, j, j]
+        zero = pivot == 0
+        info[(info == 0) & zero] = j + 1
+        safe = np.where(zero, 1, pivot)
+        factors = np.where(zero[:, None], 0, lu[:, j + 1:, j] / safe[:, None])
+        lu[:, j + 1:, j] = np.where(zero[:, None], lu[:, j + 1:, j], factors)
+        lu[:, j + 1:, j + 1:] -= factors[:, :, None] * lu[:, j, None, j + 1:]
+    return (lu.reshape(shape), piv.reshape(shape[:-2] + (k,)),
+            info.reshape(shape[:-2]))
+
+
+def permutation(pivots: np.ndarray, m: int, dtype) -> np.ndarray:
+    """The matrix ``P`` with ``A = P L U`` for LAPACK pivots."""
+    flat = pivots.reshape((-1, pivots.shape[-1]))
+    out = np.empty((flat.shape[0], m, m), dtype=dtype)
+    for i, piv in enumerate(flat):
+        perm = np.arange(m)
+        for j, p in enumerate(piv):
+            perm[[j, p - 1]] = perm[[p - 1, j]]
+        out[i] = np.eye(m, dtype=dtype)[:, perm]
+    return out.reshape(pivots.shape[:-1] + (m, m))
+
+
+def _unpack(LU, k):
+    m, n = LU.shape[-2:]
+    L = np.tril(LU[..., :, :k], -1)
+    idx = np.arange(k)
+    L[..., idx, idx] = 1
+    U = np.triu(LU[..., :k, :])
+    return L, U
+
+
+def _lu_grad(A, P, L, U, gL, gU):
+    """A = P L U (square): gA = P L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T."""
+    m, n = A._data.shape[-2:]
+    if m != n:
+        raise NotImplementedError("leafgrad: the derivative of the LU factorization of a "
+                                  "non-square matrix is not implemented")
+    dtype = A._data.dtype
+    phi = matmul(L.mT, gL) * tri_mask(n, dtype, diagonal=-1) + \
+        matmul(gU, U.mT) * tri_mask(n, dtype, upper=True)
+    x = solve_triangular(L.mT, phi, upper=True, unitriangular=True)
+    x = solve_triangular(U.mT, x, upper=False, left=False)
+    return matmul(P, x)
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """``(LU, pivots, info)``."""
+    if not pivot:
+        raise NotImplementedError("leafgrad: LU without pivoting is not implemented (PyTorch "
+                                  "only has it on CUDA)")
+    LU, piv, info = lu_packed(A)
+    if check_errors:
+        _raise_singular("torch.linalg.lu_factor_ex", info)
+    return [LU, piv, info]
+
+
+def _raise_singular(name, info):
+    flat = info.reshape(-1)
+    bad = np.nonzero(flat)[0]
+    if len(bad):
+        i = int(bad[0])
+        where = f"(Batch element {i}): " if info.ndim else ""
+        raise RuntimeError(f"{name}: {where}U[{flat[i]},{flat[i]}] is zero and using it on "
+                           f"lu_solve would result in a division by zero. If you still want to "
+                           f"perform the factorization, consider calling linalg.lu(A, pivot) or "
+                           f"linalg.lu_factor_ex(A, pivot)")
+
+
+def linalg_lu_factor_ex_A(grads, A):
+    P, L, U = _lu.public(A, True)
+    g = grads[0]     # the packed factors: L's part below the diagonal, U's on and above
+    n = g._data.shape[-1]
+    gL = g * tri_mask(n, g._data.dtype, diagonal=-1)
+    gU = g * tri_mask(n, g._data.dtype, upper=True)
+    return _lu_grad(A, P.detach(), L, U, gL, gU)
+
+
+_lu_factor = defop("linalg_lu_factor_ex", linalg_lu_factor_ex, inputs=("A",),
+                   derivatives={"A": linalg_lu_factor_ex_A}, dtype="same", n_outputs=3,
+                   differentiable_outputs=(True, False, False), materialize=materialize_zeros,
+                   methods=(), functions=(), family=FAMILY,
+                   samples=lambda make, shapes: [
+                       Sample((make((3, 3)),), call="linalg.lu_factor"),
+                       Sample((make((2, 3, 3)),), call="linalg.lu_factor_ex")])
+_lu_factor.node_class.n_outputs = 3
+
+
+def linalg_lu(A, pivot=True):
+    """``(P, L, U)`` with ``A = P L U``."""
+    if not pivot:
+        raise NotImplementedError("leafgrad: LU without pivoting is not implemented (PyTorch "
+                                  "only has it on CUDA)")
+    LU, piv, _ = lu_packed(A)
+    k = min(A.shape[-2:])
+    L, U = _unpack(LU, k)
+    return [permutation(piv, A.shape[-2], A.dtype), L, U]
+
+
+def linalg_lu_A(grads, A, result):
+    P, L, U = _lu.public(A, True)
+    return _lu_grad(A, P.detach(), L, U, grads[1], grads[2])
+
+
+_lu = defop("linalg_lu", linalg_lu, inputs=("A",), derivatives={"A": linalg_lu_A},
+            dtype="same", n_outputs=3, differentiable_outputs=(False, True, True),
+            materialize=materialize_zeros, methods=(), functions=(), family=FAMILY,
+            samples=lambda make, shapes: [Sample((make((3, 3)),), call="linalg.lu"),
+                                          Sample((make((2, 2, 2)),), call="linalg.lu")])
+_lu.node_class.n_outputs = 3
+
+
+def _checked(name, A):
+    check_matrix(name, A, square=False)
+    check_float(name, A)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    _checked("torch.linalg.lu_factor_ex", A)
+    return lu_factor_ex_type(_lu_factor.public(A, pivot=pivot, check_errors=check_errors))
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """``torch.linalg.lu_factor``: ``(LU, pivots)``; singular inputs raise."""
+    _checked("torch.linalg.lu_factor", A)
+    LU, piv, info = _lu_factor.public(A, pivot=pivot, check_errors=False)
+    _raise_singular("torch.linalg.lu_factor", info._data)
+    return lu_factor_type((LU, piv))
+
+
+def lu(A, *, pivot=True, out=None):
+    """``torch.linalg.lu``: ``(P, L, U)``."""
+    _checked("linalg.lu", A)
+    return lu_type(_lu.public(A, pivot))
+
+
+def lu_torch(A, pivot=True, get_infos=False, out=None):
+    """``torch.lu`` (deprecated): ``(LU, pivots[, infos])``."""
+    LU, piv, info = _lu_factor.public(A, pivot=pivot, check_errors=not get_infos)
+    return (LU, piv, info) if get_infos else (LU, piv)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """``torch.lu_unpack``: ``(P, L, U)`` from a packed factorization."""
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    dtype = LU_data._data.dtype
+    L = LU_data[..., :, :k] * _wrap(np.tril(np.ones((m, k), dtype), -1)) + \
+        _wrap(np.eye(m, k, dtype=dtype))
+    U = LU_data[..., :k, :] * _wrap(np.triu(np.ones((k, n), dtype)))
+    P = _wrap(permutation(LU_pivots._data, m, LU_data._data.dtype))
+    return lu_unpack_type((P, L, U))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """``torch.linalg.lu_solve``: ``A X = B`` from ``lu_factor``'s output (composite)."""
+    P, L, U = lu_unpack(LU, pivots)
+    if not left:
+        raise NotImplementedError("leafgrad: linalg.lu_solve(left=False) is not implemented")
+    if adjoint:   # A^T X = B: U^T L^T P^T X = B
+        y = solve_triangular(U.mT, B, upper=False)
+        y = solve_triangular(L.mT, y, upper=True, unitriangular=True)
+        return matmul(P, y)
+    y = solve_triangular(L, matmul(P.mT, B), upper=False, unitriangular=True)
+    return solve_triangular(U, y, upper=True)
+
+
+# -- torch.triangular_solve ----------------------------------------------------------------------
+def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    """``(X, A.clone())`` with ``op(T) X = self``, T the triangle of ``A``."""
+    T = np.triu(A) if upper else np.tril(A)
+    if unitriangular:
+        idx = np.arange(A.shape[-1])
+        T[..., idx, idx] = 1
+    if transpose:
+        T = np.swapaxes(T, -1, -2)
+    X = np.linalg.solve(T, self)
+    # the coefficient comes back broadcast to the batch shape
+    return [X, np.broadcast_to(A, X.shape[:-2] + A.shape[-2:]).copy()]
+
+
+def _ts_self_grad(grads, A, upper, transpose, unitriangular):
+    return _ts.public(grads[0], A, upper, not transpose, unitriangular)[0]
+
+
+def triangular_solve_self(grads, A, upper, transpose, unitriangular, self_shape):
+    return sum_to(_ts_self_grad(grads, A, upper, transpose, unitriangular), self_shape)
+
+
+def triangular_solve_A(grads, A, result, upper, transpose, unitriangular, A_shape):
+    gb = _ts_self_grad(grads, A, upper, transpose, unitriangular)
+    gA = -matmul(result, gb.mT) if transpose else -matmul(gb, result.mT)
+    n = A_shape[-1]
+    diag = 0 if not unitriangular else (1 if upper else -1)
+    gA = gA * tri_mask(n, gA._data.dtype, upper, diagonal=diag) + grads[1]
+    return sum_to(gA, A_shape)
+
+
+_ts = defop("triangular_solve", triangular_solve, inputs=("self", "A"),
+            derivatives={"self": triangular_solve_self, "A": triangular_solve_A},
+            dtype="same", n_outputs=2, materialize=materialize_zeros, methods=(),
+            functions=(), family=FAMILY,
+            samples=lambda make, shapes: [
+                Sample((make((3, 2)), _wellcond(make, (3, 3))), call="triangular_solve"),
+                Sample((make((2, 3, 1)), _wellcond(make, (3, 3)), False, True),
+                       call="triangular_solve"),
+                Sample((make((3, 2)), _wellcond(make, (3, 3))),
+                       {"unitriangular": True}, call="Tensor.triangular_solve")])
+_ts.node_class.n_outputs = 2
+
+
+def triangular_solve_public(input, A, upper=True, transpose=False, unitriangular=False, *,
+                            out=None):
+    """``torch.triangular_solve`` (deprecated)."""
+    warnings.warn("torch.triangular_solve is deprecated in favor of "
+                  "torch.linalg.solve_triangularand will be removed in a future PyTorch "
+                  "release.")
+    check_same_dtype("triangular_solve", input, A, "b", "A")
+    return triangular_solve_type(_ts.public(input, A, upper, transpose, unitriangular))
+
+
+export_function("triangular_solve", triangular_solve_public)
+bind_method("triangular_solve", triangular_solve_public)
+export_function("lu", lu_torch)
+bind_method("lu", lu_torch)
+export_function("lu_unpack", lu_unpack)
+export_function("lu_solve", lambda b, LU_data, LU_pivots, *, out=None:
+                lu_solve(LU_data, LU_pivots, b))
