@@ -33,7 +33,7 @@ _ALIASES = {
 }
 
 
-def round(input, *, decimals: int = 0, out=None):  # noqa: A001  (PyTorch's name)
+def round(input, *, decimals: int = 0, out=None):
     """``torch.special.round``: always the ``decimals`` overload (``RoundBackward1``)."""
     root = sys.modules[__name__.rsplit(".", 1)[0]]
     if out is not None:

@@ -114,9 +114,10 @@ def test_state_dict_roundtrip_continues():
         results.append(([p.detach().numpy().copy() for p in params],
                         [p.detach().numpy().copy() for p in params2]))
     (a1, a2), (b1, b2) = results
-    for x, y, z in zip(a1, a2, b1):
+    for x, y, z, w in zip(a1, a2, b1, b2):
         np.testing.assert_allclose(x, y, rtol=1e-12)
         np.testing.assert_allclose(x, z, rtol=1e-9)
+        np.testing.assert_allclose(y, w, rtol=1e-9)
 
 
 @pytest.mark.parametrize("call", [
@@ -138,7 +139,7 @@ def test_errors_match_torch(call):
         try:
             eval(call, {"w": w, "v": v, "closure": closure, **vars(lib.optim)})
             outcomes.append(None)
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             outcomes.append((type(e).__name__, str(e)))
     assert outcomes[0] is not None and outcomes[0] == outcomes[1]
 

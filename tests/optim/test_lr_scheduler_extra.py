@@ -7,9 +7,9 @@ import warnings
 
 import pytest
 import torch
+from oracle import same_on_both
 
 import leafgrad
-from oracle import same_on_both
 
 
 def _opt(lib, kind="sgd", groups=1):

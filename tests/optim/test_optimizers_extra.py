@@ -147,7 +147,7 @@ def test_state_dict_roundtrip_continues_trajectory(name, kwargs):
 def error_of(fn):
     try:
         fn()
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return type(e).__name__, str(e)
     return None
 

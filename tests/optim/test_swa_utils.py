@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from oracle import same_on_both
 
 import leafgrad
-from oracle import same_on_both
 
 
 def _model(lib):
