@@ -1,0 +1,197 @@
+"""The rest of ``torch.linalg`` and its old ``torch.*`` names: ``pdist`` (a record),
+``linalg.vecdot``, ``vander``, ``tensorinv``, ``tensorsolve``, ``diagonal``,
+``torch.nuclear_norm``, the functions PyTorch removed (``torch.solve``, ``torch.eig``, ...,
+which raise PyTorch's messages), and clear ``NotImplementedError``s for what needs complex
+numbers (``linalg.eig``, ``eigvals``) or is not written yet.
+
+>>> import leafgrad as torch
+>>> torch.linalg.vecdot(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
+tensor(11.)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .registry import defop, export_function, bind_method, Sample, FUNCTIONS
+from .linalg import matmul
+from .norms import vector_norm_self
+from .linalg_decomp import inv, solve
+from .linalg_lu import lu_solve
+from .linalg_spectral import matrix_norm
+from ..tensor import Tensor, _wrap
+
+FAMILY = "linalg"
+
+
+# -- pdist ---------------------------------------------------------------------------------------
+def _pair_matrix(n, dtype):
+    """(n(n-1)/2, n): row (i, j), i < j, has +1 at i and -1 at j: ``S @ x`` = row differences."""
+    i, j = np.triu_indices(n, 1)
+    S = np.zeros((len(i), n), dtype=dtype)
+    S[np.arange(len(i)), i] = 1
+    S[np.arange(len(i)), j] = -1
+    return S
+
+
+def pdist(self, p=2.0):
+    """Distances between every pair of rows ``i < j``, in row-major order."""
+    from .matmul_extra import _pairwise_norm
+    n = self.shape[0]
+    i, j = np.triu_indices(n, 1)
+    return _pairwise_norm(self[i] - self[j], p)
+
+
+def pdist_self(grad, self, result, p):
+    if p == 0:
+        return self * 0
+    S = _wrap(_pair_matrix(self._data.shape[0], self._data.dtype))
+    diff = matmul(S, self)
+    return matmul(S.t(), vector_norm_self(grad, diff, result, p, -1, False))
+
+
+# PyTorch has no second derivative of pdist: the registry compares values only
+_pdist = defop("pdist", pdist, derivatives={"self": pdist_self}, dtype="same", methods=(),
+               family=FAMILY,
+               samples=lambda make, shapes: [
+                   Sample((make((4, 3)),), call="pdist", grad=False),
+                   Sample((make((3, 2)), 1.0), call="pdist", grad=False),
+                   Sample((make((1, 2)),), call="pdist", grad=False)])
+
+
+def pdist_public(input, p=2):
+    """``torch.pdist`` / ``F.pdist``."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return _pdist.public(input, float(p))
+
+
+# -- small composites ----------------------------------------------------------------------------
+def vecdot(x, y, *, dim=-1, out=None):
+    """``torch.linalg.vecdot``: ``(x * y).sum(dim)`` (real inputs)."""
+    return (x * y).sum(dim)
+
+
+def vander(x, *, N=None):
+    """``torch.linalg.vander``: columns ``x**0, x**1, ..., x**(N-1)``."""
+    if x.ndim < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        if n < 1:
+            raise RuntimeError("N must be greater than 1.")
+        return x.unsqueeze(-1) ** 0
+    ones = _wrap(np.ones(tuple(x.shape) + (1,), dtype=x._data.dtype))
+    powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
+    return FUNCTIONS["cat"]([ones, powers], -1)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """``torch.linalg.tensorinv``: the inverse of ``A`` read as a matrix of its first ``ind``
+    dims by the rest."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows = list(A.shape[:ind])
+    cols = list(A.shape[ind:])
+    m, n = int(np.prod(rows)), int(np.prod(cols))
+    if m != n:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) "
+                           f"== prod(self.shape[:ind]), but got {n} != {m}")
+    return inv(A.reshape(m, n)).reshape(cols + rows)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """``torch.linalg.tensorsolve``: ``X`` with ``tensordot(A, X, X.ndim) = B``."""
+    if dims is not None:
+        dims = [d % A.ndim for d in dims]
+        keep = [d for d in range(A.ndim) if d not in dims]
+        A = A.permute(keep + dims)
+    rest = list(A.shape[B.ndim:])
+    m = int(np.prod(B.shape))
+    n = int(np.prod(rest))
+    if m != n:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) "
+                           f"== prod(self.shape[:other.ndim]), but got {n} != {m}")
+    return solve(A.reshape(m, n), B.reshape(m)).view(rest)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """``torch.linalg.diagonal``: ``A.diagonal`` with matrix-first defaults."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """``torch.nuclear_norm`` (deprecated): the sum of the singular values."""
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+
+
+# -- what is not there ---------------------------------------------------------------------------
+def _not_implemented(what):
+    def fn(*args, **kwargs):
+        raise NotImplementedError(f"leafgrad does not implement {what}")
+    fn.__name__ = what.split("(")[0].split(".")[-1]
+    fn.__doc__ = f"Not implemented in leafgrad: {what}."
+    return fn
+
+
+eig = _not_implemented("torch.linalg.eig (complex eigenvectors need complex dtypes)")
+eigvals = _not_implemented("torch.linalg.eigvals (complex eigenvalues need complex dtypes)")
+householder_product = _not_implemented("torch.linalg.householder_product")
+ldl_factor = _not_implemented("torch.linalg.ldl_factor")
+ldl_factor_ex = _not_implemented("torch.linalg.ldl_factor_ex")
+ldl_solve = _not_implemented("torch.linalg.ldl_solve")
+
+_REMOVED = {
+    "solve": "This function was deprecated since version 1.9 and is now removed. `torch.solve` "
+             "is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its "
+             "arguments reversed and does not return the LU factorization.\n\nTo get the LU "
+             "factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
+             "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\n"
+             "X = torch.linalg.solve(A, B)",
+    "eig": "This function was deprecated since version 1.9 and is now removed. "
+           "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather "
+           "than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be "
+           "replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, "
+           "eigenvectors=True) should be replaced with:\nL_complex, V_complex = "
+           "torch.linalg.eig(A)",
+    "symeig": "This function was deprecated since version 1.9 and is now removed. The default "
+              "behavior has changed from using the upper triangular portion of the matrix by "
+              "default to using the lower triangular portion.\n\nL, _ = torch.symeig(A, "
+              "upper=upper) should be replaced with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if "
+              "upper else 'L')\n\nand\n\nL, V = torch.symeig(A, eigenvectors=True) should be "
+              "replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')",
+    "matrix_rank": "This function was deprecated since version 1.9 and is now removed.\nPlease "
+                   "use the `torch.linalg.matrix_rank` function instead. The parameter "
+                   "'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
+    "lstsq": "This function was deprecated since version 1.9 and is now removed. `torch.lstsq` "
+             "is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has "
+             "reversed arguments and does not return the QR decomposition in the returned "
+             "tuple (although it returns other information about the problem).\n\nTo get the "
+             "QR decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in "
+             "`torch.lstsq` stored the residuals of the solution in the last m - n columns of "
+             "the returned value whenever m > n. In torch.linalg.lstsq, the residuals are in "
+             "the field 'residuals' of the returned named tuple.\n\nThe unpacking of the "
+             "solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be "
+             "replaced with:\nX = torch.linalg.lstsq(A, B).solution",
+}
+
+
+def _removed(name):
+    def fn(*args, **kwargs):
+        raise RuntimeError(_REMOVED[name])
+    fn.__name__ = name
+    fn.__doc__ = f"Removed from PyTorch 1.9+: raises PyTorch's message."
+    return fn
+
+
+for _name in _REMOVED:
+    export_function(_name, _removed(_name))
+    bind_method(_name, _removed(_name))
+export_function("pdist", pdist_public)
+export_function("nuclear_norm", nuclear_norm)
+bind_method("lu_solve", lambda self, LU_data, LU_pivots: lu_solve(LU_data, LU_pivots, self))
