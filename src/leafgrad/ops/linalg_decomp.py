@@ -468,6 +468,8 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 # -- matrix_exp ----------------------------------------------------------------------------------
 def linalg_matrix_exp(self):
     """``exp(A)`` by scaling and squaring a degree-18 Taylor polynomial."""
+    if self.dtype == np.float32:   # in double, rounded once: as accurate as PyTorch's Pade
+        return linalg_matrix_exp(self.astype(np.float64)).astype(np.float32)
     norm = np.abs(self).sum(-2).max(-1, initial=0) if self.size else np.zeros(())
     s = int(max(0, np.ceil(np.log2(max(float(np.max(norm)), 1e-300))) + 1))
     X = self / (2.0 ** s)
