@@ -16,6 +16,8 @@ import warnings
 import numpy as np
 
 from . import dtypes as _dt
+from . import errors
+from .grad_mode import state as _mode
 from .tensor import Tensor, _WARNED
 
 __all__ = ["COPY_WARNING", "warn_user", "array_from_data", "check_dtype_arg", "check_bool_arg",
@@ -27,11 +29,8 @@ COPY_WARNING = ("To copy construct from a tensor, it is recommended to use "
 LIST_OF_ARRAYS_WARNING = (
     "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
     "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
-    "tensor.")
+    "tensor. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
 
-SCALAR_REQUIRES_GRAD_WARNING = (
-    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-    "Consider using tensor.detach() first.")
 
 _PY_LEAVES = frozenset((bool, int, float))
 _SEQUENCES = (list, tuple, range)
@@ -43,7 +42,7 @@ def warn_user(message: str, category=UserWarning) -> None:
     import os
     import sys
     here = os.path.dirname(os.path.abspath(__file__))
-    frame, level = sys._getframe(1), 1
+    frame, level = sys._getframe(1), 2     # stacklevel 2 is warn_user's caller
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
@@ -283,9 +282,11 @@ class _Scan:
         if t in _PY_LEAVES:
             self.types.add(t)
         elif isinstance(item, Tensor):
-            if item._requires_grad and SCALAR_REQUIRES_GRAD_WARNING not in _WARNED:
-                _WARNED.add(SCALAR_REQUIRES_GRAD_WARNING)   # once per process, as in PyTorch
-                warn_user(SCALAR_REQUIRES_GRAD_WARNING)
+            if (item._requires_grad and _mode.grad_enabled
+                    and errors.SCALAR_REQUIRES_GRAD not in _WARNED):
+                # once per process, shared with float(t): one warning site in PyTorch
+                _WARNED.add(errors.SCALAR_REQUIRES_GRAD)
+                warn_user(errors.SCALAR_REQUIRES_GRAD)
             n = item._data.size
             if n != 1:
                 if item._data.dtype.kind in "iub":

@@ -449,9 +449,8 @@ class Tensor:
     def __float__(self) -> float:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:
-            _warn_once("Converting a tensor with requires_grad=True to a scalar may lead to "
-                       "unexpected behavior.\nConsider using tensor.detach() first.")
+        if self._requires_grad and _mode.grad_enabled:   # PyTorch is silent under no_grad
+            _warn_once(errors.SCALAR_REQUIRES_GRAD)
         return float(self._data.reshape(()).item())
 
     def __int__(self) -> int:
@@ -522,18 +521,22 @@ class Tensor:
         if ndim != 2:
             _warn_once(
                 "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-                "cases." if ndim == 0 else
+                "cases. (Triggered internally at "
+                "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)" if ndim == 0
+                else
                 "The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
                 "is deprecated and it will throw an error in a future release. Consider `x.mT` "
                 "to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, "
-                "-1))` to reverse the dimensions of a tensor.")
-        return self.permute(*range(ndim - 1, -1, -1))
+                "-1))` to reverse the dimensions of a tensor. (Triggered internally at "
+                "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+        return self.permute(tuple(range(ndim - 1, -1, -1)))   # () for 0-d: still a permute
 
     @property
     def mT(self) -> "Tensor":
         if self._data.ndim == 0:
             _warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the "
-                       "identity in these cases.")
+                       "identity in these cases. (Triggered internally at "
+                       "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4373.)")
             return self   # the identity: PyTorch returns the tensor itself
         if self._data.ndim == 1:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of "
