@@ -250,3 +250,9 @@ def test_removed_functions(name):
     a = np.eye(2)
     args = (a, a) if name in ("solve", "lstsq") else (a,)
     _err(name, *args, lib_attr=None)
+
+
+def test_solve_left_false_errors():
+    _err("solve", np.eye(3), np.ones((2, 4)), left=False)
+    _err("solve", np.eye(3), np.ones(3), left=False)
+    _err("solve", np.eye(3), np.ones((4, 2)))

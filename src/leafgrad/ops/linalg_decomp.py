@@ -179,6 +179,10 @@ def _vector_case(A_shape, B_shape):
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     """``(X, info)`` with ``A X = B``."""
+    if not left:    # X A = B  <=>  A^T X^T = B^T
+        x, info = linalg_solve_ex(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2),
+                                  check_errors=check_errors)
+        return [np.swapaxes(x, -1, -2), info]
     vector = _vector_case(A.shape, B.shape)
     b = B[..., None] if vector else B
     try:
@@ -194,21 +198,25 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     return [x[..., 0] if vector else x, info]
 
 
-def _solve_B_grad(grads, A, B_shape):
+def _solve_B_grad(grads, A, left):
+    if not left:      # X = B A^-1: gB = g A^-T
+        return _solve.public(A, grads[0].mT)[0].mT
     return _solve.public(A.mT, grads[0])[0]
 
 
-def linalg_solve_ex_A(grads, A, B, result, A_shape):
-    gB = _solve_B_grad(grads, A, B._data.shape)
-    if _vector_case(A_shape, B._data.shape):
+def linalg_solve_ex_A(grads, A, B, result, left, A_shape):
+    gB = _solve_B_grad(grads, A, left)
+    if not left:
+        gA = -matmul(result.mT, gB)
+    elif _vector_case(A_shape, B._data.shape):
         gA = -gB.unsqueeze(-1) * result.unsqueeze(-2)
     else:
         gA = -matmul(gB, result.mT)
     return sum_to(gA, A_shape)
 
 
-def linalg_solve_ex_B(grads, A, B_shape):
-    return sum_to(_solve_B_grad(grads, A, B_shape), B_shape)
+def linalg_solve_ex_B(grads, A, left, B_shape):
+    return sum_to(_solve_B_grad(grads, A, left), B_shape)
 
 
 _solve = defop("linalg_solve_ex", linalg_solve_ex, inputs=("A", "B"),
@@ -220,19 +228,19 @@ _solve = defop("linalg_solve_ex", linalg_solve_ex, inputs=("A", "B"),
                    Sample((_wellcond(make, (3, 3)), make((3, 2))), call="linalg.solve"),
                    Sample((_wellcond(make, (2, 3, 3)), make((2, 3))), call="linalg.solve"),
                    Sample((_wellcond(make, (2, 3, 3)), make((3, 1))), call="linalg.solve_ex"),
-                   Sample((_wellcond(make, (3, 3)), make((2, 3, 2))), call="linalg.solve")])
+                   Sample((_wellcond(make, (3, 3)), make((2, 3, 2))), call="linalg.solve"),
+                   Sample((_wellcond(make, (3, 3)), make((2, 3))), {"left": False},
+                          call="linalg.solve")])
 
 
 def _solve_checks(A, B, left):
     _checked("linalg.solve", A)
     check_same_dtype("linalg.solve", A, B)
-    if not left:
-        raise NotImplementedError("leafgrad: linalg.solve(left=False) is not implemented; "
-                                  "use linalg.solve(A.mT, B.mT).mT")
-    vector = _vector_case(A.shape, B.shape)
-    rows = B.shape[-1] if vector else B.shape[-2]
+    vector = left and _vector_case(A.shape, B.shape)
+    b_shape = tuple(B.shape) if B.ndim > 1 else (B.shape[0], 1)   # XA = B: B is a matrix
+    rows = B.shape[-1] if vector else (b_shape[-2] if left else b_shape[-1])
     if rows != A.shape[-1]:
-        bs = f"{B.shape[-1]}" if vector else f"{B.shape[-2]}x{B.shape[-1]}"
+        bs = f"{B.shape[-1]}" if vector else f"{b_shape[-2]}x{b_shape[-1]}"
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{bs})")
