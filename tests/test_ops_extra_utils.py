@@ -272,3 +272,28 @@ def test_unique_has_no_derivative():
     assert_same_tensor(a.unique(), b.unique())
     assert grad_fn_name(a.unique()) == grad_fn_name(b.unique())
     assert_same_error(lambda: a.unique().sum().backward(), lambda: b.unique().sum().backward())
+
+
+# -- tensor_extra ----------------------------------------------------------------------------
+@pytest.mark.parametrize("fn", [
+    lambda L, x, y: L.column_stack([y, y * 2]), lambda L, x, y: L.column_stack([x.t(), y]),
+    lambda L, x, y: L.msort(x), lambda L, x, y: L.cov(x), lambda L, x, y: L.cov(y),
+    lambda L, x, y: L.cov(x, correction=0), lambda L, x, y: x.corrcoef(),
+    lambda L, x, y: L.cov(x, fweights=L.tensor([1, 2, 1, 3]), aweights=y.detach().abs()),
+    lambda L, x, y: L.trapezoid(x), lambda L, x, y: L.trapezoid(x, dx=0.5, dim=0),
+    lambda L, x, y: L.trapezoid(x, y.detach().cumsum(0)), lambda L, x, y: L.trapezoid(x, y),
+    lambda L, x, y: L.cumulative_trapezoid(x), lambda L, x, y: L.cumulative_trapezoid(
+        x, dx=2.0, dim=0), lambda L, x, y: L.cumulative_trapezoid(x, y),
+    lambda L, x, y: L.block_diag(x, y, y[0]), lambda L, x, y: x.narrow_copy(1, 1, 2),
+    lambda L, x, y: L.isin(L.tensor([1, 2, 3]), L.tensor([2, 5])),
+    lambda L, x, y: L.isin(L.tensor([1, 2, 3]), 2, invert=True), lambda L, x, y: L.isreal(x)])
+def test_tensor_extra(fn):
+    _compare(fn, _arr(3, 4), _arr(4), atol=1e-5)
+
+
+def test_vander():
+    _compare(lambda L, a: L.vander(a), np.array([1, 2, 3]))
+    # PyTorch's vander cannot be differentiated (its in-place cumprod); compare forwards
+    _compare(lambda L, y: L.vander(y, 3), _arr(4), grads=False)
+    _compare(lambda L, y: L.vander(y, increasing=True), _arr(4), grads=False)
+    _compare(lambda L, y: L.vander(y, 1), _arr(4), grads=False)

@@ -1,0 +1,258 @@
+"""A few more torch.* functions: block_diag and narrow_copy (records, as PyTorch has nodes of
+those names), and composites built the way PyTorch builds them (so the ``grad_fn`` on top
+matches): column_stack, msort, cov, corrcoef, trapezoid, cumulative_trapezoid, vander,
+isin, isreal.
+
+>>> import leafgrad as torch
+>>> torch.trapezoid(torch.tensor([1.0, 2.0, 3.0]))
+tensor(4.)
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor, _wrap
+from .reduction import _wrap_dim
+from .registry import FUNCTIONS, RECORDS, Sample, bind_method, defop, export_function
+
+__all__: list = []
+
+FAMILY = "shape"
+
+
+def _public(name, fn, method=False):
+    export_function(name, fn)
+    if method:
+        bind_method(name, fn)
+
+
+# -- block_diag ------------------------------------------------------------------------------
+def _as_2d(shape):
+    return (1, 1) if len(shape) == 0 else (1, shape[0]) if len(shape) == 1 else tuple(shape)
+
+
+def block_diag(tensors):
+    """The matrices (0-d and 1-d tensors count as one row) on the diagonal of one matrix."""
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {i} has {t.ndim} dimensions")
+    shapes = [_as_2d(t.shape) for t in tensors]
+    dtype = np.result_type(*tensors) if tensors else np.float32
+    out = np.zeros((sum(s[0] for s in shapes), sum(s[1] for s in shapes)), dtype)
+    r = c = 0
+    for t, (h, w) in zip(tensors, shapes):
+        out[r:r + h, c:c + w] = t.reshape(h, w)
+        r, c = r + h, c + w
+    return out
+
+
+def block_diag_tensors(grad, tensors_shapes):
+    grads, r, c = [], 0, 0
+    for shape in tensors_shapes:
+        h, w = _as_2d(shape)
+        grads.append(grad[r:r + h, c:c + w].reshape(shape))
+        r, c = r + h, c + w
+    return grads
+
+
+_block_diag = defop("block_diag", block_diag, inputs=("tensors",),
+                    derivatives={"tensors": block_diag_tensors}, list_input=True,
+                    methods=(), functions=(), family=FAMILY,
+                    samples=lambda make, shapes: [
+                        Sample((make((2, 3)), make((1,)), make(()), make((2, 2))),
+                               call="block_diag")])
+
+
+def block_diag_public(*tensors):
+    """``torch.block_diag(a, b, ...)``."""
+    return _block_diag.public(list(tensors))
+
+
+_public("block_diag", block_diag_public)
+
+
+# -- narrow_copy -----------------------------------------------------------------------------
+def narrow_copy(self, dim, start, length):
+    """``narrow`` as a new tensor."""
+    d = _wrap_dim(dim, self.ndim)
+    n = self.shape[d]
+    if start < 0:
+        start += n
+    if not 0 <= start <= n or length < 0 or start + length > n:
+        raise IndexError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    key = [slice(None)] * self.ndim
+    key[d] = slice(start, start + length)
+    return self[tuple(key)].copy()
+
+
+def narrow_copy_self(grad, self_shape, dim, start, length):
+    d = _wrap_dim(dim, len(self_shape))
+    s = start + self_shape[d] if start < 0 else start
+    zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
+    return zeros.slice_scatter(grad, d, s, s + length)
+
+
+defop("narrow_copy", narrow_copy, derivatives={"self": narrow_copy_self}, dtype="same",
+      family=FAMILY, samples=lambda make, shapes: [Sample((make((3, 4)), 1, 1, 2)),
+                                                   Sample((make((3, 4)), 0, 1, 2))])
+
+
+# -- column_stack / msort --------------------------------------------------------------------
+def column_stack(tensors):
+    """1-d (and 0-d) tensors as columns, then everything joined along dim 1."""
+    cols = [t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in tensors]
+    return FUNCTIONS["cat"](cols, 1)
+
+
+def msort(input):
+    """Sorted along dim 0."""
+    return input.sort(0).values
+
+
+_public("column_stack", column_stack)
+_public("msort", msort, method=True)
+
+
+# -- cov / corrcoef --------------------------------------------------------------------------
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in ``input``'s rows (observations in columns)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.ndim} dimensions")
+    x = input if input.ndim == 2 else input.view(1, -1)
+    n_obs = x.shape[1]
+    w = None
+    for name, wt in (("fweights", fweights), ("aweights", aweights)):
+        if wt is None:
+            continue
+        if wt.ndim > 1:
+            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but "
+                               f"got {name} with {wt.ndim} dimensions")
+        if wt.numel() != n_obs:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                               f"observations in the input but got {wt.numel()} != {n_obs}")
+        w = wt if w is None else w * wt
+    if w is None:
+        avg = x.mean(1)
+        norm = float(n_obs - correction)
+        w_sum = None
+    else:
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        norm = (w_sum - correction if aweights is None
+                else w_sum - correction * (w * aweights).sum() / w_sum)
+    norm_value = float(norm) if not isinstance(norm, Tensor) else float(norm.item())
+    if norm_value <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", UserWarning, stacklevel=2)
+        norm = 0.0 if not isinstance(norm, Tensor) else norm * 0
+    xm = x - avg.unsqueeze(1)
+    c = xm.mm((xm if w is None else xm * w).t())
+    c = c / (norm if not isinstance(norm, Tensor) else norm.to(c.dtype))
+    return c.squeeze()
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of ``input``'s rows, clamped to [-1, 1]."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    std = c.diagonal().sqrt()
+    c = c / std.view(-1, 1)
+    c = c / std.view(1, -1)
+    return c.clamp(-1, 1)
+
+
+_public("cov", cov, method=True)
+_public("corrcoef", corrcoef, method=True)
+
+
+# -- trapezoid / cumulative_trapezoid --------------------------------------------------------
+def _spacing(y, x, d, name):
+    """The widths between samples along ``d``, shaped to broadcast against ``y``."""
+    if x.ndim == 1:
+        if x.numel() != y.shape[d]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        shape = [1] * y.ndim
+        shape[d] = -1
+        return x.diff().view(shape)
+    return x.diff(dim=d)
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoid rule along ``dim``: spacing ``dx`` (1 by default) or sample points ``x``."""
+    d = _wrap_dim(dim, max(y.ndim, 1))
+    n = y.shape[d]
+    if x is not None and not isinstance(x, Tensor):
+        dx, x = x, None
+    if x is not None:
+        if dx is not None:
+            raise RuntimeError("trapezoid: received both x and dx")
+        if n == 0:
+            return y.sum(d)
+        mids = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)
+        return RECORDS["div_scalar"].public((_spacing(y, x, d, "trapezoid") * mids).sum(d), 2)
+    if n == 0:
+        return y.sum(d)
+    ends = (y.select(d, 0) + y.select(d, -1)) * 0.5
+    return RECORDS["mul_scalar"].public(y.sum(d) - ends, 1 if dx is None else dx)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoid rule along ``dim`` (one fewer element than ``y`` there)."""
+    d = _wrap_dim(dim, max(y.ndim, 1))
+    n = y.shape[d]
+    if x is not None and not isinstance(x, Tensor):
+        dx, x = x, None
+    if n == 0:
+        return y.narrow(d, 0, 0).cumsum(d)
+    mids = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)
+    if x is not None:
+        return RECORDS["div_scalar"].public(
+            (_spacing(y, x, d, "cumulative_trapezoid") * mids).cumsum(d), 2)
+    return RECORDS["mul_scalar"].public(mids, (1 if dx is None else dx) / 2).cumsum(d)
+
+
+_public("trapezoid", trapezoid)
+_public("trapz", trapezoid)
+_public("cumulative_trapezoid", cumulative_trapezoid)
+
+
+# -- vander / isin / isreal ------------------------------------------------------------------
+def vander(x, N=None, increasing=False):
+    """Columns of powers of the 1-d ``x``: ``x**(N-1), ..., x, 1`` (or increasing)."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    if N is None:
+        N = x.numel()
+    if N < 0:
+        raise RuntimeError("N must be non-negative.")
+    dt = x.dtype if x.dtype.is_floating_point else _dt.int64
+    # as PyTorch: ones, then x and its running products copied into the columns after the
+    # first (so the graph holds CopySlices nodes, and backward fails as PyTorch's does)
+    out = _wrap(np.ones((x.numel(), N), dt.np))
+    if N > 1:
+        out[:, 1:] = x.unsqueeze(1).expand(x.numel(), N - 1)
+        out[:, 1:] = out[:, 1:].cumprod(1)
+    return out if increasing else out.flip(1)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each of ``elements`` occurs in ``test_elements`` (bool)."""
+    a = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
+    b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return _wrap(np.asarray(np.isin(a, b, invert=invert)))
+
+
+def isreal(input):
+    """True everywhere: leafgrad has no complex dtypes."""
+    return _wrap(np.ones(input.shape, np.bool_))
+
+
+_public("vander", vander)
+_public("isin", isin)
+_public("isreal", isreal, method=True)
