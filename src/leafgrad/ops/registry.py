@@ -321,6 +321,9 @@ def _make_public(rec: OpRecord, sig: "_Signature") -> Callable:
 # parameters becomes a copy whose code takes them positionally (``_positional``), which also
 # saves the adapter frame the dispatcher used to go through.
 _TEMPLATES: dict = {}
+# A file name inside the package, so every "first frame outside leafgrad" walk (version notes,
+# warnings, diagnostics' provenance, anomaly mode) steps over these frames as leafgrad's own.
+_TEMPLATE_FILE = __file__[:-len("registry.py")] + "<public op templates>"
 
 
 def _template(n_pos: int, n_kwonly: int) -> types.CodeType:
@@ -328,7 +331,7 @@ def _template(n_pos: int, n_kwonly: int) -> types.CodeType:
     params = names[:n_pos] + (["*"] + names[n_pos:] if n_kwonly else [])
     packed = ", ".join(names) + ("," if len(names) == 1 else "")
     module = compile(f"def f({', '.join(params)}):\n    return _dispatch(_rec, ({packed}))\n",
-                     "<leafgrad.ops.registry>", "exec")
+                     _TEMPLATE_FILE, "exec")
     return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
