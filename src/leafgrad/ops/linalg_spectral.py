@@ -330,25 +330,74 @@ def pinverse(input, rcond=1e-15):
 
 
 # -- lstsq, matrix_rank --------------------------------------------------------------------------
+def _wants_residuals(A_shape, driver):
+    return driver in ("gelsd", "gelss", "gels") and A_shape[-2] > A_shape[-1]
+
+
+def linalg_lstsq(self, b, rcond=None, driver=None):
+    """``[solution, residuals]``: ``pinv(self) @ b`` (b a matrix: ``..., m, k``) and, for
+    the drivers that report them, the squared residual norms of each column."""
+    X = linalg_pinv(self, None, rcond) @ b
+    resid = np.zeros((0,), self.dtype)
+    if _wants_residuals(self.shape, driver):
+        S = np.linalg.svd(self, compute_uv=False)
+        if (S[..., -1] > np.finfo(self.dtype).eps * max(self.shape[-2:]) * S[..., 0]).all():
+            r = self @ X - b
+            resid = (r * r).sum(-2)
+    return [X, resid]
+
+
+def _lstsq_residual_parts(grads, self, b, result):
+    """At the least-squares optimum A^T r = 0, so d|r|^2 = 2 r^T (dA X - db)."""
+    g_res = grads[1]
+    if g_res._data.size == 0:
+        return None, None
+    r = matmul(self, result) - b
+    w = r * g_res.unsqueeze(-2) * 2
+    return matmul(w, result.mT), -w
+
+
+def linalg_lstsq_self(grads, self, b, result, rcond):
+    # X = P b with P = pinv(A): the pseudo-inverse's adjoint, fed with g b^T
+    P = _pinv.public(self, None, rcond, False)
+    g = linalg_pinv_self(matmul(grads[0], b.mT), self, P)
+    extra, _ = _lstsq_residual_parts(grads, self, b, result)
+    return sum_to(g if extra is None else g + extra, self._data.shape)
+
+
+def linalg_lstsq_b(grads, self, b, result, rcond):
+    P = _pinv.public(self, None, rcond, False)
+    g = matmul(P.mT, grads[0])
+    _, extra = _lstsq_residual_parts(grads, self, b, result)
+    return sum_to(g if extra is None else g + extra, b._data.shape)
+
+
+_lstsq = defop("linalg_lstsq", linalg_lstsq, inputs=("self", "b"),
+               derivatives={"self": linalg_lstsq_self, "b": linalg_lstsq_b}, dtype="same",
+               n_outputs=2, materialize=materialize_zeros, methods=(), functions=(),
+               family=FAMILY,
+               samples=lambda make, shapes: [
+                   Sample((make((4, 3)), make((4, 2))), call="linalg.lstsq"),
+                   Sample((make((5, 2)), make((5, 2))), {"driver": "gelsd"},
+                          call="linalg.lstsq"),
+                   Sample((make((2, 3, 3)) + 3 * np.eye(3), make((2, 3, 1))),
+                          call="linalg.lstsq")])
+_lstsq.node_class.n_outputs = 2
+
+
 def lstsq(A, B, rcond=None, *, driver=None):
-    """``torch.linalg.lstsq`` (values; the solution is differentiable through ``pinv``)."""
+    """``torch.linalg.lstsq``: ``(solution, residuals, rank, singular_values)``."""
     _checked("linalg.lstsq", A)
     check_same_dtype("linalg.lstsq", A, B)
     vector = B.ndim == A.ndim - 1
     Bm = B.unsqueeze(-1) if vector else B
-    X = matmul(pinverse(A, rcond if rcond is not None else 1e-15), Bm)
+    X, resid = _lstsq.public(A, Bm, rcond, driver)
     if vector:
         X = X.squeeze(-1)
-    dt = A._data.dtype
-    m, n = A.shape[-2:]
     rank = matrix_rank(A) if driver in ("gelsd", "gelss", "gelsy", None) else \
         _wrap(np.zeros((), np.int64))
-    empty = _wrap(np.zeros((0,), dt))
-    sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else empty
-    resid = empty
-    if driver in ("gelsd", "gelss", "gels") and m > n and bool((rank._data == n).all()):
-        diff = matmul(A, X.unsqueeze(-1) if vector else X) - Bm
-        resid = (diff * diff).sum(-2)
+    sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else \
+        _wrap(np.zeros((0,), A._data.dtype))
     return lstsq_type((X, resid, rank, sv))
 
 
@@ -400,8 +449,8 @@ def cond(A, p=None, *, out=None):
     from .linalg_decomp import inv
     if p is None or p in (2, -2):
         S = svdvals(A)
-        c = S.amax(-1) / S.amin(-1)
-        return c if p != -2 else 1 / c
+        big, small = S[..., :1], S[..., -1:]
+        return (big / small if p != -2 else small / big).squeeze(-1)
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
