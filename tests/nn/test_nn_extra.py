@@ -228,3 +228,68 @@ def test_tensor_unfold_is_a_view():
     np.testing.assert_array_equal(a, b)
     np.testing.assert_allclose(ga, gb)
     assert (va, sa, na) == (vb, sb, nb)
+
+
+BAG_IDX = np.array([1, 2, 4, 4, 0, 3, 2])
+BAG_OFFS = np.array([0, 2, 2, 5])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("args,kw", [
+    ((BAG_IDX, r(5, 3), BAG_OFFS), {}), ((BAG_IDX, r(5, 3), BAG_OFFS), {"mode": "sum"}),
+    ((BAG_IDX, r(5, 3), BAG_OFFS), {"mode": "max"}),
+    ((BAG_IDX, r(5, 3), BAG_OFFS), {"include_last_offset": True}),
+    ((BAG_IDX, r(5, 3), BAG_OFFS), {"include_last_offset": True, "padding_idx": 0,
+                                    "mode": "sum"}),
+    ((BAG_IDX, r(5, 3), BAG_OFFS), {"padding_idx": 4}),
+    ((BAG_IDX, r(5, 3), BAG_OFFS), {"mode": "sum", "padding_idx": -1,
+                                    "per_sample_weights": None}),
+    ((BAG_IDX[:6].reshape(2, 3), r(5, 3)), {"mode": "max", "padding_idx": 2}),
+], ids=lambda v: "")
+def test_embedding_bag(args, kw, dtype):
+    check("embedding_bag", args, kw, dtype=dtype, second=False)
+
+
+def test_embedding_bag_per_sample_weights():
+    idx = BAG_IDX[:6].reshape(2, 3)
+    check("embedding_bag", (idx, r(5, 3), None, None, 2, False, "sum", False, r(2, 3)),
+          second=False)
+    check("embedding_bag", (BAG_IDX, r(5, 3), BAG_OFFS, None, 2, False, "sum", False, r(7),
+                            False, 1), second=False)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, T: F.embedding_bag(T.tensor([1, 2]), T.ones(3, 2)),
+    lambda F, T: F.embedding_bag(T.tensor([1, 2]), T.ones(3, 2), T.tensor([0]), mode="avg"),
+    lambda F, T: F.embedding_bag(T.tensor([1, 2]), T.ones(3, 2), T.tensor([0]), mode="max",
+                                 per_sample_weights=T.ones(2)),
+    lambda F, T: F.embedding_bag(T.tensor([1, 2]), T.ones(3, 2), T.tensor([0]),
+                                 per_sample_weights=T.ones(3)),
+    lambda F, T: F.embedding_bag(T.tensor([1, 2]), T.ones(3), T.tensor([0])),
+])
+def test_embedding_bag_errors(call):
+    same_error(lambda: call(leafgrad.nn.functional, leafgrad),
+               lambda: call(torch.nn.functional, torch))
+
+
+def test_embedding_bag_scale_grad_by_freq_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="scale_grad_by_freq"):
+        leafgrad.nn.functional.embedding_bag(leafgrad.tensor([[0, 1]]), leafgrad.ones(2, 2),
+                                             scale_grad_by_freq=True)
+
+
+@pytest.mark.parametrize("kw", [{}, {"mode": "max", "padding_idx": 0, "max_norm": 1.0},
+                                {"mode": "sum", "norm_type": 1.0, "max_norm": 2.0}])
+def test_embedding_bag_module(kw):
+    leafgrad.manual_seed(0)
+    torch.manual_seed(0)
+    mine, theirs = leafgrad.nn.EmbeddingBag(6, 3, **kw), torch.nn.EmbeddingBag(6, 3, **kw)
+    assert repr(mine) == repr(theirs)
+    np.testing.assert_allclose(mine.weight.detach().numpy(), theirs.weight.detach().numpy())
+    idx = np.array([[0, 2, 5], [1, 1, 4]])
+    ym, yt = mine(leafgrad.tensor(idx)), theirs(torch.tensor(idx))
+    np.testing.assert_allclose(ym.detach().numpy(), yt.detach().numpy(), rtol=1e-6)
+    assert type(ym.grad_fn).__name__ == type(yt.grad_fn).__name__
+    ym.sum().backward()
+    yt.sum().backward()
+    np.testing.assert_allclose(mine.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=1e-6)

@@ -20,6 +20,8 @@ import warnings
 from ...grad_mode import no_grad
 from ...ops.nn_extra import CHANNEL_SHUFFLE, COL2IM, IM2COL, PDIST, PIXEL_SHUFFLE, \
     PIXEL_UNSHUFFLE, PRELU
+from ...ops.embedding_bag import EMBEDDING_BAG
+from ...ops.nn_layers import embedding_renorm_
 from ...ops.norm import NATIVE_BATCH_NORM
 from ...tensor import Tensor
 from .layers import pad
@@ -28,7 +30,7 @@ from .pooling import avg_pool2d, avg_pool3d
 __all__ = ["instance_norm", "rms_norm", "local_response_norm", "prelu", "pixel_shuffle",
            "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "dropout1d",
            "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "gumbel_softmax",
-           "unfold", "fold", "pdist"]
+           "unfold", "fold", "pdist", "embedding_bag"]
 
 
 def _torch():
@@ -320,3 +322,70 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
         return y_hard - y_soft.detach() + y_soft
     return y_soft
 
+
+
+# -- embedding_bag -------------------------------------------------------------------------------
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
+                  max_norm: float | None = None, norm_type: float = 2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """Sums, means or maxima of bags of embeddings: each row of a 2-D ``input`` is a bag, or
+    ``offsets`` mark where each bag starts in a 1-D ``input``."""
+    torch = _torch()
+    if weight.dtype == torch.long and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) "
+                         f"is not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated "
+                             f"is a mini-batch of fixed length sequences. However, found "
+                             f"offsets of type {type(offsets)}")
+        offsets = torch.arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    modes = {"sum": 0, "mean": 1, "max": 2}
+    if mode not in modes:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if sparse:
+        raise NotImplementedError("leafgrad: sparse gradients (sparse=True) are not "
+                                  "implemented")
+    if scale_grad_by_freq:
+        raise NotImplementedError("leafgrad: F.embedding_bag(scale_grad_by_freq=True) is not "
+                                  "implemented (PyTorch's frequency scaling of the weight "
+                                  "gradient is not reproduced yet)")
+    if max_norm is not None:
+        with no_grad():
+            embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            f"GitHub.")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return EMBEDDING_BAG.public(weight, input, offsets, scale_grad_by_freq, modes[mode],
+                                sparse, per_sample_weights, include_last_offset, padding_idx)

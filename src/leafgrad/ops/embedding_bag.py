@@ -1,0 +1,154 @@
+"""``embedding_bag`` as one record (``EmbeddingBagBackward0``): sums, means or maxima of bags
+of embedding rows, bags given by ``offsets`` into a flat ``indices`` tensor.
+
+Which entry belongs to which bag, and which entries count (not ``padding_idx``, not past the
+last offset when ``include_last_offset``) is worked out once in NumPy (``_bags``); the forward
+reduces with ``np.add.at`` / ``np.maximum.at``, and the formulas route the gradient back with
+``index_select`` / ``index_add`` in leafgrad ops, so they are differentiable again (w.r.t. the
+incoming gradient and ``per_sample_weights``).
+
+>>> import leafgrad as torch
+>>> w = torch.arange(6.).reshape(3, 2)
+>>> torch.nn.functional.embedding_bag(torch.tensor([0, 2, 1]), w, torch.tensor([0, 2]))
+tensor([[2., 3.],
+        [2., 3.]])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import _wrap
+from .registry import Sample, defop
+
+FAMILY = "nn_extra"
+
+__all__ = ["EMBEDDING_BAG"]
+
+_SUM, _MEAN, _MAX = 0, 1, 2
+
+
+def _np(value):
+    return getattr(value, "_data", value)
+
+
+def _bags(indices, offsets, include_last_offset, padding_idx, num_weights, freq, dtype):
+    """(number of bags, bag of each entry, mask of counted entries, entries per bag)."""
+    idx = np.asarray(indices).reshape(-1)
+    offs = np.asarray(offsets).reshape(-1).astype(np.int64)
+    n_bags = len(offs) - 1 if include_last_offset else len(offs)
+    if idx.size and (idx.min() < 0 or idx.max() >= num_weights):
+        bad = idx[(idx < 0) | (idx >= num_weights)][0]
+        raise IndexError(f"index out of range in self (got {bad})")
+    bag = np.searchsorted(offs, np.arange(idx.size), side="right") - 1
+    padded = padding_idx is not None and padding_idx >= 0
+    # PyTorch's CPU kernel has a fast path (float32, no padding_idx, no scale_grad_by_freq);
+    # with include_last_offset the slow path runs the last bag to the end of ``indices``,
+    # the fast one sums up to the last offset but divides the mean by the entries to the end;
+    # both backwards route gradients as the slow path (the formulas pass float64 here)
+    slow = padded or freq or np.dtype(dtype) != np.float32
+    if include_last_offset and slow and n_bags > 0:
+        bag = np.minimum(bag, n_bags - 1)
+    keep = (bag >= 0) & (bag < n_bags)
+    if padded:
+        keep &= idx != padding_idx
+    counts = np.bincount(bag[keep], minlength=max(n_bags, 0))[:max(n_bags, 0)]
+    if include_last_offset and not slow and n_bags > 0 and idx.size > offs[-1]:
+        counts = counts.copy()
+        counts[-1] += idx.size - offs[-1]
+    return max(n_bags, 0), bag, keep, counts
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """One row per bag: the sum (optionally weighted), mean or maximum of its rows of
+    ``weight``; empty bags give zeros."""
+    indices, offsets = _np(indices), _np(offsets)
+    n_bags, bag, keep, counts = _bags(indices, offsets, include_last_offset, padding_idx,
+                                      weight.shape[0], scale_grad_by_freq, weight.dtype)
+    idx = np.asarray(indices).reshape(-1)
+    rows = weight[idx[keep]]
+    out = np.zeros((n_bags, weight.shape[1]), dtype=weight.dtype)
+    if mode == _MAX:
+        out[...] = -np.inf
+        np.maximum.at(out, bag[keep], rows)
+        out[counts == 0] = 0
+        return out
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1)[keep][:, None]
+    np.add.at(out, bag[keep], rows)
+    if mode == _MEAN:
+        out /= np.maximum(counts, 1)[:, None].astype(weight.dtype)
+    return out
+
+
+def _max_sources(weight, idx, bag, keep, n_bags):
+    """For each (bag, column) holding a maximum: the weight row it came from (the first)."""
+    d = weight.shape[1]
+    best = np.full((n_bags, d), -np.inf)
+    src = np.full((n_bags, d), -1)
+    for e in np.nonzero(keep)[0]:      # bags are short; first maximum wins ties
+        row = weight[idx[e]]
+        better = row > best[bag[e]]
+        best[bag[e]][better] = row[better]
+        src[bag[e]][better] = idx[e]
+    return src
+
+
+def embedding_bag_weight(grad, weight, indices, offsets, scale_grad_by_freq, mode,
+                         per_sample_weights, include_last_offset, padding_idx):
+    w = weight._data
+    idx = np.asarray(_np(indices)).reshape(-1)
+    n_bags, bag, keep, counts = _bags(idx, _np(offsets), include_last_offset, padding_idx,
+                                      w.shape[0], scale_grad_by_freq, np.float64)
+    num, d = w.shape
+    if mode == _MAX:
+        src = _max_sources(w, idx, bag, keep, n_bags)
+        has = src >= 0
+        flat = (src * d + np.arange(d))[has]
+        picked = grad.reshape(-1).index_select(0, _wrap(np.nonzero(has.reshape(-1))[0]))
+        return grad.new_zeros((num * d,)).index_add(0, _wrap(flat.astype(np.int64)),
+                                                    picked).reshape(num, d)
+    entries = np.nonzero(keep)[0]
+    scale = np.ones(entries.size)
+    if mode == _MEAN:
+        scale = scale / counts[bag[entries]]
+    if scale_grad_by_freq:
+        freq = np.bincount(idx, minlength=num)
+        scale = scale / freq[idx[entries]]
+    g = grad.index_select(0, _wrap(bag[entries].astype(np.int64)))
+    g = g * _wrap(scale.astype(w.dtype)).unsqueeze(1)
+    if per_sample_weights is not None:
+        g = g * per_sample_weights.reshape(-1).index_select(
+            0, _wrap(entries.astype(np.int64))).unsqueeze(1)
+    return grad.new_zeros((num, d)).index_add(0, _wrap(idx[entries].astype(np.int64)), g)
+
+
+def embedding_bag_per_sample_weights(grad, weight, indices, offsets, scale_grad_by_freq,
+                                     include_last_offset, padding_idx):
+    idx = np.asarray(_np(indices)).reshape(-1)
+    n_bags, bag, keep, _ = _bags(idx, _np(offsets), include_last_offset, padding_idx,
+                                 weight.shape[0], scale_grad_by_freq, np.float64)
+    rows = weight.index_select(0, _wrap(idx.astype(np.int64)))
+    g = grad.index_select(0, _wrap(np.clip(bag, 0, max(n_bags - 1, 0)).astype(np.int64)))
+    return (rows * g).sum(1) * _wrap(keep.astype(rows.dtype.np))
+
+
+def _samples(make, shapes):
+    # grad=False: PyTorch has no double backward here ("the derivative for
+    # '_embedding_bag_backward' is not implemented"); tests/nn/test_nn_extra.py checks the first
+    # derivatives
+    call = "nn.functional.embedding_bag"
+    idx = np.array([1, 2, 4, 4, 0, 3])
+    offs = np.array([0, 2, 2, 5])
+    kwargs = [{}, {"mode": "sum", "per_sample_weights": make((6,))}, {"mode": "max"},
+              {"include_last_offset": True}, {"include_last_offset": True, "padding_idx": 1}]
+    return [Sample((idx, make((5, 3)), offs), kw, call=call, grad=False) for kw in kwargs] + [
+        Sample((idx.reshape(2, 3), make((5, 3))), {"mode": "sum", "padding_idx": 4}, call=call,
+               grad=False)]
+
+
+EMBEDDING_BAG = defop(
+    "embedding_bag", embedding_bag, inputs=("weight", "per_sample_weights"),
+    derivatives={"weight": embedding_bag_weight,
+                 "per_sample_weights": embedding_bag_per_sample_weights},
+    dtype="same", methods=(), functions=(), family=FAMILY, samples=_samples)
