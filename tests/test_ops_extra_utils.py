@@ -297,3 +297,9 @@ def test_vander():
     _compare(lambda L, y: L.vander(y, 3), _arr(4), grads=False)
     _compare(lambda L, y: L.vander(y, increasing=True), _arr(4), grads=False)
     _compare(lambda L, y: L.vander(y, 1), _arr(4), grads=False)
+
+
+def test_mvlgamma_edges():
+    _compare(lambda L, x: L.mvlgamma(x, 3), np.array([1.0, 0.7, 2.5]), grads=False)
+    assert_same_error(lambda: leafgrad.mvlgamma(leafgrad.ones(2), 0),
+                      lambda: torch.mvlgamma(torch.ones(2), 0))

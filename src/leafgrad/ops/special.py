@@ -279,3 +279,27 @@ from .registry import bind_method
 
 bind_method("polygamma", _polygamma_method)
 bind_method("polygamma_", _polygamma_inplace)
+
+
+# -- mvlgamma --------------------------------------------------------------------------------
+def mvlgamma(self, p):
+    """The multivariate log-gamma of dimension ``p``:
+    ``p (p - 1) / 4 log(pi) + sum_{j < p} lgamma(self - j / 2)``."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = _float64(self)   # (PyTorch 2.13 no longer checks x > (p - 1) / 2)
+    out = p * (p - 1) / 4 * math.log(math.pi) + sum(lgamma(x - j / 2) for j in range(p))
+    return out.astype(self.dtype if self.dtype.kind == "f" else np.float64, copy=False)
+
+
+def mvlgamma_self(grad, self, p):
+    total = self.digamma()
+    for j in range(1, p):
+        total = total + (self - j / 2).digamma()
+    return grad * total
+
+
+defop("mvlgamma", mvlgamma, derivatives={"self": mvlgamma_self}, dtype="promote_float",
+      inplace="mvlgamma_", family=FAMILY, samples=lambda make, shapes: [
+          Sample((make(shapes[0], 1.6, 4.0), 3)), Sample((make(shapes[1], 0.2, 3.0), 1)),
+          Sample((make(shapes[2], 3, 6, np.int64), 2))])
