@@ -256,3 +256,14 @@ def test_solve_left_false_errors():
     _err("solve", np.eye(3), np.ones((2, 4)), left=False)
     _err("solve", np.eye(3), np.ones(3), left=False)
     _err("solve", np.eye(3), np.ones((4, 2)))
+
+
+def test_det_gradient_at_singular_matrices():
+    # PyTorch 2.13 answers zeros where det is exactly 0 (and the true gradient elsewhere)
+    for a in (np.ones((2, 2)), np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, 1.0, 1.0]]),
+              np.stack([2 * np.eye(3), np.zeros((3, 3))])):
+        t = torch.tensor(a, requires_grad=True)
+        m = leafgrad.tensor(a, requires_grad=True)
+        torch.linalg.det(t).sum().backward()
+        leafgrad.linalg.det(m).sum().backward()
+        np.testing.assert_allclose(m.grad.numpy(), t.grad.numpy(), atol=1e-12)

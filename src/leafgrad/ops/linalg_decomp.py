@@ -54,7 +54,13 @@ def linalg_inv_ex(A, *, check_errors=False):
         info = batch_info(A, first_zero_pivot)
         if check_errors:
             raise_for_info("linalg.inv", info, singular_message)
-        inverse = np.full(A.shape, np.nan, dtype=A.dtype)
+        # the invertible matrices of the batch still get their inverse
+        flat, flat_info = A.reshape((-1,) + A.shape[-2:]), info.reshape(-1)
+        inverse = np.full(flat.shape, np.nan, dtype=A.dtype)
+        ok = flat_info == 0
+        if ok.any():
+            inverse[ok] = np.linalg.inv(flat[ok])
+        inverse = inverse.reshape(A.shape)
     return [inverse, info]
 
 
@@ -114,7 +120,14 @@ def _inv_t(A):
 
 
 def linalg_det_A(grad, A, result):
-    return (grad * result).unsqueeze(-1).unsqueeze(-1) * _inv_t(A)
+    out, info = _inv.public(A, check_errors=False)
+    g = grad.unsqueeze(-1).unsqueeze(-1) * result.unsqueeze(-1).unsqueeze(-1)
+    bad = info._data != 0
+    if bad.any():
+        # PyTorch 2.13 gives a zero gradient at an exactly singular matrix (det = 0)
+        out = FUNCTIONS["where"](_wrap(~bad[..., None, None]), out,
+                                 _wrap(np.zeros((), out._data.dtype)))
+    return g * out.mT
 
 
 _det = defop("linalg_det", linalg_det, inputs=("A",), derivatives={"A": linalg_det_A},
