@@ -16,7 +16,6 @@ from .ops.linalg_decomp import (inv, inv_ex, det, slogdet, solve, solve_ex, matr
 from .ops.linalg_lu import lu_factor, lu_factor_ex, lu, lu_solve
 from .ops.linalg_misc import (vecdot, vander, tensorinv, tensorsolve, diagonal, eig, eigvals,
                               householder_product, ldl_factor, ldl_factor_ex, ldl_solve)
-from .ops import statistics as _statistics  # noqa: F401  (registers torch.cov, ...)
 from .ops.linalg_spectral import (svd, svdvals, eigh, eigvalsh, qr, pinv, lstsq, matrix_rank,
                                   matrix_norm, cond)
 
