@@ -303,3 +303,7 @@ def test_mvlgamma_edges():
     _compare(lambda L, x: L.mvlgamma(x, 3), np.array([1.0, 0.7, 2.5]), grads=False)
     assert_same_error(lambda: leafgrad.mvlgamma(leafgrad.ones(2), 0),
                       lambda: torch.mvlgamma(torch.ones(2), 0))
+
+
+def test_addcmul_integer_value_truncates():
+    _compare(lambda L, a: L.addcmul(a, a, a * 2, value=1.5), np.array([1, 2, -3]))

@@ -39,6 +39,8 @@ def _ternary_rule(rec, args):
 def addcmul(self, tensor1, tensor2, *, value=1):
     """``self + value * tensor1 * tensor2``."""
     prod = tensor1 * tensor2
+    if value != 1 and prod.dtype.kind in "iub" and np.result_type(self, prod).kind in "iub":
+        value = int(value)   # PyTorch casts the scalar to the integer type first
     return self + (prod if value == 1 else value * prod)
 
 
