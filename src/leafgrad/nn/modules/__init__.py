@@ -4,11 +4,11 @@ from __future__ import annotations
 from . import (activation, attention, container, dropout, flatten, linear, linear_extra, loss,
                module, normalization, rnn, sparse, transformer)
 from . import batchnorm, conv, padding, pooling
-from . import upsampling, nn_extra, loss_extra  # H12
+from . import upsampling, nn_extra, loss_extra, lazy  # H12
 
 _FILES = (module, linear, container, activation, flatten, dropout, sparse, normalization, loss,
           linear_extra, rnn, attention, transformer, conv, pooling, batchnorm, padding, upsampling, nn_extra,
-          loss_extra)
+          loss_extra, lazy)
 
 __all__: list = []
 for _file in _FILES:
