@@ -11,7 +11,7 @@ differentiable w.r.t. the incoming gradient.
 
 >>> import leafgrad as torch
 >>> torch.nn.functional.multi_margin_loss(torch.tensor([[0.1, 0.2, 0.4]]), torch.tensor([2]))
-tensor(0.4667)
+tensor(0.5000)
 """
 from __future__ import annotations
 
