@@ -307,3 +307,10 @@ def test_mvlgamma_edges():
 
 def test_addcmul_integer_value_truncates():
     _compare(lambda L, a: L.addcmul(a, a, a * 2, value=1.5), np.array([1, 2, -3]))
+
+
+def test_renorm_inf_and_errors():
+    _compare(lambda L, x: x.renorm(float("inf"), 0, 1.0), _arr(3, 4), grads=False)
+    for fn in (lambda L: L.zeros(3, 2).renorm(2, 0, -1.0), lambda L: L.zeros(3, 2).renorm(
+               -1, 0, 1.0), lambda L: L.zeros(2).renorm(2, 0, 1.0)):
+        assert_same_error(lambda: fn(leafgrad), lambda: fn(torch))

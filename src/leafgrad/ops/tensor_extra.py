@@ -1,4 +1,4 @@
-"""A few more torch.* functions: block_diag and narrow_copy (records, as PyTorch has nodes of
+"""More torch.* functions: block_diag, narrow_copy and renorm (records: PyTorch has nodes of
 those names), and composites built the way PyTorch builds them (so the ``grad_fn`` on top
 matches): column_stack, msort, cov, corrcoef, trapezoid, cumulative_trapezoid, vander,
 isin, isreal.
@@ -256,3 +256,47 @@ def isreal(input):
 _public("vander", vander)
 _public("isin", isin)
 _public("isreal", isreal, method=True)
+
+
+# -- renorm ----------------------------------------------------------------------------------
+def _renorm_dims(ndim, dim):
+    d = _wrap_dim(dim, ndim)
+    return tuple(i for i in range(ndim) if i != d)
+
+
+def renorm(self, p, dim, maxnorm):
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to it."""
+    if self.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.ndim} "
+                           "dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    axes = _renorm_dims(self.ndim, dim)
+    a = np.abs(self)
+    norm = (np.max(a, axis=axes, keepdims=True) if p == np.inf
+            else np.sum(a ** p, axis=axes, keepdims=True) ** (1.0 / p))
+    factor = np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(self.dtype)
+    return self * factor
+
+
+def renorm_self(grad, self, p, dim, maxnorm):
+    if p == np.inf:
+        raise NotImplementedError("leafgrad: the gradient of renorm with p=inf is not "
+                                  "implemented")
+    axes = list(_renorm_dims(self._data.ndim, dim))
+    norm = self.abs().pow(p).sum(axes, keepdim=True).pow(1.0 / p)
+    over = _wrap(norm._data > maxnorm)
+    inv = (norm + 1e-7).reciprocal()
+    factor = (inv * maxnorm).where(over, 1.0)
+    # d factor / d x = -maxnorm / (norm + eps)^2 * |x|^(p-1) sign(x) / norm^(p-1) where over
+    dnorm = self.abs().pow(p - 1) * self.sign() / norm.pow(p - 1)
+    dfactor = (-(inv * inv) * maxnorm * (grad * self).sum(axes, keepdim=True)).where(over, 0.0)
+    return grad * factor + dfactor * dnorm
+
+
+defop("renorm", renorm, derivatives={"self": renorm_self}, dtype="same", inplace="renorm_",
+      family=FAMILY, samples=lambda make, shapes: [
+          Sample((make((3, 4)), 2, 0, 1.0)), Sample((make((3, 4)), 1, 1, 1.5)),
+          Sample((make((2, 3, 2)), 3, -1, 0.8))])
