@@ -17,6 +17,9 @@ import leafgrad
     ("LazyBatchNorm1d", (), {}, (4, 3)), ("LazyBatchNorm2d", (), {"affine": False},
                                           (2, 3, 2, 2)),
     ("LazyBatchNorm3d", (), {"track_running_stats": False}, (2, 2, 2, 2, 2)),
+    ("LazyInstanceNorm1d", (), {}, (2, 3, 5)),
+    ("LazyInstanceNorm2d", (), {"affine": False, "track_running_stats": False}, (2, 3, 2, 2)),
+    ("LazyInstanceNorm3d", (), {"bias": False}, (2, 2, 2, 2, 2)),
 ])
 def test_lazy(cls, args, kw, shape):
     rng = np.random.default_rng(0)

@@ -111,3 +111,18 @@ def test_loss_modules(cls, kw, inputs):
 ])
 def test_with_indices(fn, args):
     check(fn, (r(*args[0]),) + args[1:], second=False)
+
+
+def test_nllloss2d_is_deprecated_alias():
+    import warnings
+    seen = []
+    for lib in (leafgrad, torch):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            m = lib.nn.NLLLoss2d(reduction="sum")
+        x = lib.tensor(r(2, 3, 2, 2) if not seen else seen[0][3], requires_grad=True)
+        y = m(x.log_softmax(1), lib.tensor(np.array([[[0, 1], [2, 0]], [[1, 1], [0, 2]]])))
+        seen.append(([(type(i.message).__name__, str(i.message)) for i in w], repr(m),
+                     float(y), x.detach().numpy()))
+    assert seen[0][:2] == seen[1][:2]
+    assert abs(seen[0][2] - seen[1][2]) < 1e-12

@@ -23,10 +23,11 @@ from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, Conv3d
 from .linear import Linear
 from .module import Module
+from .nn_extra import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 
 __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyLinear", "LazyConv1d",
            "LazyConv2d", "LazyConv3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
-           "LazyBatchNorm3d"]
+           "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class UninitializedParameter(Parameter):
@@ -84,7 +85,7 @@ class _LazyMixin:
         if _uninitialized(self):
             with no_grad():
                 self.initialize_parameters(*args, **kwargs)
-            self.__class__ = self.cls_to_become
+        self.__class__ = self.cls_to_become   # even with nothing to infer, as PyTorch
         return Module.__call__(self, *args, **kwargs)
 
     def has_uninitialized_params(self) -> bool:
@@ -162,10 +163,11 @@ LazyConv3d = _lazy_conv("LazyConv3d", Conv3d)
 
 
 class _LazyNorm(_LazyMixin):
-    def _lazy_init(self, dtype) -> None:
+    def _lazy_init(self, dtype, bias=True) -> None:
         if self.affine:
             self.weight = UninitializedParameter(dtype=dtype)
-            self.bias = UninitializedParameter(dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(dtype=dtype)
         if self.track_running_stats:
             self.running_mean = UninitializedBuffer(dtype=dtype)
             self.running_var = UninitializedBuffer(dtype=dtype)
@@ -186,12 +188,16 @@ class _LazyNorm(_LazyMixin):
         self.reset_parameters()
 
 
-def _lazy_norm(name, eager):
+def _lazy_norm(name, eager, with_bias=False):
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 device=None, dtype=None):
+                 device=None, dtype=None, **kw):
+        bias = kw.pop("bias", True) if with_bias else True
+        if kw:
+            raise TypeError(f"{name}.__init__() got an unexpected keyword argument "
+                            f"'{next(iter(kw))}'")
         eager.__init__(self, 0, eps, momentum, False, False)
         self.affine, self.track_running_stats = affine, track_running_stats
-        self._lazy_init(dtype)
+        self._lazy_init(dtype, bias)
         if track_running_stats:
             from ...factories import tensor
             self.num_batches_tracked = tensor(0, dtype=_dt.int64)
@@ -205,3 +211,6 @@ def _lazy_norm(name, eager):
 LazyBatchNorm1d = _lazy_norm("LazyBatchNorm1d", BatchNorm1d)
 LazyBatchNorm2d = _lazy_norm("LazyBatchNorm2d", BatchNorm2d)
 LazyBatchNorm3d = _lazy_norm("LazyBatchNorm3d", BatchNorm3d)
+LazyInstanceNorm1d = _lazy_norm("LazyInstanceNorm1d", InstanceNorm1d, with_bias=True)
+LazyInstanceNorm2d = _lazy_norm("LazyInstanceNorm2d", InstanceNorm2d, with_bias=True)
+LazyInstanceNorm3d = _lazy_norm("LazyInstanceNorm3d", InstanceNorm3d, with_bias=True)

@@ -9,12 +9,14 @@ TripletMarginWithDistanceLoss(
 """
 from __future__ import annotations
 
+import warnings
+
 from .. import functional as F
-from .loss import _Loss, _WeightedLoss
+from .loss import NLLLoss, _Loss, _WeightedLoss
 from .nn_extra import PairwiseDistance
 
 __all__ = ["MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss",
-           "GaussianNLLLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]
+           "GaussianNLLLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "NLLLoss2d"]
 
 
 class MultiMarginLoss(_WeightedLoss):
@@ -85,3 +87,14 @@ class TripletMarginWithDistanceLoss(_Loss):
         return F.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated alias of ``NLLLoss`` (warns as PyTorch)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
+                      "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
