@@ -20,7 +20,8 @@ import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
 from .. import dtypes as _dt
-from ..tensor import Tensor
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
 
 FAMILY = "linalg"
 
@@ -384,7 +385,17 @@ def addmm_self(grad, beta):
     return grad if beta == 1 else grad * beta
 
 
+# Note [Plain NumPy without create_graph]
+# Without ``create_graph`` the formulas run under no-grad, so the products they return carry
+# no history: ``nn.Linear``'s backward then calls ``np.matmul`` on the same operands, in the
+# same layouts, as ``matmul(grad, mat2.t())`` would, without going through the dispatcher
+# (a Linear's backward was ~8 op calls; see bench/README.md, W3).
 def addmm_mat1(grad, mat2, mat1_strides, alpha):
+    if not _mode.grad_enabled and alpha == 1:
+        g = grad._data
+        if column_major(mat1_strides, g.shape[0]):
+            return _wrap(np.matmul(mat2._data, g.T)).t()
+        return _wrap(np.matmul(g, mat2._data.T))
     if column_major(mat1_strides, grad._data.shape[0]):
         g = matmul(mat2, grad.t()).t()   # see Note [Gradients in the operand's layout]
     else:
@@ -393,6 +404,13 @@ def addmm_mat1(grad, mat2, mat1_strides, alpha):
 
 
 def addmm_mat2(grad, mat1, mat2_strides, alpha):
+    if not _mode.grad_enabled and alpha == 1:   # Note [Plain NumPy without create_graph]
+        g, m = grad._data, mat1._data
+        if column_major(mat2_strides, m.shape[1]):
+            # nn.Linear's weight.t(): the weight's layout, as a leafgrad view of the product,
+            # so the engine can hand the product itself to weight.grad (engine._sole_view)
+            return _wrap(np.matmul(g.T, m)).t()
+        return _wrap(np.matmul(m.T, g))
     if column_major(mat2_strides, mat1._data.shape[1]):
         g = matmul(grad.t(), mat1).t()   # nn.Linear's weight.t(): the weight's own layout
     else:
