@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
+from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, where_changed
 
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle",
@@ -345,11 +346,27 @@ def sum_to(g, shape):
     lead = g._data.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and g._data.shape[lead + i] != 1)
+    if not _mode.grad_enabled and g._data.dtype.kind == "f":
+        # Without create_graph nothing is recorded: the sum record's own NumPy forward (its
+        # summation order) and a reshape, without two trips through the dispatcher (the bias
+        # gradient of every nn.Linear comes this way). Imported here: ops is a layer above.
+        global _sum_forward
+        if _sum_forward is None:
+            from ..ops.reduction import sum_dim as _sum_forward
+        d = g._data
+        if dims:
+            d = _sum_forward(d, dims, True)
+        if lead or d.shape != shape:
+            d = d.reshape(shape)
+        return _wrap(d)
     if dims:
         g = g.sum(dims, keepdim=True)
     if lead or g._data.shape != shape:
         g = g.reshape(shape)
     return g
+
+
+_sum_forward = None
 
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "
