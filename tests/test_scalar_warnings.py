@@ -19,7 +19,23 @@ b = torch.tensor([x, x])
 v = torch.ones(2, requires_grad=True)
 c = torch.tensor([np.ones(2), np.ones(2)])
 print(a, b, c.shape, torch.tensor(2.).T, torch.ones(2, 3, 4).T.shape)
+try:
+    torch.tensor([torch.tensor([1., 2], requires_grad=True)])
+except ValueError as e:
+    print("ValueError:", e)
 """
+
+
+def test_first_conversion_warns_then_raises(tmp_path):
+    """The warning comes before the size check (PyTorch's order), in a fresh process: the
+    warning is once per process, so this cannot be compared inside the shared test process."""
+    (tmp_path / "t.py").write_text(
+        "import torch\n"
+        "try:\n"
+        "    torch.tensor([torch.tensor([1., 2], requires_grad=True)])\n"
+        "except ValueError as e:\n"
+        "    print('ValueError:', e)\n")
+    assert_same_run(tmp_path, "t.py")
 
 
 def test_scalar_conversion_warnings(tmp_path):
