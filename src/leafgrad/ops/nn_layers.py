@@ -114,7 +114,9 @@ def _layer_norm_samples(make, shapes):
             Sample((make((2, 3, 4)), (3, 4)), call=call),
             Sample((make((2, 5)), [5], make((5,)), None), {"eps": 0.1}, call=call),
             Sample((make((2, 3)).astype(np.float32), (3,), make((3,)).astype(np.float32),
-                    make((3,)).astype(np.float32)), call=call, atol=1e-4)]
+                    make((3,)).astype(np.float32)), call=call, atol=5e-3)]
+    # float32: a row of close values makes second derivatives of size ~100 whose last float32
+    # bits depend on the order of additions (a draw differed by 1.6e-5 relative)
 
 
 LAYER_NORM = defop(
