@@ -19,8 +19,8 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from ..grad_mode import is_grad_enabled
-from ..tensor import Tensor
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, bump_version
 from .registry import FUNCTIONS
 
 __all__: list = []
@@ -66,7 +66,7 @@ def _with_out(name: str, fn):
         if not isinstance(out, Tensor):
             raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
                             f"{type(out).__name__}")
-        if is_grad_enabled() and (_inputs_require_grad(args)
+        if _mode.grad_enabled and (_inputs_require_grad(args)
                                   or _inputs_require_grad(kwargs.values())):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires "
@@ -82,7 +82,7 @@ def _with_out(name: str, fn):
                 warnings.warn(_RESIZED.format(old=list(out._data.shape),
                                               new=list(data.shape)), UserWarning, stacklevel=2)
             out._data = data.astype(out._data.dtype)
-        out._vc[0] += 1
+        bump_version(out)   # an in-place write like any other: version notes name this line
         return out
     return wrapper
 
