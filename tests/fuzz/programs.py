@@ -387,12 +387,6 @@ def compare(mine, theirs):
 # first line of a difference. check() lets them pass so that CI catches new ones; the campaign
 # (python -m tests.fuzz) counts them apart.
 KNOWN = [
-    # nn activations (composite functions) do not check their kernel's dtype yet:
-    # F.gelu/silu/softplus/... of an int or bool tensor compute where PyTorch raises
-    (r"only torch raised \('E', 'NotImplementedError', '\"(GeluKernelImpl|silu_cpu|"
-     r"softplus_cpu|elu_cpu|hardsigmoid_cpu|hardswish_cpu|leaky_relu_cpu|log_sigmoid_cpu|"
-     r"mish_cpu|hardtanh_cpu|softshrink_cpu|\w+_cpu)\" not implemented for",
-     "activation kernels' dtype checks"),
     # sub_/neg_ of bool check "Subtraction/Negation ... bool" before the overlap and output
     # shape checks in PyTorch, after them in leafgrad
     (r"!= torch '(Subtraction|Negation), the `-` operator", "bool sub/neg check order"),

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .pointwise_common import inplace_of, zeros_grad
+from .pointwise_common import float_kernel, inplace_of, zeros_grad
 from ..tensor import Tensor, _wrap
 from .registry import RECORDS, Sample, defop, export_function
 from .backward_ops import sigmoid_backward_op
@@ -199,13 +199,16 @@ GELU_BACKWARD = defop(
     dtype="same", methods=(), functions=(), family=FAMILY)
 
 
-_gelu = defop("gelu", gelu_op, derivatives={"self": gelu_self}, dtype="promote_float", methods=(),
-      functions=(), family=FAMILY,
-      samples=_samples({}, {"approximate": "tanh"}, call="nn.functional.gelu", ints=False))
+_gelu = defop("gelu", gelu_op, derivatives={"self": gelu_self},
+              dtype=float_kernel("GeluKernelImpl"), methods=(), functions=(), family=FAMILY,
+              samples=_samples({}, {"approximate": "tanh"}, call="nn.functional.gelu", ints=False))
 
 
 def gelu(input, approximate="none"):
     """``torch.nn.functional.gelu``."""
+    if approximate != "none" and approximate != "tanh":
+        # checked before the kernel's dtype, as PyTorch
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return _gelu.public(input, approximate)
 
 
@@ -225,7 +228,7 @@ def silu_self(grad, self):
     return grad * s * RECORDS["add_scalar"].public(self * (one - s), 1)
 
 
-_silu = defop("silu", silu_op, derivatives={"self": silu_self}, dtype="promote_float",
+_silu = defop("silu", silu_op, derivatives={"self": silu_self}, dtype=float_kernel("silu_cpu"),
               methods=(), functions=(), family=FAMILY,
               samples=_samples(call="nn.functional.silu", ints=False))
 
@@ -285,7 +288,7 @@ SOFTPLUS_BACKWARD = defop(
 
 
 _softplus = defop("softplus", softplus_op, derivatives={"self": softplus_self},
-                  dtype="promote_float", methods=(), functions=(), family=FAMILY,
+                  dtype=float_kernel("softplus_cpu"), methods=(), functions=(), family=FAMILY,
                   samples=_samples({}, {"beta": 2.0}, {"beta": 0.5, "threshold": 1.0},
                                    call="nn.functional.softplus", ints=False))
 

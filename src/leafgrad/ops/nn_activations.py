@@ -236,7 +236,9 @@ export_function("celu_", celu_)
 def hardtanh(self, min_val=-1.0, max_val=1.0):
     """``self`` clamped to ``[min_val, max_val]``."""
     if self.dtype == np.bool_:
-        raise NotImplementedError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if self.dtype.kind == "u" and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if self.dtype.kind in "iu":
         return np.clip(self, math.ceil(min_val), math.floor(max_val)).astype(self.dtype)
     return _out(np.clip(self, min_val, max_val), self)
@@ -397,6 +399,8 @@ mish_ = inplace_of(MISH.public, "mish_")
 # -- threshold -----------------------------------------------------------------------------------
 def threshold(self, threshold, value):
     """``self`` where ``self > threshold``, else ``value``."""
+    if self.dtype == np.bool_:
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     if self.dtype.kind in "iu" and isinstance(value, float):
         value = int(value)
     return np.where(self > threshold, self, np.asarray(value, dtype=self.dtype))

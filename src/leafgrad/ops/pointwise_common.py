@@ -17,6 +17,7 @@ from .overlap import check_write
 from .registry import bind_method, commit_inplace, inplace_check, old_value
 
 __all__ = ["zeros_grad", "promote_args", "not_implemented_formula", "not_implemented_for",
+           "float_kernel",
            "tensors_only", "int_scalar", "operator_dunders", "inplace_of"]
 
 np.seterr(all="ignore")   # see Note [Floating-point warnings]
@@ -51,6 +52,19 @@ def not_implemented_for(kernel, dtype):
         dtype = dtype.dtype
     name = _dt.from_numpy_dtype(np.dtype(dtype)).tensor_type[:-6]
     return NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
+def float_kernel(kernel):
+    """A dtype rule for ops whose PyTorch kernel is written for floating dtypes only (gelu,
+    silu, softplus): a float input keeps its dtype, any other raises PyTorch's error naming
+    ``kernel`` (ints are not promoted to float as by ``promote_float``)."""
+    def rule(rec, args):
+        d = args[0]._data.dtype
+        if d.kind != "f":
+            raise not_implemented_for(kernel, d)
+        return None, None
+    rule.fast_float = True   # a float tensor runs on dispatch's fast path, unchanged
+    return rule
 
 
 def tensors_only(base_rule, names=("input", "other")):

@@ -126,6 +126,9 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 # -- single-op layers ----------------------------------------------------------------------------
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``max(0, x) + weight * min(0, x)``, one weight per channel (dim 1) or one shared."""
+    if input.dtype != weight.dtype:   # checked first, before the shapes, as PyTorch
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{input.type()[6:-6]} and {weight.type()[6:-6]}")
     n = weight.numel()
     if n != 1:
         if input.dim() == 0:
@@ -137,6 +140,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if weight.dim() > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
                            f"ndim = {weight.dim()}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"prelu_cpu" not implemented for \'{input.type()[6:-6]}\'')
     w = weight
     if input.dim() != weight.dim():   # PyTorch reshapes the weight to broadcast (a view)
         shape = [1] * input.dim()

@@ -1,0 +1,67 @@
+"""Op-level mismatch groups found by the fuzzer (issue 8, session 3), as regression tests.
+
+Each statement runs in leafgrad and in torch (``torch`` and ``F`` name the library under
+test); both must raise the same exception type and full message, or give the same values,
+dtype, shape and ``grad_fn`` name for ``y``.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+import torch
+
+import leafgrad
+
+# a) activations whose PyTorch kernels are written for floating dtypes only (and the ones
+# that accept integers: relu, hardtanh/relu6, threshold, but not bool)
+_ACTIVATIONS = ["F.softplus(x)", "F.softplus(x, beta=2)", "F.gelu(x)",
+                "F.gelu(x, approximate='tanh')", "F.silu(x)", "F.silu(x, inplace=True)",
+                "F.elu(x)", "F.selu(x)", "F.celu(x)", "F.leaky_relu(x)", "F.mish(x)",
+                "F.logsigmoid(x)", "F.hardswish(x)", "F.hardsigmoid(x)", "F.softshrink(x)",
+                "F.hardshrink(x)", "F.rrelu(x)", "F.glu(x, 0)", "F.relu(x)", "F.relu6(x)",
+                "F.relu6(x, inplace=True)", "F.hardtanh(x)", "F.hardtanh(x, -1.5, 2.5)",
+                "F.hardtanh_(x, 0., 6.)", "F.hardtanh(x, -0., 6.)", "F.threshold(x, 0.5, 2.)",
+                "F.threshold_(x, 0.5, 2.)", "torch.threshold(x, 0, 1)", "F.tanhshrink(x)",
+                "F.softsign(x)"]
+_INPUTS = ["torch.tensor([-2, 0, 1, 3])", "torch.tensor([True, False, True, True])",
+           "torch.tensor([0, 1, 3, 8], dtype=torch.uint8)",
+           "torch.tensor([-2, 0, 1, 3], dtype=torch.int32)"]
+ACTIVATIONS = [f"x = {x}; y = {call}" for x in _INPUTS for call in _ACTIVATIONS]
+
+OTHERS = [
+    # unsigned hardtanh refuses negative limits; gelu checks `approximate` before the dtype
+    "y = F.hardtanh(torch.tensor([0, 1, 9], dtype=torch.uint8), -1., 6.)",
+    "y = F.hardtanh_(torch.tensor([0, 1, 9], dtype=torch.uint8), -1., 6.)",
+    "y = F.gelu(torch.tensor([1, 2]), approximate='x')",
+    # prelu: the dtypes must agree (checked before the shapes), floating kernels only
+    "y = F.prelu(torch.tensor([-1, 2]), torch.tensor([0.25]))",
+    "y = F.prelu(torch.ones(2, 3).long(), torch.ones(5))",
+    "y = F.prelu(torch.ones(2, 3).long(), torch.ones(5).long())",
+    "y = F.prelu(torch.ones(2, 3).long(), torch.ones(3).long())",
+    "y = F.prelu(torch.tensor([True, False]), torch.tensor([True]))",
+    "y = F.prelu(torch.ones(2, 3).double(), torch.ones(3))",
+    "y = F.prelu(torch.ones(2, 3), torch.ones(3).half())",
+    "y = F.prelu(torch.tensor([-1., 2], requires_grad=True), torch.tensor([0.25]))",
+]
+
+
+def _run(L, statement):
+    env = {"torch": L, "F": L.nn.functional}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(statement, env)   # noqa: S102 - a statement from the lists above
+    except Exception as exc:   # noqa: BLE001 - the error is the observation
+        return type(exc).__name__, str(exc)
+    y = env["y"]
+    fn = None if y.grad_fn is None else type(y.grad_fn).__name__
+    values = [v if not (isinstance(v, float) and math.isnan(v)) else "nan"
+              for v in y.detach().reshape(-1).tolist()]
+    return str(y.dtype), tuple(y.shape), values, fn
+
+
+@pytest.mark.parametrize("statement", ACTIVATIONS + OTHERS)
+def test_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)
