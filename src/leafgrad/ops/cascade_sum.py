@@ -171,7 +171,13 @@ def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
         flat = a.ravel(order="K")       # torch walks a transposed tensor in memory order
         out = cascade_sum_last(flat.reshape(1, -1)) if flat.size <= MAX_EXACT else None
         return None if out is None else out.reshape((1,) * ndim if keepdims else ())
-    if not a.flags.c_contiguous or axes != tuple(range(ndim - len(axes), ndim)):
+    if not a.flags.c_contiguous:
+        return None
+    if 1 in a.shape:
+        return _without_unit_dims(a, axes, keepdims)
+    if axes != tuple(range(ndim - len(axes), ndim)):
+        if axes == tuple(range(len(axes))):
+            return _outer_sum(a, len(axes), keepdims)
         return None
     kept = a.shape[:ndim - len(axes)]
     n = 1
@@ -183,3 +189,46 @@ def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
     if keepdims:
         out = out.reshape(kept + (1,) * len(axes))
     return out
+
+
+def _without_unit_dims(a: np.ndarray, axes: tuple, keepdims: bool):
+    """Size-1 dims are no dims to PyTorch's TensorIterator (it coalesces them away): a
+    ``(20, 1)`` column summed over dim 0 is a contiguous row of 20."""
+    keep = [d for d in range(a.ndim) if a.shape[d] != 1]
+    sq_axes = tuple(i for i, d in enumerate(keep) if d in axes)
+    if not sq_axes:
+        return None         # only size-1 dims reduced: nothing is added
+    out = sum_like_torch(a.reshape([a.shape[d] for d in keep]), sq_axes, False)
+    if out is None:
+        return None
+    shape = tuple(1 if d in axes else s for d, s in enumerate(a.shape)) if keepdims else \
+        tuple(s for d, s in enumerate(a.shape) if d not in axes)
+    return out.reshape(shape)
+
+
+def _outer_sum(a: np.ndarray, k: int, keepdims: bool):
+    """Sum over the leading ``k`` dims of a C-contiguous array (a bias gradient: ``(N, out)``
+    summed over dim 0), in the order of PyTorch's outer reduction: the kept elements (C of
+    them, contiguous) are summed column by column over the R reduced rows. Columns taken 4
+    vectors (or, below one vector of columns, 4 scalars) at a time run one block cascade down
+    all R rows; the remaining columns go through ``row_sum`` (rows dealt to 4 ILP
+    accumulators), like the inner reduction's vectors. Each output is then added to 0."""
+    kept = a.shape[k:]
+    r = c = 1
+    for d in a.shape[:k]:
+        r *= d
+    for d in kept:
+        c *= d
+    if r * c > MAX_EXACT:
+        return None
+    x = a.reshape(1, r, c)
+    lanes = LANES[a.dtype]
+    group = 4 * lanes if c >= lanes else 4
+    split = c - c % group
+    parts = []
+    if split:
+        parts.append(_multi_row_sum(x[:, :, :split]))
+    if split < c:
+        parts.append(_row_sum(x[:, :, split:]))
+    out = (parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1))[0] + a.dtype.type(0)
+    return out.reshape((1,) * k + kept if keepdims else kept)
