@@ -387,9 +387,6 @@ def compare(mine, theirs):
 # first line of a difference. check() lets them pass so that CI catches new ones; the campaign
 # (python -m tests.fuzz) counts them apart.
 KNOWN = [
-    # sub_/neg_ of bool check "Subtraction/Negation ... bool" before the overlap and output
-    # shape checks in PyTorch, after them in leafgrad
-    (r"!= torch '(Subtraction|Negation), the `-` operator", "bool sub/neg check order"),
     # view naming and autograd corner cases (reported with reproducers)
     (r"INTERNAL ASSERT FAILED", "a PyTorch internal assert"),
 ]

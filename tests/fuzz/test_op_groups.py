@@ -44,6 +44,24 @@ OTHERS = [
     "y = F.prelu(torch.ones(2, 3).double(), torch.ones(3))",
     "y = F.prelu(torch.ones(2, 3), torch.ones(3).half())",
     "y = F.prelu(torch.tensor([-1., 2], requires_grad=True), torch.tensor([0.25]))",
+    # b) sub_/neg_ with a bool operand: autograd's in-place checks, then the bool check, then
+    # the overlap and output shape checks
+    "b = torch.ones(3, 1, dtype=torch.bool); y = b.expand(3, 4).neg_()",
+    "b = torch.ones(3, 1, dtype=torch.bool); y = b.expand(3, 4).negative_()",
+    "b = torch.ones(3, 1, dtype=torch.bool); y = b.expand(3, 4).sub_(b)",
+    "b = torch.ones(3, 1, dtype=torch.bool); y = b.expand(3, 4).subtract_(True)",
+    "b = torch.ones(3, 1, dtype=torch.bool); y = b.expand(3, 4); y -= b",
+    "b = torch.ones(3, 1, dtype=torch.bool); y = torch.ones(3, 1).expand(3, 4).sub_(b)",
+    "b = torch.ones(3, 1, dtype=torch.bool); y = b.expand(3, 4).sub_(torch.ones(3, 4))",
+    "b = torch.ones(3, 1, dtype=torch.bool); y = torch.ones(3, 1).expand(3, 4).sub_(other=b)",
+    "y = torch.tensor([True]).sub_(torch.ones(2, dtype=torch.bool))",
+    "y = torch.tensor([1]).sub_(torch.ones(2, dtype=torch.bool))",
+    "y = torch.ones(1, dtype=torch.bool).sub_(torch.ones(3, 2))",
+    "y = torch.ones(2, requires_grad=True).sub_(torch.tensor([True, False]))",
+    "y = torch.ones(2, requires_grad=True)[:1].sub_(torch.tensor([True]))",
+    "y = torch.ones(2, 2, requires_grad=True).clone().unbind(0)[0].sub_(torch.tensor([True]))",
+    "y = torch.ones(2, 2, requires_grad=True).clone(); y.sub_(torch.ones(2)); y.neg_()",
+    "y = torch.tensor([1, 2]); y.subtract_(torch.tensor([3, 1]), alpha=2)",
 ]
 
 

@@ -22,7 +22,7 @@ from ..tensor import Tensor
 from .pointwise_common import (inplace_of, int_scalar, not_implemented_for,
                                not_implemented_formula, operator_dunders, promote_args,
                                zeros_grad)
-from .registry import Sample, bind_method, defop, export_function, promote
+from .registry import Sample, bind_method, defop, export_function, inplace_check, promote
 
 __all__ = ["add", "sub", "mul", "div_public", "rsub_public", "remainder_public",
            "fmod_public"]
@@ -450,7 +450,6 @@ defop("neg", neg, derivatives={"self": neg_self}, dtype="same", inplace="neg_",
       samples=lambda make, shapes: [Sample((make(shapes[0]),)),
                                     Sample((make(shapes[0]),), call="__neg__"),
                                     Sample((make(shapes[0], -5, 5, np.int64),))])
-bind_method("negative_", getattr(Tensor, "neg_"))
 
 
 def positive(self):
@@ -481,6 +480,27 @@ defop("reciprocal", reciprocal, derivatives={"self": reciprocal_self}, dtype="pr
 
 
 from . import powers  # noqa: E402,F401  (pow_ must exist for ``**=`` below)
+
+
+def _bool_checks_first(inplace, check):
+    """``sub_``/``neg_`` as PyTorch orders their checks: autograd's in-place checks, then the
+    op's bool check (its meta function), then the overlap and output shape checks (the
+    generated in-place variant). Only a bool operand pays for the extra step."""
+    def method(self, *args, **kwargs):
+        other = args[:1] or tuple(kwargs.get(k) for k in ("other",) if k in kwargs)
+        if self._data.dtype == np.bool_ or (other and _is_bool(other[0])):
+            inplace_check(self)
+            check(self, *other)
+        return inplace(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = inplace.__name__
+    method.__doc__ = inplace.__doc__
+    return method
+
+
+bind_method("sub_", _bool_checks_first(Tensor.sub_, _check_bool_sub))
+bind_method("subtract_", Tensor.sub_)
+bind_method("neg_", _bool_checks_first(Tensor.neg_, lambda self: neg(self._data)))
+bind_method("negative_", Tensor.neg_)
 
 # ``x += y`` and friends are the in-place ops, as in PyTorch.
 for _dunder, _method in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
