@@ -132,3 +132,5 @@ __all__ = [
 for _m in (extra, loss_extra):   # H12: these files' __all__ name their functions
     globals().update({_n: getattr(_m, _n) for _n in _m.__all__})
 del _m
+from .vision import affine_grid, grid_sample  # noqa: E402  (spatial transformers)
+__all__ += ['affine_grid', 'grid_sample']

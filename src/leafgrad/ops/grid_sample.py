@@ -1,0 +1,386 @@
+"""Spatial transformers as records: ``grid_sampler_2d`` / ``grid_sampler_3d`` (grad_fn
+``GridSampler2DBackward0`` / ``GridSampler3DBackward0``) and ``affine_grid_generator``
+(``AffineGridGeneratorBackward0``). ``F.grid_sample`` and ``F.affine_grid`` call them.
+
+Note [Grid sampling as taps]
+Each output point reads a few input positions ("taps"): 1 for nearest, 2 per spatial dim for
+bilinear, 4 per dim for bicubic. A tap has an integer position (piecewise constant in the grid,
+so it carries no gradient), a validity flag (in bounds, for zeros padding) and a weight that is
+a product of one polynomial per dim in that dim's source coordinate ``v``. ``v`` is the grid
+value unnormalized to pixel units and, for bilinear/nearest, padded (clipped or reflected);
+the padding is piecewise linear, so locally ``v = mult * scale * g + const`` with ``mult`` in
+{-1, 0, 1} (0 where clipped: PyTorch counts the borders as out of bounds for the gradient).
+
+The forward computes taps and weights in NumPy. The backward formulas rebuild the same weights
+as leafgrad expressions of the grid tensor (``v = (g - g.value) * mult * scale + v.value``, equal
+to ``v`` in value, with the right slope), so they are differentiable again: double backward
+w.r.t. input, grid and the incoming gradient comes from the engine, as PyTorch's
+GridSampler2DBackwardBackward0 gives it.
+
+>>> import leafgrad as torch
+>>> x = torch.arange(4.).view(1, 1, 2, 2)
+>>> torch.nn.functional.grid_sample(x, torch.zeros(1, 1, 1, 2), align_corners=True)
+tensor([[[[1.5000]]]])
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ..tensor import _wrap
+from .registry import RECORDS, Sample, defop
+
+FAMILY = "grid_sample"
+
+__all__ = ["GRID_SAMPLER", "AFFINE_GRID"]
+
+BILINEAR, NEAREST, BICUBIC = 0, 1, 2
+ZEROS, BORDER, REFLECTION = 0, 1, 2
+_A = -0.75   # the cubic convolution constant PyTorch's bicubic modes use
+_TYPE = {"float16": "Half", "float32": "Float", "float64": "Double", "int32": "Int",
+         "int64": "Long", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+# -- checks (ATen's check_grid_sampler_common / _2d / _3d) -----------------------------------------
+def _sizes(shape) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def check_grid_sampler(input, grid, interpolation_mode) -> None:
+    """PyTorch's argument checks, in its order, with its messages (``input``/``grid`` are
+    anything with ``shape``, ``ndim`` and ``dtype``)."""
+    if input.dtype != grid.dtype:
+        raise RuntimeError(f"expected scalar type {_TYPE.get(str(input.dtype), input.dtype)} "
+                           f"but found {_TYPE.get(str(grid.dtype), grid.dtype)}")
+    if input.shape[0:1] != grid.shape[0:1]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {_sizes(input.shape)} and grid with sizes "
+                           f"{_sizes(grid.shape)}")
+    if grid.shape[-1] != input.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last "
+                           f"dimension, but got grid with sizes {_sizes(grid.shape)}")
+    for i in range(2, input.ndim):
+        if input.shape[i] <= 0:
+            raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {_sizes(input.shape)} with "
+                               f"dimension {i} being empty")
+    n = 4 if input.ndim == 4 else 5
+    if input.ndim != n or grid.ndim != n:
+        raise RuntimeError(f"grid_sampler(): expected {n}D input and grid with same number of "
+                           f"dimensions, but got input with sizes {_sizes(input.shape)} and grid "
+                           f"with sizes {_sizes(grid.shape)}")
+    if n == 5 and interpolation_mode == BICUBIC:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    kind = np.dtype(input.dtype).kind if isinstance(input, np.ndarray) else \
+        ("f" if input.dtype.is_floating_point else "i")
+    if kind != "f":
+        raise NotImplementedError(f'"grid_sampler_{n - 2}d_cpu_kernel_impl" not implemented '
+                                  f"for '{_TYPE.get(str(np.dtype(input.dtype)), input.dtype)}'")
+
+
+# -- source coordinates ------------------------------------------------------------------------
+def _unnormalize(g, size: int, align: bool):
+    """Grid value in [-1, 1] -> pixel coordinate, and d(pixel)/d(grid)."""
+    if align:
+        return (g + 1) / 2 * (size - 1), (size - 1) / 2
+    return ((g + 1) * size - 1) / 2, size / 2
+
+
+def _clip(v, size: int):
+    """Clip to [0, size-1]; the slope is 0 on and beyond the borders (PyTorch's rule)."""
+    hi = size - 1
+    mult = ((v > 0) & (v < hi)).astype(v.dtype)
+    return np.clip(v, 0, hi).astype(v.dtype, copy=False), mult
+
+
+def _reflect(v, twice_low: int, twice_high: int):
+    """Reflect ``v`` into [low, high] by mirroring at the ends; slope +1 or -1."""
+    if twice_low == twice_high:
+        return np.zeros_like(v), np.zeros_like(v)
+    low = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    d = v - low
+    mult = np.where(d < 0, -1, 1).astype(v.dtype)
+    d = np.abs(d)
+    extra = np.fmod(d, span)
+    flips = np.floor(d / span)
+    even = np.fmod(flips, 2) == 0
+    out = np.where(even, extra + low, span - extra + low).astype(v.dtype)
+    return out, np.where(even, mult, -mult)
+
+
+def _pad(v, size: int, padding: int, align: bool):
+    """``compute_coordinates`` with its slope: (padded coordinate, d(padded)/d(v))."""
+    if padding == ZEROS:
+        return v, np.ones_like(v)
+    if padding == BORDER:
+        return _clip(v, size)
+    if align:
+        r, m1 = _reflect(v, 0, 2 * (size - 1))
+    else:
+        r, m1 = _reflect(v, -1, 2 * size - 1)
+    c, m2 = _clip(r, size)
+    return c, m1 * m2
+
+
+class _Axis:
+    """One spatial dim's taps: integer positions, validity, the coordinate ``v`` with its
+    slope, and the floor ``lo`` the weights are measured from."""
+    __slots__ = ("stride", "idx", "valid", "v", "slope", "lo")
+
+
+def _axes(grid, spatial, mode, padding, align):
+    """One ``_Axis`` per grid coordinate j (x, y[, z]): axis ``n - 1 - j`` of the input."""
+    n = len(spatial)
+    strides = [math.prod(spatial[d + 1:]) for d in range(n)]
+    out = []
+    for j in range(n):
+        size = spatial[n - 1 - j]
+        ax = _Axis()
+        ax.stride = strides[n - 1 - j]
+        v, scale = _unnormalize(grid[..., j], size, align)
+        if mode == BICUBIC:   # taps are padded one by one; v itself is not
+            ax.v, ax.slope = v, np.full_like(v, scale)
+            ax.lo = np.floor(v)
+            pos = [_pad(ax.lo + o, size, padding, align)[0] for o in (-1, 0, 1, 2)]
+        else:
+            ax.v, mult = _pad(v, size, padding, align)
+            ax.slope = mult * v.dtype.type(scale)
+            if mode == NEAREST:
+                pos = [np.rint(ax.v)]
+            else:
+                ax.lo = np.floor(ax.v)
+                pos = [ax.lo, ax.lo + 1]
+        ax.valid = [np.isfinite(p) & (p > -1) & (p < size) for p in pos]
+        ax.idx = [np.where(ok, p, 0).astype(np.int64) for ok, p in zip(ax.valid, pos)]
+        out.append(ax)
+    return out
+
+
+def _axis_weights(mode, v, lo):
+    """(weights, d weights / dv) of one dim's taps; ``v`` and ``lo`` are both arrays or both
+    tensors, so the same code builds the forward's numbers and the backward's expressions."""
+    if mode == NEAREST:
+        return [None], [None]
+    if mode == BILINEAR:
+        return [lo + 1 - v, v - lo], [-1, 1]
+    t = v - lo
+    s = 1 - t
+    a = _A
+
+    def near(x):      # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):       # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    def near_d(x):
+        return (3 * (a + 2) * x - 2 * (a + 3)) * x
+
+    def far_d(x):
+        return (3 * a * x - 10 * a) * x + 8 * a
+
+    weights = [far(t + 1), near(t), near(s), far(s + 1)]
+    slopes = [far_d(t + 1), near_d(t), -near_d(s), -far_d(s + 1)]
+    return weights, slopes
+
+
+def _product(factors):
+    out = None
+    for f in factors:
+        if f is None:
+            continue
+        out = f if out is None else out * f
+    return out
+
+
+def _taps(axes, weights):
+    """Yield (flat index, valid, [weight per axis]) for every combination of per-axis taps,
+    the last grid coordinate outermost (PyTorch's nw, ne, sw, se order)."""
+    ranges = [range(len(ax.idx)) for ax in reversed(axes)]
+    for combo in itertools.product(*ranges):
+        ks = combo[::-1]   # ks[j]: the tap of grid coordinate j
+        flat = sum(axes[j].idx[k] * axes[j].stride for j, k in enumerate(ks))
+        valid = np.logical_and.reduce([axes[j].valid[k] for j, k in enumerate(ks)])
+        yield flat, valid, [weights[j][k] for j, k in enumerate(ks)]
+
+
+# -- the records ---------------------------------------------------------------------------------
+def _forward(n):
+    def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+        check_grid_sampler(input, grid, interpolation_mode)
+        N, C = input.shape[:2]
+        spatial = input.shape[2:]
+        out_spatial = grid.shape[1:-1]
+        P = math.prod(out_spatial)
+        axes = _axes(grid.reshape(N, P, n), spatial, interpolation_mode, padding_mode,
+                     align_corners)
+        weights = [_axis_weights(interpolation_mode, ax.v, getattr(ax, "lo", None))[0]
+                   for ax in axes]
+        flat = input.reshape(N, C, -1)
+        out = np.zeros((N, C, P), input.dtype)
+        if flat.shape[2] == 0 or N * C * P == 0:
+            return out.reshape((N, C) + out_spatial)
+        for idx, valid, ws in _taps(axes, weights):
+            w = _product(ws)
+            w = valid.astype(input.dtype) if w is None else np.where(valid, w, 0)
+            out += np.take_along_axis(flat, idx[:, None, :], 2) * w[:, None, :]
+        return out.reshape((N, C) + out_spatial)
+    grid_sampler.__name__ = f"grid_sampler_{n}d"
+    return grid_sampler
+
+
+def _coordinate_tensors(grid, axes, n):
+    """Each axis's ``v`` as a leafgrad expression of ``grid`` (see Note [Grid sampling as
+    taps]): equal to the forward's ``v``, with slope ``ax.slope`` in the grid value."""
+    N = grid.shape[0]
+    g = grid.reshape(N, -1, n)
+    out = []
+    for j, ax in enumerate(axes):
+        gj = g[:, :, j]
+        out.append((gj - _wrap(gj._data.copy())) * _wrap(ax.slope) + _wrap(ax.v))
+    return out
+
+
+def _backward_plan(grid, input_shape, mode, padding, align, n):
+    N, C = input_shape[:2]
+    P = math.prod(grid.shape[1:-1])
+    g = grid._data.reshape(N, P, n)
+    axes = _axes(g, tuple(input_shape[2:]), mode, padding, align)
+    vs = _coordinate_tensors(grid, axes, n)
+    weights, slopes = [], []
+    for ax, v in zip(axes, vs):
+        lo = None if mode == NEAREST else _wrap(ax.lo)
+        w, s = _axis_weights(mode, v, lo)
+        weights.append(w)
+        slopes.append(s)
+    return N, C, P, axes, weights, slopes
+
+
+def _input_formula(n):
+    def grid_sampler_input(grad, grid, input_shape, interpolation_mode, padding_mode,
+                           align_corners):
+        N, C, P, axes, weights, _ = _backward_plan(grid, input_shape, interpolation_mode,
+                                                   padding_mode, align_corners, n)
+        g = grad.reshape(N, C, P)
+        srcs, index = [], []
+        for idx, valid, ws in _taps(axes, weights):
+            w = _product(ws)
+            mask = _wrap(valid.astype(g._data.dtype)[:, None, :])
+            srcs.append(g * mask if w is None else g * (w.reshape(N, 1, P) * mask))
+            index.append(np.broadcast_to(idx[:, None, :], (N, C, P)))
+        src = RECORDS["cat"].public(srcs, 2)
+        dest = grad.new_zeros((N, C, math.prod(input_shape[2:])))
+        return dest.scatter_add(2, _wrap(np.concatenate(index, 2)), src).reshape(input_shape)
+    grid_sampler_input.__name__ = f"grid_sampler_{n}d_input"
+    return grid_sampler_input
+
+
+def _grid_formula(n):
+    def grid_sampler_grid(grad, input, grid, interpolation_mode, padding_mode, align_corners):
+        if interpolation_mode == NEAREST:   # piecewise constant: PyTorch gives zeros
+            return _wrap(np.zeros(grid.shape, grid._data.dtype))
+        N, C, P, axes, weights, slopes = _backward_plan(
+            grid, input.shape, interpolation_mode, padding_mode, align_corners, n)
+        g = grad.reshape(N, C, P)
+        flat = input.reshape(N, C, -1)
+        parts = [None] * n
+        tap_slopes = list(_taps(axes, slopes))
+        for t, (idx, valid, ws) in enumerate(_taps(axes, weights)):
+            index = _wrap(np.ascontiguousarray(np.broadcast_to(idx[:, None, :], (N, C, P))))
+            seen = (g * flat.gather(2, index)).sum(1) * _wrap(valid.astype(g._data.dtype))
+            ss = tap_slopes[t][2]
+            for j in range(n):   # d(weight)/dv_j: this axis's slope times the others' weights
+                term = _product([ss[j] if e == j else ws[e] for e in range(n)])
+                contrib = seen * term
+                parts[j] = contrib if parts[j] is None else parts[j] + contrib
+        parts = [p * _wrap(ax.slope) for p, ax in zip(parts, axes)]
+        return RECORDS["stack"].public(parts, -1).reshape(grid.shape)
+    grid_sampler_grid.__name__ = f"grid_sampler_{n}d_grid"
+    return grid_sampler_grid
+
+
+def _samples(n):
+    call = "nn.functional.grid_sample"
+
+    def samples(make, shapes):
+        spatial = (3, 4, 2)[:n]
+        grid = (2, 3, 2, 2) if n == 2 else (2, 2, 3, 2, 3)
+        out = []
+        modes = ("bilinear", "nearest", "bicubic") if n == 2 else ("bilinear", "nearest")
+        for mode in modes:
+            for padding in ("zeros", "border", "reflection"):
+                for align in (False, True):
+                    out.append(Sample((make((2, 2) + spatial), make(grid, -1.3, 1.3)),
+                                      {"mode": mode, "padding_mode": padding,
+                                       "align_corners": align},
+                                      call=call, grad=mode != "nearest"))
+        return out
+    return samples
+
+
+GRID_SAMPLER = {n: defop(
+    f"grid_sampler_{n}d", _forward(n), inputs=("input", "grid"),
+    derivatives={"input": _input_formula(n), "grid": _grid_formula(n)}, dtype="same",
+    grad_fn_name=f"GridSampler{n}DBackward0", methods=(), family=FAMILY, samples=_samples(n))
+    for n in (2, 3)}
+
+
+# -- affine_grid_generator ---------------------------------------------------------------------
+def _line(steps: int, align: bool, dtype):
+    """``linspace(-1, 1, steps)`` (shrunk by (steps-1)/steps without align_corners)."""
+    if steps <= 1:
+        return np.zeros(steps, dtype)
+    i = np.arange(steps)
+    step = dtype.type(2) / dtype.type(steps - 1)
+    half = steps // 2
+    line = np.where(i < half, -1 + step * i, 1 - step * (steps - 1 - i)).astype(dtype)
+    if not align:
+        line = (line * (steps - 1) / steps).astype(dtype)
+    return line
+
+
+def _base_grid(size, align: bool, dtype):
+    """(prod(spatial), n + 1): [x, y(, z), 1] for every output point, x fastest."""
+    spatial = tuple(size[2:])
+    n = len(spatial)
+    lines = [_line(s, align, dtype) for s in spatial]          # (D,) H, W
+    mesh = np.meshgrid(*lines, indexing="ij")
+    cols = [mesh[n - 1 - j].reshape(-1) for j in range(n)]     # x from W, y from H, z from D
+    cols.append(np.ones(math.prod(spatial), dtype))
+    return np.stack(cols, 1)
+
+
+def affine_grid_generator(theta, size, align_corners):
+    size = tuple(int(s) for s in size)
+    n = len(size) - 2
+    base = _base_grid(size, align_corners, theta.dtype)
+    if theta.shape[0] != size[0]:
+        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{size[0]}, {n + 1}] but got: [{theta.shape[0]}, "
+                           f"{theta.shape[2]}].")
+    out = np.matmul(base[None], np.swapaxes(theta, 1, 2))
+    return out.reshape(size[:1] + size[2:] + (n,))
+
+
+def affine_grid_generator_theta(grad, size, align_corners):
+    size = tuple(int(s) for s in size)
+    n = len(size) - 2
+    base = _wrap(_base_grid(size, align_corners, grad._data.dtype))
+    flat = grad.reshape(size[0], -1, n)
+    return flat.transpose(1, 2) @ base
+
+
+def _affine_samples(make, shapes):
+    call = "nn.functional.affine_grid"
+    return [Sample((make((2, 2, 3)), (2, 3, 4, 5)), {"align_corners": False}, call=call),
+            Sample((make((1, 2, 3)), (1, 1, 3, 1)), {"align_corners": True}, call=call),
+            Sample((make((2, 3, 4)), (2, 1, 3, 2, 4)), {"align_corners": False}, call=call),
+            Sample((make((1, 3, 4)), (1, 1, 2, 3, 2)), {"align_corners": True}, call=call)]
+
+
+AFFINE_GRID = defop("affine_grid_generator", affine_grid_generator, inputs=("theta",),
+                    derivatives={"theta": affine_grid_generator_theta}, dtype="same",
+                    methods=(), family=FAMILY, samples=_affine_samples)
