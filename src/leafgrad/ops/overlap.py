@@ -62,8 +62,11 @@ def _dense(a: np.ndarray) -> bool:
     return True
 
 
-def check_partial_overlap(out: np.ndarray, inp: np.ndarray) -> None:
-    """Raise PyTorch's error if ``inp`` and ``out`` share some but not all of their memory."""
+def check_partial_overlap(out: np.ndarray, inp: np.ndarray, exact: bool = False) -> None:
+    """Raise PyTorch's error if ``inp`` and ``out`` share some but not all of their memory.
+
+    ``exact``: compare the strides of size-1 dims too, as PyTorch does, for arrays whose
+    strides leafgrad made PyTorch's (the views ``x[index]`` makes)."""
     if inp is out or not np.may_share_memory(out, inp):
         return
     if out.size == 0 or inp.size == 0 or not (_dense(out) and _dense(inp)):
@@ -71,10 +74,13 @@ def check_partial_overlap(out: np.ndarray, inp: np.ndarray) -> None:
     begin_out = out.__array_interface__["data"][0]
     begin_in = inp.__array_interface__["data"][0]
     if (begin_out == begin_in and out.nbytes == inp.nbytes and out.itemsize == inp.itemsize
-            and out.shape == inp.shape
-            and all(a == b or n == 1 for n, a, b in zip(out.shape, out.strides, inp.strides))):
-        # the same elements in the same layout: an elementwise op may read as it writes.
-        # (A size-1 dim's stride is free: NumPy and PyTorch may pick different ones.)
+            and len(out.strides) == len(inp.strides)
+            and all(a == b or (n == 1 and not exact)
+                    for n, a, b in zip(out.shape, out.strides, inp.strides))):
+        # the same memory with the same strides: PyTorch calls it a full overlap (an
+        # elementwise op may read as it writes), the shapes need not agree (a (2, 1) tensor
+        # and its transpose), the output-shape check comes next. leafgrad's views carry
+        # PyTorch's strides, size-1 dims included; ``exact=False`` lets those go free.
         return
     raise RuntimeError(PARTIAL_OVERLAP)
 
@@ -89,7 +95,7 @@ def check_write(self: Tensor, args: tuple, kwargs: dict | None = None) -> None:
     # and autograd's view checks come before it in PyTorch)
     for a in (*args, *kwargs.values()) if kwargs else args:
         if isinstance(a, Tensor) and a._data is not out:
-            check_partial_overlap(out, a._data)
+            check_partial_overlap(out, a._data, exact=True)
 
 
 def writable(data: np.ndarray) -> np.ndarray:
@@ -115,16 +121,51 @@ def check_setitem(target: np.ndarray, value, advanced: bool) -> None:
         if 0 in target.strides:
             check_internal_overlap(target)
         if isinstance(value, Tensor) and value._data is not target:
-            # PyTorch first drops the value's leading size-1 dims and expands it to the
-            # target's shape (an expanded value is then "too hard" to check)
             v = value._data
-            while v.ndim > target.ndim and v.shape[0] == 1:
-                v = v[0]
-            if v.shape != target.shape:
-                v = np.broadcast_to(v, target.shape)
-            check_partial_overlap(target, v)
+            if v.shape == target.shape:
+                check_partial_overlap(target, v, exact=True)
+            elif v.ndim:   # (a 0-d value is written with fill_, which checks nothing)
+                _check_expanded_source(target, v)
     elif isinstance(value, Tensor):
         v = value._data
         if (np.may_share_memory(target, v) and target.size and v.size and _dense(target)
                 and _dense(v)):
             raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def _check_expanded_source(target: np.ndarray, v: np.ndarray) -> None:
+    """``copy_``'s partial-overlap check on the value as PyTorch's ``copy_to`` passes it: all
+    its leading size-1 dims dropped, then expanded to the target's shape.
+
+    The expand gives the new leading dims strides of its own (0 when the stripped value is
+    0-d, else the contiguous stride over the next dim; 0 where a dim is broadcast), and
+    PyTorch calls the overlap "full" only when these strides equal the target's: ``x[0] = x``
+    for ``x`` of shape (1, 1) is refused (strides (0,) against (1,)) while shape (1,) or
+    (1, 1, 3) is allowed. An expanded value is otherwise "too hard" to check."""
+    lead = 0
+    while lead < v.ndim and v.shape[lead] == 1:
+        lead += 1
+    v = v[(0,) * lead + (Ellipsis,)]   # (Ellipsis: a 0-d view, not a NumPy scalar)
+    shape = target.shape
+    if v.ndim > len(shape):
+        return   # expand refuses it (checked before)
+    strides = [0] * len(shape)
+    new = len(shape) - v.ndim
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= new:
+            size, stride = v.shape[i - new], v.strides[i - new]
+        else:
+            size = 1
+            stride = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0
+        strides[i] = stride if size == shape[i] else 0
+    if not np.may_share_memory(target, v):
+        return
+    src = np.broadcast_to(v, shape)
+    if target.size == 0 or not (_dense(target) and _dense(src)):
+        return
+    if (target.__array_interface__["data"][0] == src.__array_interface__["data"][0]
+            and target.nbytes == src.nbytes and target.itemsize == src.itemsize):
+        # full overlap only with the same strides (size-1 dims included, as in PyTorch)
+        if tuple(strides) == target.strides:
+            return
+    raise RuntimeError(PARTIAL_OVERLAP)

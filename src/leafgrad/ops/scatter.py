@@ -348,21 +348,25 @@ _copy_all.node_class.name = lambda node: "torch::autograd::CopyBackwards"   # a 
 
 
 def _check_value_shape(value, target, advanced):
-    """Drop the value's leading size-1 dims and check it broadcasts to ``target``."""
+    """Drop the value's leading size-1 dims and check it broadcasts to ``target``.
+
+    PyTorch's ``copy_to`` drops all of them (``x[0] = ones(1, 2)`` for a target of shape
+    (1, 3) names ``Tensor sizes: [2]``), except when the value already has the target's shape
+    (written as it is)."""
     vshape = value._data.shape
     stripped = vshape
-    while len(stripped) > len(target) and stripped[0] == 1:
-        stripped = stripped[1:]
+    if vshape != target or advanced:   # index_put_ always gets the stripped value
+        while stripped and stripped[0] == 1:
+            stripped = stripped[1:]
     if not advanced:
         expand_op(value._data.reshape(stripped), target)   # PyTorch's expand messages
         return
     try:
-        np.broadcast_shapes(stripped, target)
-        if len(stripped) > len(target):
-            raise ValueError
+        if np.broadcast_shapes(stripped, target) != tuple(target):
+            raise ValueError   # the value must expand to the target, not the other way
     except ValueError:
         raise RuntimeError(f"shape mismatch: value tensor of shape "
-                           f"[{', '.join(map(str, vshape))}] cannot be broadcast to indexing "
+                           f"[{', '.join(map(str, stripped))}] cannot be broadcast to indexing "
                            f"result of shape [{', '.join(map(str, target))}]") from None
 
 

@@ -1,0 +1,101 @@
+"""Views, in-place changes, version counters and the engine: regressions the fuzzer found.
+
+Each test runs the same small program on leafgrad and on torch (``oracle.run_both``: values,
+dtypes, exception types and messages) and needs them to agree.
+"""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import leafgrad
+from oracle import run_both, same_on_both
+
+torch.set_num_threads(1)
+
+
+# -- x[index] = value: PyTorch's copy_to and its overlap check (ops/overlap.py) -------------------
+# copy_to drops *all* the value's leading size-1 dims when the shapes differ and expands the
+# rest to the target: the expand's strides decide whether copy_ sees a full (allowed) or a
+# partial (refused) overlap. Strides of size-1 dims count, as in PyTorch.
+_SHAPES = [(1,), (1, 1), (1, 1, 1), (1, 2), (2, 1), (1, 1, 2), (1, 2, 1), (2, 1, 1), (3,),
+           (2, 2), (1, 2, 2)]
+_INDICES = [0, (0, 0), slice(None), slice(0, 1), (slice(None), 0), Ellipsis, (Ellipsis, 0),
+            (None, 0), (0, None), (slice(None), None)]
+_VALUES = {
+    "x": lambda x: x,
+    "unsqueeze": lambda x: x.unsqueeze(0),
+    "t": lambda x: x.t() if x.dim() == 2 else x.reshape(1, -1),
+    "flat": lambda x: x.reshape(-1),
+    "view3": lambda x: x.view(1, 1, -1),
+    "last1": lambda x: x[..., :1],
+    "first": lambda x: x.flatten()[0:1],
+    "expand": lambda x: x.expand(2, *x.shape),
+    "sum": lambda x: x.sum(),
+    "row_col": lambda x: x[0].unsqueeze(-1),
+    "squeeze": lambda x: x.squeeze(),
+    "none0": lambda x: x[None, 0],
+    "slice1": lambda x: x[0:1],
+}
+
+
+def _setitem_outcome(L, shape, index, value):
+    x = L.ones(shape) * 2
+    try:
+        x[index] = _VALUES[value](x)
+    except Exception as exc:   # noqa: BLE001 - the error is the observation
+        return type(exc).__name__, str(exc)
+    return x.tolist(), x._version
+
+
+@pytest.mark.parametrize("shape", _SHAPES, ids=str)
+def test_setitem_overlapping_value_like_torch(shape):
+    for index in _INDICES:
+        for value in _VALUES:
+            try:
+                torch.ones(shape)[index]
+                _VALUES[value](torch.ones(shape))
+            except Exception:   # noqa: BLE001 - not a valid statement for this shape
+                continue
+            theirs = _setitem_outcome(torch, shape, index, value)
+            assert _setitem_outcome(leafgrad, shape, index, value) == theirs, (index, value)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1), (1, 1, 1), (1, 1, 3)], ids=str)
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_setitem_self_into_first_row(shape, requires_grad):
+    # fuzz group "x[0] = x on a one-element tensor": allowed for (1,), refused for (1, 1)
+    def run(L):
+        x = L.ones(shape, requires_grad=requires_grad) * 2
+        x[0] = x
+        return x, x._version, type(x.grad_fn).__name__
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("statement", [
+    "x[0] = torch.ones(1, 2)", "x[0] = torch.ones(1, 1, 1, 2)", "x[0] = torch.ones(1, 1, 1, 3)",
+    "x[[0]] = torch.ones(1, 1, 1, 2)", "x[[0]] = torch.ones(1, 1, 2)",
+    "x[[0]] = torch.ones(2, 3)"])
+def test_setitem_value_shape_messages(statement):
+    # the messages name the value with all its leading size-1 dims dropped
+    def run(L):
+        env = {"torch": L, "x": L.ones(1, 1, 3)}
+        exec(statement, env)   # noqa: S102 - a statement from the list above
+        return env["x"]
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("statement", [
+    "x.add_(x.t())", "x.copy_(x.t())", "x[0:1].add_(x[None, 0])", "x[None, 0].mul_(x[0:1])",
+    "x[0, None].copy_(x[None, 0])", "x[:, 0].add_(x[0:1, 0])"])
+def test_inplace_overlap_compares_size1_strides(statement):
+    # a (2, 1) tensor and its transpose are the same memory with the same strides: a full
+    # overlap, so the output-shape check speaks; views with other size-1 strides overlap
+    # partially (PyTorch compares all strides)
+    def run(L):
+        env = {"torch": L, "x": L.ones(2, 1) * 2}
+        exec(statement, env)   # noqa: S102
+        return env["x"]
+    same_on_both(run)
