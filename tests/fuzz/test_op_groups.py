@@ -62,6 +62,28 @@ OTHERS = [
     "y = torch.ones(2, 2, requires_grad=True).clone().unbind(0)[0].sub_(torch.tensor([True]))",
     "y = torch.ones(2, 2, requires_grad=True).clone(); y.sub_(torch.ones(2)); y.neg_()",
     "y = torch.tensor([1, 2]); y.subtract_(torch.tensor([3, 1]), alpha=2)",
+    # e) result dtypes: lerp's 0-d weight joins type promotion (all 0-d: float64 here); the
+    # inf-norm's gradient of a 0-d or keepdim input stays in the input's dtype
+    "y = torch.lerp(torch.tensor(1.), torch.tensor(3.), torch.tensor(.25).double())",
+    "y = torch.lerp(torch.tensor([1.]), torch.tensor([3.]), torch.tensor(.25).double())",
+    "y = torch.lerp(torch.tensor(1.).half(), torch.tensor(3.).half(), torch.tensor(.25))",
+    "y = torch.lerp(torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor(0.5))",
+    "y = torch.lerp(torch.tensor(1), torch.tensor(3), torch.tensor(0.5).double())",
+    "y = torch.lerp(torch.tensor(True), torch.tensor(False), torch.tensor(0.25))",
+    "y = torch.lerp(torch.tensor([True]), torch.tensor([False]), torch.tensor(1))",
+    "y = torch.lerp(torch.tensor([1]), torch.tensor([2]), torch.tensor(True))",
+    "y = torch.lerp(torch.tensor(1.), torch.tensor(3.), torch.tensor([.25]).double())",
+    "y = torch.tensor(1.); y.lerp_(torch.tensor(3.), torch.tensor(.25).double())",
+    "x = torch.tensor(1., requires_grad=True); w = torch.tensor(.3, requires_grad=True).double()"
+    "; y = torch.autograd.grad(torch.lerp(x, torch.tensor(2.), w), (x, w))[0]",
+    "x = torch.tensor(1., requires_grad=True); w = torch.tensor(.3, requires_grad=True).double()"
+    "; y = torch.autograd.grad(torch.lerp(x, torch.tensor(2.), w), (x, w))[1]",
+    "x = torch.tensor(2., requires_grad=True)"
+    "; y = torch.autograd.grad(torch.linalg.vector_norm(x * 1, float('inf')), x)[0]",
+    "x = torch.tensor([-2.], requires_grad=True); y = torch.autograd.grad("
+    "torch.linalg.vector_norm(x * 1, -float('inf'), -1, True), x, torch.ones(1))[0]",
+    "x = torch.tensor([[-2., 2., 1.]], requires_grad=True); y = torch.autograd.grad("
+    "torch.linalg.vector_norm(x * 1, float('inf'), -1, True), x, torch.ones(1, 1))[0]",
 ]
 
 

@@ -72,7 +72,8 @@ def vector_norm_self(grad, self, result, ord, dim, keepdim):
         r = r.reshape([1 if axis is None or i in axis else s for i, s in enumerate(shape)])
     if ord in (math.inf, -math.inf):
         mask = np.abs(d) == r
-        scale = mask / mask.sum(axis=axis, keepdims=True)
+        # in self's dtype: NumPy's bool / int division gives float64
+        scale = np.asarray(mask / mask.sum(axis=axis, keepdims=True), dtype=d.dtype)
         return expand_grad(grad, shape, dim, keepdim) * _const(scale) * self.sign()
     zero = result._data == 0
     if zero.any():      # the norm is 0 there: the gradient is 0, as in PyTorch

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
 from .registry import Sample, bind_method, defop, export_function, promote, promote_float
@@ -522,17 +523,26 @@ _lerp0 = defop("lerp", lerp_scalar, inputs=("self", "end"),
 
 
 def lerp_tensor(self, end, weight):
-    """``self + weight * (end - self)`` for a tensor weight (LerpBackward1)."""
-    _check_end(self, end)
-    if weight.ndim and weight.dtype != self.dtype:   # (a 0-d weight joins type promotion)
-        raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `weight` but "
-                           f"got dtype {_CPP_NAMES[weight.dtype.name]}")
-    if self.dtype.kind not in "fc" and (weight.ndim or weight.dtype.kind not in "fc"):
-        # (a 0-d floating weight promotes an integral self to float: PyTorch computes it)
-        raise not_implemented_for("lerp_kernel_tensor", self)
-    weight = weight.astype(self.dtype, copy=False)
+    """``self + weight * (end - self)`` for a tensor weight (LerpBackward1); the three arrive
+    in their common dtype (see ``_lerp_tensor_rule``)."""
     return np.where(np.abs(weight) < 0.5, self + weight * (end - self),
                     end - (end - self) * (1 - weight))
+
+
+def _lerp_tensor_rule(rec, args):
+    """PyTorch's checks, then the common dtype of the three by the usual promotion rules: the
+    end must have self's dtype, a weight with dimensions too; a 0-d weight joins promotion
+    (``lerp(f32 1-d, f32 1-d, f64 0-d)`` is float32, with all three 0-d it is float64, an
+    integral self with a 0-d float weight computes in float)."""
+    self, end, weight = args[0]._data, args[1]._data, args[2]._data
+    _check_end(self, end)
+    if weight.ndim and weight.dtype != self.dtype:
+        raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `weight` but "
+                           f"got dtype {_CPP_NAMES[weight.dtype.name]}")
+    common = _dt.result_type(*args[:3]).np
+    if common.kind not in "fc":
+        raise not_implemented_for("lerp_kernel_tensor", common)
+    return common, common
 
 
 def lerp_tensor_self(grad, weight):
@@ -550,7 +560,7 @@ def lerp_tensor_weight(grad, self, end):
 _lerp1 = defop("lerp_tensor", lerp_tensor, inputs=("self", "end", "weight"),
                derivatives={"self": lerp_tensor_self, "end": lerp_tensor_end,
                             "weight": lerp_tensor_weight},
-               grad_fn_name="LerpBackward1", dtype="same", methods=(), functions=(),
+               grad_fn_name="LerpBackward1", dtype=_lerp_tensor_rule, methods=(), functions=(),
                family=FAMILY,
                samples=lambda make, shapes: [
                    Sample((make(shapes[1]), make(shapes[2]), make(shapes[3], 0, 1)),
