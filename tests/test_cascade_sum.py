@@ -31,14 +31,17 @@ def test_sum_and_mean_bits(n, dtype):
 
 OUTER = [((20, 1), 0), ((20, 5), 0), ((64, 10), 0), ((200, 3), 0), ((7, 33), 0), ((1, 20), 1),
          ((3, 1, 20), (0, 1)), ((4, 20, 1), 1), ((5, 7, 9), (0, 1)), ((16, 64), 0),
-         ((33, 36), 0), ((9, 4, 1), (0, 2)), ((600, 48), 0), ((2000, 16), 0)]
+         ((33, 36), 0), ((9, 4, 1), (0, 2)), ((600, 48), 0), ((2000, 16), 0),
+         ((6, 10, 37), 1), ((4, 3, 5, 5), (0, 2, 3)), ((4, 3, 5, 5), (0, 2)),
+         ((8, 16, 4, 4), (0, 2, 3)), ((4, 6, 7, 2, 3), (1, 3)), ((4, 6, 7, 2, 3), (0, 2, 4))]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape,dim", OUTER)
 def test_outer_and_unit_dim_sums_bits(shape, dim, dtype):
-    """Sums over leading dims (a bias gradient: (N, out) over dim 0) and over dims next to
-    size-1 dims add in PyTorch's order too (the outer reduction; size-1 dims coalesced)."""
+    """Sums over leading or middle dims (a bias gradient: (N, out) over dim 0; batch norm's
+    (N, C, H, W) over (0, 2, 3)) and over dims next to size-1 dims add in PyTorch's order
+    too (the outer reduction, row sums added in order; size-1 dims coalesced)."""
     rng = np.random.default_rng(len(shape) * 100 + shape[0])
     x = (rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 3, shape)).astype(dtype)
     for name in ("sum", "mean"):

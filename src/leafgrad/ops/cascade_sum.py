@@ -176,9 +176,7 @@ def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
     if 1 in a.shape:
         return _without_unit_dims(a, axes, keepdims)
     if axes != tuple(range(ndim - len(axes), ndim)):
-        if axes == tuple(range(len(axes))):
-            return _outer_sum(a, len(axes), keepdims)
-        return None
+        return _grouped_sum(a, axes, keepdims)
     kept = a.shape[:ndim - len(axes)]
     n = 1
     for d in a.shape[ndim - len(axes):]:
@@ -198,7 +196,10 @@ def _without_unit_dims(a: np.ndarray, axes: tuple, keepdims: bool):
     sq_axes = tuple(i for i, d in enumerate(keep) if d in axes)
     if not sq_axes:
         return None         # only size-1 dims reduced: nothing is added
-    out = sum_like_torch(a.reshape([a.shape[d] for d in keep]), sq_axes, False)
+    if len(sq_axes) == len(keep):        # a whole-tensor sum: the short-row path
+        out = sum_like_torch(a.reshape(-1))
+    else:
+        out = sum_like_torch(a.reshape([a.shape[d] for d in keep]), sq_axes, False)
     if out is None:
         return None
     shape = tuple(1 if d in axes else s for d, s in enumerate(a.shape)) if keepdims else \
@@ -206,23 +207,60 @@ def _without_unit_dims(a: np.ndarray, axes: tuple, keepdims: bool):
     return out.reshape(shape)
 
 
-def _outer_sum(a: np.ndarray, k: int, keepdims: bool):
-    """Sum over the leading ``k`` dims of a C-contiguous array (a bias gradient: ``(N, out)``
-    summed over dim 0), in the order of PyTorch's outer reduction: the kept elements (C of
-    them, contiguous) are summed column by column over the R reduced rows. Columns taken 4
-    vectors (or, below one vector of columns, 4 scalars) at a time run one block cascade down
-    all R rows; the remaining columns go through ``row_sum`` (rows dealt to 4 ILP
-    accumulators), like the inner reduction's vectors. Each output is then added to 0."""
-    kept = a.shape[k:]
-    r = c = 1
-    for d in a.shape[:k]:
-        r *= d
-    for d in kept:
-        c *= d
-    if r * c > MAX_EXACT:
+def _grouped_sum(a: np.ndarray, axes: tuple, keepdims: bool):
+    """A reduction over dims other than the trailing ones of a C-contiguous array without
+    size-1 dims. TensorIterator merges neighbouring dims that are both reduced or both kept
+    into groups, puts the reduced groups innermost and runs its 2-D loop over the two
+    innermost dims, the others outside it:
+
+    * one reduced group with kept dims after it (``(N, out)`` over dim 0, ``(B, T, C)`` over
+      dim 1): the outer reduction, once per leading kept index (:func:`_outer_sum`);
+    * several reduced groups (batch norm's ``(N, C, H, W)`` over ``(0, 2, 3)``): each row
+      along the last reduced group is summed (as an inner reduction where that group is the
+      last dim, element by element where it is strided), and the row sums are added one by
+      one, from 0, in index order."""
+    groups = []                     # [size, reduced] per run of dims
+    for d, size in enumerate(a.shape):
+        red = d in axes
+        if groups and groups[-1][1] == red:
+            groups[-1][0] *= size
+        else:
+            groups.append([size, red])
+    if a.size > MAX_EXACT or a.size == 0:
         return None
-    x = a.reshape(1, r, c)
-    lanes = LANES[a.dtype]
+    out_shape = tuple(1 if d in axes else s for d, s in enumerate(a.shape)) if keepdims else \
+        tuple(s for d, s in enumerate(a.shape) if d not in axes)
+    n_red = sum(1 for _, red in groups if red)
+    if n_red == 1:
+        lead = groups[0][0] if not groups[0][1] else 1
+        r = next(size for size, red in groups if red)
+        out = _outer_sum(a.reshape(lead, r, a.size // (lead * r)))
+        return out.reshape(out_shape)
+    dims = [size for size, _ in groups]
+    red_idx = [i for i, (_, red) in enumerate(groups) if red]
+    order = [i for i, (_, red) in enumerate(groups) if not red] + red_idx
+    x = a.reshape(dims).transpose(order)
+    kept = 1
+    for size, red in groups:
+        if not red:
+            kept *= size
+    x = x.reshape(-1, dims[red_idx[-1]])
+    # a contiguous last group is an inner reduction (lanes when long enough); a strided one
+    # is summed element by element (row_sum over scalars)
+    rows = (cascade_sum_last(x) if groups[-1][1] else _row_sum(x)).reshape(kept, -1)
+    run = np.concatenate([np.zeros((kept, 1), a.dtype), rows], axis=1)
+    return _sequential(run, 1).reshape(out_shape)
+
+
+def _outer_sum(x: np.ndarray) -> np.ndarray:
+    """Sums of ``x`` (B, R, C), C-contiguous, over axis 1, in the order of PyTorch's outer
+    reduction (a bias gradient: ``(N, out)`` over dim 0): the C kept elements are summed
+    column by column over the R rows. Columns taken 4 vectors (or, below one vector of
+    columns, 4 scalars) at a time run one block cascade down all R rows; the remaining
+    columns go through ``row_sum`` (rows dealt to 4 ILP accumulators), like the inner
+    reduction's vectors. Each output is then added to 0. Returns (B, C)."""
+    c = x.shape[2]
+    lanes = LANES[x.dtype]
     group = 4 * lanes if c >= lanes else 4
     split = c - c % group
     parts = []
@@ -230,5 +268,5 @@ def _outer_sum(a: np.ndarray, k: int, keepdims: bool):
         parts.append(_multi_row_sum(x[:, :, :split]))
     if split < c:
         parts.append(_row_sum(x[:, :, split:]))
-    out = (parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1))[0] + a.dtype.type(0)
-    return out.reshape((1,) * k + kept if keepdims else kept)
+    out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+    return out + x.dtype.type(0)

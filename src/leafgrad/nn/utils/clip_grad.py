@@ -14,7 +14,8 @@ import numpy as np
 
 from ...tensor import Tensor, _wrap
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm"]
 
 
 def _grads(parameters):
@@ -36,27 +37,52 @@ def _norm(a: np.ndarray, norm_type: float) -> np.ndarray:
     return (np.abs(a) ** norm_type).sum().astype(a.dtype) ** (1.0 / norm_type)
 
 
-def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False, foreach=None) -> Tensor:
-    """Scale all gradients together so their joint ``norm_type``-norm is at most
-    ``max_norm``; returns the norm before clipping."""
-    grads = _grads(parameters)
+def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach=None) -> Tensor:
+    """The ``norm_type``-norm of all ``tensors`` together (the norm of their norms), as
+    ``clip_grad_norm_`` computes it; pass the gradients, not the parameters."""
+    if isinstance(tensors, Tensor):
+        tensors = [tensors]
+    tensors = [t for t in tensors if t is not None]
     norm_type = float(norm_type)
-    if not grads:
+    if not tensors:
         return _wrap(np.asarray(0.0, dtype=np.float32))
-    dtype = grads[0]._data.dtype
-    norms = np.asarray([_norm(g._data, norm_type) for g in grads], dtype=dtype)
+    dtype = tensors[0]._data.dtype
+    norms = np.asarray([_norm(t._data, norm_type) for t in tensors], dtype=dtype)
     total = _norm(norms, norm_type)
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
             "non-finite, so it cannot be clipped. To disable this error and scale the "
             "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`")
-    coef = min(dtype.type(max_norm) / (total + dtype.type(1e-6)), dtype.type(1.0))
+    return _wrap(np.asarray(total, dtype=dtype))
+
+
+def clip_grads_with_norm_(parameters, max_norm: float, total_norm, foreach=None) -> None:
+    """Scale the gradients of ``parameters`` by ``max_norm / (total_norm + 1e-6)``, clamped
+    at 1 (``total_norm`` from :func:`get_total_norm`)."""
+    grads = _grads(parameters)
+    if not grads:
+        return
+    total = total_norm._data if isinstance(total_norm, Tensor) else np.asarray(total_norm)
+    dtype = grads[0]._data.dtype
+    coef = min(dtype.type(max_norm) / (total.astype(dtype) + dtype.type(1e-6)), dtype.type(1.0))
     for g in grads:
         np.multiply(g._data, coef, out=g._data, casting="unsafe")
         g._vc[0] += 1
-    return _wrap(np.asarray(total, dtype=dtype))
+
+
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
+                    error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+    """Scale all gradients together so their joint ``norm_type``-norm is at most
+    ``max_norm``; returns the norm before clipping."""
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    else:
+        parameters = list(parameters)   # a generator is walked twice
+    total = get_total_norm(_grads(parameters), norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total, foreach)
+    return total
 
 
 def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
