@@ -84,6 +84,27 @@ OTHERS = [
     "torch.linalg.vector_norm(x * 1, -float('inf'), -1, True), x, torch.ones(1))[0]",
     "x = torch.tensor([[-2., 2., 1.]], requires_grad=True); y = torch.autograd.grad("
     "torch.linalg.vector_norm(x * 1, float('inf'), -1, True), x, torch.ones(1, 1))[0]",
+    # c) floor_divide records NotImplemented; its error names the in-place op when in place
+    "x = torch.tensor([1.5, -2.5], requires_grad=True); y = x // torch.tensor(2.)",
+    "x = torch.tensor([1.5, -2.5], requires_grad=True); y = 3 // x",
+    "x = torch.tensor([1.5, -2.5], requires_grad=True); y = x.clone(); y //= 2",
+    "x = torch.tensor([1.5, -2.5], requires_grad=True)"
+    "; y = torch.autograd.grad(x.floor_divide(2).sum(), x)[0]",
+    "x = torch.tensor([1.5, -2.5], requires_grad=True); y = torch.autograd.grad("
+    "torch.floor_divide(torch.tensor(3.), x).sum(), x)[0]",
+    "x = torch.tensor([1.5, -2.5], requires_grad=True); y = x.clone(); y.floor_divide_(2)"
+    "; y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = torch.tensor([1.5, -2.5], requires_grad=True); y = x.clone(); y //= x"
+    "; y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = torch.tensor([1.5, -2.5], requires_grad=True); y = x.clone()"
+    "; y.heaviside_(torch.ones(2)); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = torch.tensor([1.5, -2.5], requires_grad=True); y = torch.autograd.grad("
+    "(x.floor_divide(2) * 0).sum() + x.sum(), x)[0]",
+    "x = torch.tensor([1.5, -2.5], requires_grad=True); f = x.floor_divide(2) + x"
+    "; y = torch.autograd.grad(f.sum(), f)[0]",
+    "y = torch.floor_divide(torch.tensor([True]), torch.tensor([True]))",
+    "y = torch.floor_divide(torch.tensor([5, -5]), torch.tensor([0, 2]))",
+    "y = torch.tensor([5, -5]).floor_divide_(torch.tensor([2.]))",
 ]
 
 

@@ -20,8 +20,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from .pointwise_common import (inplace_of, int_scalar, not_implemented_for,
-                               not_implemented_formula, operator_dunders, promote_args,
-                               zeros_grad)
+                               not_implemented_formula, not_implemented_inplace,
+                               operator_dunders, promote_args, zeros_grad)
 from .registry import Sample, bind_method, defop, export_function, inplace_check, promote
 
 __all__ = ["add", "sub", "mul", "div_public", "rsub_public", "remainder_public",
@@ -332,6 +332,7 @@ _floordiv = defop("floor_divide", floor_divide,
                       Sample((make(shapes[0], -5, 5, np.int64), -3), grad=False)],
                   family=FAMILY)
 bind_method("__rfloordiv__", lambda self, other: _floordiv.public(other, self))
+not_implemented_inplace(_floordiv)   # aten::floor_divide_ in its error, as PyTorch
 
 
 def remainder(self, other):

@@ -14,10 +14,10 @@ from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .overlap import check_write
-from .registry import bind_method, commit_inplace, inplace_check, old_value
+from .registry import bind_method, commit_inplace, defop, inplace_check, old_value
 
 __all__ = ["zeros_grad", "promote_args", "not_implemented_formula", "not_implemented_for",
-           "float_kernel",
+           "float_kernel", "not_implemented_inplace",
            "tensors_only", "int_scalar", "operator_dunders", "inplace_of"]
 
 np.seterr(all="ignore")   # see Note [Floating-point warnings]
@@ -52,6 +52,21 @@ def not_implemented_for(kernel, dtype):
         dtype = dtype.dtype
     name = _dt.from_numpy_dtype(np.dtype(dtype)).tensor_type[:-6]
     return NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
+def not_implemented_inplace(rec):
+    """The in-place variant of an op PyTorch records but cannot differentiate: its node names
+    the in-place op (``derivative for aten::floor_divide_ is not implemented``), so it is a
+    record of its own, with the forward and dtype rule of ``rec``. Returns the method."""
+    name = rec.inplace
+    formula = not_implemented_formula(name)
+    sibling = defop(name, rec.forward, inputs=rec.inputs,
+                    derivatives={i: formula for i in rec.inputs}, dtype=rec.dtype_rule,
+                    grad_fn_name="NotImplemented", methods=(), functions=(),
+                    family=rec.family)
+    method = inplace_of(sibling.public, name, saves_self=False)
+    bind_method(name, method)
+    return method
 
 
 def float_kernel(kernel):

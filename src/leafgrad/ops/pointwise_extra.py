@@ -18,6 +18,7 @@ from .pointwise_common import (
     inplace_of,
     not_implemented_for,
     not_implemented_formula,
+    not_implemented_inplace,
     tensors_only,
     zeros_grad,
 )
@@ -224,13 +225,14 @@ def heaviside(self, values):
 
 
 _heaviside_grad = not_implemented_formula("heaviside")
-defop("heaviside", heaviside, inputs=("self", "values"),
+_heaviside = defop("heaviside", heaviside, inputs=("self", "values"),
       derivatives={"self": _heaviside_grad, "values": _heaviside_grad},
       grad_fn_name="NotImplemented", dtype=_heaviside_rule, inplace="heaviside_",
       family=FAMILY, samples=lambda make, shapes: [
           Sample((make(shapes[1], -2, 3, np.int64).astype(np.float64), make(shapes[2])),
                  grad=False),
           Sample((make(shapes[1], -2, 3, np.int64), make(shapes[2], 0, 5, np.int64)))])
+not_implemented_inplace(_heaviside)   # aten::heaviside_ in its error, as PyTorch
 
 
 # -- copysign ------------------------------------------------------------------------------
