@@ -134,3 +134,5 @@ for _m in (extra, loss_extra):   # H12: these files' __all__ name their function
 del _m
 from .vision import affine_grid, grid_sample  # noqa: E402  (spatial transformers)
 __all__ += ['affine_grid', 'grid_sample']
+from .ctc import ctc_loss  # noqa: E402  (connectionist temporal classification)
+__all__ += ['ctc_loss']

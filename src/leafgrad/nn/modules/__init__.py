@@ -5,10 +5,11 @@ from . import (activation, attention, container, dropout, flatten, linear, linea
                module, normalization, rnn, sparse, transformer)
 from . import batchnorm, conv, padding, pooling
 from . import upsampling, nn_extra, loss_extra, lazy  # H12
+from . import ctc  # CTCLoss
 
 _FILES = (module, linear, container, activation, flatten, dropout, sparse, normalization, loss,
           linear_extra, rnn, attention, transformer, conv, pooling, batchnorm, padding, upsampling, nn_extra,
-          loss_extra, lazy)
+          loss_extra, lazy, ctc)
 
 __all__: list = []
 for _file in _FILES:
