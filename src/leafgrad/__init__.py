@@ -44,7 +44,7 @@ finally:
 # ``import torch.nn`` under ``leafgrad run`` goes through the alias finder in compat.py, which
 # imports ``leafgrad.nn`` by name, so it works whether or not ``nn`` was loaded yet.
 _LAZY_MODULES = ("nn", "optim", "utils", "func", "serialization", "diagnostics", "cuda",
-                 "accelerator", "backends", "testing", "special")
+                 "accelerator", "backends", "testing", "special", "linalg")
 _LAZY_NAMES = {"save": "serialization", "load": "serialization",   # serialization.__all__
                "explain": "diagnostics", "viz": "diagnostics"}
 
@@ -57,11 +57,19 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module("." + owner, __name__), name)
         globals()[name] = value
         return value
+    family = _ops.lazy.function_owner(name)
+    if family is not None:   # an op of a family not loaded yet (Note [Lazy families])
+        _ops.lazy.load(family)
+        value = _ops.registry.FUNCTIONS.get(name)
+        if value is not None:
+            globals()[name] = value
+            return value
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES)
+                  | set(_ops.lazy.lazy_functions()))
 
 __version__ = "0.1.0"
 
@@ -83,7 +91,7 @@ def _export(names_and_objects):
 
 # torch.<name>: every op's function from the registry, then each listed module's __all__.
 _EXPORTING = (factories, random, _printing, functions)
-_export(_ops.registry.FUNCTIONS.items())
+_export(dict.items(_ops.registry.FUNCTIONS))   # the lazy families' come via __getattr__
 for _m in _EXPORTING:
     _export((n, getattr(_m, n)) for n in _m.__all__)
 
@@ -94,5 +102,6 @@ __all__ = sorted(
      "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "Tensor", "Size",
      "is_tensor", "device", "autograd", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
      "set_anomaly_enabled"]
-    + list(_ops.registry.FUNCTIONS) + [n for m in _EXPORTING for n in m.__all__]
+    + list(dict.keys(_ops.registry.FUNCTIONS)) + list(_ops.lazy.lazy_functions())
+    + [n for m in _EXPORTING for n in m.__all__]
     + ["save", "load"])

@@ -1,9 +1,19 @@
-"""The op table. Importing this package registers every family's records."""
+"""The op table. Importing this package registers the core families' records; the families
+in ``lazy.LAZY`` register on first use (Note [Lazy families] in lazy.py)."""
 from . import registry
-from . import pointwise, unary, activation, select, compare, casts, copies, reduction, shape, indexing, joins, scatter, rearrange, sorting, linalg, nn_ops, nll_loss, losses, nn_activations, shrink, nn_layers, xlogy, backward_ops, views, conv, pooling, pooling_avg, pooling_adaptive, pooling_unpool, padding, norm  # noqa: F401  (registers)
-from . import special, pointwise_extra, matrix_extra, reduction_extra, index_extra, scatter_reduce, tensor_extra  # noqa: F401,E402  (H10)
-from . import upsample, nn_extra, margin_losses, embedding_bag  # noqa: F401,E402  (H12: upsampling, nn layer ops)
-from . import repeat_interleave  # noqa: F401,E402  (composite: expand/clone/view or index_select)
-from . import tensor_utils  # noqa: F401,E402  (last: exports torch.exp_ and friends)
+from . import pointwise, unary, activation, select, compare, casts, copies, reduction, shape, indexing, joins, scatter, linalg, nll_loss, losses, nn_activations, backward_ops, views  # noqa: F401  (registers)
+from . import out_variants  # noqa: F401,E402  (wraps torch.matmul & co. for out=; see there)
+from . import tensor_utils  # noqa: F401,E402  (last of the core: exports torch.exp_ and friends)
+from . import lazy  # noqa: E402
+
+lazy.install()
 
 __all__ = ["registry"]
+
+
+def __getattr__(name: str):
+    """``leafgrad.ops.<family>`` for a lazy family not loaded yet."""
+    module = f"{__name__}.{name}"
+    if module in lazy.LAZY:
+        return lazy.load(module)
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

@@ -143,5 +143,3 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
 
 export_function("norm", norm)
 bind_method("norm", norm)
-
-from .. import linalg as _linalg_namespace  # noqa: E402,F401  (makes ``torch.linalg`` exist)

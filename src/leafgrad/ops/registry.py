@@ -31,13 +31,15 @@ from ..autograd.graph import SavedOutput, make_node_class
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
 from .dispatch import choose_dispatch, dispatch, record_node
+from .lazy import _Table, lazy_slot
 from .overlap import check_internal_overlap, check_write, writable
 
 __all__ = ["OpRecord", "Formula", "Sample", "defop", "RECORDS", "FUNCTIONS", "bind_method",
            "export_function", "inplace_check"]
 
-RECORDS: dict = {}
-FUNCTIONS: dict = {}   # torch.<name> functions provided by the ops package
+# Both load the lazy families on a miss or a full iteration (Note [Lazy families], lazy.py).
+RECORDS: dict = _Table("RECORDS")
+FUNCTIONS: dict = _Table("FUNCTIONS")   # torch.<name> functions provided by the ops package
 
 
 @dataclass
@@ -281,6 +283,10 @@ def _positional(forward: Callable, sig: "_Signature") -> Callable:
 
 
 def bind_method(name: str, fn: Callable) -> None:
+    slot = lazy_slot(name)
+    if slot is not None:
+        slot.value = fn   # published once the family has loaded (Note [Lazy families])
+        return
     setattr(Tensor, name, fn)
 
 
