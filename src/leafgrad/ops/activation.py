@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .pointwise_common import float_kernel, inplace_of, zeros_grad
+from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .registry import RECORDS, Sample, defop, export_function
 from .backward_ops import sigmoid_backward_op
@@ -82,6 +83,8 @@ def relu(self):
 
 
 def relu_self(grad, result):
+    if not _mode.grad_enabled:   # Note [Plain NumPy without create_graph] in ops/linalg.py
+        return _wrap(threshold_backward(grad._data, result._data, 0))
     return _threshold_backward.public(grad, result, 0)
 
 

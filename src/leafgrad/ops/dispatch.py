@@ -20,7 +20,8 @@ from ..errors import broadcast_error
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 
-__all__ = ["dispatch", "dispatch_unary", "dispatch_binary", "choose_dispatch", "record_node"]
+__all__ = ["dispatch", "dispatch_unary", "dispatch_binary", "dispatch_view", "choose_dispatch",
+           "record_node"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -58,7 +59,30 @@ def choose_dispatch(rec):
         return dispatch_unary_any if rule is same else dispatch_unary
     if simple and rec.input_pos == (0, 1) and rule is not same:
         return dispatch_binary
+    if (rec.view and rule is same and rec.n_outputs == 1 and not rec.list_input
+            and rec.input_pos == (0,)):
+        return dispatch_view
     return dispatch
+
+
+def dispatch_view(rec, args):
+    """A view op of one tensor (``t``, ``transpose``, ``view``...): the general ``dispatch``
+    without its dtype rule and argument loop, which do nothing for these records. Every
+    ``nn.Linear`` runs ``weight.t()`` forward and twice backward."""
+    x = args[0]
+    if not isinstance(x, Tensor):
+        return dispatch(rec, args)
+    try:
+        out = rec.forward(x._data, *args[1:]) if len(args) > 1 else rec.forward(x._data)
+    except ValueError as exc:
+        raise _shape_error(rec, args, exc) from None
+    if type(out) is not _ndarray:
+        out = _asarray(out)
+    result = _wrap(out)
+    _make_view(result, x, None, rec)
+    if x._requires_grad and rec.differentiable and _mode.grad_enabled:
+        record_node(rec, args, (result,))
+    return result
 
 
 def dispatch_unary(rec, args):
@@ -262,8 +286,14 @@ INFERENCE_SAVE = (
 
 def _make_view(result: Tensor, base: Tensor, multi=None, rec=None) -> None:
     """Make ``result`` a view of ``base``'s root: shared storage and version counter."""
-    # an empty result shares no bytes, yet PyTorch still calls it a view of its base
-    if result._data.size == 0 or np.may_share_memory(result._data, base._data):
+    # an empty result shares no bytes, yet PyTorch still calls it a view of its base. NumPy
+    # gives a view the array that owns the memory as ``.base``: a forward's view of ``base``'s
+    # array has that array, or its owner, as ``.base`` (the cheap test, before the bounds
+    # check of ``np.may_share_memory``).
+    rd = result._data
+    owner = rd.base
+    if (owner is not None and (owner is base._data or owner is base._data.base)) \
+            or rd.size == 0 or np.may_share_memory(rd, base._data):
         result._vc = base._vc
         root = base._base if base._base is not None else base
         result._base = root

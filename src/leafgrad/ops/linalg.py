@@ -370,8 +370,11 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         out *= alpha
     if beta == 0:
         return out
-    shape = np.broadcast_shapes(np.shape(self), out.shape)
-    if shape != out.shape:
+    shape = np.shape(self)
+    # a bias row or a full matrix (nn.Linear's cases) broadcasts as it is; anything else is
+    # checked by NumPy's broadcast_shapes (a Python function: slow for the common case)
+    if shape != out.shape and shape != out.shape[1:] and np.broadcast_shapes(
+            shape, out.shape) != out.shape:
         raise RuntimeError(
             f"The expanded size of the tensor ({out.shape[-1]}) must match the existing size "
             f"({np.shape(self)[-1]}) at non-singleton dimension 1.  Target sizes: "
@@ -434,8 +437,10 @@ _addmm = defop("addmm", addmm, inputs=("self", "mat1", "mat2"),
 
 def addmm_public(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``."""
-    for i, (n, t) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2))):
-        _check_tensor("addmm", t, i + 1, n)
+    if not (isinstance(input, Tensor) and isinstance(mat1, Tensor)
+            and isinstance(mat2, Tensor)):
+        for i, (n, t) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2))):
+            _check_tensor("addmm", t, i + 1, n)
     a, b = mat1._data, mat2._data
     if a.ndim != 2:
         raise RuntimeError("mat1 must be a matrix, got {}-D tensor".format(a.ndim))
@@ -447,8 +452,9 @@ def addmm_public(input, mat1, mat2, *, beta=1, alpha=1):
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{_tname(x).rsplit('.', 1)[-1]} and "
                                f"{_tname(b).rsplit('.', 1)[-1]}")
-    _check_mm(a.shape, b.shape)
-    return _addmm.public(input, mat1, mat2, beta=beta, alpha=alpha)
+    if a.shape[1] != b.shape[0]:
+        _check_mm(a.shape, b.shape)
+    return _addmm.dispatch(_addmm, (input, mat1, mat2, beta, alpha))   # its public function
 
 
 export_function("addmm", addmm_public)

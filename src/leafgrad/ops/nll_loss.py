@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 from .pointwise_common import zeros_grad
 from .registry import Sample, defop
 
@@ -228,6 +228,9 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
 
 # -- formulas ------------------------------------------------------------------------------
 def nll_loss_self(grad, self, target, weight, reduction, ignore_index):
+    if not _mode.grad_enabled:   # Note [Plain NumPy without create_graph] in ops/linalg.py
+        return _wrap(nll_loss_backward(grad._data, self._data, target, weight, reduction,
+                                       ignore_index))
     return NLL_LOSS_BACKWARD.public(grad, self, target, weight, reduction, ignore_index)
 
 

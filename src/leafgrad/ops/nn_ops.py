@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..grad_mode import state as _mode
+from ..tensor import _wrap
 from .registry import Sample, defop
 
 FAMILY = "nn_ops"
@@ -86,6 +88,8 @@ def softmax_self(grad, result, dim):
 
 
 def log_softmax_self(grad, result, dim):
+    if not _mode.grad_enabled:   # Note [Plain NumPy without create_graph] in ops/linalg.py
+        return _wrap(_log_softmax_backward_data(grad._data, result._data, dim))
     return _LOG_SOFTMAX_BACKWARD.public(grad, result, dim)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ops.linalg import addmm_public as _addmm   # torch.addmm
 from ...ops.nn_layers import CONSTANT_PAD_ND, EMBEDDING, LAYER_NORM, embedding_renorm_
 from ...tensor import Tensor, _wrap
 from .padding import pad_nonconstant
@@ -34,11 +35,11 @@ def _torch():
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, as one ``addmm`` for 2-D input like PyTorch."""
-    torch = _torch()
     if bias is None:
         return input.matmul(weight.t())
-    if input.dim() == 2:
-        return torch.addmm(bias, input, weight.t())
+    if input._data.ndim == 2:
+        return _addmm(bias, input, weight.t())
+    torch = _torch()
     if input.dim() == 0 or weight.dim() != 2:
         return input.matmul(weight.t()) + bias
     # PyTorch folds the leading dims into one matrix, runs addmm, then views back.
