@@ -92,6 +92,8 @@ FUNCTIONS = {
         "cholesky_solve cross det dist eig inner inverse kron logdet lstsq lu lu_solve "
         "lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm pdist pinverse qr "
         "slogdet solve svd symeig tensordot triangular_solve vdot"),
+    "grid_sample": (
+        "affine_grid_generator grid_sampler_2d grid_sampler_3d"),
 }
 
 RECORDS = {
@@ -132,8 +134,8 @@ RECORDS = {
     "special": (
         "digamma erfinv i0 lgamma mvlgamma polygamma sinc special_i1"),
     "pointwise_extra": (
-        "addcdiv addcmul copysign copysign_scalar deg2rad frexp gcd heaviside lcm ldexp "
-        "logaddexp logaddexp2 nextafter rad2deg"),
+        "addcdiv addcmul copysign copysign_scalar deg2rad frexp gcd heaviside "
+        "heaviside_ lcm ldexp logaddexp logaddexp2 nextafter rad2deg"),
     "matrix_extra": (
         "diag_embed diagonal diagonal_backward diagonal_copy rot90 trace tril triu"),
     "reduction_extra": (
@@ -163,4 +165,8 @@ RECORDS = {
         "linalg_inv_ex linalg_lstsq linalg_lu linalg_lu_factor_ex linalg_matrix_exp "
         "linalg_pinv linalg_qr linalg_slogdet linalg_solve_ex linalg_solve_triangular "
         "linalg_svd linalg_svdvals pdist triangular_solve vdot"),
+    "grid_sample": (
+        "affine_grid_generator grid_sampler_2d grid_sampler_3d"),
+    "ctc": (
+        "_ctc_loss _ctc_loss_backward"),
 }
