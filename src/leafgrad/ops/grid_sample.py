@@ -376,7 +376,7 @@ def affine_grid_generator_theta(grad, size, align_corners):
 def _affine_samples(make, shapes):
     call = "nn.functional.affine_grid"
     return [Sample((make((2, 2, 3)), (2, 3, 4, 5)), {"align_corners": False}, call=call),
-            Sample((make((1, 2, 3)), (1, 1, 3, 1)), {"align_corners": True}, call=call),
+            Sample((make((1, 2, 3)), (1, 1, 3, 2)), {"align_corners": True}, call=call),
             Sample((make((2, 3, 4)), (2, 1, 3, 2, 4)), {"align_corners": False}, call=call),
             Sample((make((1, 3, 4)), (1, 1, 2, 3, 2)), {"align_corners": True}, call=call)]
 
