@@ -99,3 +99,70 @@ def test_inplace_overlap_compares_size1_strides(statement):
         exec(statement, env)   # noqa: S102
         return env["x"]
     same_on_both(run)
+
+
+# -- autograd.grad: which nodes run (and are freed) -------------------------------------------------
+_CAPTURE_PROGRAMS = {
+    # the wanted input is the output itself: its node does not run, so it is not freed
+    "self_then_leaf": lambda L, x, g: (L.autograd.grad(y := x.clamp(min=-0.2), [y], g),
+                                       L.autograd.grad(y, [x], g)),
+    "inner_then_outer": lambda L, x, g: (L.autograd.grad(z := (y := x.exp()) * y, [y], g),
+                                         L.autograd.grad(z, [x], g)),
+    "inner_then_inner_node": lambda L, x, g: (L.autograd.grad(z := (y := x.exp()) * y, [y], g),
+                                              L.autograd.grad(y, [x], g)),
+    "two_roots": lambda L, x, g: (L.autograd.grad([y := x.exp(), y.sin()], [y], [g, g]),
+                                  L.autograd.grad(y, [x], g)),
+    "create_graph_twice": lambda L, x, g: (
+        L.autograd.grad(y := x.clamp(min=-0.2), [y], g, create_graph=True, retain_graph=False),
+        L.autograd.grad(y, [y], g, create_graph=True, retain_graph=False)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CAPTURE_PROGRAMS))
+def test_grad_of_a_non_leaf_runs_only_needed_nodes(name):
+    def run(L):
+        x = L.tensor([1.5, -2.0, 3.0], requires_grad=True)
+        return _CAPTURE_PROGRAMS[name](L, x, L.ones(3))
+    same_on_both(run)
+
+
+def test_hooks_of_captured_nodes():
+    # a node that does not run gets its tensor hooks (captured after them) but not its own
+    # prehooks; a node that runs is captured before its tensor hooks
+    def run(L):
+        ran = []
+        x = L.tensor([1.5, -2.0, 3.0], requires_grad=True)
+        y = x * 1
+        z = y.sin()
+        w = z * 2
+        for t in (y, z, w):
+            t.grad_fn.register_prehook(lambda gs, t=t: ran.append(t.grad_fn.name()))
+        y.register_hook(lambda g: g * 10)
+        out = [L.autograd.grad(w, [z], L.ones(3), retain_graph=True),
+               L.autograd.grad(w, [w, y], L.ones(3), retain_graph=True),
+               L.autograd.grad(w, [y, x], L.ones(3), retain_graph=True),
+               L.autograd.grad(w, [y], L.ones(3), retain_graph=True)]
+        y.retain_grad()
+        out.append(L.autograd.grad(w, [y, x], L.ones(3), retain_graph=True))
+        return out, y.grad, ran
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("op", ["max", "min", "median", "nanmedian", "kthvalue", "mode",
+                                "cummax", "cummin", "embedding", "index_fill"])
+def test_saved_index_tensors_are_freed(op):
+    # PyTorch saves these ops' indices as tensors: a second backward without retain_graph fails
+    calls = {
+        "max": lambda L, x: x.max(0)[0], "min": lambda L, x: x.min(0)[0],
+        "median": lambda L, x: x.median(0)[0], "nanmedian": lambda L, x: x.nanmedian(0)[0],
+        "kthvalue": lambda L, x: x.kthvalue(1, 0)[0], "mode": lambda L, x: x.mode(0)[0],
+        "cummax": lambda L, x: x.cummax(0)[0], "cummin": lambda L, x: x.cummin(0)[0],
+        "embedding": lambda L, x: L.nn.functional.embedding(L.tensor([0]), x.reshape(-1, 1)),
+        "index_fill": lambda L, x: x.index_fill(0, L.tensor([0]), 1.0)}
+
+    def run(L):
+        x = L.tensor([1.5, -2.0, 3.0, 0.5], requires_grad=True)
+        y = calls[op](L, x).sum()
+        y.backward()
+        y.backward()
+    same_on_both(run)

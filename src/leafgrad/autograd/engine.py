@@ -54,7 +54,8 @@ def _collect(roots):
 
 
 def _needed(roots, targets_nodes, target_leaves):
-    """Nodes from which a wanted input can be reached (post-order, iterative)."""
+    """Nodes from which a wanted input can be reached through at least one edge (post-order,
+    iterative): they run; a wanted node itself only when it leads to another."""
     needed = set()
     visited = set()
     for root in roots:
@@ -77,13 +78,13 @@ def _needed(roots, targets_nodes, target_leaves):
                     stack.append((fn, iter(fn._edges)))
                     advanced = True
                     break
-                if id(fn) in needed:
+                if id(fn) in needed or id(fn) in targets_nodes:
                     needed.add(id(node))
             if not advanced:
                 stack.pop()
-                if id(node) in targets_nodes:
-                    needed.add(id(node))
-                if stack and id(node) in needed:
+                # a node whose output is wanted makes its consumers needed, not itself
+                # (Note [Captured nodes])
+                if stack and (id(node) in needed or id(node) in targets_nodes):
                     needed.add(id(stack[-1][0]))
     return needed
 
@@ -161,21 +162,32 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             has_grad = False
         else:
             has_grad = True
-        if (node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None
-                or node._pre_hooks is not None):
-            grads = _run_pre_hooks(node, grads)
-            has_grad = any(g is not None for g in grads)
-        # No gradient arrived: built-in nodes are skipped, a custom Function's backward still
-        # runs (on zeros, or on None without materialize_grads), as in PyTorch.
-        run = has_grad or node.runs_without_grads
         if capturing:
+            # Note [Captured nodes]: as PyTorch's engine, a node runs only when it leads to a
+            # wanted input (one whose own output is wanted is not run, so it is not freed); a
+            # node that does not run still gets its tensor hooks (register_hook, retain_grad)
+            # and its output is captured after them; a node that runs is captured before them.
             nid = id(node)
+            run_it = nid in needed
+            if not run_it and (node._tensor_pre_hooks is not None
+                               or node._retain_grad_hooks is not None):
+                grads = _run_pre_hooks(node, grads, tensor_only=True)
             if nid in target_nodes:
                 for nr, i in target_nodes[nid]:
                     g = grads[nr]
                     if g is not None:
                         captured[i] = g if captured[i] is None else captured[i] + g
-            run = run and nid in needed
+            if not run_it:
+                grads = None
+        if (node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None
+                or node._pre_hooks is not None) and grads is not None:
+            grads = _run_pre_hooks(node, grads)
+            has_grad = any(g is not None for g in grads)
+        # No gradient arrived: built-in nodes are skipped, a custom Function's backward still
+        # runs (on zeros, or on None without materialize_grads), as in PyTorch.
+        run = has_grad or node.runs_without_grads
+        if capturing and grads is None:
+            run = False
         edges = node._edges
         if run:
             if _anomaly.enabled:
@@ -282,7 +294,9 @@ def _free(node) -> None:
             return
 
 
-def _run_pre_hooks(node, grads):
+def _run_pre_hooks(node, grads, tensor_only=False):
+    """The hooks before a node: the tensors' (register_hook, then retain_grad), then the
+    node's own (``register_prehook``, not for a node that does not run)."""
     grads = list(grads)
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
@@ -303,7 +317,7 @@ def _run_pre_hooks(node, grads):
                     t._grad = g.clone() if _mode.grad_enabled else _wrap(g._data.copy())
                 else:
                     t._grad = t._grad + g
-    if node._pre_hooks:
+    if node._pre_hooks and not tensor_only:
         for hook in list(node._pre_hooks.values()):
             new = hook(tuple(grads))
             if new is not None:

@@ -120,12 +120,15 @@ def _dim_samples(call):
 
 _max0 = defop("max_dim", select_dim, derivatives={"self": select_dim_self}, dtype="same",
               grad_fn_name="MaxBackward0", methods=(), functions=(), family=FAMILY,
+              saved_tensor_args=("indices",),
               samples=_dim_samples("max"))
 _min0 = defop("min_dim", select_dim, derivatives={"self": select_dim_self}, dtype="same",
               grad_fn_name="MinBackward0", methods=(), functions=(), family=FAMILY,
+              saved_tensor_args=("indices",),
               samples=_dim_samples("min"))
 _median1 = defop("median_dim", select_dim, derivatives={"self": select_dim_self},
                  dtype="same", grad_fn_name="MedianBackward1", methods=(), functions=(),
+                 saved_tensor_args=("indices",),
                  family=FAMILY, samples=_dim_samples("median"))
 
 

@@ -97,12 +97,12 @@ def index_fill_self(grad, dim, index):
     return grad.index_fill(dim, index, 0)
 
 
-_fill0 = defop("index_fill", index_fill, inputs=("self",),
+_fill0 = defop("index_fill", index_fill, inputs=("self",), saved_tensor_args=("index",),
                derivatives={"self": index_fill_self}, dtype="same", methods=(),
                functions=(), family=FAMILY, samples=lambda make, shapes: [
                    Sample((make((3, 4)), 1, _long([2, 0]), -1.5), call="index_fill"),
                    Sample((make((3, 4)), 0, _long([1]), 2), call="Tensor.index_fill")])
-_fill1 = defop("index_fill_tensor", index_fill, inputs=("self",),
+_fill1 = defop("index_fill_tensor", index_fill, inputs=("self",), saved_tensor_args=("index",),
                derivatives={"self": index_fill_self}, dtype="same",
                grad_fn_name="IndexFillBackward1", methods=(), functions=(), family=FAMILY)
 

@@ -191,7 +191,8 @@ def _embedding_samples(make, shapes):
 
 EMBEDDING = defop(
     "embedding", embedding, inputs=("weight",), derivatives={"weight": embedding_weight},
-    dtype="same", methods=(), family=FAMILY, samples=_embedding_samples)
+    dtype="same", methods=(), family=FAMILY, samples=_embedding_samples,
+    saved_tensor_args=("indices",))   # PyTorch saves the indices tensor: freed after backward
 EMBEDDING_DENSE_BACKWARD = defop(
     "embedding_dense_backward", embedding_dense_backward, inputs=("grad_output",),
     derivatives={"grad_output": embedding_dense_backward_grad_output},

@@ -92,8 +92,10 @@ def _cum_samples(call):
 
 
 _cummax = defop("cummax", cum_extreme, derivatives={"self": cum_extreme_self}, dtype="same",
+                saved_tensor_args=("indices",),
                 methods=(), functions=(), family=FAMILY, samples=_cum_samples("cummax"))
 _cummin = defop("cummin", cum_extreme, derivatives={"self": cum_extreme_self}, dtype="same",
+                saved_tensor_args=("indices",),
                 methods=(), functions=(), family=FAMILY, samples=_cum_samples("cummin"))
 
 
@@ -292,6 +294,7 @@ _public("nanmean", nanmean)
 # -- kthvalue / mode / nanmedian -------------------------------------------------------------
 _kthvalue = defop("kthvalue_dim", select_dim, derivatives={"self": select_dim_self},
                   dtype="same", grad_fn_name="KthvalueBackward0", methods=(), functions=(),
+                  saved_tensor_args=("indices",),
                   family=FAMILY, samples=lambda make, shapes: [
                       Sample((make(shapes[1] or (3,)), 1), call="kthvalue"),
                       Sample((make((3, 4)), 2, 0, True), call="kthvalue"),
@@ -314,6 +317,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 _mode = defop("mode_dim", select_dim, derivatives={"self": select_dim_self}, dtype="same",
               grad_fn_name="ModeBackward0", methods=(), functions=(), family=FAMILY,
+              saved_tensor_args=("indices",),
               samples=lambda make, shapes: [
                   Sample((np.asarray(np.round(make(shapes[1] or (5,)))),), call="mode"),
                   Sample((make(shapes[1] or (4,), 0, 3, np.int64), 0), call="mode")])
@@ -358,6 +362,7 @@ _nanmedian0 = defop("nanmedian_all", nanmedian_all, derivatives={"self": evenly_
                         Sample((make(shapes[1]),), call="nanmedian")])
 _nanmedian1 = defop("nanmedian_dim", select_dim, derivatives={"self": select_dim_self},
                     dtype="same", grad_fn_name="NanmedianBackward1", methods=(), functions=(),
+                    saved_tensor_args=("indices",),
                     family=FAMILY, samples=lambda make, shapes: [
                         Sample((make(shapes[1] or (3,)), 0), call="nanmedian")])
 
