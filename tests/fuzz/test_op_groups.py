@@ -126,3 +126,73 @@ def _run(L, statement):
 @pytest.mark.parametrize("statement", ACTIVATIONS + OTHERS)
 def test_like_torch(statement):
     assert _run(leafgrad, statement) == _run(torch, statement)
+
+
+# d) matmul: each rank case runs the checks of the kernel PyTorch picks (dot, mv, mm, a folded
+# mm/mv -- chosen by requires_grad and strides -- or bmm), in its order; empty bmm products
+# skip the dtype and bool checks
+_MM_SHAPES = [(2,), (0,), (2, 3), (3, 2), (0, 3), (3, 0), (2, 2, 3), (2, 3, 2), (1, 3, 2),
+              (1, 2, 3), (2, 0, 3), (2, 1, 3, 2)]
+_MM_DTYPES = [("float32", "float32"), ("float32", "int64"), ("float64", "float32"),
+              ("bool", "bool"), ("bool", "float32")]
+
+
+def _matmul_case(L, sa, sb, da, db, rga, rgb, transposed):
+    a = L.ones(sa, dtype=getattr(L, da))
+    if transposed:
+        a = L.ones(sa[:-2] + (sa[-1], sa[-2]), dtype=getattr(L, da)).mT
+    a.requires_grad_(rga)
+    b = L.ones(sb, dtype=getattr(L, db), requires_grad=rgb)
+    try:
+        r = L.matmul(a, b)
+    except Exception as exc:   # noqa: BLE001 - the error is the observation
+        return type(exc).__name__, str(exc)
+    return str(r.dtype), tuple(r.shape), None if r.grad_fn is None else type(r.grad_fn).__name__
+
+
+def test_matmul_checks_like_torch():
+    bad = []
+    for sa in _MM_SHAPES:
+        for sb in _MM_SHAPES:
+            for da, db in _MM_DTYPES:
+                for rga, rgb in [(False, False), (True, False), (False, True)]:
+                    if (rga and da != "float32" and da != "float64") or (rgb and db == "bool"):
+                        continue
+                    if rgb and db == "int64":
+                        continue
+                    for tr in ([False, True] if len(sa) >= 3 else [False]):
+                        case = (sa, sb, da, db, rga, rgb, tr)
+                        mine = _matmul_case(leafgrad, *case)
+                        theirs = _matmul_case(torch, *case)
+                        if mine != theirs:
+                            bad.append((case, mine, theirs))
+    assert not bad, f"{len(bad)} cases differ, e.g. {bad[:3]}"
+
+
+MATMUL_OTHERS = [
+    "y = torch.mm(torch.ones(2, 3), torch.ones(2, 3).long())",
+    "y = torch.mm(torch.ones(0, 2).bool(), torch.ones(2, 3).bool())",
+    "y = torch.mv(torch.ones(2, 3), torch.ones(2).long())",
+    "y = torch.mv(torch.ones(2, 0).bool(), torch.ones(0).bool())",
+    "y = torch.bmm(torch.ones(2, 2, 3).bool(), torch.ones(2, 3, 2))",
+    "y = torch.bmm(torch.ones(2, 2, 3), torch.ones(2, 3, 2).bool())",
+    "y = torch.bmm(torch.ones(2, 0, 3), torch.ones(2, 3, 2).long())",
+    "y = torch.bmm(torch.ones(2, 0, 3, requires_grad=True), torch.ones(2, 3, 2).double())",
+    "y = torch.bmm(torch.ones(2, 0, 3, requires_grad=True), torch.ones(2, 3, 2).long())",
+    "a = torch.ones(2, 3, 0, requires_grad=True); y = torch.autograd.grad("
+    "(a @ torch.ones(0, 2)).sum(), a)[0]",
+    "a = torch.ones(2, 3, 0, requires_grad=True); y = torch.autograd.grad("
+    "(a @ torch.ones(0)).sum(), a)[0]",
+    "b = torch.ones(0, 2, requires_grad=True); y = torch.autograd.grad("
+    "(torch.ones(2, 3, 0) @ b).sum(), b)[0]",
+    # sum's parser refuses a float or a str dim (TypeError, PyTorch's text)
+    "y = torch.ones(2, 3).sum(1.5)",
+    "y = torch.ones(2, 3).sum('a')",
+    "y = torch.ones(2, 3).sum((0.5,))",
+    "y = torch.ones(2, 3).sum([0, 1])",
+]
+
+
+@pytest.mark.parametrize("statement", MATMUL_OTHERS)
+def test_matmul_others_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)

@@ -86,14 +86,14 @@ def matmul_other(grad, self, other_shape, other_strides):
             return grad * self
         if s.ndim == 2:
             return matmul(self.mT, grad)               # (k, m) @ (m,)
-        k = s.shape[-1]                                # fold the batch: one gemv
-        return matmul(self.reshape(-1, k).mT, grad.reshape(-1))
+        rows, k = int(np.prod(s.shape[:-1])), s.shape[-1]   # fold the batch: one gemv
+        return matmul(self.reshape(rows, k).mT, grad.reshape(rows))   # (sizes: k may be 0)
     if s.ndim == 1:                                    # (k,) @ (..., k, n): outer products
         return self.reshape(s.shape[0], 1) * grad.reshape(
             grad._data.shape[:-1] + (1, grad._data.shape[-1]))
     if len(other_shape) == 2 and s.ndim > 2:           # batched @ matrix: fold into one gemm
-        k, n = s.shape[-1], other_shape[-1]
-        return matmul(self.reshape(-1, k).mT, grad.reshape(-1, n))
+        rows, k, n = int(np.prod(s.shape[:-1])), s.shape[-1], other_shape[-1]
+        return matmul(self.reshape(rows, k).mT, grad.reshape(rows, n))
     if s.ndim == 2 and len(other_shape) == 2:          # mm: as PyTorch's mm_mat2_backward
         if column_major(other_strides, other_shape[0]):
             return matmul(grad.t(), self).t()          # Note [Gradients in the operand's layout]
@@ -169,17 +169,18 @@ def _check_dot(a, b):
 
 
 def _check_mv(a, b, rows=None):
+    m, k = (rows if rows is not None else a.shape[0]), a.shape[-1]
+    if k != b.shape[0]:   # sizes first, then dtypes, as PyTorch's addmv
+        raise RuntimeError(f"size mismatch, got input ({m}), mat ({m}x{k}), vec ({b.shape[0]})")
     if a.dtype != b.dtype:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_tname(b)}, "
                            f"{_tname(a)}, and {_tname(b)}")
-    m, k = (rows if rows is not None else a.shape[0]), a.shape[-1]
-    if k != b.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({m}), mat ({m}x{k}), vec ({b.shape[0]})")
 
 
-def _no_bool(kernel, a):
-    """PyTorch's BLAS-backed kernels have no bool version."""
-    if a.dtype == np.bool_:
+def _no_bool(kernel, a, out_numel=1, k=1):
+    """PyTorch's BLAS-backed kernels have no bool version; an empty product (no output, or
+    nothing to sum over) returns before the kernel is chosen."""
+    if a.dtype == np.bool_ and out_numel and k:
         from .pointwise_common import not_implemented_for
         raise not_implemented_for(kernel, a)
 
@@ -204,8 +205,34 @@ def _bcast_batch(sa, sb):
     return tuple(reversed(out))
 
 
+def _should_fold(input, other, a, b):
+    """Does PyTorch's matmul fold the operand with more dims into a matrix (one mm / mv)
+    rather than run a batched bmm? (Which checks run, and so which message, depends on it.)
+
+    The larger operand (``other.mT`` when ``other`` has more dims) must have 3+ dims against
+    1 or 2; then it folds when the smaller one requires grad, never for a matrix ``input``
+    otherwise, always when empty, else when its leading dims can be viewed as one."""
+    da, db = a.ndim, b.ndim
+    larger_first = da >= db
+    big = a if larger_first else np.swapaxes(b, -1, -2)
+    if not (big.ndim >= 3 and (db if larger_first else da) <= 2):
+        return False
+    if (other if larger_first else input)._requires_grad:
+        return True
+    if da == 2:
+        return False
+    if big.size == 0:
+        return True
+    item = big.itemsize
+    st, sh = big.strides, big.shape
+    return all(st[i] // item == st[i + 1] // item * sh[i + 1] for i in range(big.ndim - 2))
+
+
 def matmul(input, other):
     """Matrix product with NumPy's/PyTorch's rank rules (1-D operands, batch broadcasting).
+
+    The checks follow the kernel PyTorch runs for each case (dot, mv, mm, a folded mm / mv,
+    or bmm), in its order, so errors read as PyTorch's.
 
     >>> import leafgrad as torch
     >>> (torch.ones(4, 2, 3) @ torch.ones(3)).shape
@@ -219,9 +246,9 @@ def matmul(input, other):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
     if da == 2 and db == 2:
-        _same_dtype_mm(a, b)
         _check_mm(a.shape, b.shape)
-        _no_bool("addmm_impl_cpu_", a)
+        _same_dtype_mm(a, b)
+        _no_bool("addmm_impl_cpu_", a, a.shape[0] * b.shape[1], a.shape[1])
         return _mm.public(input, other)
     if da == 1 and db == 1:
         _check_dot(a, b)
@@ -229,35 +256,79 @@ def matmul(input, other):
         return _dot.public(input, other)
     if da == 2 and db == 1:
         _check_mv(a, b)
-        _no_bool("addmv_impl_cpu", a)
+        _no_bool("addmv_impl_cpu", a, a.shape[0], a.shape[1])
         return _mv.public(input, other)
     if da == 1 and db == 2:
-        _same_dtype_mm(a, b)
         _check_mm((1, a.shape[0]), b.shape)
-        _no_bool("addmm_impl_cpu_", a)
+        _same_dtype_mm(a, b)
+        _no_bool("addmm_impl_cpu_", a, b.shape[1], a.shape[0])
         return _vm.public(input, other)
-    if db <= 2:                                       # batched @ matrix or vector: folded
-        rows = int(np.prod(a.shape[:-1]))
-        if db == 1:
+    # 3-D with a leading 1 against 3-D: PyTorch multiplies the matrix (as a 2-D operand);
+    # for ``other`` only when it requires grad (then the product folds)
+    a_eff, b_eff = a, b
+    if da == 3 and db == 3:
+        if a.shape[0] == 1 and b.shape[0] != 1:
+            a_eff = a[0]
+        elif b.shape[0] == 1 and a.shape[0] != 1 and other._requires_grad:
+            b_eff = b[0]
+    if _should_fold(input, other, a_eff, b_eff):
+        _check_folded(a_eff, b_eff)
+    else:
+        _check_bmm_path(a_eff, b_eff)
+        if a.dtype != b.dtype:
+            # an empty bmm returns zeros of batch2's dtype before its kernel checks dtypes
+            if b.dtype.kind not in "fc" and _mode.grad_enabled and (
+                    input._requires_grad or other._requires_grad):
+                raise RuntimeError(f"Autograd not support dtype: {_tname(b)}")
+            return _batched_record(input, a, b).public(input.to(other.dtype), other)
+    return _batched_record(input, a, b).public(input, other)
+
+
+def _check_folded(a, b):
+    """The checks of the folded product: ``a.reshape(-1, k) @ b`` (mm or mv) when ``a`` has
+    more dims, else ``b.mT.reshape(-1, k) @ a.t()`` (or ``@ a``) and a transpose."""
+    if a.ndim >= b.ndim:
+        rows, k = int(np.prod(a.shape[:-1])), a.shape[-1]
+        if b.ndim == 1:
             _check_mv(a, b, rows)
-            _no_bool("addmv_impl_cpu", a)
+            _no_bool("addmv_impl_cpu", a, rows, k)
         else:
+            _check_mm((rows, k), b.shape)
             _same_dtype_mm(a, b)
-            _check_mm((rows, a.shape[-1]), b.shape)
-            _no_bool("addmm_impl_cpu_", a)
-        return _batched.public(input, other)
-    # other has batch dims: a real batched product
-    sa = a.shape[:-2] if da > 1 else ()
-    batch = _bcast_batch(sa, b.shape[:-2])
-    k = a.shape[-1]
-    if k != b.shape[-2]:
+            _no_bool("addmm_impl_cpu_", a, rows * b.shape[1], k)
+        return
+    k, n = b.shape[-2], b.shape[-1]
+    rows = int(np.prod(b.shape[:-2])) * n
+    mat = (rows, k)
+    if a.ndim == 1:
+        if k != a.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{k}), vec "
+                               f"({a.shape[0]})")
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{_tname(a)}, {_tname(b)}, and {_tname(a)}")
+        _no_bool("addmv_impl_cpu", b, rows, k)
+    else:
+        _check_mm(mat, (a.shape[1], a.shape[0]))
+        _same_dtype_mm(b, a)
+        _no_bool("addmm_impl_cpu_", b, rows * a.shape[0], k)
+
+
+def _check_bmm_path(a, b):
+    """The checks of PyTorch's batched path: broadcast the batch dims, expand both to 3-D,
+    bmm. Returns normally for an empty product whatever the dtypes (see matmul)."""
+    n, m1 = (a.shape[-2] if a.ndim > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2], b.shape[-1]) if b.ndim > 1 else (b.shape[0], 1)
+    batch = _bcast_batch(a.shape[:-2], b.shape[:-2])
+    count = int(np.prod(batch))
+    if m2 != m1:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{int(np.prod(batch))}, {k}] but got: [{int(np.prod(batch))}, "
-                           f"{b.shape[-2]}].")
+                           f"[{count}, {m1}] but got: [{count}, {m2}].")
+    if count * n * p == 0 or m1 == 0:
+        return
+    _no_bool("bmm", a)   # the kernel is chosen by batch1's dtype, then batch2's is checked
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
-    _no_bool("bmm", a)
-    return _batched_record(input, a, b).public(input, other)
 
 
 def _batched_record(input, a, b):
@@ -272,7 +343,9 @@ def _batched_record(input, a, b):
     as_matrix = da == 2 or (da == 3 and db == 3 and a.shape[0] == 1 and b.shape[0] != 1)
     if not as_matrix or not input._requires_grad:
         return _batched
-    return _transposed if a.shape[-2] == 1 or b.shape[-1] == 1 else _clone
+    # (.contiguous() of an empty or single-row/column result is the transpose itself)
+    empty = a.shape[-2] * b.shape[-1] * int(np.prod(b.shape[:-2])) == 0
+    return _transposed if a.shape[-2] == 1 or b.shape[-1] == 1 or empty else _clone
 
 
 def mm(input, mat2):
@@ -284,9 +357,9 @@ def mm(input, mat2):
         raise RuntimeError("self must be a matrix")
     if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    _same_dtype_mm(a, b)
     _check_mm(a.shape, b.shape)
-    _no_bool("addmm_impl_cpu_", a)
+    _same_dtype_mm(a, b)
+    _no_bool("addmm_impl_cpu_", a, a.shape[0] * b.shape[1], a.shape[1])
     return _mm.public(input, mat2)
 
 
@@ -303,9 +376,16 @@ def bmm(input, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
                            f"{b.shape[1]}].")
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
-    _no_bool("bmm", a)
+    if a.shape[0] * a.shape[1] * b.shape[2] == 0 or a.shape[2] == 0:
+        if a.dtype != b.dtype:   # an empty bmm: zeros of batch2's dtype (see matmul)
+            if b.dtype.kind not in "fc" and _mode.grad_enabled and (
+                    input._requires_grad or mat2._requires_grad):
+                raise RuntimeError(f"Autograd not support dtype: {_tname(b)}")
+            return _bmm.public(input.to(mat2.dtype), mat2)
+    else:
+        _no_bool("bmm", a)   # the kernel is chosen by batch1's dtype, then batch2's checked
+        if a.dtype != b.dtype:
+            raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
     return _bmm.public(input, mat2)
 
 
@@ -319,7 +399,7 @@ def mv(input, vec):
     if a.ndim != 2 or b.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
     _check_mv(a, b)
-    _no_bool("addmv_impl_cpu", a)
+    _no_bool("addmv_impl_cpu", a, a.shape[0], a.shape[1])
     return _mv.public(input, vec)
 
 

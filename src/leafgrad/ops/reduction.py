@@ -177,7 +177,24 @@ def sum(input, dim=_NODIM, keepdim=False, *, dtype=None):
                             "= None)\n * (tuple of ints dim, bool keepdim = False, *, "
                             "torch.dtype dtype = None)\n")
         return _sum0.public(input, dtype=dtype)
+    if type(dim) is not int and not _int_dims(dim):
+        raise TypeError(f"sum() received an invalid combination of arguments - got "
+                        f"({type(dim).__name__}), but expected one of:\n * (*, torch.dtype "
+                        f"dtype = None)\n * (tuple of ints dim, bool keepdim = False, *, "
+                        f"torch.dtype dtype = None)\n")
     return _sum1.public(input, dim, keepdim, dtype=dtype)
+
+
+def _int_dims(dim):
+    """Is ``dim`` what PyTorch's parser takes as dims (None, an int, ints, a 0-d tensor)?"""
+    if dim is None or isinstance(dim, (int, np.integer, Tensor)):
+        return True
+    if not isinstance(dim, (list, tuple)):
+        return False
+    for d in dim:   # (no all(): this module defines torch.all)
+        if not isinstance(d, (int, np.integer)):
+            return False
+    return True
 
 
 def nansum(self, dim=None, keepdim=False, *, dtype=None):
