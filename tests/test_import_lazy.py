@@ -120,3 +120,18 @@ def test_two_threads_reach_one_lazy_family():
         "print(len(results), len(set(results)))\n"
         "print(type(torch.Tensor.__dict__['msort']).__name__)\n")
     assert out.split("\n")[:2] == ["4 1", "function"]
+
+
+def test_precompiled_templates_equal_compiled_ones(monkeypatch):
+    """ops/_templates.py holds the public-function templates ahead of time; each must be
+    the code registry's ``compile`` makes for that shape (file name and first line too)."""
+    from leafgrad.ops import _templates, registry
+    assert len(_templates.CODES) > 40
+    got = {key: registry._template(*key) for key in _templates.CODES}
+    monkeypatch.setattr(registry, "_PRECOMPILED", {})
+    for key, code in got.items():
+        ref = registry._template(*key)   # compiled from source now
+        assert code == ref, key
+        for attr in ("co_filename", "co_firstlineno", "co_flags", "co_code", "co_linetable",
+                     "co_name", "co_qualname", "co_varnames", "co_consts", "co_names"):
+            assert getattr(code, attr) == getattr(ref, attr), (key, attr)

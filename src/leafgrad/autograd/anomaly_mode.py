@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 import warnings
 
 import numpy as np
@@ -150,6 +149,7 @@ def _forward_stack():
             frames.append((frame, frame.f_lineno))
         frame = frame.f_back
     frames.reverse()
+    import traceback   # only with anomaly mode on: kept out of ``import leafgrad``
     return traceback.StackSummary.extract(frames).format(), parent
 
 

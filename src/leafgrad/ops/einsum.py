@@ -12,14 +12,13 @@ tensor([3., 3.])
 """
 from __future__ import annotations
 
-import string
-
 import numpy as np
 
 from .registry import defop, export_function, Sample
 from ..tensor import Tensor
 
 FAMILY = "linalg"
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"   # string.ascii_letters
 
 
 def _explicit(equation, shapes):
@@ -33,7 +32,7 @@ def _explicit(equation, shapes):
                            "einsum(): fewer operands were provided than specified in the "
                            "equation")
     used = set(c for c in eq if c.isalpha())
-    free = [c for c in string.ascii_letters if c not in used]
+    free = [c for c in _LETTERS if c not in used]
     n_ell = max((len(s) - len(i.replace("...", "")) for i, s in zip(ins, shapes)
                  if "..." in i), default=0)
     ell = "".join(free[:n_ell])

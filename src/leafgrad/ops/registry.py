@@ -21,7 +21,6 @@ from __future__ import annotations
 import builtins
 import inspect
 import types
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -32,6 +31,7 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
 from .dispatch import choose_dispatch, dispatch, record_node
 from .lazy import _Table, lazy_slot
+from ._templates import CODES as _PRECOMPILED
 from .overlap import check_internal_overlap, check_write, writable
 
 __all__ = ["OpRecord", "Formula", "Sample", "defop", "RECORDS", "FUNCTIONS", "bind_method",
@@ -42,61 +42,106 @@ RECORDS: dict = _Table("RECORDS")
 FUNCTIONS: dict = _Table("FUNCTIONS")   # torch.<name> functions provided by the ops package
 
 
-@dataclass
-class Sample:
+class _Fields:
+    """The parts of ``@dataclass`` these classes used: ``__repr__`` and ``__eq__`` over
+    ``_FIELDS`` (their ``__init__`` is written out below). Note [No dataclasses at import]:
+    ``@dataclass`` compiles its methods from source when the class is made, and with the
+    ``dataclasses`` module that was ~5% of ``import leafgrad``."""
+
+    _FIELDS: tuple = ()
+    __hash__ = None   # as @dataclass(eq=True)
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__qualname__}("
+                + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._FIELDS) + ")")
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (tuple(getattr(self, f) for f in self._FIELDS)
+                    == tuple(getattr(other, f) for f in self._FIELDS))
+        return NotImplemented
+
+
+_NEW_DICT = object()   # a default meaning "a new empty dict" (dataclass default_factory=dict)
+
+
+class Sample(_Fields):
     """One test call of an op, compared with PyTorch by tests/test_ops_registry.py.
 
     ``args``/``kwargs`` may hold NumPy arrays: the test turns each into a leafgrad tensor and
     a torch tensor (float arrays require grad). ``call`` names what to call: ``"add"`` is
     ``torch.add``, ``"Tensor.add_"`` a method, ``"__rsub__"`` a dunder on the first argument;
-    None means the record's first function (or method).
+    None means the record's first function (or method). ``grad``: compare first and second
+    derivatives too.
     """
-    args: tuple
-    kwargs: dict = field(default_factory=dict)
-    call: str | None = None
-    grad: bool = True        # compare first and second derivatives too
-    atol: float = 1e-6
+    _FIELDS = ("args", "kwargs", "call", "grad", "atol")
+
+    def __init__(self, args: tuple, kwargs: dict = _NEW_DICT, call: str | None = None,
+                 grad: bool = True, atol: float = 1e-6):
+        self.args = args
+        self.kwargs = {} if kwargs is _NEW_DICT else kwargs
+        self.call = call
+        self.grad = grad
+        self.atol = atol
 
 
-@dataclass
-class Formula:
-    fn: Callable
-    args: tuple
-    idx: tuple = ()
+class Formula(_Fields):
+    _FIELDS = ("fn", "args", "idx")
+
+    def __init__(self, fn: Callable, args: tuple, idx: tuple = ()):
+        self.fn = fn
+        self.args = args
+        self.idx = idx
 
 
-@dataclass
-class OpRecord:
-    name: str
-    forward: Callable
-    params: tuple
-    inputs: tuple
-    formulas: tuple
-    saved_names: tuple
-    dtype_rule: Callable
-    grad_fn_name: str
-    differentiable: bool
-    view: bool
-    n_outputs: int
-    samples: Callable | None
-    family: str
-    methods: tuple
-    functions: tuple
-    inplace: str | None
-    differentiable_outputs: tuple | None
-    materialize: Callable | None = None
-    has_saved_output: bool = False
-    input_pos: tuple = ()
-    saved_sources: tuple = ()
-    saved_users: tuple = ()
-    public: Callable = None
-    list_input: bool = False
-    saved_plan: tuple = ()
-    plans: dict = field(default_factory=dict)
-    dispatch: Callable = None
-    extra: dict = field(default_factory=dict)
-    kernel: Callable | None = None   # see defop
-    kernel_tail: tuple = ()          # the defaults of the parameters after the inputs
+class OpRecord(_Fields):
+    _FIELDS = ("name", "forward", "params", "inputs", "formulas", "saved_names",
+               "dtype_rule", "grad_fn_name", "differentiable", "view", "n_outputs", "samples",
+               "family", "methods", "functions", "inplace", "differentiable_outputs",
+               "materialize", "has_saved_output", "input_pos", "saved_sources", "saved_users",
+               "public", "list_input", "saved_plan", "plans", "dispatch", "extra", "kernel",
+               "kernel_tail")
+
+    def __init__(self, name: str, forward: Callable, params: tuple, inputs: tuple,
+                 formulas: tuple, saved_names: tuple, dtype_rule: Callable, grad_fn_name: str,
+                 differentiable: bool, view: bool, n_outputs: int, samples: Callable | None,
+                 family: str, methods: tuple, functions: tuple, inplace: str | None,
+                 differentiable_outputs: tuple | None, materialize: Callable | None = None,
+                 has_saved_output: bool = False, input_pos: tuple = (),
+                 saved_sources: tuple = (), saved_users: tuple = (), public: Callable = None,
+                 list_input: bool = False, saved_plan: tuple = (), plans: dict = _NEW_DICT,
+                 dispatch: Callable = None, extra: dict = _NEW_DICT,
+                 kernel: Callable | None = None, kernel_tail: tuple = ()):
+        self.name = name
+        self.forward = forward
+        self.params = params
+        self.inputs = inputs
+        self.formulas = formulas
+        self.saved_names = saved_names
+        self.dtype_rule = dtype_rule
+        self.grad_fn_name = grad_fn_name
+        self.differentiable = differentiable
+        self.view = view
+        self.n_outputs = n_outputs
+        self.samples = samples
+        self.family = family
+        self.methods = methods
+        self.functions = functions
+        self.inplace = inplace
+        self.differentiable_outputs = differentiable_outputs
+        self.materialize = materialize
+        self.has_saved_output = has_saved_output
+        self.input_pos = input_pos
+        self.saved_sources = saved_sources
+        self.saved_users = saved_users
+        self.public = public
+        self.list_input = list_input
+        self.saved_plan = saved_plan
+        self.plans = {} if plans is _NEW_DICT else plans
+        self.dispatch = dispatch
+        self.extra = {} if extra is _NEW_DICT else extra
+        self.kernel = kernel               # see defop
+        self.kernel_tail = kernel_tail     # the defaults of the parameters after the inputs
 
 
 class _LazyNodeClass:
@@ -333,6 +378,10 @@ _TEMPLATE_FILE = __file__[:-len("registry.py")] + "<public op templates>"
 
 
 def _template(n_pos: int, n_kwonly: int) -> types.CodeType:
+    code = _PRECOMPILED.get((n_pos, n_kwonly))
+    if code is not None:   # the same code, from _templates.py's cached bytecode
+        return code.replace(co_filename=_TEMPLATE_FILE, co_firstlineno=1, co_name="f",
+                            **({"co_qualname": "f"} if _HAS_QUALNAME else {}))
     names = [f"p{i}" for i in range(n_pos + n_kwonly)]
     params = names[:n_pos] + (["*"] + names[n_pos:] if n_kwonly else [])
     packed = ", ".join(names) + ("," if len(names) == 1 else "")
