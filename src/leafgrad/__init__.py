@@ -44,7 +44,7 @@ finally:
 # ``import torch.nn`` under ``leafgrad run`` goes through the alias finder in compat.py, which
 # imports ``leafgrad.nn`` by name, so it works whether or not ``nn`` was loaded yet.
 _LAZY_MODULES = ("nn", "optim", "utils", "func", "serialization", "diagnostics", "cuda",
-                 "accelerator", "backends", "testing", "special", "linalg")
+                 "accelerator", "backends", "testing", "special", "linalg", "distributions")
 _LAZY_NAMES = {"save": "serialization", "load": "serialization",   # serialization.__all__
                "explain": "diagnostics", "viz": "diagnostics"}
 
