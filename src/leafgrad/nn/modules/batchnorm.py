@@ -28,6 +28,8 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 class _NormBase(Module):
     """Parameters, buffers and repr shared by the batch-norm layers."""
 
+    _version = 2   # version 2 added num_batches_tracked (state_dict()._metadata records it)
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device=None,
                  dtype=None, *, bias: bool = True) -> None:
@@ -73,6 +75,19 @@ class _NormBase(Module):
 
     def _check_input_dim(self, input) -> None:
         raise NotImplementedError
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        # A state dict from before version 2, or a plain dict (no version), may lack
+        # num_batches_tracked: PyTorch keeps the module's own count (0 if it has none).
+        version = local_metadata.get("version", None)
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats \
+                and key not in state_dict:
+            state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                               else tensor(0, dtype=_dt.int64))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "

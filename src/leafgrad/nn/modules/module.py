@@ -500,8 +500,11 @@ class Module:
                                   keep_vars=keep_vars)
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, missing_keys, unexpected_keys,
-                              error_msgs, assign):
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """PyTorch's signature: ``local_metadata`` is this module's entry of the state dict's
+        ``_metadata`` ({} for a plain dict), ``assign`` travels in it."""
+        assign = local_metadata.get("assign_to_params_buffers", False)
         persistent = {k: v for k, v in self._buffers.items()
                       if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
@@ -547,11 +550,18 @@ class Module:
         missing_keys: list = []
         unexpected_keys: list = []
         error_msgs: list = []
+        metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
 
         def load(module, local_state, prefix=""):
-            module._load_from_state_dict(local_state, prefix, missing_keys, unexpected_keys,
-                                         error_msgs, assign)
+            # the saved version of each module (BatchNorm reads it), as PyTorch passes it
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state, prefix, local_metadata, True,
+                                         missing_keys, unexpected_keys, error_msgs)
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
