@@ -166,3 +166,27 @@ def test_saved_index_tensors_are_freed(op):
         y.backward()
         y.backward()
     same_on_both(run)
+
+
+# -- version-counter errors ---------------------------------------------------------------------------
+_INPLACE = {
+    "pow_number": lambda L, y: y.pow_(2), "pow_tensor": lambda L, y: y.pow_(L.tensor(2.)),
+    "masked_fill_number": lambda L, y: y.masked_fill_(y > 1.6, 2.),
+    "masked_fill_tensor": lambda L, y: y.masked_fill_(y > 1.6, L.tensor(2.)),
+    "clamp_number": lambda L, y: y.clamp_(min=0.),
+    "clamp_tensor": lambda L, y: y.clamp_(min=L.tensor(0.)),
+    "index_fill_tensor": lambda L, y: y.index_fill_(0, L.tensor([0]), L.tensor(1.)),
+    "fill_number": lambda L, y: y.fill_(1.), "fill_tensor": lambda L, y: y.fill_(L.tensor(1.)),
+    "lerp_tensor": lambda L, y: y.lerp_(L.ones(2), L.ones(2)), "zero": lambda L, y: y.zero_(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_INPLACE))
+def test_version_error_names_the_overload(name):
+    # "which is output 0 of Clamp1": PyTorch drops "Backward0" but keeps another overload number
+    def run(L):
+        y = L.tensor([1.5, 2.0], requires_grad=True) * 1
+        w = y * y
+        _INPLACE[name](L, y)
+        w.sum().backward()
+    same_on_both(run)

@@ -174,10 +174,18 @@ class AccumulateGrad(Node):
 
 
 def stripped_name(node) -> str:
-    """``SigmoidBackward0`` -> ``Sigmoid``, as PyTorch 2.13 writes it in version errors
-    (nodes PyTorch writes in C++, such as CopySlices, carry their C++ name instead)."""
+    """``SigmoidBackward0`` -> ``Sigmoid``, as PyTorch 2.13 writes it in version errors; an
+    overload number other than 0 stays (``ClampBackward1`` -> ``Clamp1``, ``FillBackward3``
+    -> ``Fill3``). Nodes PyTorch writes in C++, such as CopySlices, carry their C++ name."""
     name = type(node).__name__
-    return _CPP_NAMES.get(name) or _SUFFIX.sub("", name)
+    cpp = _CPP_NAMES.get(name)
+    if cpp:
+        return cpp
+    m = _SUFFIX.search(name)
+    if m is None:
+        return name
+    number = m.group()[len("Backward"):]
+    return name[:m.start()] + ("" if number == "0" else number)
 
 
 _CPP_NAMES = {"CopySlices": "torch::autograd::CopySlices",
