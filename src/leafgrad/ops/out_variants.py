@@ -4,7 +4,7 @@ PyTorch's out= variants compute the result, check it can be cast to ``out``'s dt
 ``out`` when the shapes differ (warning unless ``out`` was empty), write into it and return
 it. They do not record a graph, so an input that requires grad (with grad mode on) is refused.
 Only the functions listed in ``_NAMES`` take ``out=``; without ``out`` the call goes straight
-to the op.
+to the op (Note [out= in the signature]).
 
 >>> import leafgrad as torch
 >>> y = torch.empty(2)
@@ -13,7 +13,7 @@ to the op.
 """
 from __future__ import annotations
 
-import functools
+import types
 import warnings
 
 import numpy as np
@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, bump_version
+from . import registry
 from .registry import FUNCTIONS
 
 __all__: list = []
@@ -58,34 +59,104 @@ def _inputs_require_grad(args) -> bool:
     return False
 
 
-def _with_out(name: str, fn):
-    @functools.wraps(fn)
-    def wrapper(*args, out=None, **kwargs):
-        if out is None:
-            return fn(*args, **kwargs)
-        if not isinstance(out, Tensor):
-            raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
-                            f"{type(out).__name__}")
-        if _mode.grad_enabled and (_inputs_require_grad(args)
-                                  or _inputs_require_grad(kwargs.values())):
-            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
-                               "automatic differentiation, but one of the arguments requires "
-                               "grad.")
-        data = fn(*args, **kwargs)._data
-        if not _can_cast(data.dtype, out._data.dtype):
-            raise RuntimeError(f"result type {_type_name(data.dtype)} can't be cast to the "
-                               f"desired output type {_type_name(out._data.dtype)}")
-        if out._data.shape == data.shape:
-            np.copyto(out._data, data, casting="unsafe")
-        else:
-            if out._data.size:
-                warnings.warn(_RESIZED.format(old=list(out._data.shape),
-                                              new=list(data.shape)), UserWarning, stacklevel=2)
-            out._data = data.astype(out._data.dtype)
-        bump_version(out)   # an in-place write like any other: version notes name this line
-        return out
-    return wrapper
+def write_out(name: str, out, fn, args: tuple, kwargs: dict):
+    """``fn(*args, **kwargs)`` written into ``out``, as PyTorch's out= variants do."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not "
+                        f"{type(out).__name__}")
+    if _mode.grad_enabled and (_inputs_require_grad(args)
+                              or _inputs_require_grad(kwargs.values())):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires "
+                           "grad.")
+    data = fn(*args, **kwargs)._data
+    if not _can_cast(data.dtype, out._data.dtype):
+        raise RuntimeError(f"result type {_type_name(data.dtype)} can't be cast to the "
+                           f"desired output type {_type_name(out._data.dtype)}")
+    if out._data.shape == data.shape:
+        np.copyto(out._data, data, casting="unsafe")
+    else:
+        if out._data.size:
+            # stacklevel 3: this function, the public function, the user's line
+            warnings.warn(_RESIZED.format(old=list(out._data.shape),
+                                          new=list(data.shape)), UserWarning, stacklevel=3)
+        out._data = data.astype(out._data.dtype)
+    bump_version(out)   # an in-place write like any other: version notes name this line
+    return out
+
+
+# Note [out= in the signature]
+# A wrapper ``(*args, out=None, **kwargs)`` cost every call of torch.add & co. a tuple, a dict
+# and a second call (~0.26 us), out= or not. Instead each function here is replaced by one
+# with its own signature plus ``out=None``, compiled from a template like the registry's public
+# functions (Note [Cheap defop] in registry.py): without ``out`` it runs what the function
+# ran, ``_dispatch(_rec, (...))`` for a record's public function (no extra frame) or the
+# function itself for the public wrappers (div, matmul, cat...), so the check is one
+# ``is None`` test. The methods (``Tensor.add``) stay as they were: PyTorch's take no out=.
+_OUT_TEMPLATES: dict = {}
+
+
+def _out_template(n_pos: int, n_kwonly: int, direct: bool) -> types.CodeType:
+    """``def f(p0, .., *, k0, .., out=None)``: ``_dispatch(_rec, (p0, .., k0, ..))`` when
+    ``direct`` (a record's public function), else ``_fn_flat(p0, .., k0, ..)`` (the function,
+    its keyword-only parameters made positional: the names in a call's keywords are not
+    renamed with the parameters); with ``out``, ``_write_out(_name, out, _fn, (p0, ..),
+    {'<name of k0>': k0, ..})``."""
+    key = (n_pos, n_kwonly, direct)
+    code = _OUT_TEMPLATES.get(key)
+    if code is not None:
+        return code
+    names = [f"p{i}" for i in range(n_pos + n_kwonly)]
+    pos, kw = names[:n_pos], names[n_pos:]
+    params = ", ".join(pos + ["*"] + kw + ["out=None"])
+    packed = ", ".join(names) + ("," if len(names) == 1 else "")
+    pos_tuple = ", ".join(pos) + ("," if len(pos) == 1 else "")
+    call = f"_dispatch(_rec, ({packed}))" if direct else f"_fn_flat({', '.join(names)})"
+    kwargs = "{" + ", ".join(f"_KW[{i}]: {k}" for i, k in enumerate(kw)) + "}"
+    src = (f"def f({params}):\n"
+           f"    if out is None:\n"
+           f"        return {call}\n"
+           f"    return _write_out(_name, out, _fn, ({pos_tuple}), {kwargs})\n")
+    module = compile(src, registry._TEMPLATE_FILE, "exec")
+    code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    _OUT_TEMPLATES[key] = code
+    return code
+
+
+def with_out(name: str, fn):
+    """``fn`` with an ``out=`` keyword (see Note [out= in the signature])."""
+    code = fn.__code__
+    n_pos, n_kw = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames[:n_pos + n_kw]
+    kwdefaults = dict(fn.__kwdefaults__ or {})
+    if n_kw and names[-1] == "out":   # cat/stack list out= already, and ignore it
+        names, n_kw = names[:-1], n_kw - 1
+        kwdefaults.pop("out", None)
+    env = fn.__globals__
+    direct = code.co_filename == registry._TEMPLATE_FILE and "_rec" in env
+    template = _out_template(n_pos, n_kw, direct)
+    new_env = {"__builtins__": env["__builtins__"], "_fn": fn, "_name": name,
+               "_write_out": write_out, "_KW": names[n_pos:]}
+    if direct:
+        new_env["_dispatch"], new_env["_rec"] = env["_dispatch"], env["_rec"]
+    else:
+        flat = types.FunctionType(
+            code.replace(co_argcount=n_pos + n_kw,
+                         co_kwonlyargcount=code.co_kwonlyargcount - n_kw),
+            env, fn.__name__, None, fn.__closure__)
+        if n_kw < code.co_kwonlyargcount:
+            flat.__kwdefaults__ = {"out": None}   # cat/stack's own (ignored) out
+        new_env["_fn_flat"] = flat
+    new = types.FunctionType(
+        template.replace(co_varnames=names + ("out",) + template.co_varnames[len(names) + 1:],
+                         co_name=fn.__name__, **registry._qualname(fn.__qualname__)),
+        new_env, fn.__name__, fn.__defaults__)
+    kwdefaults["out"] = None
+    new.__kwdefaults__ = kwdefaults
+    new.__doc__ = fn.__doc__
+    new.__module__ = fn.__module__
+    return new
 
 
 for _name in _NAMES:
-    FUNCTIONS[_name] = _with_out(_name, FUNCTIONS[_name])
+    FUNCTIONS[_name] = with_out(_name, FUNCTIONS[_name])
