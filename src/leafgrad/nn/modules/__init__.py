@@ -6,10 +6,11 @@ from . import (activation, attention, container, dropout, flatten, linear, linea
 from . import batchnorm, conv, padding, pooling
 from . import upsampling, nn_extra, loss_extra, lazy  # H12
 from . import ctc  # CTCLoss
+from . import adaptive  # AdaptiveLogSoftmaxWithLoss
 
 _FILES = (module, linear, container, activation, flatten, dropout, sparse, normalization, loss,
           linear_extra, rnn, attention, transformer, conv, pooling, batchnorm, padding, upsampling, nn_extra,
-          loss_extra, lazy, ctc)
+          loss_extra, lazy, ctc, adaptive)
 
 __all__: list = []
 for _file in _FILES:
