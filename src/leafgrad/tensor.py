@@ -122,6 +122,10 @@ def check_device(spec):
         f"of device string: {name}")
 
 
+# Set once a tensor with a history is detached in place: from then on a node checks that the
+# non-leaf tensors it saved still have one (PyTorch's "detached in-place" error, graph.py).
+DETACHED_INPLACE = [False]
+
 class Tensor:
     """A multi-dimensional array that records the operations applied to it.
 
@@ -323,6 +327,8 @@ class Tensor:
                 "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        if self._grad_fn is not None:
+            DETACHED_INPLACE[0] = True   # saved tensors are checked from now on (graph.py)
         self._grad_fn = None
         self._requires_grad = False
         return self

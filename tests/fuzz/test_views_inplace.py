@@ -190,3 +190,24 @@ def test_version_error_names_the_overload(name):
         _INPLACE[name](L, y)
         w.sum().backward()
     same_on_both(run)
+
+
+_DETACH = {
+    "saved_input": lambda L, x: ((y := x * 1).sin(), y.detach_())[0],
+    "saved_other": lambda L, x: (x * (y := x.exp()), y.detach_())[0],
+    "saved_output": lambda L, x: ((y := x.exp()), y.detach_())[0],
+    "detached_before_saving": lambda L, x: ((y := x * 1).detach_(), y.sin() * x)[1],
+    "not_saved": lambda L, x: ((y := x * 1) + 1, y.detach_())[0],
+    "both_sides": lambda L, x: ((y := x * 1) * y, y.detach_())[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_DETACH))
+def test_saved_tensor_detached_in_place(name):
+    # a saved non-leaf detached in place since: PyTorch refuses to use it (not an output)
+    def run(L):
+        x = L.tensor([1.5, -2.0], requires_grad=True)
+        out = _DETACH[name](L, x)
+        out.sum().backward()
+        return x.grad
+    same_on_both(run)

@@ -24,7 +24,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import errors
 from ..grad_mode import state as _mode
-from ..tensor import Tensor, _wrap, where_changed
+from ..tensor import DETACHED_INPLACE, Tensor, _wrap, where_changed
 
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle",
            "anomaly", "version_hint"]
@@ -409,10 +409,18 @@ def version_hint() -> str:
     return _ANOMALY_HINT if anomaly.enabled else _HINT
 
 
+_DETACHED_INPLACE_MSG = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This "
+    "is not supported, please use out-of-place `.detach()` instead")
+
+
 def check_versions(node, saved, versions) -> None:
-    for value, version in zip(saved, versions):
+    detached = DETACHED_INPLACE[0]
+    for i, (value, version) in enumerate(zip(saved, versions)):
         if version is None:
             continue
+        if detached and type(value) is not SavedOutput and value._grad_fn is None:
+            _check_not_detached(node, i)
         current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
         if current != version:
             if type(value) is SavedOutput:
@@ -434,6 +442,20 @@ def check_versions(node, saved, versions) -> None:
                 f"{errors.shape_str(shape)}]{which} is at version {current}; expected version "
                 f"{version} instead. {version_hint()}"),
                 value.vc if type(value) is SavedOutput else value._vc)
+
+
+def _check_not_detached(node, i) -> None:
+    """PyTorch's error for a saved input that had a history when it was saved (its edge leads
+    to a node) and has none now: ``detach_()`` was called on it since."""
+    record = getattr(node, "record", None)
+    if record is None or i >= len(record.saved_sources):
+        return
+    kind, pos = record.saved_sources[i]
+    if kind != "arg" or pos not in record.input_pos:
+        return
+    fn = node._edges[record.input_pos.index(pos)][0]
+    if fn is not None and not isinstance(fn, Tensor):
+        raise RuntimeError(_DETACHED_INPLACE_MSG)
 
 
 def with_change_note(error: Exception, vc) -> Exception:
