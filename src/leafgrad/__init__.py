@@ -47,6 +47,9 @@ _LAZY_MODULES = ("nn", "optim", "utils", "func", "serialization", "diagnostics",
                  "accelerator", "backends", "testing", "special", "linalg", "distributions")
 _LAZY_NAMES = {"save": "serialization", "load": "serialization",   # serialization.__all__
                "explain": "diagnostics", "viz": "diagnostics"}
+_LAZY_NAMES.update(dict.fromkeys(   # torch.FloatTensor & co. (_legacy_types.__all__)
+    ("BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
+     "IntTensor", "LongTensor", "ShortTensor"), "_legacy_types"))
 
 
 def __getattr__(name: str):

@@ -419,7 +419,7 @@ class Tensor:
         if isinstance(dtype, str) and dtype.startswith("torch.") and dtype.endswith("Tensor"):
             name = {d.tensor_type: d for d in _dt.ALL}[dtype[6:]]
             return self.to(name)
-        return self.to(dtype)
+        return self.to(getattr(dtype, "_legacy_dtype", dtype))   # torch.FloatTensor & co.
 
     def cpu(self) -> "Tensor":
         return self
