@@ -51,7 +51,8 @@ LAZY = tuple(_PKG + "." + m if "." not in m else m for m in (
     "pooling_avg", "pooling_adaptive", "pooling_unpool", "padding", "norm", "special",
     "pointwise_extra", "matrix_extra", "reduction_extra", "index_extra", "scatter_reduce",
     "tensor_extra", "upsample", "nn_extra", "margin_losses", "embedding_bag",
-    "repeat_interleave", "leafgrad.linalg", "grid_sample", "ctc"))
+    "repeat_interleave", "leafgrad.linalg", "grid_sample", "ctc",
+    "pooling_fractional"))
 
 _UNSET = object()
 _all_loaded = False

@@ -169,4 +169,7 @@ RECORDS = {
         "affine_grid_generator grid_sampler_2d grid_sampler_3d"),
     "ctc": (
         "_ctc_loss _ctc_loss_backward"),
+    "pooling_fractional": (
+        "fractional_max_pool2d fractional_max_pool2d_backward fractional_max_pool3d "
+        "fractional_max_pool3d_backward"),
 }

@@ -136,3 +136,6 @@ from .vision import affine_grid, grid_sample  # noqa: E402  (spatial transformer
 __all__ += ['affine_grid', 'grid_sample']
 from .ctc import ctc_loss  # noqa: E402  (connectionist temporal classification)
 __all__ += ['ctc_loss']
+from .pooling_fractional import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: E402
+                                 fractional_max_pool3d, fractional_max_pool3d_with_indices)
+__all__ += ['fractional_max_pool2d', 'fractional_max_pool3d']

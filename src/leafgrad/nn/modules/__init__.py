@@ -7,10 +7,11 @@ from . import batchnorm, conv, padding, pooling
 from . import upsampling, nn_extra, loss_extra, lazy  # H12
 from . import ctc  # CTCLoss
 from . import adaptive  # AdaptiveLogSoftmaxWithLoss
+from . import pooling_fractional  # FractionalMaxPool2d/3d
 
 _FILES = (module, linear, container, activation, flatten, dropout, sparse, normalization, loss,
           linear_extra, rnn, attention, transformer, conv, pooling, batchnorm, padding, upsampling, nn_extra,
-          loss_extra, lazy, ctc, adaptive)
+          loss_extra, lazy, ctc, adaptive, pooling_fractional)
 
 __all__: list = []
 for _file in _FILES:
