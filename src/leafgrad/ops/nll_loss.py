@@ -64,7 +64,7 @@ def _targets(target, ignore_index, n_classes):
     if not 0 <= ignore_index < n_classes:
         # Fast path, one reduction: seen as unsigned, a negative target is huge, so a maximum
         # below n_classes means every target is a class (and none is ignore_index).
-        top = target.view(np.uint64).max() if target.dtype == np.int64 else target.max()
+        top = _max(target.view(np.uint64) if target.dtype == np.int64 else target, axis=None)
         if top < n_classes:
             return target, None
     keep = target != ignore_index
@@ -79,6 +79,23 @@ def _targets(target, ignore_index, n_classes):
             bad &= keep
         raise IndexError(f"Target {target[bad].flat[0]} is out of bounds.")
     return idx, keep
+
+
+_max = np.maximum.reduce   # what ndarray.max / np.sum call, without their Python frames
+_add = np.add.reduce
+_ROWS: dict = {}
+
+
+def _rows(n: int) -> np.ndarray:
+    """``np.arange(n)`` (int64), cached read-only: the row index of every batched pick."""
+    rows = _ROWS.get(n)
+    if rows is None:
+        rows = np.arange(n, dtype=np.int64)
+        rows.flags.writeable = False
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        _ROWS[n] = rows
+    return rows
 
 
 def _check_target_dtype(target):
@@ -110,7 +127,7 @@ def _pick(self, idx, class_axis):
     if class_axis == 0:
         return self[idx]
     if self.ndim == 2:
-        return self[np.arange(self.shape[0]), idx]
+        return self[_rows(self.shape[0]), idx]
     return np.take_along_axis(self, np.expand_dims(idx, 1), 1).squeeze(1)
 
 
@@ -128,7 +145,7 @@ def _nll(self, target, weight, reduction, ignore_index, class_axis):
     if reduction == 0:
         out = -picked if w is None else -(picked * w)
         return np.asarray(out, dtype=self.dtype)
-    total = np.sum(picked if w is None else picked * w)
+    total = _add(picked if w is None else picked * w, axis=None)   # np.sum's reduction
     if reduction == 2:
         return np.asarray(-total, dtype=self.dtype)
     count = picked.size if w is None else np.sum(w)
@@ -204,11 +221,11 @@ def _nll_grad(grad_output, self, target, weight, reduction, ignore_index, class_
         coef = coef * w
     if keep is not None:
         coef = np.where(keep, coef, 0)   # ignored targets get no gradient, even 0/0
-    out = np.zeros_like(self)
+    out = np.zeros(self.shape, self.dtype) if self.flags.c_contiguous else np.zeros_like(self)
     if class_axis == 0:
         out[idx] = coef
     elif self.ndim == 2:
-        out[np.arange(self.shape[0]), idx] = coef   # a number broadcasts over the rows
+        out[_rows(self.shape[0]), idx] = coef   # a number broadcasts over the rows
     else:
         if np.ndim(coef):
             coef = np.expand_dims(coef, 1)

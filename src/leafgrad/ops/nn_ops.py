@@ -50,8 +50,9 @@ def _shifted(self, axis):
     """``self - max(self)`` along ``axis``, in a new array (safe for -inf rows)."""
     if self.size == 0:
         return self.copy()   # nothing to normalise (an empty max has no identity)
-    m = self.max(axis=axis, keepdims=True)   # the method: less call overhead than np.max
-    if not np.isfinite(m).all():
+    # the ufuncs' own reductions: ndarray.max / .all are Python functions around them
+    m = np.maximum.reduce(self, axis=axis, keepdims=True)
+    if not np.logical_and.reduce(np.isfinite(m), axis=None):
         # only -inf maxima (all -inf rows) are replaced: a +inf max must give nan rows, as
         # PyTorch's (inf - inf)
         m = np.where(m == -np.inf, 0, m)
@@ -77,7 +78,7 @@ def log_softmax(self, dim, dtype=None):
         return self - self   # 0, but nan for nan and inf, as PyTorch
     axis = _axis(dim, self.ndim)
     z = _shifted(self, axis)
-    lse = np.exp(z).sum(axis=axis, keepdims=True)
+    lse = np.add.reduce(np.exp(z), axis=axis, keepdims=True)   # ndarray.sum's reduction
     np.log(lse, out=lse)
     z -= lse
     return z
@@ -120,7 +121,7 @@ def _log_softmax_backward_data(grad_output, output, dim):
     if output.ndim == 0:
         return np.zeros_like(grad_output)
     out = np.exp(output)
-    out *= grad_output.sum(axis=dim, keepdims=True)
+    out *= np.add.reduce(grad_output, axis=dim, keepdims=True)   # ndarray.sum's reduction
     np.subtract(grad_output, out, out=out)
     return out
 
