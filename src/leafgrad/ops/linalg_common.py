@@ -36,6 +36,29 @@ def check_float(name, t):
                            f"{type_name(t._data)}")
 
 
+def check_kernel(kernel, t, empty_too=False):
+    """PyTorch's LAPACK-backed CPU kernels exist for float and double only: other dtypes (half,
+    integers, bool) reach the dispatch macro's ``"<kernel>" not implemented for '<Type>'``.
+    Most ops return early on empty inputs and never reach the kernel (``empty_too`` for those
+    that do)."""
+    if (empty_too or t._data.size) and t._data.dtype not in (np.float32, np.float64):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(t._data)}'")
+
+
+def kernel_rule(kernel):
+    """A ``defop`` dtype rule ("same") that first checks ``self`` with :func:`check_kernel`."""
+    def rule(rec, args):
+        check_kernel(kernel, args[0])
+        return None, None
+    return rule
+
+
+def check_low_precision(name, t):
+    """Ops that refuse half precision before any kernel (``linalg.inv``, ``linalg.slogdet``)."""
+    if t._data.dtype == np.float16:
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
+
+
 def check_matrix(name, t, square=True, arg="A"):
     """At least 2-D (and square): PyTorch's linalg messages."""
     if t.ndim < 2:
@@ -45,11 +68,11 @@ def check_matrix(name, t, square=True, arg="A"):
                            f"{t.shape[-2]} by {t.shape[-1]} matrices")
 
 
-def check_same_dtype(name, a, b, an="A", bn="B"):
+def check_same_dtype(name, a, b, an="A", bn="B", stop="."):
     if a.dtype != b.dtype:
         raise RuntimeError(f"{name}: Expected {an} and {bn} to have the same dtype, but found "
                            f"{an} of type {type_name(a._data)} and {bn} of type "
-                           f"{type_name(b._data)} instead.")
+                           f"{type_name(b._data)} instead{stop}")
 
 
 def first_zero_pivot(a: np.ndarray) -> int:

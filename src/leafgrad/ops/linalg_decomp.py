@@ -20,7 +20,8 @@ from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, first_zero_pivot,
                             first_bad_minor, batch_info, raise_for_info, singular_message,
-                            not_pd_message, eye_like, tri_mask, _LinAlgError, type_name)
+                            not_pd_message, eye_like, tri_mask, _LinAlgError, type_name,
+                            check_kernel, check_low_precision)
 from ..autograd.graph import sum_to
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
@@ -91,12 +92,14 @@ def _checked(name, A, square=True):
 def inv_ex(A, *, check_errors=False, out=None):
     """``torch.linalg.inv_ex``: ``(inverse, info)``."""
     _checked("linalg.inv", A)
+    check_low_precision("linalg.inv", A)
     return inv_ex_type(_inv.public(A, check_errors=check_errors))
 
 
 def inv(A, *, out=None):
     """``torch.linalg.inv`` (and ``torch.inverse``)."""
     _checked("linalg.inv", A)
+    check_low_precision("linalg.inv", A)
     return _inv.public(A, check_errors=True)[0]
 
 
@@ -161,23 +164,27 @@ _slogdet = defop("linalg_slogdet", linalg_slogdet, inputs=("A",),
 def det(A, *, out=None):
     """``torch.linalg.det`` / ``torch.det``."""
     _checked("linalg.det", A)
+    check_kernel("lu_cpu", A)
     return _det.public(A)
 
 
 def slogdet(A, *, out=None):
     """``torch.linalg.slogdet``: ``(sign, logabsdet)``."""
     _checked("linalg.slogdet", A)
+    check_low_precision("linalg.slogdet", A)
     return linalg_slogdet_type(_slogdet.public(A))
 
 
 def slogdet_torch(input):
     _checked("linalg.slogdet", input)
+    check_low_precision("linalg.slogdet", input)
     return slogdet_type(_slogdet.public(input))
 
 
 def logdet(input):
     """``log(det(input))``: NaN for a negative determinant, -inf for a singular matrix."""
-    _checked("linalg.slogdet", input)
+    _checked("logdet", input)
+    check_low_precision("logdet", input)
     from .select import where
     sign, logabs = _slogdet.public(input)
     return where(sign == -1, _wrap(np.array(np.nan, dtype=logabs._data.dtype)), logabs)
@@ -248,7 +255,7 @@ _solve = defop("linalg_solve_ex", linalg_solve_ex, inputs=("A", "B"),
 
 def _solve_checks(A, B, left):
     _checked("linalg.solve", A)
-    check_same_dtype("linalg.solve", A, B)
+    check_same_dtype("linalg.solve", A, B, stop="")
     vector = left and _vector_case(A.shape, B.shape)
     b_shape = tuple(B.shape) if B.ndim > 1 else (B.shape[0], 1)   # XA = B: B is a matrix
     rows = B.shape[-1] if vector else (b_shape[-2] if left else b_shape[-1])
@@ -257,6 +264,7 @@ def _solve_checks(A, B, left):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
                            f"{bs})")
+    check_kernel("lu_cpu", A)
 
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
@@ -357,12 +365,14 @@ _chol_legacy = defop("cholesky", cholesky_legacy, derivatives={"self": cholesky_
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     _checked("linalg.cholesky", A)
+    check_kernel("cholesky_cpu", A)
     return cholesky_ex_type(_chol.public(A, upper=upper, check_errors=check_errors))
 
 
 def cholesky(A, *, upper=False, out=None):
     """``torch.linalg.cholesky``."""
     _checked("linalg.cholesky", A)
+    check_kernel("cholesky_cpu", A)
     return _chol.public(A, upper=upper, check_errors=True)[0]
 
 
@@ -370,7 +380,8 @@ def cholesky_torch(input, upper=False, *, out=None):
     import warnings
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
                   "removed in a future PyTorch release.")
-    _checked("linalg.cholesky", input)
+    check_matrix("linalg.cholesky", input)
+    check_kernel("cholesky_cpu", input)   # no float check first: the kernel names the dtype
     return _chol_legacy.public(input, upper)
 
 
@@ -399,15 +410,33 @@ def cholesky_solve_input2(grad, input2, result, upper):
     return _factor_grad(-matmul(g_self, result.mT), input2, upper)
 
 
+def _cholesky_solve_dtype(rec, args):
+    """PyTorch's checks: the operands' dtypes agree, then the kernel takes float/double."""
+    b, A = args[0], args[1]
+    if b._data.dtype != A._data.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{type_name(b._data)} and A of type {type_name(A._data)} instead.")
+    if b.numel() and A.numel():
+        check_kernel("cholesky_solve_cpu", b)
+    return None, None
+
+
 _cs = defop("cholesky_solve", cholesky_solve, inputs=("self", "input2"),
             derivatives={"self": cholesky_solve_self, "input2": cholesky_solve_input2},
-            dtype="same", family=FAMILY,
+            dtype=_cholesky_solve_dtype, family=FAMILY,
             samples=lambda make, shapes: [
                 Sample((make((3, 2)), np.linalg.cholesky(_spd(make, (3, 3)))),
                        call="cholesky_solve"),
                 Sample((make((2, 3, 1)),
                         np.swapaxes(np.linalg.cholesky(_spd(make, (2, 3, 3))), -1, -2), True),
                        call="cholesky_solve")])
+
+
+def _cholesky_inverse_dtype(rec, args):
+    check_matrix("cholesky_inverse", args[0])
+    if args[0].numel():
+        check_kernel("cholesky_inverse_out_cpu", args[0])
+    return None, None
 
 
 def cholesky_inverse(self, upper=False):
@@ -420,7 +449,7 @@ def cholesky_inverse_self(grad, self, result, upper):
 
 
 _ci = defop("cholesky_inverse", cholesky_inverse, derivatives={"self": cholesky_inverse_self},
-            dtype="same", family=FAMILY,
+            dtype=_cholesky_inverse_dtype, family=FAMILY,
             samples=lambda make, shapes: [
                 Sample((np.linalg.cholesky(_spd(make, (3, 3))),), call="cholesky_inverse"),
                 Sample((np.swapaxes(np.linalg.cholesky(_spd(make, (3, 3))), -1, -2), True),
@@ -478,7 +507,9 @@ _tri = defop("linalg_solve_triangular", linalg_solve_triangular, inputs=("self",
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """``torch.linalg.solve_triangular``."""
-    _checked("linalg.solve_triangular", A)
+    check_matrix("linalg.solve_triangular", A)
+    if A.numel() and B.numel():
+        check_kernel("triangular_solve_cpu", A)
     check_same_dtype("linalg.solve_triangular", A, B)
     if B.ndim < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
@@ -524,6 +555,7 @@ _mexp = defop("linalg_matrix_exp", linalg_matrix_exp,
 
 def matrix_exp(A):
     check_matrix("linalg.matrix_exp", A)
+    check_float("linalg.matrix_exp", A)
     return _mexp.public(A)
 
 

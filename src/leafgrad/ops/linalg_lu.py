@@ -21,7 +21,7 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
-from .linalg_common import check_float, check_matrix, check_same_dtype, tri_mask
+from .linalg_common import check_float, check_matrix, check_same_dtype, tri_mask, check_kernel
 from .linalg_decomp import solve_triangular, _wellcond
 from ..autograd.graph import sum_to
 from ..tensor import Tensor, _wrap
@@ -168,18 +168,21 @@ _lu.node_class.n_outputs = 3
 
 
 def _checked(name, A):
-    check_matrix(name, A, square=False)
-    check_float(name, A)
+    if A.ndim < 2:
+        dims = ", ".join(str(s) for s in A.shape)
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
+                           f"[{dims}] instead")
+    check_kernel("lu_cpu", A)   # no float check first: the kernel names the dtype
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
-    _checked("torch.linalg.lu_factor_ex", A)
+    _checked("torch.lu_factor", A)
     return lu_factor_ex_type(_lu_factor.public(A, pivot=pivot, check_errors=check_errors))
 
 
 def lu_factor(A, *, pivot=True, out=None):
     """``torch.linalg.lu_factor``: ``(LU, pivots)``; singular inputs raise."""
-    _checked("torch.linalg.lu_factor", A)
+    _checked("torch.lu_factor", A)
     LU, piv, info = _lu_factor.public(A, pivot=pivot, check_errors=False)
     _raise_singular("torch.linalg.lu_factor", info._data)
     return lu_factor_type((LU, piv))
@@ -211,6 +214,18 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """``torch.linalg.lu_solve``: ``A X = B`` from ``lu_factor``'s output (composite)."""
+    check_matrix("torch.linalg.lu_solve", LU)
+    check_float("torch.linalg.lu_solve", LU)
+    check_same_dtype("linalg.lu_solve", LU, B, "LU", "B", stop="")
+    if B.ndim < 2:
+        raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 "
+                           "dimensions.")
+    n = LU.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
+                           f"{B.shape[-2]}x{B.shape[-1]})")
+    check_kernel("linalg.lu_solve_cpu", LU)
     P, L, U = lu_unpack(LU, pivots)
     if not left:
         raise NotImplementedError("leafgrad: linalg.lu_solve(left=False) is not implemented")
@@ -273,6 +288,8 @@ def triangular_solve_public(input, A, upper=True, transpose=False, unitriangular
                   "torch.linalg.solve_triangularand will be removed in a future PyTorch "
                   "release.")
     check_same_dtype("triangular_solve", input, A, "b", "A")
+    if input.numel() and A.numel():
+        check_kernel("triangular_solve_cpu", A)
     return triangular_solve_type(_ts.public(input, A, upper, transpose, unitriangular))
 
 

@@ -24,7 +24,8 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
-from .linalg_common import check_float, check_matrix, check_same_dtype, eye_like, tri_mask
+from .linalg_common import (check_float, check_matrix, check_same_dtype, eye_like, tri_mask,
+                            check_kernel, check_low_precision, type_name)
 from .linalg_decomp import solve_triangular
 from ..autograd.graph import sum_to
 from ..tensor import Tensor, _wrap
@@ -134,18 +135,21 @@ _svdvals = defop("linalg_svdvals", linalg_svdvals, inputs=("A",),
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """``torch.linalg.svd``: ``(U, S, Vh)``."""
     _checked("linalg.svd", A)
+    check_kernel("linalg_svd_cpu", A)
     return linalg_svd_type(_svd.public(A, full_matrices))
 
 
 def svdvals(A, *, driver=None, out=None):
     """``torch.linalg.svdvals``: the singular values, largest first."""
     _checked("linalg.svd", A)
+    check_kernel("linalg_svd_cpu", A)
     return _svdvals.public(A)
 
 
 def svd_torch(input, some=True, compute_uv=True, *, out=None):
     """``torch.svd``: ``(U, S, V)`` (V, not Vh; reduced unless ``some=False``)."""
     _checked("linalg.svd", input)
+    check_kernel("linalg_svd_cpu", input)
     if not compute_uv:
         S = _svdvals.public(input)
         m, n = input.shape[-2:]
@@ -211,16 +215,24 @@ def _check_uplo(name, UPLO):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
 
+def _checked_eigh(A):
+    if not isinstance(A, Tensor):
+        raise TypeError(f"linalg.eigh(): argument 'A' (position 1) must be Tensor, not "
+                        f"{type(A).__name__}")
+    check_matrix("linalg.eigh", A, square=True)
+    check_kernel("linalg_eigh_cpu", A)   # no float check first: the kernel names the dtype
+
+
 def eigh(A, UPLO="L", *, out=None):
     """``torch.linalg.eigh``: ``(eigenvalues, eigenvectors)``."""
-    _checked("linalg.eigh", A, square=True)
+    _checked_eigh(A)
     _check_uplo("linalg.eigh", UPLO)
     return eigh_type(_eigh.public(A, UPLO))
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
     """``torch.linalg.eigvalsh``: the eigenvalues, ascending."""
-    _checked("linalg.eigvalsh", A, square=True)
+    _checked_eigh(A)   # PyTorch's eigvalsh runs eigh's checks (and names it)
     _check_uplo("linalg.eigvalsh", UPLO)
     return _eigvalsh.public(A, UPLO)
 
@@ -271,6 +283,7 @@ _qr.node_class.n_outputs = 2
 def qr(A, mode="reduced", *, out=None):
     """``torch.linalg.qr``."""
     _checked("linalg.qr", A)
+    check_kernel("geqrf_cpu", A, empty_too=True)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
@@ -280,6 +293,7 @@ def qr(A, mode="reduced", *, out=None):
 def qr_torch(input, some=True, *, out=None):
     """``torch.qr`` (deprecated): ``some`` picks the reduced factorization."""
     _checked("linalg.qr", input)
+    check_kernel("geqrf_cpu", input, empty_too=True)
     return qr_type(_qr.public(input, "reduced" if some else "complete"))
 
 
@@ -317,15 +331,27 @@ _pinv = defop("linalg_pinv", linalg_pinv, derivatives={"self": linalg_pinv_self}
                   Sample((make((2, 2, 3)),), call="pinverse")])
 
 
+def _checked_pinv(A):
+    """PyTorch's one pinv message for both a vector and a non-float dtype."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"linalg.pinv(): argument 'A' (position 1) must be Tensor, not "
+                        f"{type(A).__name__}")
+    if A.ndim < 2 or A._data.dtype not in (np.float32, np.float64):
+        dims = ", ".join(str(s) for s in A.shape)
+        raise RuntimeError(f"linalg.pinv({type_name(A._data)}{{[{dims}]}}): expected a tensor "
+                           f"with 2 or more dimensions of float, double, cfloat or cdouble "
+                           f"types")
+
+
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """``torch.linalg.pinv``."""
-    _checked("linalg.pinv", A)
+    _checked_pinv(A)
     return _pinv.public(A, atol, rtol, hermitian)
 
 
 def pinverse(input, rcond=1e-15):
     """``torch.pinverse``: ``linalg.pinv`` with ``rtol=rcond``."""
-    _checked("linalg.pinv", input)
+    _checked_pinv(input)
     return _pinv.public(input, None, rcond, False)
 
 
@@ -385,10 +411,20 @@ _lstsq = defop("linalg_lstsq", linalg_lstsq, inputs=("self", "b"),
 _lstsq.node_class.n_outputs = 2
 
 
+def _check_float_or_double(A):
+    if A._data.dtype not in (np.float32, np.float64):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+
+
 def lstsq(A, B, rcond=None, *, driver=None):
     """``torch.linalg.lstsq``: ``(solution, residuals, rank, singular_values)``."""
-    _checked("linalg.lstsq", A)
-    check_same_dtype("linalg.lstsq", A, B)
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
+                           f"dtype, but got input's dtype {type_name(A._data)} and other's "
+                           f"dtype {type_name(B._data)}")
+    _check_float_or_double(A)
     vector = B.ndim == A.ndim - 1
     Bm = B.unsqueeze(-1) if vector else B
     X, resid = _lstsq.public(A, Bm, rcond, driver)
@@ -403,14 +439,17 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """Number of singular values above ``max(atol, rtol * s_max)`` (int64, no gradient)."""
-    _checked("linalg.matrix_rank", A)
+    check_matrix("torch.linalg.matrix_rank", A, square=False, arg="input")
+    _check_float_or_double(A)
     a = A._data
     S = np.linalg.svd(a, compute_uv=False)
     if atol is None and rtol is None:
         rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
     smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
     cutoff = np.maximum(atol or 0.0, (rtol or 0.0) * smax)
-    return _wrap(np.asarray((S > cutoff).sum(-1), dtype=np.int64))
+    rank = _wrap(np.asarray((S > cutoff).sum(-1), dtype=np.int64))
+    rank._vc[0] = 1   # PyTorch counts into its output in place: the result is at version 1
+    return rank
 
 
 # -- matrix norms --------------------------------------------------------------------------------
@@ -421,6 +460,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if dtype is not None:
         A = A.to(dtype)
     check_float("linalg.matrix_norm", A)
+    if ord == "nuc" or ord in (2, -2):
+        check_low_precision("linalg.matrix_norm", A)
     d0, d1 = (d % A.ndim for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)

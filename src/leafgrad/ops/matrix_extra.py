@@ -214,6 +214,8 @@ def trace(self):
     """The sum of a matrix's diagonal."""
     if self.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
+    if self.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     out = np.trace(self)
     return np.asarray(out, dtype=np.int64 if self.dtype.kind in "biu" else self.dtype)
 

@@ -1,0 +1,100 @@
+"""Regressions found by the widened fuzzer (issue 8: linear algebra, special functions, nn ops
+and the other records the first op table never called).
+
+Each statement runs in leafgrad and in torch; both must raise the same exception type and
+first line, or give the same value (``y``), dtype, shape, ``grad_fn`` name and ``_version``.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+import torch
+
+import leafgrad
+
+STATEMENTS = [
+    # LAPACK-backed kernels take float and double only: half, integer and bool inputs get
+    # the op's own message (a front check, the kernel's name, or a shared pinv/lstsq text)
+    "y = torch.linalg.inv(torch.eye(2).half())",
+    "y = torch.linalg.inv_ex(torch.eye(2).half())[0]",
+    "y = torch.linalg.matrix_power(torch.eye(2).half(), -1)",
+    "y = torch.linalg.det(torch.eye(2).half())",
+    "y = torch.linalg.slogdet(torch.eye(2).half())[1]",
+    "y = torch.logdet(torch.eye(2).half())",
+    "y = torch.logdet(torch.eye(2).long())",
+    "y = torch.logdet(torch.ones(2))",
+    "y = torch.linalg.matrix_exp(torch.eye(2).long())",
+    "y = torch.linalg.pinv(torch.eye(2).half())",
+    "y = torch.linalg.pinv(torch.eye(2).long())",
+    "y = torch.linalg.pinv(torch.ones(2))",
+    "y = torch.linalg.svdvals(torch.eye(2).half())",
+    "y = torch.linalg.svd(torch.eye(2).half())[1]",
+    "y = torch.linalg.cond(torch.eye(2).half())",
+    "y = torch.linalg.cond(torch.eye(2).half(), 'fro')",
+    "y = torch.linalg.eigvalsh(torch.eye(2).half())",
+    "y = torch.linalg.eigvalsh(torch.eye(2).long())",
+    "y = torch.linalg.eigvalsh(torch.ones(2, 3))",
+    "y = torch.linalg.eigvalsh(torch.ones(2))",
+    "y = torch.linalg.eigh(torch.eye(2).bool())[0]",
+    "y = torch.linalg.cholesky(torch.eye(2).half())",
+    "y = torch.linalg.cholesky_ex(torch.eye(2).half())[0]",
+    "y = torch.cholesky(torch.eye(2).long())",
+    "y = torch.cholesky_inverse(torch.eye(2).half())",
+    "y = torch.cholesky_inverse(torch.ones(2))",
+    "y = torch.cholesky_solve(torch.eye(2), torch.eye(2).double())",
+    "y = torch.cholesky_solve(torch.eye(2).long(), torch.eye(2).long())",
+    "y = torch.linalg.qr(torch.eye(2).half())[0]",
+    "y = torch.linalg.lu(torch.eye(2).half())[1]",
+    "y = torch.linalg.lu(torch.eye(2).long())[1]",
+    "y = torch.linalg.lu(torch.ones(2))[1]",
+    "y = torch.linalg.lu_factor(torch.eye(2).bool())[0]",
+    "y = torch.linalg.matrix_norm(torch.eye(2).half(), 'nuc')",
+    "y = torch.linalg.matrix_norm(torch.eye(2).half(), -2)",
+    "y = torch.linalg.matrix_norm(torch.eye(2).half(), 1)",
+    "y = torch.linalg.matrix_rank(torch.eye(2).half())",
+    "y = torch.linalg.matrix_rank(torch.ones(2))",
+    "y = torch.linalg.matrix_rank(torch.eye(3)[:2])",    # counted in place: version 1
+    "y = torch.linalg.solve_triangular(torch.eye(2).half(), torch.eye(2).half(), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.eye(2).long(), torch.eye(2).double(), upper=True)",
+    "y = torch.triangular_solve(torch.eye(2).long(), torch.eye(2).long())[0]",
+    "y = torch.linalg.solve(torch.eye(2).half(), torch.eye(2).half())",
+    "y = torch.linalg.solve(torch.eye(2), torch.ones(2).double())",
+    "y = torch.linalg.solve_ex(torch.eye(2).half(), torch.ones(2).half())[0]",
+    "y = torch.linalg.lstsq(torch.eye(2).half(), torch.eye(2).half()).solution",
+    "y = torch.linalg.lstsq(torch.eye(2), torch.eye(2).double()).solution",
+    "y = torch.linalg.lstsq(torch.ones(2), torch.eye(2)).solution",
+    "y = torch.linalg.lu_solve(torch.eye(2).long(), torch.tensor([1, 2], dtype=torch.int32), "
+    "torch.eye(2).long())",
+    "y = torch.linalg.lu_solve(torch.eye(2).half(), torch.tensor([1, 2], dtype=torch.int32), "
+    "torch.eye(2).half())",
+    "y = torch.linalg.lu_solve(torch.eye(2), torch.tensor([1, 2], dtype=torch.int32), "
+    "torch.ones(2, 2).double())",
+    "y = torch.linalg.lu_solve(torch.eye(2), torch.tensor([1, 2], dtype=torch.int32), "
+    "torch.ones(2))",
+    "y = torch.linalg.lu_solve(torch.eye(2), torch.tensor([1, 2], dtype=torch.int32), "
+    "torch.ones(4, 2))",
+    "y = torch.trace(torch.eye(2).bool())",
+]
+
+
+def _run(L, statement):
+    env = {"torch": L}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(statement, env)   # noqa: S102 - a statement from the list above
+    except Exception as exc:   # noqa: BLE001 - the error is the observation
+        return type(exc).__name__, str(exc).split("\n")[0]
+    y = env["y"]
+    fn = None if y.grad_fn is None else type(y.grad_fn).__name__
+    values = [v if not (isinstance(v, float) and math.isnan(v)) else "nan"
+              for v in y.detach().reshape(-1).tolist()]
+    values = [round(v, 5) if isinstance(v, float) else v for v in values]
+    return str(y.dtype), tuple(y.shape), values, fn, y._version
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_widened_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)
