@@ -211,3 +211,75 @@ def test_saved_tensor_detached_in_place(name):
         out.sum().backward()
         return x.grad
     same_on_both(run)
+
+
+# -- in-place changes of views autograd forbids changing ------------------------------------------
+@pytest.mark.parametrize("base_requires_grad", [False, True])
+@pytest.mark.parametrize("dtype", ["float", "long"])
+@pytest.mark.parametrize("made_in_no_grad", [False, True])
+@pytest.mark.parametrize("other_requires_grad", [False, True])
+@pytest.mark.parametrize("op", ["mul_", "add_", "copy_", "zero_", "setitem"])
+def test_multi_output_view_changed_in_place(base_requires_grad, dtype, made_in_no_grad,
+                                            other_requires_grad, op):
+    # refused as soon as any input requires grad (copy_: only into a float tensor); without a
+    # history of its own the view "was created in no_grad mode", whatever made it
+    def run(L):
+        b = (L.ones(4, 1) * 3).to(getattr(L, dtype))
+        if base_requires_grad and dtype == "float":
+            b = b.requires_grad_() * 1
+        if made_in_no_grad:
+            with L.no_grad():
+                v = b.split(2)[1]
+        else:
+            v = b.split(2)[1]
+        o = L.ones(2, 1, requires_grad=other_requires_grad)
+        if op == "zero_":
+            v.zero_()
+        elif op == "setitem":
+            v[0] = o[0]
+        else:
+            getattr(v, op)(o)
+        return v, v.requires_grad, type(v.grad_fn).__name__
+    same_on_both(run)
+
+
+_INT_HISTORY = {
+    "setitem_tensor": lambda L, y, x: y.__setitem__(0, x), "setitem_number": lambda L, y, x:
+    y.__setitem__(0, 3), "masked_fill_": lambda L, y, x: y.masked_fill_(y == 0, x),
+    "add_": lambda L, y, x: y.add_(1), "mul_": lambda L, y, x: y.mul_(x),
+    "masked_fill": lambda L, y, x: y.masked_fill(y == 0, x), "select": lambda L, y, x: y[0],
+    "sum": lambda L, y, x: y.sum(), "float": lambda L, y, x: y.float(),
+    "clone": lambda L, y, x: y.clone(), "add_float": lambda L, y, x: y + 1.5,
+    "zero_": lambda L, y, x: y.zero_(), "fill_": lambda L, y, x: y.fill_(x),
+    "view": lambda L, y, x: y.view(4), "index_put": lambda L, y, x: y.__setitem__([0], 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_INT_HISTORY))
+def test_integer_tensor_with_history(name):
+    # masked_fill_ / fill_ / x[i] = 0-d give an integer tensor a history in PyTorch; any op then
+    # recording a node on an integer output is refused ("Autograd not support dtype: Long")
+    def run(L):
+        x = L.tensor(2.5, requires_grad=True)
+        y = L.zeros(2, 2).long()
+        y.masked_fill_(y == 0, x)
+        out = _INT_HISTORY[name](L, y, x)
+        out = y if out is None else out
+        return out, out.requires_grad, type(out.grad_fn).__name__, y._version
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("statement", [
+    "y = torch.zeros(2, 2).long(); y[0] = x", "y = torch.zeros(2, 2).long(); y[[0]] = x",
+    "y = torch.zeros(2, 2).long(); y[0] = x[0]", "y = torch.zeros(2, 2); y[[0]] = x.double()",
+    "y = torch.zeros(2, 2).bool(); y[:, [1]] = x[0]", "y = torch.zeros(2).long(); y.copy_(x)",
+    "y = torch.zeros(2, 2).long(); y[0].copy_(x)"])
+def test_setitem_and_copy_into_other_dtypes(statement):
+    # index_put_ casts nothing; copy_ into an integer tensor records nothing; fill_ (a 0-d
+    # value) records even there
+    def run(L):
+        env = {"torch": L, "x": L.ones(2, requires_grad=True)}
+        exec(statement, env)   # noqa: S102
+        y = env["y"]
+        return y, y.requires_grad, type(y.grad_fn).__name__
+    same_on_both(run)

@@ -261,7 +261,7 @@ def fill_(self, value):
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
         if _mode.grad_enabled and (self._requires_grad or value._requires_grad):
-            inplace_check(self)
+            inplace_check(self, (value,))
             return commit_inplace(self, _fill_t.public(self, value), expanded_ok=True)
         return _write_untracked(self, value._data.item())
     if _mode.grad_enabled and self._requires_grad:

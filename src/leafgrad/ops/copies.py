@@ -17,8 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import broadcast_error
+from ..grad_mode import no_grad, state as _mode
+from ..tensor import Tensor
 from .pointwise_common import zeros_grad
-from .registry import Sample, defop
+from .registry import Sample, bind_method, defop
 
 __all__: list = []
 
@@ -60,3 +62,22 @@ COPY = defop("copy", copy, inputs=("self", "src"),
              derivatives={"self": copy_self, "src": copy_src},
              dtype="same", grad_fn_name="CopyBackwards", methods=(), functions=(),
              inplace="copy_", samples=_copy_samples, family=FAMILY)
+
+
+def _copy_masked(recorded):
+    """``Tensor.copy_`` as PyTorch's hand-written autograd kernel: whether anything requires
+    grad is decided by ``self``'s dtype too, so an integer or bool ``self`` records nothing
+    (and is not checked as a view autograd forbids changing) even when ``src`` requires
+    grad."""
+    def copy_(self, src, non_blocking=False):
+        if (self._data.dtype.kind not in "fc" and isinstance(src, Tensor)
+                and src._requires_grad and _mode.grad_enabled):
+            with no_grad():
+                return recorded(self, src, non_blocking)
+        return recorded(self, src, non_blocking)
+    copy_.__name__ = copy_.__qualname__ = "copy_"
+    copy_.__doc__ = recorded.__doc__
+    return copy_
+
+
+bind_method("copy_", _copy_masked(Tensor.copy_))

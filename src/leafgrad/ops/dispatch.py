@@ -414,3 +414,54 @@ def record_node(rec, args: tuple, results) -> None:
             r._grad_fn = node
             r._requires_grad = True
             r._output_nr = i
+
+
+# Note [Integer tensors with history]
+# PyTorch lets a few in-place ops give an integer tensor a history (``y.masked_fill_(m, x)``
+# with ``x`` requiring grad, ``y[0] = x``), and then refuses every op that would record a node
+# on an integer output: "Autograd not support dtype: Long". Until such a tensor first
+# appears, ``record_node`` runs without the dtype test (the hot path); ``commit_inplace``
+# calls ``integer_history_seen``, which rebinds this module's ``record_node`` (called by name
+# from the dispatchers above) to the checking version.
+# The out-of-place computation of an in-place op (``masked_fill`` for ``masked_fill_``) is
+# not refused (PyTorch's in-place ops rebase a history rather than set one):
+# ``inplace_check`` notes the tensor being changed here, ``commit_inplace`` forgets it.
+_record_plain = record_node
+INTEGER_HISTORY = [False]
+INPLACE_TARGET = [None]
+
+
+def _writes_target(args) -> bool:
+    target = INPLACE_TARGET[0]
+    if target is None:
+        return False
+    for a in args:
+        if isinstance(a, Tensor) and (a._vc is target._vc or (
+                a._grad_fn is not None and a._grad_fn is target._grad_fn)):
+            return True   # the target itself, or the copy of its old value (old_value)
+    return False
+
+
+def _record_checked(rec, args: tuple, results) -> None:
+    if _writes_target(args):
+        _record_plain(rec, args, results)
+        return
+    diff = rec.differentiable_outputs
+    for i, r in enumerate(results):
+        kind = r._data.dtype.kind
+        if kind != "f" and kind != "c" and (diff is None or diff[i]):
+            raise integer_history_error(r._data.dtype)
+    _record_plain(rec, args, results)
+
+
+def integer_history_error(np_dtype) -> RuntimeError:
+    from ..dtypes import from_numpy_dtype
+    return RuntimeError("Autograd not support dtype: "
+                        + from_numpy_dtype(np_dtype).tensor_type[:-len("Tensor")])
+
+
+def integer_history_seen() -> None:
+    """An integer tensor got a history: check outputs' dtypes from now on (Note above)."""
+    global record_node
+    record_node = _record_checked
+    INTEGER_HISTORY[0] = True

@@ -422,7 +422,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         inverse = inverse.reshape(data.shape)
         vals = _unique_rec.public(input, values.astype(data.dtype))
         return _pack(vals, inverse, counts, return_inverse, return_counts)
-    d = _wrap_dim(dim, max(data.ndim, 1))
+    if data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(dim, data.ndim)
     values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=d)
     vals = _wrap(np.ascontiguousarray(values))
     return _pack(vals, inverse.reshape(-1), counts, return_inverse, return_counts)
@@ -440,7 +442,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         values = flat[starts]
         inverse = (np.cumsum(starts) - 1).reshape(data.shape)
     else:
-        d = _wrap_dim(dim, max(data.ndim, 1))
+        if data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        d = _wrap_dim(dim, data.ndim)
         moved = np.moveaxis(data, d, 0)
         rows = moved.reshape(moved.shape[0], -1)
         starts = np.concatenate([[True], (rows[1:] != rows[:-1]).any(axis=1)]) \

@@ -364,9 +364,14 @@ def tensordot(a, b, dims=2, out=None):
     """Contract ``a``'s ``dims[0]`` with ``b``'s ``dims[1]`` (or the last/first ``dims``)."""
     if isinstance(dims, Tensor):
         dims = dims.tolist()
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got "
+                               f"dims={dims}")
         da = list(range(a.ndim - dims, a.ndim))
         db = list(range(dims))
     else:
@@ -375,8 +380,8 @@ def tensordot(a, b, dims=2, out=None):
         db = [db] if isinstance(db, int) else list(db)
         if len(da) != len(db):
             raise RuntimeError("both dimension lists should have same length")
-    da = [d % a.ndim if a.ndim else d for d in da]
-    db = [d % b.ndim if b.ndim else d for d in db]
+    da = [_tensordot_dim(d, a.ndim) for d in da]
+    db = [_tensordot_dim(d, b.ndim) for d in db]
     for x, y in zip(da, db):
         if a.shape[x] != b.shape[y]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
@@ -391,6 +396,15 @@ def tensordot(a, b, dims=2, out=None):
     am = a.permute(free_a + da).reshape(m, k)
     bm = b.permute(db + free_b).reshape(k, n)
     return (am @ bm).view(out_shape)
+
+
+def _tensordot_dim(d, ndim):
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if not -ndim <= d < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, "
+                         f"{ndim - 1}], but got {d})")
+    return d % ndim
 
 
 def inner(input, other, *, out=None):

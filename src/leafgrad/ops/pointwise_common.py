@@ -143,7 +143,7 @@ def inplace_of(fn, name, saves_self=True, overlap_checks=True):
     (``masked_fill_``; Note [Memory overlap] in overlap.py).
     """
     def inplace(self, *args, **kwargs):
-        inplace_check(self)
+        inplace_check(self, args, kwargs)
         if overlap_checks:
             check_write(self, args, kwargs)
         src = self

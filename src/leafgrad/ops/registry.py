@@ -29,7 +29,8 @@ from .. import dtypes as _dt
 from ..autograd.graph import SavedOutput, make_node_class
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
-from .dispatch import choose_dispatch, dispatch, record_node
+from .dispatch import (INPLACE_TARGET, INTEGER_HISTORY, choose_dispatch, dispatch,
+                       integer_history_seen, record_node)
 from .lazy import _Table, lazy_slot
 from ._templates import CODES as _PRECOMPILED
 from .overlap import check_internal_overlap, check_write, writable
@@ -435,16 +436,20 @@ def _inspect_signature(fn: Callable) -> _Signature:
     return _Signature(names, n_kw, defaults)
 
 
-def inplace_check(self: Tensor) -> None:
+def inplace_check(self: Tensor, args: tuple = (), kwargs: dict | None = None) -> None:
     """PyTorch's errors for in-place changes of leaves that require grad (and of inference
-    tensors outside inference mode)."""
+    tensors outside inference mode). ``args``/``kwargs``: the op's other arguments; a view
+    autograd forbids changing is refused as soon as any input requires grad."""
     if self._meta is not None and self._meta.get("inference") and not _mode.inference:
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
             "make a clone to get a normal tensor before doing inplace update.See "
             "https://github.com/pytorch/rfcs/pull/17 for more details.")
     if _mode.grad_enabled:
-        if self._view_kind is not None and (self._requires_grad or self._base._requires_grad):
+        if INTEGER_HISTORY[0]:
+            INPLACE_TARGET[0] = self   # Note [Integer tensors with history] (dispatch.py)
+        if self._view_kind is not None and (self._requires_grad or self._base._requires_grad
+                                            or _any_requires_grad(args, kwargs)):
             from .views import check_view_inplace
             check_view_inplace(self)   # PyTorch checks how the view was made first
         if self._grad_fn is None and self._requires_grad:
@@ -456,12 +461,19 @@ def inplace_check(self: Tensor) -> None:
                                "an in-place operation.")
 
 
+def _any_requires_grad(args, kwargs) -> bool:
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
 def _make_inplace(rec: OpRecord, sig: "_Signature") -> Callable:
     public = rec.public
     needs_old_self = "self" in rec.saved_names
 
     def inplace(self, *args, **kwargs):
-        inplace_check(self)
+        inplace_check(self, args, kwargs)
         check_write(self, args, kwargs)   # Note [Memory overlap] (ops/overlap.py)
         src = self
         if needs_old_self and _mode.grad_enabled:
@@ -476,6 +488,9 @@ def _make_inplace(rec: OpRecord, sig: "_Signature") -> Callable:
 
 def old_value(self: Tensor) -> Tensor:
     """A copy of ``self`` with its history, saved in place of ``self`` before an in-place op."""
+    if INTEGER_HISTORY[0] and self._requires_grad and self._data.dtype.kind not in "fc":
+        from .dispatch import integer_history_error   # PyTorch's saved clone is refused
+        raise integer_history_error(self._data.dtype)
     t = _wrap(self._data.copy())
     t._grad_fn = self._grad_fn
     t._requires_grad = self._requires_grad
@@ -514,8 +529,12 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
             check_internal_overlap(self._data)
         np.copyto(writable(self._data), result._data, casting="unsafe")
     bump_version(self)
+    if INTEGER_HISTORY[0]:
+        INPLACE_TARGET[0] = None
     if result._grad_fn is not None:
         old_node, old_nr = self._grad_fn, self._output_nr
+        if self._data.dtype.kind not in "fc":
+            integer_history_seen()   # Note [Integer tensors with history] (dispatch.py)
         if is_view:
             from .views import rebase
             rebase(self, result)   # the base's history becomes a CopySlices (views.py)

@@ -44,7 +44,7 @@ __all__ = ["setitem", "index_put", "index_put_"]
 def _inplace_variant(public, name):
     """``name_``: the in-place form of an out-of-place record's public function."""
     def inplace(self, *args, **kwargs):
-        inplace_check(self)
+        inplace_check(self, args, kwargs)
         return commit_inplace(self, public(self, *args, **kwargs))
     inplace.__name__ = inplace.__qualname__ = name
     inplace.__doc__ = f"In-place version of :meth:`{name[:-1]}`."
@@ -62,8 +62,9 @@ def _mesh(index, d):
 
 
 def _dtype_name(np_dtype):
+    """PyTorch's scalar type name: Float, Double, Long, Bool ("FloatTensor" less "Tensor")."""
     from ..dtypes import from_numpy_dtype
-    return from_numpy_dtype(np_dtype).name.capitalize()
+    return from_numpy_dtype(np_dtype).tensor_type[:-len("Tensor")]
 
 
 # -- scatter / scatter_add ---------------------------------------------------------------------
@@ -307,7 +308,7 @@ def index_put(self, indices, values, accumulate=False):
 
 
 def index_put_(self, indices, values, accumulate=False):
-    inplace_check(self)
+    inplace_check(self, (values,))
     return commit_inplace(self, index_put(self, indices, values, accumulate))
 
 
@@ -381,6 +382,12 @@ def setitem(self, index, value):
     from ..grad_mode import no_grad
     with no_grad():
         view, arrays, changed = parse_index(self, index)
+    if changed and self._requires_grad and self._data.dtype.kind not in "fc" \
+            and _mode.grad_enabled:
+        # PyTorch's slicing records a view of an integer tensor with a history: refused
+        # (Note [Integer tensors with history] in dispatch.py)
+        from .dispatch import integer_history_error
+        raise integer_history_error(self._data.dtype)
     key = Ellipsis if arrays is None else tuple(slice(None) if a is None else a
                                                 for a in arrays)
     target = view._data[key].shape
@@ -388,23 +395,35 @@ def setitem(self, index, value):
     if is_tensor and arrays is None:
         _check_value_shape(value, target, False)   # PyTorch expands before copy_'s checks
     kind = self._view_kind
+    # PyTorch checks the written view when anything involved requires grad; copy_ (a value
+    # of another shape than 0-d, basic index) counts the value only for a float target
+    # (fill_, for a 0-d value and a target that is not 0-d, records even into an integer
+    # tensor, as PyTorch's does)
+    value_grad = is_tensor and value._requires_grad and (
+        arrays is not None or (not value._data.shape and target != ())
+        or self._data.dtype.kind in "fc")
     if changed and kind is not None and _mode.grad_enabled:
         # a view of a view autograd forbids changing: the newest view op names it
-        kind = parse_index(self, index)[0]._view_kind
-        if self._requires_grad:
-            check_view_inplace(parse_index(self, index)[0])
+        sliced = parse_index(self, index)[0]
+        kind = sliced._view_kind
+        if self._requires_grad or value_grad:
+            check_view_inplace(sliced)
     if changed and _mode.grad_enabled and self._grad_fn is None and self._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
-    inplace_check(self)
+    inplace_check(self, (value,) if value_grad else ())
     if isinstance(value, str):
         raise TypeError(f"can't assign a str to a torch.{self.dtype.tensor_type}")
     if is_tensor and arrays is not None:
         _check_value_shape(value, target, True)
     check_setitem(view._data, value, arrays is not None)   # Note [Memory overlap]
-    # an integer tensor records nothing, even when the value requires grad (as PyTorch)
-    if not (_mode.grad_enabled and (self._requires_grad or (
-            is_tensor and value._requires_grad and self._data.dtype.kind in "fc"))):
+    if is_tensor and arrays is not None and value._data.dtype != self._data.dtype:
+        # index_put_ casts nothing (a basic index's copy_ / fill_ does)
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_dtype_name(self._data.dtype)} for the destination and "
+                           f"{_dtype_name(value._data.dtype)} for the source.")
+    # an integer tensor records nothing when copy_ writes, even if the value requires grad
+    if not (_mode.grad_enabled and (self._requires_grad or value_grad)):
         # writable: an index into an expanded view may still pick distinct elements
         writable(view._data)[key] = value._data if is_tensor else value
         bump_version(self)

@@ -264,22 +264,30 @@ def check_view_inplace(view: Tensor, indirect: bool = False) -> None:
         return
     changed = ("its base or another view of its base has been modified inplace" if indirect
                else "is being modified inplace")
-    if kind == "no_grad":
+    # PyTorch names the view's node only when it has one; a view without history (nothing
+    # it came from requires grad, the in-place op's other input does) is "created in no_grad
+    # mode" whatever the kind, whose own sentence follows
+    has_fn = view._grad_fn is not None
+    if kind == "no_grad" or (not has_fn and kind[0] == "no_grad"):
         raise RuntimeError(f"A view was created in no_grad mode and {changed}{_NO_GRAD_TAIL}")
     if kind[0] == "no_grad":
         raise RuntimeError(f"Output 0 of {kind[1]} is a view of a view which was created in "
                            f"no_grad mode and {changed}{_NO_GRAD_TAIL}")
-    if kind == "inference":
+    if kind == "inference" or (not has_fn and kind[0] == "inference"):
         raise RuntimeError(f"A view was created in inference mode and {changed}"
                            f"{_INFERENCE_TAIL}")
     if kind[0] == "inference":
         raise RuntimeError(f"Output 0 of {kind[1]} is a view of a view which was created in "
                            f"inference mode and {changed}{_INFERENCE_TAIL}")
     if kind[0] == "custom_function":
-        raise RuntimeError(f"Output {kind[2]} of {kind[1]} is a view and {changed}."
-                           f"{_CUSTOM_TAIL}")
-    name, index = kind
-    raise RuntimeError(f"Output {index} of {name} is a view and {changed}.{_MULTI_TAIL}")
+        _, name, index = kind
+        tail = _CUSTOM_TAIL
+    else:
+        name, index = kind
+        tail = _MULTI_TAIL
+    head = (f"Output {index} of {name} is a view and {changed}." if has_fn else
+            f"A view was created in no_grad mode and {changed} with grad mode enabled.")
+    raise RuntimeError(head + tail)
 
 
 def inherited_kind(kind, rec):
@@ -341,12 +349,18 @@ def rebase_node(view: Tensor, op_node: Node) -> None:
 
 
 def _regrow(view, base, size, stride, offset):
+    from . import dispatch
     with_grad = _mode.grad_enabled
     _mode.grad_enabled = True
+    checking = dispatch.record_node
+    # an integer view regrows its history as PyTorch's does (lazily there, never refused:
+    # Note [Integer tensors with history] in dispatch.py)
+    dispatch.record_node = dispatch._record_plain
     try:
         fresh = AS_STRIDED.public(base, size, stride, offset)
     finally:
         _mode.grad_enabled = with_grad
+        dispatch.record_node = checking
     view._grad_fn = fresh._grad_fn
     view._requires_grad = fresh._requires_grad
     view._output_nr = 0

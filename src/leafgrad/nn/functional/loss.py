@@ -382,7 +382,8 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True,
         import math
         torch = _torch()
         stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
-        loss = loss + torch.where(target > 1, stirling, torch.zeros_like(stirling))
+        # in place, as PyTorch (the loss comes back at version 1)
+        loss += stirling.masked_fill(target <= 1, 0)
     return _reduce_loss(loss, reduction)
 
 
