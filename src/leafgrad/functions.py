@@ -67,7 +67,12 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     tensor([ True, False])
     """
     _check_isclose(input, other, rtol, atol)
-    return _wrap(np.asarray(_isclose_array(input._data, other._data, rtol, atol, equal_nan)))
+    try:
+        return _wrap(np.asarray(_isclose_array(input._data, other._data, rtol, atol,
+                                               equal_nan)))
+    except ValueError as exc:   # NumPy's broadcast error, as PyTorch words it
+        from .errors import broadcast_error
+        raise (broadcast_error([input.shape, other.shape]) or exc) from None
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,

@@ -196,3 +196,25 @@ MATMUL_OTHERS = [
 @pytest.mark.parametrize("statement", MATMUL_OTHERS)
 def test_matmul_others_like_torch(statement):
     assert _run(leafgrad, statement) == _run(torch, statement)
+
+
+# broadcasting comes before a kernel's dtype check (PyTorch builds its TensorIterator first);
+# rsub broadcasts other (tensor a) with self; dist checks bool like a subtraction first
+_BROADCAST_OPS = ["torch.bitwise_and", "torch.bitwise_or", "torch.bitwise_xor",
+                  "torch.bitwise_left_shift", "torch.pow", "torch.remainder", "torch.fmod",
+                  "torch.floor_divide", "torch.hypot", "torch.nextafter", "torch.logaddexp",
+                  "torch.gcd", "torch.lcm", "torch.rsub", "torch.isclose", "torch.dist",
+                  "torch.Tensor.bitwise_and_", "torch.Tensor.__and__", "torch.Tensor.__or__"]
+BROADCAST = [f"y = {op}(torch.ones(2, 4, dtype={a}), torch.ones(3, dtype={b}))"
+             for op in _BROADCAST_OPS
+             for a, b in [("torch.float32", "torch.float32"), ("torch.int64", "torch.int64"),
+                          ("torch.bool", "torch.bool"), ("torch.float32", "torch.int64"),
+                          ("torch.bool", "torch.float32")]]
+BROADCAST += ["y = torch.lerp(torch.ones(2, 4).long(), torch.ones(3).long(), 0.5)",
+              "y = torch.lerp(torch.ones(2, 4).bool(), torch.ones(3).bool(), 0.5)",
+              "y = torch.rsub(torch.ones(2), torch.ones(2) * 3, alpha=2)"]
+
+
+@pytest.mark.parametrize("statement", BROADCAST)
+def test_broadcast_before_kernel_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)

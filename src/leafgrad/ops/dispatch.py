@@ -154,12 +154,21 @@ def dispatch_binary(rec, args):
             out = rec.forward(ad, bd, *args[2:]) if len(args) > 2 else rec.forward(ad, bd)
     except ValueError as exc:
         raise _shape_error(rec, args, exc) from None
+    except NotImplementedError as exc:
+        raise _kernel_error(rec, args, exc) from None
     if type(out) is not _ndarray:
         out = _asarray(out)
     result = _wrap(out)
     if requires and rec.differentiable and _mode.grad_enabled:
         record_node(rec, args, (result,))
     return result
+
+
+def _kernel_error(rec, args, exc):
+    """A kernel's "not implemented for 'Float'" comes after the operands are broadcast in
+    PyTorch (TensorIterator is built first): shapes that do not broadcast are the error."""
+    shapes = [args[p]._data.shape for p in rec.input_pos if isinstance(args[p], Tensor)]
+    return (len(shapes) > 1 and broadcast_error(shapes)) or exc
 
 
 def _shape_error(rec, args, exc):
@@ -186,7 +195,10 @@ def dispatch(rec, args: tuple):
         return _dispatch_list(rec, args)
     datas = list(args)
     requires = False
-    compute, out_dtype = rec.dtype_rule(rec, args)
+    try:
+        compute, out_dtype = rec.dtype_rule(rec, args)
+    except NotImplementedError as exc:
+        raise _kernel_error(rec, args, exc) from None
     for p in rec.input_pos:
         a = args[p]
         if isinstance(a, Tensor):
@@ -207,6 +219,8 @@ def dispatch(rec, args: tuple):
         out = rec.forward(*datas)
     except ValueError as exc:
         raise _shape_error(rec, args, exc) from None
+    except NotImplementedError as exc:
+        raise _kernel_error(rec, args, exc) from None
     record = requires and rec.differentiable and _mode.grad_enabled
     if rec.n_outputs == 1:
         if type(out) is not _ndarray:

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .registry import (defop, export_function, bind_method, Sample, inplace_check, old_value,
-                       commit_inplace)
+                       commit_inplace, promote)
 from .overlap import check_write
 from .linalg import (matmul, _check_tensor, _tname, _no_bool, _addmm, addmm_public)
 from .norms import vector_norm_self
@@ -605,8 +605,15 @@ def dist_other(grad, self, other, result, p):
                   other._data.shape)
 
 
+def _dist_rule(rec, args):
+    """``self - other``'s bool check comes first, as PyTorch's dist (a subtraction)."""
+    from .pointwise import _check_bool_sub
+    _check_bool_sub(args[0], args[1])
+    return promote(rec, args)
+
+
 _dist = defop("dist", dist, derivatives={"self": dist_self, "other": dist_other},
-              family=FAMILY,
+              dtype=_dist_rule, family=FAMILY,
               samples=lambda make, shapes: [
                   Sample((make(shapes[1]), make(shapes[2])), call="dist"),
                   Sample((make((2, 3)), make((3,)), 1), call="Tensor.dist"),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..errors import broadcast_error
 from ..tensor import Tensor
 from .pointwise_common import (inplace_of, int_scalar, not_implemented_for,
                                not_implemented_formula, not_implemented_inplace,
@@ -105,10 +106,13 @@ _sub.dtype_rule = _sub_rule   # after defop, so the float fast path is still cho
 
 def rsub(self, other, *, alpha=1):
     """``other - alpha * self``: ``torch.rsub`` with a tensor ``other`` (RsubBackward0)."""
-    if alpha == 1:
-        return other - self
-    _alpha_check(self, other, alpha)
-    return other - alpha * self
+    try:
+        if alpha == 1:
+            return other - self
+        _alpha_check(self, other, alpha)
+        return other - alpha * self
+    except ValueError as exc:   # PyTorch broadcasts other (tensor a) with self (tensor b)
+        raise (broadcast_error([np.shape(other), np.shape(self)]) or exc) from None
 
 
 def rsub_self(grad, alpha):
