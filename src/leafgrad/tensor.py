@@ -201,6 +201,8 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
+        if self._base is not None and self._vc[0] != self._view_version:
+            return self.grad_fn is None   # PyTorch reads grad_fn(): a stale view regrows
         return self._grad_fn is None
 
     @property
@@ -336,7 +338,7 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward)."""
         if gradient is None and inputs is None and not create_graph and not retain_graph \
-                and self._grad_fn is not None and self._data.size == 1:
+                and self._grad_fn is not None and self._data.size == 1 and self._base is None:
             # the everyday ``loss.backward()``: straight to the engine with a fresh seed
             seed = np.empty(self._data.shape, self._data.dtype)
             seed.fill(1)   # np.ones is a Python-level function: several times slower here

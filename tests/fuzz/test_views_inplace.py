@@ -283,3 +283,40 @@ def test_setitem_and_copy_into_other_dtypes(statement):
         y = env["y"]
         return y, y.requires_grad, type(y.grad_fn).__name__
     same_on_both(run)
+
+
+# -- roots and inputs that are views whose base changed in place since ------------------------------
+_STALE = {
+    "root_select": lambda L, x: ((w := (v := x * 1)[0]), v.mul_(2), w.backward(), x.grad)[3],
+    "grad_of_slice": lambda L, x: ((w := (v := x * 1)[0:2]), v.mul_(2),
+                                   L.autograd.grad(w.sum(), [w, x]))[2],
+    "input_used_before": lambda L, x: ((w := (v := x * 1)[0:2]), (o := w * 3), v.mul_(2),
+                                       L.autograd.grad(o.sum(), [w, x]))[3],
+    "split_input": lambda L, x: ((v := x * 1).split(2), v.mul_(2), L.autograd.grad(
+        x.sum() * 1, [x, v.split(2)[0]], allow_unused=True))[2],
+    "split_root": lambda L, x: ((ab := (v := x * 1).split(2)), v.mul_(2),
+                                ab[1].backward(L.ones(1)))[2],
+    "split_input_before_requires_grad_check": lambda L, x: (
+        (ab := (v := x * 1).split(2)), (c := ab[1] * 1), v.mul_(2),
+        L.autograd.grad(c.sum(), [x, ab[1], v.detach()]))[3],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_STALE))
+def test_stale_view_roots_and_inputs(name):
+    # PyTorch reads each root's and input's gradient edge, regrowing a stale view's history
+    # (AsStridedBackward0 through the CopySlices) or refusing a multi-output view
+    def run(L):
+        x = L.tensor([1., 2., 3.], requires_grad=True)
+        return _STALE[name](L, x)
+    same_on_both(run)
+
+
+def test_is_leaf_of_a_stale_multi_output_view():
+    # is_leaf reads grad_fn, which refuses a split output whose base changed in place
+    def run(L):
+        v = L.tensor([1., 2., 3.], requires_grad=True) * 1
+        a, b = v.split(2)
+        v.mul_(2)
+        return b.requires_grad, b._version, b.is_leaf
+    same_on_both(run)

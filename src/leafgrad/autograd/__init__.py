@@ -62,8 +62,23 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
     return seeds
 
 
+def _fresh(t):
+    """Read ``t``'s gradient edge as PyTorch does: a view whose base changed in place since
+    gets its history regrown first (or refused, for views that cannot be: ops/views.py)."""
+    if t._base is not None and t._vc[0] != t._view_version:
+        t.grad_fn   # noqa: B018 - the property regrows it
+
+
+def _check_inputs(inputs):
+    for t in inputs:
+        _fresh(t)
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+
+
 def _check_roots(outputs):
     for i, out in enumerate(outputs):
+        _fresh(out)
         if not out._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
@@ -90,9 +105,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         _warned["create_graph"] = True   # PyTorch warns once per process (TORCH_WARN_ONCE)
         warnings.warn(errors.CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
     if inputs is not None:
-        for t in inputs:
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+        _check_inputs(inputs)
     execute(outputs, seeds, retain_graph, create_graph, inputs=inputs, accumulate=True)
 
 
@@ -120,9 +133,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     # PyTorch's order: seeds, then the outputs, then the inputs
     seeds = _make_seeds(outputs, grad_outputs)
     _check_roots(outputs)
-    for t in inputs:
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    _check_inputs(inputs)
     if retain_graph is None:
         retain_graph = create_graph
     result = execute(outputs, seeds, retain_graph, create_graph, inputs=inputs,
@@ -147,7 +158,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 # Layer 5 (custom Function, gradcheck, anomaly mode) is built on grad/backward above. As in
 # PyTorch, ``autograd.gradcheck`` is the function while ``autograd.gradcheck`` in sys.modules
 # (``from torch.autograd.gradcheck import GradcheckError``) is the module.
-from . import function, anomaly_mode, functional  # noqa: E402
+from . import function, anomaly_mode  # noqa: E402
 from .function import Function  # noqa: E402
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
+
+
+def __getattr__(name: str):
+    """``autograd.functional`` (jacobian, hessian, ...) loads on first use (issue 5)."""
+    if name == "functional":
+        import importlib
+        return importlib.import_module(".functional", __name__)   # also binds it here
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"functional"})
