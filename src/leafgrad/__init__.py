@@ -105,6 +105,8 @@ __all__ = sorted(
      "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "Tensor", "Size",
      "is_tensor", "device", "autograd", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
      "set_anomaly_enabled"]
-    + list(dict.keys(_ops.registry.FUNCTIONS)) + list(_ops.lazy.lazy_functions())
+    + list(dict.keys(_ops.registry.FUNCTIONS))
+    + [n for n in _ops.lazy.lazy_functions()
+       if not dict.__contains__(_ops.registry.FUNCTIONS, n)]
     + [n for m in _EXPORTING for n in m.__all__]
     + ["save", "load"])

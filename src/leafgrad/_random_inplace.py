@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
-from .ops.registry import commit_inplace, defop, inplace_check
+from .ops.registry import bind_method, commit_inplace, defop, inplace_check
 from . import _distributions as _dist
 from .random import (_check_p, _check_random_range, _float_only, _integers, _num, _rng,
                      _type_name, _zero_grad)
@@ -219,5 +219,5 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 
 for _fn in (uniform_, normal_, random_, bernoulli_, exponential_, geometric_, log_normal_,
             cauchy_):
-    setattr(Tensor, _fn.__name__, _fn)
+    bind_method(_fn.__name__, _fn)   # through a lazy placeholder (ops/lazy.py)
 del _fn, _dt

@@ -513,4 +513,4 @@ def poisson(input, generator=None) -> Tensor:
     return _wrap(draws.astype(input._data.dtype))
 
 
-from . import _random_inplace  # noqa: E402,F401  (binds Tensor.uniform_, normal_, ...)
+# Tensor.uniform_, normal_, ... (_random_inplace.py) load on first use: ops/lazy.py LAZY

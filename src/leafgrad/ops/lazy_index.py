@@ -44,6 +44,9 @@ TENSOR = {
         "cholesky_inverse cholesky_solve cross det dist eig inner inverse kron logdet "
         "lstsq lu lu_solve matrix_exp matrix_power matrix_rank pinverse qr slogdet "
         "solve svd symeig triangular_solve vdot"),
+    "leafgrad._random_inplace": (
+        "bernoulli_ cauchy_ exponential_ geometric_ log_normal_ normal_ random_ "
+        "uniform_"),
 }
 
 FUNCTIONS = {
@@ -53,6 +56,8 @@ FUNCTIONS = {
         "flip roll tile"),
     "nn_ops": (
         "log_softmax softmax"),
+    "nn_activations": (
+        "celu celu_ selu selu_ threshold threshold_"),
     "shrink": (
         "hardshrink rrelu rrelu_"),
     "nn_layers": (
@@ -103,6 +108,11 @@ RECORDS = {
         "flip repeat roll"),
     "nn_ops": (
         "_log_softmax_backward_data _softmax_backward_data log_softmax softmax"),
+    "nn_activations": (
+        "celu celu_ elu elu_ elu_backward glu glu_backward hardsigmoid "
+        "hardsigmoid_backward hardswish hardswish_backward hardtanh hardtanh_backward "
+        "leaky_relu leaky_relu_ leaky_relu_backward log_sigmoid log_sigmoid_backward "
+        "mish selu selu_ threshold threshold_"),
     "shrink": (
         "hardshrink hardshrink_backward rrelu_with_noise rrelu_with_noise_ "
         "rrelu_with_noise_backward softshrink softshrink_backward"),
@@ -165,6 +175,10 @@ RECORDS = {
         "linalg_inv_ex linalg_lstsq linalg_lu linalg_lu_factor_ex linalg_matrix_exp "
         "linalg_pinv linalg_qr linalg_slogdet linalg_solve_ex linalg_solve_triangular "
         "linalg_svd linalg_svdvals pdist triangular_solve vdot"),
+    "leafgrad._random_inplace": (
+        "inplace_bernoulli_float inplace_bernoulli_tensor inplace_cauchy "
+        "inplace_exponential inplace_geometric inplace_log_normal inplace_normal "
+        "inplace_random inplace_random_from_to inplace_random_to inplace_uniform"),
     "grid_sample": (
         "affine_grid_generator grid_sampler_2d grid_sampler_3d"),
     "ctc": (
