@@ -76,6 +76,20 @@ STATEMENTS = [
     "y = torch.linalg.lu_solve(torch.eye(2), torch.tensor([1, 2], dtype=torch.int32), "
     "torch.ones(4, 2))",
     "y = torch.trace(torch.eye(2).bool())",
+    # products and distances: dtype and dim checks
+    "y = torch.dist(torch.ones(2).long(), torch.ones(2).long())",
+    "y = torch.dist(torch.ones(2).long(), torch.ones(3).long())",
+    "y = torch.inner(torch.ones(2).half(), torch.ones(2))",
+    "y = torch.tensordot(torch.ones(2).long(), torch.ones(2), 1)",
+    "y = torch.tensordot(torch.tensor(1.), torch.ones(2), dims=([0], [0]))",
+    "y = torch.tensordot(torch.ones(2), torch.ones(2), dims=([0], [1]))",
+    "y = torch.tensordot(torch.ones(2), torch.ones(2), dims=2)",
+    # unique along a dim of a 0-d tensor
+    "y = torch.unique(torch.tensor(1.), dim=-1)",
+    "y = torch.unique_consecutive(torch.tensor(1.), dim=0)",
+    # poisson_nll_loss(full=True) adds the Stirling term in place (version 1)
+    "y = torch.nn.functional.poisson_nll_loss(torch.ones(2, requires_grad=True), "
+    "torch.tensor([0.5, 3.]), full=True, reduction='none')",
 ]
 
 

@@ -609,7 +609,17 @@ def _dist_rule(rec, args):
     """``self - other``'s bool check comes first, as PyTorch's dist (a subtraction)."""
     from .pointwise import _check_bool_sub
     _check_bool_sub(args[0], args[1])
-    return promote(rec, args)
+    compute, out = promote(rec, args)
+    if compute.kind not in "fc":   # the difference's norm: floating only (after broadcasting)
+        from ..errors import broadcast_error
+        from .. import dtypes as _dt
+        err = broadcast_error([args[0]._data.shape, args[1]._data.shape])
+        if err:
+            raise err
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {_dt.from_numpy_dtype(compute).tensor_type[:-len('Tensor')]} "
+                           f"instead.")
+    return compute, out
 
 
 _dist = defop("dist", dist, derivatives={"self": dist_self, "other": dist_other},
