@@ -169,6 +169,13 @@ def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
             return out.reshape((1,) * ndim) if keepdims else out
         out = cascade_sum_last(a.reshape(1, a.size))
         return out.reshape((1,) * ndim) if keepdims else out.reshape(())
+    if ndim == 2 and (axis == (0,) or axis == 0) and a.flags.c_contiguous:
+        # a bias gradient, (N, out) over dim 0: what _grouped_sum does for it, without its
+        # general dim bookkeeping (size-1 dims take the general path: they coalesce away)
+        r, c = a.shape
+        if r > 1 and c > 1 and r * c <= MAX_EXACT:
+            out = _outer_sum(a.reshape(1, r, c))
+            return out.reshape(1, c) if keepdims else out.reshape(c)
     if axis is None:
         axes = tuple(range(ndim))
     else:
