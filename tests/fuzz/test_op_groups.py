@@ -218,3 +218,40 @@ BROADCAST += ["y = torch.lerp(torch.ones(2, 4).long(), torch.ones(3).long(), 0.5
 @pytest.mark.parametrize("statement", BROADCAST)
 def test_broadcast_before_kernel_like_torch(statement):
     assert _run(leafgrad, statement) == _run(torch, statement)
+
+
+# addmm / addmv / addr / baddbmm / addbmm: PyTorch's check order (dtypes before ranks for
+# addmm, self expanded first with expand's messages, sizes read before ranks), addr promotes
+# its operands and refuses float scalars for integral results, integral products truncate
+# alpha and beta
+_ADD_SELF = [(), (1,), (2,), (3,), (2, 2), (1, 1, 1)]
+_ADD_MATS = [(2, 3), (3,), (1, 2, 3), (2, 3, 2)]
+_ADD_RIGHT = [(3,), (2,), (3, 2), (2, 3, 2), (1, 3, 2)]
+_ADD_DTYPES = ["fff", "ffl", "lff", "lll", "bbb", "ffd", "dff", "hff", "fhf", "llb"]
+_ADD_DT = {"f": "float32", "l": "int64", "d": "float64", "b": "bool", "h": "float16"}
+
+
+def _add_case(L, op, si, s1, s2, d, alpha, beta):
+    i = L.ones(si, dtype=getattr(L, _ADD_DT[d[0]]))
+    a = L.ones(s1, dtype=getattr(L, _ADD_DT[d[1]]))
+    b = L.ones(s2, dtype=getattr(L, _ADD_DT[d[2]]))
+    try:
+        r = getattr(L, op)(i, a, b, alpha=alpha, beta=beta)
+    except Exception as exc:   # noqa: BLE001 - the error is the observation
+        return type(exc).__name__, str(exc)
+    return str(r.dtype), tuple(r.shape), r.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("op", ["addmm", "addmv", "addr", "baddbmm", "addbmm"])
+def test_add_products_like_torch(op):
+    bad = []
+    for si in _ADD_SELF:
+        for s1 in _ADD_MATS:
+            for s2 in _ADD_RIGHT:
+                for d in _ADD_DTYPES:
+                    for alpha, beta in [(1, 1), (0.5, 1), (1, 0.5), (-2, 0)]:
+                        case = (op, si, s1, s2, d, alpha, beta)
+                        mine, theirs = _add_case(leafgrad, *case), _add_case(torch, *case)
+                        if mine != theirs:
+                            bad.append((case, mine, theirs))
+    assert not bad, f"{len(bad)} cases differ, e.g. {bad[:3]}"

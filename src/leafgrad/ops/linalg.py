@@ -522,18 +522,29 @@ def addmm_public(input, mat1, mat2, *, beta=1, alpha=1):
         for i, (n, t) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2))):
             _check_tensor("addmm", t, i + 1, n)
     a, b = mat1._data, mat2._data
-    if a.ndim != 2:
-        raise RuntimeError("mat1 must be a matrix, got {}-D tensor".format(a.ndim))
-    if b.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix, got {}-D tensor".format(b.ndim))
-    # addmm's own dtype messages (nn.Linear on int or double input shows them), before shapes
-    for name, x in (("mat1", a), ("self", input._data)):
+    # addmm's own dtype messages (nn.Linear on int or double input shows them), before the
+    # ranks and shapes; self against mat2 first
+    for name, x in (("self", input._data), ("mat1", a)):
         if x.dtype != b.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{_tname(x).rsplit('.', 1)[-1]} and "
                                f"{_tname(b).rsplit('.', 1)[-1]}")
+    if a.ndim != 2:
+        raise RuntimeError("mat1 must be a matrix, got {}-D tensor".format(a.ndim))
+    if b.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix, got {}-D tensor".format(b.ndim))
     if a.shape[1] != b.shape[0]:
         _check_mm(a.shape, b.shape)
+    out_shape = (a.shape[0], b.shape[1])
+    s = input._data.shape
+    if s != out_shape and s != out_shape[1:]:
+        from .shape import expand_op
+        expand_op(input._data, out_shape)   # PyTorch expands self: its messages
+    if b.dtype == np.bool_ and out_shape[0] * out_shape[1] and a.shape[1]:
+        from .pointwise_common import not_implemented_for
+        raise not_implemented_for("addmm_impl_cpu_", b)
+    if b.dtype.kind in "iu":   # integral products take alpha and beta as integers
+        alpha, beta = int(alpha), int(beta)
     return _addmm.dispatch(_addmm, (input, mat1, mat2, beta, alpha))   # its public function
 
 

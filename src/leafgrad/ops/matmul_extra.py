@@ -19,8 +19,10 @@ import numpy as np
 from .registry import (defop, export_function, bind_method, Sample, inplace_check, old_value,
                        commit_inplace, promote)
 from .overlap import check_write
-from .linalg import (matmul, _check_tensor, _tname, _no_bool, _addmm, addmm_public)
+from .linalg import (matmul, _check_tensor, _cname, _tname, _no_bool, _addmm, addmm_public)
+from .shape import expand_op
 from .norms import vector_norm_self
+from ..dtypes import promote_types
 from ..tensor import Tensor
 from ..autograd.graph import sum_to
 
@@ -154,9 +156,16 @@ _addmv = defop("addmv", addmv, inputs=("self", "mat", "vec"),
                derivatives={"self": addmv_self, "mat": addmv_mat, "vec": addmv_vec},
                dtype="same", methods=(), functions=(), inplace="addmv_", family=FAMILY,
                samples=_samples_addmv)
+def _addr_rule(rec, args):
+    """The three dtypes promoted alike: PyTorch expands self to the output's shape first, so
+    a 0-d self counts as a dimensioned operand."""
+    d = promote_types(promote_types(args[0].dtype, args[1].dtype), args[2].dtype).np
+    return d, d
+
+
 _addr = defop("addr", addr, inputs=("self", "vec1", "vec2"),
               derivatives={"self": addr_self, "vec1": addr_vec1, "vec2": addr_vec2},
-              dtype="same", methods=(), functions=(), inplace="addr_", family=FAMILY,
+              dtype=_addr_rule, methods=(), functions=(), inplace="addr_", family=FAMILY,
               samples=_samples_addr)
 _baddbmm = defop("baddbmm", baddbmm, inputs=("self", "batch1", "batch2"),
                  derivatives={"self": baddbmm_self, "batch1": baddbmm_batch1,
@@ -201,12 +210,15 @@ def addmv_public(input, mat, vec, *, beta=1, alpha=1):
                            f"{m.ndim}, {v.ndim}")
     if m.shape[1] != v.shape[0] or input._data.ndim == 1 and input._data.shape[0] not in (
             1, m.shape[0]):
-        raise RuntimeError(f"size mismatch, got input ({input._data.shape[0] if input._data.ndim else 1}), "
+        # the message reads input.size(0): a 0-d input raises that IndexError instead
+        rows = _size(input._data, 0)
+        raise RuntimeError(f"size mismatch, got input ({rows}), "
                            f"mat ({m.shape[0]}x{m.shape[1]}), vec ({v.shape[0]})")
     if not (m.dtype == v.dtype == input._data.dtype):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{_tname(input._data)}, {_tname(m)}, and {_tname(v)}")
     _no_bool("addmv_impl_cpu", m)
+    beta, alpha = _int_scalars(m.dtype, beta, alpha)
     return _addmv.public(input, mat, vec, beta=beta, alpha=alpha)
 
 
@@ -216,15 +228,46 @@ def addr_public(input, vec1, vec2, *, beta=1, alpha=1):
     for n, t in (("vec1", vec1), ("vec2", vec2)):
         if t._data.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {n}, but got {t._data.ndim}-D")
-    _expand_check(input._data, (vec1._data.shape[0], vec2._data.shape[0]))
-    _same_dtype("addr", input._data, vec1._data, vec2._data)
+    expand_op(input._data, (vec1._data.shape[0], vec2._data.shape[0]))
+    # a TensorIterator op: the three promote; integral results refuse float scalars
+    if _addr_rule(None, (input, vec1, vec2))[0].kind in "biu":
+        for name, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float):
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be "
+                                   f"a floating point number.")
     return _addr.public(input, vec1, vec2, beta=beta, alpha=alpha)
 
 
+def _size(x, d):
+    """``x.size(d)`` with PyTorch's IndexError (these ops read sizes before checking ranks)."""
+    n = x.ndim
+    if n == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {d})")
+    return x.shape[d]
+
+
+def _int_scalars(dtype, beta, alpha):
+    """Integral products take alpha and beta as integers (PyTorch's Scalar to int64)."""
+    if dtype.kind in "iu":
+        return int(beta), int(alpha)
+    return beta, alpha
+
+
 def baddbmm_public(input, batch1, batch2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (batch1 @ batch2)`` over a batch of matrices."""
+    """``beta * input + alpha * (batch1 @ batch2)`` over a batch of matrices.
+
+    PyTorch's order: expand self to the output's size (read from batch1 and batch2 before
+    their ranks are checked), self's dtype against batch1's, then bmm's checks."""
     _tensors("baddbmm", (("input", input), ("batch1", batch1), ("batch2", batch2)))
     a, b = batch1._data, batch2._data
+    out_shape = (_size(a, 0), _size(a, 1), _size(b, 2))
+    expand_op(input._data, out_shape)
+    if input._data.dtype != a.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_cname(input._data)}, "
+                           f"batch1: {_cname(a)}, batch2: {_cname(b)}")
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
@@ -233,28 +276,37 @@ def baddbmm_public(input, batch1, batch2, *, beta=1, alpha=1):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
                            f"{b.shape[1]}].")
-    _expand_check(input._data, (a.shape[0], a.shape[1], b.shape[2]))
-    _same_dtype("baddbmm", input._data, a, b)
-    _no_bool("bmm", a)
+    _same_dtype("baddbmm", a, b)
+    _no_bool("baddbmm", a)
+    beta, alpha = _int_scalars(a.dtype, beta, alpha)
     return _baddbmm.public(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
 def addbmm_public(input, batch1, batch2, *, beta=1, alpha=1):
-    """``beta * input + alpha * sum of the batch products``."""
+    """``beta * input + alpha * sum of the batch products``.
+
+    PyTorch's order: expand self to the output's size, the ranks and sizes, then one addmm_
+    per batch (its dtype and kernel checks, self being the result)."""
     _tensors("addbmm", (("input", input), ("batch1", batch1), ("batch2", batch2)))
     a, b = batch1._data, batch2._data
+    expand_op(input._data, (_size(a, 1), _size(b, 2)))
     if a.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
+        raise RuntimeError("batch2 must be a 3D tensor")
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
                            f"{a.shape[0]} and {b.shape[0]}")
     if a.shape[2] != b.shape[1]:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({a.shape[1]}x{a.shape[2]} and "
                            f"{b.shape[1]}x{b.shape[2]})")
-    _expand_check(input._data, (a.shape[1], b.shape[2]))
-    _same_dtype("addbmm", input._data, a, b)
+    if a.shape[0]:
+        for name, x in (("self", input._data), ("mat1", a)):
+            if x.dtype != b.dtype:
+                raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                                   f"{_tname(x)} and {_tname(b)}")
+        _no_bool("addmm_impl_cpu_", a, a.shape[1] * b.shape[2], a.shape[2])
+    beta, alpha = _int_scalars(input._data.dtype, beta, alpha)
     return _addbmm.public(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
