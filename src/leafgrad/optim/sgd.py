@@ -45,6 +45,16 @@ class SGD(Optimizer):
             weight_decay = group["weight_decay"]
             nesterov = group["nesterov"]
             maximize = group["maximize"]
+            if not (maximize or weight_decay != 0 or momentum != 0):
+                # plain SGD (the common case): the same update, without the generator and
+                # the per-parameter tests of the options
+                for p in group["params"]:
+                    g = p._grad
+                    if g is not None:
+                        param = p._data
+                        param -= lr * g._data
+                        changed.append(p)
+                continue
             for p, param, grad in self._params_with_grad(group):
                 if maximize:
                     grad = -grad
