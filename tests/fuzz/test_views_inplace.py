@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 import pytest
 import torch
 
@@ -319,4 +321,25 @@ def test_is_leaf_of_a_stale_multi_output_view():
         a, b = v.split(2)
         v.mul_(2)
         return b.requires_grad, b._version, b.is_leaf
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("ij->ji", [(2, 3)]), ("ij->ij", [(2, 3)]), ("ii->i", [(3, 3)]),
+    ("ij,jk->ik", [(2, 3), (3, 2)]), ("...i,...i->...", [(1, 2, 3, 2), (1, 2, 3, 2)]),
+    ("ij,j->i", [(2, 3), (3,)])])
+def test_einsum_result_is_a_view(equation, shapes):
+    # PyTorch's einsum returns a view (of the operand, or of its bmm's output): changing it in
+    # place goes through CopySlices, and a permutation's changes reach the operand
+    def run(L):
+        xs = [(L.arange(float(np.prod(s))).reshape(s) + 1).requires_grad_() for s in shapes]
+        ys = [x * 1 for x in xs]
+        y = L.einsum(equation, *ys)
+        y.mul_(2)
+        out = (y * y).sum()
+        grads = L.autograd.grad(out, xs)
+        with L.no_grad():
+            z = L.einsum(equation, *ys)
+        return (y, type(y.grad_fn).__name__, ys[0]._version, type(ys[0].grad_fn).__name__,
+                grads, z.requires_grad, z._version)
     same_on_both(run)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .dispatch import _make_view
 from .registry import defop, export_function, Sample
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 
 FAMILY = "linalg"
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"   # string.ascii_letters
@@ -142,7 +143,18 @@ def einsum(equation, *operands):
         kind = "mul" if set("".join(ins)) <= set(out) else "view"
     else:
         kind = "sum" if len(out) < len(set(ins[0])) else "permute"
-    return _RECORDS[kind].public(list(operands), equation, tuple(operands))
+    rec = _RECORDS[kind]
+    result = rec.public(list(operands), equation, tuple(operands))
+    # PyTorch's result is a view: of the operand for a permutation or diagonal, of a hidden
+    # intermediate (bmm's output) for a contraction; an in-place change of it goes through
+    # CopySlices (and, for the operand, changes it and bumps its version)
+    if kind == "permute" and np.may_share_memory(result._data, operands[0]._data):
+        _make_view(result, operands[0], None, rec)
+    elif kind == "view":
+        hidden = _wrap(result._data, result._grad_fn)
+        hidden._requires_grad = result._requires_grad
+        _make_view(result, hidden, None, rec)
+    return result
 
 
 def _check_bmm(ins, out, a, b):
