@@ -407,8 +407,14 @@ def record_node(rec, args: tuple, results) -> None:
                 saved[i] = v._data.shape if isinstance(v, Tensor) else ()
             elif kind == _STRIDES:
                 v = args[pos]
-                saved[i] = tuple(s // v._data.itemsize for s in v._data.strides) \
-                    if isinstance(v, Tensor) else ()
+                if isinstance(v, Tensor):
+                    st = v._data.strides
+                    size = v._data.itemsize
+                    # a matrix (mm/addmm's operands) without a generator expression
+                    saved[i] = (st[0] // size, st[1] // size) if len(st) == 2 else \
+                        tuple(s // size for s in st)
+                else:
+                    saved[i] = ()
             else:
                 v = args[pos]
                 saved[i] = v.dtype if isinstance(v, Tensor) else None

@@ -450,7 +450,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         out *= alpha
     if beta == 0:
         return out
-    shape = np.shape(self)
+    shape = self.shape if type(self) is np.ndarray else np.shape(self)
     # a bias row or a full matrix (nn.Linear's cases) broadcasts as it is; anything else is
     # checked by NumPy's broadcast_shapes (a Python function: slow for the common case)
     if shape != out.shape and shape != out.shape[1:] and np.broadcast_shapes(
