@@ -20,6 +20,7 @@ recursive ("chainable") ones: each new lr is computed from the group's current l
 from __future__ import annotations
 
 import math
+import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
@@ -140,6 +141,22 @@ class LambdaLR(LRScheduler):
                                  f"{len(lr_lambda)}")
             self.lr_lambdas = list(lr_lambda)
         super().__init__(optimizer, last_epoch)
+
+    def state_dict(self) -> dict:
+        # plain functions cannot be saved (None in their place, as PyTorch); callable objects
+        # keep their attributes
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType)
+                               else fn.__dict__.copy() for fn in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
+        saved = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        for fn, attrs in zip(self.lr_lambdas, saved):
+            if attrs is not None:
+                fn.__dict__.update(attrs)
 
     def get_lr(self) -> list:
         self._warn_get_lr()
@@ -309,19 +326,25 @@ class OneCycleLR(LRScheduler):
             raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy}")
         T = self.total_steps
+
+        def phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
+            return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
+                    "start_momentum": start_momentum, "end_momentum": end_momentum}
+
+        # plain data (group keys, not functions), so the state dict can be saved
         if three_phase:
             self._schedule_phases = [
-                (float(pct_start * T) - 1, "initial_lr", "max_lr", "max_momentum",
-                 "base_momentum"),
-                (float(2 * pct_start * T) - 2, "max_lr", "initial_lr", "base_momentum",
-                 "max_momentum"),
-                (T - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+                phase(float(pct_start * T) - 1, "initial_lr", "max_lr", "max_momentum",
+                      "base_momentum"),
+                phase(float(2 * pct_start * T) - 2, "max_lr", "initial_lr", "base_momentum",
+                      "max_momentum"),
+                phase(T - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
         else:
             self._schedule_phases = [
-                (float(pct_start * T) - 1, "initial_lr", "max_lr", "max_momentum",
-                 "base_momentum"),
-                (T - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
-        self._anneal = self._cos if anneal_strategy == "cos" else self._linear
+                phase(float(pct_start * T) - 1, "initial_lr", "max_lr", "max_momentum",
+                      "base_momentum"),
+                phase(T - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+        self._anneal_func_type = anneal_strategy
         max_lrs = _per_group("max_lr", max_lr, optimizer)
         if last_epoch == -1:
             for top, group in zip(max_lrs, optimizer.param_groups):
@@ -350,6 +373,13 @@ class OneCycleLR(LRScheduler):
         else:
             group["momentum"] = value
 
+    def _anneal(self, start, end, pct):
+        if self._anneal_func_type == "cos":
+            return self._cos(start, end, pct)
+        if self._anneal_func_type == "linear":
+            return self._linear(start, end, pct)
+        raise ValueError(f"Unknown _anneal_func_type: {self._anneal_func_type}")
+
     @staticmethod
     def _cos(start, end, pct):
         return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
@@ -368,12 +398,14 @@ class OneCycleLR(LRScheduler):
         last = len(self._schedule_phases) - 1
         for group in self.optimizer.param_groups:
             start_step = 0.0
-            for i, (end_step, lr0, lr1, m0, m1) in enumerate(self._schedule_phases):
+            for i, phase in enumerate(self._schedule_phases):
+                end_step = phase["end_step"]
                 if step <= end_step or i == last:
                     pct = (step - start_step) / (end_step - start_step)
-                    lr = self._anneal(group[lr0], group[lr1], pct)
+                    lr = self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct)
                     if self.cycle_momentum:
-                        momentum = self._anneal(group[m0], group[m1], pct)
+                        momentum = self._anneal(group[phase["start_momentum"]],
+                                                group[phase["end_momentum"]], pct)
                     break
                 start_step = end_step
             lrs.append(lr)
@@ -402,23 +434,23 @@ class ReduceLROnPlateau(LRScheduler):
         else:
             self.default_min_lr = min_lr
             self.min_lrs = [min_lr] * len(optimizer.param_groups)
+        # attributes set in PyTorch's order: state_dict() lists them in this order
+        self.patience = patience
+        self.cooldown = cooldown
+        self.eps = eps
+        self.last_epoch = 0
+        self._last_lr = self._current_lrs()
         if mode not in ("min", "max"):
             raise ValueError("mode " + mode + " is unknown!")
         if threshold_mode not in ("rel", "abs"):
             raise ValueError("threshold mode " + threshold_mode + " is unknown!")
-        self.patience = patience
-        self.cooldown = cooldown
-        self.eps = eps
+        self.mode_worse = math.inf if mode == "min" else -math.inf
         self.mode = mode
         self.threshold = threshold
         self.threshold_mode = threshold_mode
-        self.mode_worse = math.inf if mode == "min" else -math.inf
         self.best = self.mode_worse
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
-        self.last_epoch = 0
-        self._step_count = 0
-        self._last_lr = self._current_lrs()
 
     def is_better(self, a, best) -> bool:
         if self.mode == "min" and self.threshold_mode == "rel":

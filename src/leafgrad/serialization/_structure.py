@@ -15,6 +15,7 @@ node                                        Python value
 ``{"list": [...]}`` / ``{"tuple": [...]}``  list / tuple
 ``{"dict": [[k, v], ...]}``                 dict (keys are nodes too: ints stay ints)
 ``{"odict": [[k, v], ...], "attrs": {}}``   OrderedDict (``attrs``: e.g. ``_metadata``)
+``{"counter": [[k, v], ...]}``              collections.Counter (MultiStepLR's milestones)
 ``{"float": "nan"}``                        a float JSON cannot write (nan, inf, -inf)
 ``{"numpy": "<i8", "value": 3}``            a NumPy scalar (``np.int64(3)``)
 ``{"dtype": "float32"}`` / ``{"size": []}``  ``torch.float32`` / ``torch.Size``
@@ -27,7 +28,7 @@ dict's tensors keep their keys and the file is an ordinary safetensors state dic
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 import numpy as np
 
@@ -89,12 +90,14 @@ def flatten(obj) -> tuple:
             node = {type(x).__name__: [walk(v, path + [i]) for i, v in enumerate(x)]}
             on_path.discard(id(x))
             return node
-        if type(x) in (dict, OrderedDict):
+        if type(x) in (dict, OrderedDict, Counter):
             enter(x, path)
             pairs = [[key_node(k, path), walk(v, path + [k])] for k, v in x.items()]
             on_path.discard(id(x))
             if type(x) is dict:
                 return {"dict": pairs}
+            if type(x) is Counter:
+                return {"counter": pairs}
             node = {"odict": pairs}
             # state_dict()'s ``_metadata`` (module versions) rides along, as under pickle
             attrs = getattr(x, "__dict__", None)
@@ -133,9 +136,9 @@ def _unsupported(x, path) -> str:
                 "with load_state_dict().")
     return (f"leafgrad.save cannot store an object of type {type(x).__module__}."
             f"{type(x).__qualname__} (at {where}). Checkpoints are safetensors files: they "
-            "hold tensors, NumPy arrays, None/bool/int/float/str, lists, tuples, dicts and "
-            "OrderedDicts of those, dtypes, devices and torch.Size, and never pickled "
-            "objects." + hint)
+            "hold tensors, NumPy arrays, None/bool/int/float/str, lists, tuples, dicts, "
+            "OrderedDicts and Counters of those, dtypes, devices and torch.Size, and never "
+            "pickled objects." + hint)
 
 
 def unflatten(tree, arrays: dict):
@@ -171,9 +174,10 @@ def unflatten(tree, arrays: dict):
                 return [build(v) for v in node["list"]]
             if "tuple" in node:
                 return tuple(build(v) for v in node["tuple"])
-            if "dict" in node or "odict" in node:
-                pairs = node.get("dict", node.get("odict"))
-                out = {} if "dict" in node else OrderedDict()
+            if "dict" in node or "odict" in node or "counter" in node:
+                kind = next(k for k in ("dict", "odict", "counter") if k in node)
+                pairs = node[kind]
+                out = {"dict": dict, "odict": OrderedDict, "counter": Counter}[kind]()
                 for k, v in pairs:
                     out[build(k)] = build(v)
                 for k, v in node.get("attrs", {}).items():

@@ -11,6 +11,8 @@ in the same order as PyTorch's worker processes would.
 """
 from __future__ import annotations
 
+import warnings
+
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -33,6 +35,16 @@ class DataLoader:
                              "to disable multiprocessing.")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in "
+                             "multiprocessing.let num_workers > 0 to enable multiprocessing, "
+                             "otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset = dataset
         self.num_workers = num_workers
         self.pin_memory = pin_memory
@@ -98,6 +110,10 @@ class DataLoader:
 
     def __iter__(self):
         import leafgrad
+        if self.pin_memory:
+            # there is no accelerator here, so PyTorch's iterator says the flag does nothing
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=2)
         # PyTorch draws a base seed for workers at the start of every epoch, from
         # ``generator`` or the global RNG; drawing it here keeps the random streams aligned.
         kw = {} if self.generator is None else {"generator": self.generator}
