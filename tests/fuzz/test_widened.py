@@ -90,6 +90,36 @@ STATEMENTS = [
     # poisson_nll_loss(full=True) adds the Stirling term in place (version 1)
     "y = torch.nn.functional.poisson_nll_loss(torch.ones(2, requires_grad=True), "
     "torch.tensor([0.5, 3.]), full=True, reduction='none')",
+    # quantile/nanquantile (one name in the messages; empty inputs), kthvalue/nanmedian of bool
+    "y = torch.ones(2).long().nanquantile(0.5)",
+    "y = torch.ones(2).nanquantile(1.5)",
+    "y = torch.ones(0).quantile(0.5)",
+    "y = torch.ones(0).long().quantile(0.5)",
+    "y = torch.tensor([True]).kthvalue(1)[0]",
+    "y = torch.tensor([True, False]).nanmedian()",
+    "y = torch.tensor([True, False]).nanmedian(0)[0]",
+    # narrow_copy's checks, take from an empty tensor
+    "y = torch.ones(2, 3).narrow_copy(0, 3, 1)",
+    "y = torch.ones(2, 3).narrow_copy(0, 1, 2)",
+    "y = torch.ones(2, 3).narrow_copy(2, 0, 1)",
+    "y = torch.ones(2, 3).narrow_copy(0, -3, 1)",
+    "y = torch.tensor(1.).narrow_copy(0, 0, 1)",
+    "y = torch.ones(0).take(torch.tensor([0]))",
+    # slice_scatter sizes, diagonal_scatter of 0-d, rot90 dims as given, meshgrid dtypes
+    "y = torch.slice_scatter(torch.ones(1, 1), torch.ones(1, 1), 1, 1, 1, 1)",
+    "y = torch.slice_scatter(torch.ones(3), torch.ones(2, 1), 0, 0, 2)",
+    "y = torch.diagonal_scatter(torch.tensor(1.), torch.tensor(2.), 1)",
+    "y = torch.tensor(1.).diagonal()",
+    "y = torch.ones(2, 2).rot90(1, [0, -2])",
+    "y = torch.meshgrid(torch.ones(2), torch.ones(2).long(), indexing='ij')[0]",
+    # repeat_interleave's dim checks; searchsorted of bool
+    "y = torch.tensor(1.).repeat_interleave(torch.tensor([1]), dim=0)",
+    "y = torch.tensor(1.).repeat_interleave(2, dim=-1)",
+    "y = torch.ones(2).repeat_interleave(2, dim=1)",
+    "y = torch.ones(2).repeat_interleave(2, dim=-2)",
+    "y = torch.searchsorted(torch.tensor([False, True]), torch.tensor([True]))",
+    "y = torch.bucketize(torch.tensor([True]), torch.tensor([False, True]))",
+    "y = torch.searchsorted(torch.tensor([0., 1.]), torch.tensor([True]))",
 ]
 
 

@@ -128,7 +128,11 @@ def _slice_key(ndim, dim, start, end, step):
 def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     """``self`` with ``self[..., start:end:step, ...]`` (along ``dim``) replaced by ``src``."""
     out = self.copy()
-    out[_slice_key(self.ndim, dim, start, end, step)] = src
+    key = _slice_key(self.ndim, dim, start, end, step)
+    if out[key].shape != src.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src "
+                           f"size = {list(src.shape)}, slice size = {list(out[key].shape)}")
+    out[key] = src
     return out
 
 
@@ -313,6 +317,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                                "got side of left while right was True")
         right = side == "right"
     seq = sorted_sequence._data
+    if seq.dtype == np.bool_ and (not isinstance(input, Tensor) or input._data.dtype == np.bool_):
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     if sorter is not None:
         seq = np.take_along_axis(seq, sorter._data, -1)
     scalar = not isinstance(input, Tensor)

@@ -536,6 +536,8 @@ def take_op(self, index):
     """Entries of the flattened ``self`` at ``index``; the result has ``index``'s shape."""
     n = self.size
     if index.size:
+        if not n:
+            raise IndexError("take(): tried to take from an empty tensor")
         bad = index[(index >= n) | (index < -n)]
         if bad.size:
             raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a "

@@ -99,7 +99,7 @@ def diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarra
     """A writable strided view of ``a``'s diagonal (NumPy's own is read-only); the
     diagonal's dim goes last, as in PyTorch."""
     n = a.ndim
-    d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
+    d1, d2 = _wrap_dim(dim1, max(n, 1)), _wrap_dim(dim2, max(n, 1))   # 0-d: as 1-d, as PyTorch
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     s1, s2 = a.shape[d1], a.shape[d2]
@@ -241,8 +241,8 @@ def rot90(self, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {self.ndim}")
     d0, d1 = _wrap_dim(dims[0], self.ndim), _wrap_dim(dims[1], self.ndim)
     if d0 == d1:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
-                           f"dim1 = {d1}")
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
     return np.ascontiguousarray(np.rot90(self, k, (d0, d1)))
 
 
@@ -291,6 +291,8 @@ def meshgrid(*tensors, indexing=None):
                            f"received: {indexing}")
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if any(t.dtype != tensors[0].dtype for t in tensors):
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     for t in tensors:
         if t.ndim > 1:
             raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list "

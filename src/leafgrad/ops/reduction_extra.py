@@ -305,6 +305,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest element along ``dim`` and its index."""
     d = input._data
     axis = _wrap_dim(dim, max(d.ndim, 1))
+    if d.dtype == np.bool_:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     n = d.shape[axis] if d.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
@@ -379,6 +381,9 @@ def _nanmedian_pick(data, axis):
 
 def nanmedian(input, dim=None, keepdim=False):
     """The lower median ignoring NaNs: of everything, or ``(values, indices)`` along ``dim``."""
+    if input._data.dtype == np.bool_:
+        kernel = "median_cpu" if dim is None else "median_out"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
         return _nanmedian0.public(input)
     return _along(_nanmedian1, "nanmedian", _nanmedian_pick, input, dim, keepdim)
@@ -393,8 +398,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
-    if input.dtype.np.kind != "f":
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    name = "quantile"   # nanquantile's messages say quantile() too
     q_is_tensor = isinstance(q, Tensor)
     if q_is_tensor:
         if q.ndim > 1:
@@ -411,7 +415,9 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")
     if input.numel() == 0:
-        raise NotImplementedError(f"leafgrad: {name}() of an empty tensor is not implemented")
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if input.dtype.np.kind != "f":
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     # the reduced elements along a last dim; a size-1 dim left where keepdim wants one
     if dim is None:
         x = input.reshape([1] * input.ndim + [-1]) if keepdim else input.reshape(-1)

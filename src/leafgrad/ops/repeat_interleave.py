@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, _wrap, _wrap_dim
 from .registry import bind_method, export_function
 
 __all__ = ["repeat_interleave"]
@@ -47,7 +47,13 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if dim is None:
         input = input.flatten()
         dim = 0
-    dim = dim + input.dim() if dim < 0 else dim
+    if input.dim() == 0:   # PyTorch's messages for a 0-d input
+        _wrap_dim(dim, 0)
+        if isinstance(repeats, Tensor):
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "1)")
+    dim = _wrap_dim(dim, input.dim())
     if isinstance(repeats, Tensor):
         n = input.shape[dim]
         if repeats.dim() == 1 and repeats.numel() not in (1, n):

@@ -77,13 +77,22 @@ _public("block_diag", block_diag_public)
 
 # -- narrow_copy -----------------------------------------------------------------------------
 def narrow_copy(self, dim, start, length):
-    """``narrow`` as a new tensor."""
+    """``narrow`` as a new tensor (PyTorch's checks and messages, in its order)."""
+    if self.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if dim >= self.ndim:
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, "
+                           "but got false.  (Could this error message be improved?  If so, "
+                           "please report an enhancement request to PyTorch.)")
     d = _wrap_dim(dim, self.ndim)
     n = self.shape[d]
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but "
+                         f"got {start})")
     if start < 0:
         start += n
-    if not 0 <= start <= n or length < 0 or start + length > n:
-        raise IndexError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    if length < 0 or start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     key = [slice(None)] * self.ndim
     key[d] = slice(start, start + length)
     return self[tuple(key)].copy()
