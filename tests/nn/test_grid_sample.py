@@ -135,3 +135,21 @@ def _warnings(fn):
                                               align_corners=False)])
 def test_warnings(call):
     assert _warnings(lambda: call(leafgrad)) == _warnings(lambda: call(torch))
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_non_finite_and_huge_grid_values(n):
+    """NaN, inf and huge coordinates: the 2-d kernel (vectorized) clamps NaN to 0 and lets a
+    NaN weight reach the output, the 3-d one (scalar) sends NaN to the far border and skips
+    out-of-bounds taps; reflection folds huge values with the kernel's own arithmetic."""
+    x = RNG.standard_normal((1, 2) + (3, 4, 5)[:n])
+    pts = [[np.nan, 0.2, 0.1], [0.1, np.inf, 0.3], [-np.inf, 0.3, -0.2], [5.0, -7.0, 12.3],
+           [1e10, 0.0, -1e9], [0.3, 0.2, np.nan], [-1e7, 3e8, 0.5]]
+    g = np.array(pts)[:, :n].reshape((1,) * (n - 1) + (1, len(pts), n))
+    modes = ["bilinear", "nearest", "bicubic"] if n == 2 else ["bilinear", "nearest"]
+    for mode, padding, align in itertools.product(modes, PADDINGS, [False, True]):
+        kw = dict(mode=mode, padding_mode=padding, align_corners=align)
+        mine = leafgrad.nn.functional.grid_sample(leafgrad.tensor(x), leafgrad.tensor(g), **kw)
+        theirs = torch.nn.functional.grid_sample(torch.tensor(x), torch.tensor(g), **kw)
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-9, atol=1e-12,
+                                   equal_nan=True, err_msg=str(kw))

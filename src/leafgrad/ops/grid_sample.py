@@ -88,40 +88,53 @@ def _unnormalize(g, size: int, align: bool):
     return ((g + 1) * size - 1) / 2, size / 2
 
 
-def _clip(v, size: int):
-    """Clip to [0, size-1]; the slope is 0 on and beyond the borders (PyTorch's rule)."""
+def _clip(v, size: int, vectorized: bool):
+    """Clip to [0, size-1]; the slope is 0 on and beyond the borders (PyTorch's rule). A NaN
+    becomes 0 in the 2-d (vectorized) kernel and size-1 in the 3-d (scalar) one."""
     hi = size - 1
     mult = ((v > 0) & (v < hi)).astype(v.dtype)
+    v = np.where(np.isnan(v), 0 if vectorized else hi, v)
     return np.clip(v, 0, hi).astype(v.dtype, copy=False), mult
 
 
-def _reflect(v, twice_low: int, twice_high: int):
-    """Reflect ``v`` into [low, high] by mirroring at the ends; slope +1 or -1."""
+def _reflect(v, twice_low: int, twice_high: int, vectorized: bool):
+    """Reflect ``v`` into [low, high] by mirroring at the ends; slope +1 or -1. The 2-d
+    kernel folds by the period 2 * span with a truncated quotient, the 3-d one by the span
+    with fmod and counts flips (equal for ordinary values; they part on huge or non-finite
+    ones, which this follows)."""
     if twice_low == twice_high:
         return np.zeros_like(v), np.zeros_like(v)
-    low = twice_low / 2
-    span = (twice_high - twice_low) / 2
+    low = v.dtype.type(twice_low / 2)
     d = v - low
-    mult = np.where(d < 0, -1, 1).astype(v.dtype)
+    negative = d < 0
     d = np.abs(d)
+    if vectorized:
+        period = v.dtype.type(twice_high - twice_low)
+        extra = d - np.trunc(d / period) * period
+        flipped = period - extra
+        flip = extra > flipped
+        out = np.where(flip, flipped, extra) + low
+        return out.astype(v.dtype), np.where(flip ^ negative, -1, 1).astype(v.dtype)
+    span = v.dtype.type((twice_high - twice_low) / 2)
     extra = np.fmod(d, span)
-    flips = np.floor(d / span)
-    even = np.fmod(flips, 2) == 0
+    with np.errstate(invalid="ignore"):
+        flips = np.floor(d / span)
+        even = ~np.isfinite(flips) | (np.fmod(flips, 2) == 0)   # (int)NaN is even in C
     out = np.where(even, extra + low, span - extra + low).astype(v.dtype)
-    return out, np.where(even, mult, -mult)
+    return out, np.where(even ^ negative, 1, -1).astype(v.dtype)
 
 
-def _pad(v, size: int, padding: int, align: bool):
+def _pad(v, size: int, padding: int, align: bool, vectorized: bool):
     """``compute_coordinates`` with its slope: (padded coordinate, d(padded)/d(v))."""
     if padding == ZEROS:
         return v, np.ones_like(v)
     if padding == BORDER:
-        return _clip(v, size)
+        return _clip(v, size, vectorized)
     if align:
-        r, m1 = _reflect(v, 0, 2 * (size - 1))
+        r, m1 = _reflect(v, 0, 2 * (size - 1), vectorized)
     else:
-        r, m1 = _reflect(v, -1, 2 * size - 1)
-    c, m2 = _clip(r, size)
+        r, m1 = _reflect(v, -1, 2 * size - 1, vectorized)
+    c, m2 = _clip(r, size, vectorized)
     return c, m1 * m2
 
 
@@ -134,6 +147,7 @@ class _Axis:
 def _axes(grid, spatial, mode, padding, align):
     """One ``_Axis`` per grid coordinate j (x, y[, z]): axis ``n - 1 - j`` of the input."""
     n = len(spatial)
+    vectorized = n == 2     # PyTorch's 2-d CPU kernel is vectorized, its 3-d one scalar
     strides = [math.prod(spatial[d + 1:]) for d in range(n)]
     out = []
     for j in range(n):
@@ -144,9 +158,10 @@ def _axes(grid, spatial, mode, padding, align):
         if mode == BICUBIC:   # taps are padded one by one; v itself is not
             ax.v, ax.slope = v, np.full_like(v, scale)
             ax.lo = np.floor(v)
-            pos = [_pad(ax.lo + o, size, padding, align)[0] for o in (-1, 0, 1, 2)]
+            pos = [_pad(ax.lo + o, size, padding, align, vectorized)[0]
+                   for o in (-1, 0, 1, 2)]
         else:
-            ax.v, mult = _pad(v, size, padding, align)
+            ax.v, mult = _pad(v, size, padding, align, vectorized)
             ax.slope = mult * v.dtype.type(scale)
             if mode == NEAREST:
                 pos = [np.rint(ax.v)]
@@ -225,8 +240,13 @@ def _forward(n):
             return out.reshape((N, C) + out_spatial)
         for idx, valid, ws in _taps(axes, weights):
             w = _product(ws)
-            w = valid.astype(input.dtype) if w is None else np.where(valid, w, 0)
-            out += np.take_along_axis(flat, idx[:, None, :], 2) * w[:, None, :]
+            values = np.take_along_axis(flat, idx[:, None, :], 2)
+            if w is None:
+                out += np.where(valid[:, None, :], values, 0)
+            elif n == 2:   # masked loads times the weight: a NaN weight gives NaN
+                out += np.where(valid[:, None, :], values, 0) * w[:, None, :]
+            else:          # the scalar kernel skips out-of-bounds taps
+                out += values * np.where(valid, w, 0)[:, None, :]
         return out.reshape((N, C) + out_spatial)
     grid_sampler.__name__ = f"grid_sampler_{n}d"
     return grid_sampler

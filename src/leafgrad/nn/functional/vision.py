@@ -38,7 +38,10 @@ def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros"
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
         align_corners = False
-    from ...ops.grid_sample import GRID_SAMPLER   # on first use: keeps import leafgrad short
+    from ...ops.grid_sample import GRID_SAMPLER, check_grid_sampler   # on first use
+    # checked here too: the dispatcher reads a kernel's NotImplementedError on two inputs of
+    # different shapes as a broadcasting error, which grid sampling is not
+    check_grid_sampler(input._data, grid._data, _MODES[mode])
     record = GRID_SAMPLER[2 if input.dim() == 4 else 3]
     return record.public(input, grid, _MODES[mode], _PADDINGS[padding_mode], align_corners)
 
