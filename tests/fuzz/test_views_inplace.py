@@ -343,3 +343,14 @@ def test_einsum_result_is_a_view(equation, shapes):
         return (y, type(y.grad_fn).__name__, ys[0]._version, type(ys[0].grad_fn).__name__,
                 grads, z.requires_grad, z._version)
     same_on_both(run)
+
+
+@pytest.mark.parametrize("shapes", [((3,), (3, 2)), ((3,), (2, 3, 2)), ((2, 3), (3,)),
+                                    ((3,), (3,)), ((2, 3), (3, 2)), ((1, 2, 3), (3,))])
+def test_matmul_result_version(shapes):
+    # 1-D @ 2-D is unsqueeze(0).mm(other).squeeze_(0) in PyTorch: the result is at version 1
+    def run(L):
+        a = L.ones(*shapes[0], requires_grad=True)
+        y = a @ L.ones(*shapes[1])
+        return y._version, type(y.grad_fn).__name__
+    same_on_both(run)

@@ -21,7 +21,7 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor, _wrap, bump_version
 
 FAMILY = "linalg"
 
@@ -262,7 +262,9 @@ def matmul(input, other):
         _check_mm((1, a.shape[0]), b.shape)
         _same_dtype_mm(a, b)
         _no_bool("addmm_impl_cpu_", a, b.shape[1], a.shape[0])
-        return _vm.public(input, other)
+        result = _vm.public(input, other)
+        bump_version(result)   # PyTorch: unsqueeze(0).mm(other).squeeze_(0), at version 1
+        return result
     # 3-D with a leading 1 against 3-D: PyTorch multiplies the matrix (as a 2-D operand);
     # for ``other`` only when it requires grad (then the product folds)
     a_eff, b_eff = a, b
