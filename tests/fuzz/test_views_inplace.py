@@ -354,3 +354,14 @@ def test_matmul_result_version(shapes):
         y = a @ L.ones(*shapes[1])
         return y._version, type(y.grad_fn).__name__
     same_on_both(run)
+
+
+@pytest.mark.parametrize("indices", [[], [0], [-1], [3], [1, 1], [0, 2], [-1, 3], 1, 2])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_tensor_split_views(indices, dim):
+    # slices between the indices (negative ones wrapped), each a SliceBackward0 even when it
+    # is the whole range
+    def run(L):
+        x = L.ones(2, 2, 1, requires_grad=True) * 1
+        return [(o.shape, type(o.grad_fn).__name__) for o in L.tensor_split(x, indices, dim)]
+    same_on_both(run)

@@ -245,11 +245,12 @@ def tensor_split(input, indices_or_sections, dim=0):
             bounds.append((start, stop))
             start = stop
     else:
+        # PyTorch slices between consecutive indices, wrapping negative ones as slice() does
         cuts = [0] + [int(i) for i in ios] + [size]
-        bounds = [(max(min(a, size), 0), max(min(b, size), 0)) for a, b in zip(cuts, cuts[1:])]
-        bounds = [(a, max(a, b)) for a, b in bounds]
-    key = [slice(None)] * d
-    return tuple(input[tuple(key + [slice(a, b)])] for a, b in bounds)
+        cuts = [min(max(c + size if c < 0 else c, 0), size) for c in cuts]
+        bounds = [(a, max(a, b)) for a, b in zip(cuts, cuts[1:])]
+    # narrow: SliceBackward0 even for the whole range (x[a:b] would be an alias)
+    return tuple(input.narrow(d, a, b - a) for a, b in bounds)
 
 
 def _nsplit(name, dim, min_dims):
