@@ -255,3 +255,47 @@ def test_add_products_like_torch(op):
                         if mine != theirs:
                             bad.append((case, mine, theirs))
     assert not bad, f"{len(bad)} cases differ, e.g. {bad[:3]}"
+
+
+# the other products: multi_dot/chain_matmul (rank, dtype and size checks per neighbour pair),
+# cross (the default dim is input's first dim of size 3; kernel by input's dtype), vecdot,
+# cdist (no Half kernel; one dtype), tensordot (size-1 contracted dims broadcast; a single
+# output element runs dot), inner/vdot of two vectors (dot's kernel and messages), kron
+# (a 0-d operand promotes as a dimensioned one)
+_PROD_SHAPES = [(), (1,), (3,), (2,), (1, 1), (2, 3), (3, 2), (1, 3), (3, 3), (1, 2, 3),
+                (2, 1, 3)]
+_PROD_DTYPES = ["ff", "fl", "lf", "ll", "bb", "fd", "df", "hf", "fh"]
+
+
+def _prod_case(L, op, s1, s2, d):
+    a = L.ones(s1, dtype=getattr(L, _ADD_DT[d[0]]))
+    b = L.ones(s2, dtype=getattr(L, _ADD_DT[d[1]]))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if op == "multi_dot":
+                r = L.linalg.multi_dot([a, b])
+            elif op == "linalg_cross":
+                r = L.linalg.cross(a, b)
+            elif op == "vecdot":
+                r = L.linalg.vecdot(a, b)
+            elif op == "tensordot":
+                r = L.tensordot(a, b, dims=1)
+            else:
+                r = getattr(L, op)(a, b)
+    except Exception as exc:   # noqa: BLE001 - the error is the observation
+        return type(exc).__name__, str(exc)
+    return str(r.dtype), tuple(r.shape), r.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("op", ["multi_dot", "chain_matmul", "linalg_cross", "cross", "vecdot",
+                                "cdist", "tensordot", "inner", "vdot", "kron", "outer", "dist"])
+def test_products_like_torch(op):
+    bad = []
+    for s1 in _PROD_SHAPES:
+        for s2 in _PROD_SHAPES:
+            for d in _PROD_DTYPES:
+                mine, theirs = _prod_case(leafgrad, op, s1, s2, d), _prod_case(torch, op, s1, s2, d)
+                if mine != theirs:
+                    bad.append(((s1, s2, d), mine, theirs))
+    assert not bad, f"{len(bad)} cases differ, e.g. {bad[:3]}"

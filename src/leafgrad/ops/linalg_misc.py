@@ -73,7 +73,21 @@ def pdist_public(input, p=2):
 
 # -- small composites ----------------------------------------------------------------------------
 def vecdot(x, y, *, dim=-1, out=None):
-    """``torch.linalg.vecdot``: ``(x * y).sum(dim)`` (real inputs)."""
+    """``torch.linalg.vecdot``: ``(x * y).sum(dim)`` (real inputs), with PyTorch's checks:
+    a floating x, one dtype, then (1-D) dot's size message."""
+    from ..dtypes import from_numpy_dtype
+    a, b = x._data, y._data
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
+                           f"input. Got {from_numpy_dtype(a.dtype).tensor_type[:-6]}")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
+                           f"x of type {from_numpy_dtype(a.dtype).tensor_type[:-6]} and y of "
+                           f"type {from_numpy_dtype(b.dtype).tensor_type[:-6]} instead")
+    if a.ndim == 1 and b.ndim == 1 and a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
     return (x * y).sum(dim)
 
 

@@ -23,6 +23,7 @@ from .linalg import (matmul, _check_tensor, _cname, _tname, _no_bool, _addmm, ad
 from .shape import expand_op
 from .norms import vector_norm_self
 from ..dtypes import promote_types
+from ..errors import broadcast_error
 from ..tensor import Tensor
 from ..autograd.graph import sum_to
 
@@ -157,10 +158,13 @@ _addmv = defop("addmv", addmv, inputs=("self", "mat", "vec"),
                dtype="same", methods=(), functions=(), inplace="addmv_", family=FAMILY,
                samples=_samples_addmv)
 def _addr_rule(rec, args):
-    """The three dtypes promoted alike: PyTorch expands self to the output's shape first, so
-    a 0-d self counts as a dimensioned operand."""
-    d = promote_types(promote_types(args[0].dtype, args[1].dtype), args[2].dtype).np
-    return d, d
+    """The dtypes promoted alike, 0-d or not: PyTorch expands or reshapes the operands first
+    (addr's self to the output's shape, kron's to a common rank), so none is 0-d there."""
+    d = args[0].dtype
+    for t in args[1:]:
+        if isinstance(t, Tensor):
+            d = promote_types(d, t.dtype)
+    return d.np, d.np
 
 
 _addr = defop("addr", addr, inputs=("self", "vec1", "vec2"),
@@ -359,12 +363,13 @@ def vdot_public(input, other):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found "
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{_tname(a)} and {_tname(b)}")
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
                            f"[{b.shape[0]}] to have the same number of elements, but got "
                            f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    _no_bool("dot", a)
     return _vdot.public(input, other)
 
 
@@ -404,7 +409,7 @@ def kron_other(grad, self, other):
 
 
 _kron = defop("kron", kron, derivatives={"self": kron_self, "other": kron_other},
-              dtype="promote", grad_fn_name="UnsafeViewBackward0", family=FAMILY,
+              dtype=_addr_rule, grad_fn_name="UnsafeViewBackward0", family=FAMILY,
               samples=lambda make, shapes: [
                   Sample((make((2, 3)), make((3, 2))), call="kron"),
                   Sample((make(shapes[1] or (2,)), make(shapes[2] or (3,))), call="kron"),
@@ -416,35 +421,42 @@ def tensordot(a, b, dims=2, out=None):
     """Contract ``a``'s ``dims[0]`` with ``b``'s ``dims[1]`` (or the last/first ``dims``)."""
     if isinstance(dims, Tensor):
         dims = dims.tolist()
-    if a.dtype != b.dtype:
-        raise RuntimeError("both inputs should have same dtype")
-    if isinstance(dims, int):
+    if isinstance(dims, int):   # torch.tensordot's own checks come first
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
         if dims > min(a.ndim, b.ndim):
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got "
                                f"dims={dims}")
-        da = list(range(a.ndim - dims, a.ndim))
-        db = list(range(dims))
+        given_a = list(range(-dims, 0))
+        given_b = list(range(dims))
     else:
-        da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
-        if len(da) != len(db):
-            raise RuntimeError("both dimension lists should have same length")
-    da = [_tensordot_dim(d, a.ndim) for d in da]
-    db = [_tensordot_dim(d, b.ndim) for d in db]
-    for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
+        given_a, given_b = dims
+        given_a = [given_a] if isinstance(given_a, int) else list(given_a)
+        given_b = [given_b] if isinstance(given_b, int) else list(given_b)
+    if len(given_a) != len(given_b):
+        raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    da = [_tensordot_dim(d, a.ndim) for d in given_a]
+    db = [_tensordot_dim(d, b.ndim) for d in given_b]
+    for x, y, gx, gy in zip(da, db, given_a, given_b):
+        # PyTorch sums a contracted dim of size 1 against the other operand's dim right away
+        if b.shape[y] == 1:
+            a = a.sum(x, keepdim=True, dtype=a.dtype)
+        elif a.shape[x] == 1:
+            b = b.sum(y, keepdim=True, dtype=b.dtype)
+        elif a.shape[x] != b.shape[y]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{a.shape[x]} in dim {x} and second has size {b.shape[y]} in "
-                               f"dim {y}")
+                               f"{a.shape[x]} in dim {gx} and second has size {b.shape[y]} in "
+                               f"dim {gy}")
     free_a = [d for d in range(a.ndim) if d not in da]
     free_b = [d for d in range(b.ndim) if d not in db]
     k = int(np.prod([a.shape[d] for d in da]))
     out_shape = [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b]
     m = int(np.prod([a.shape[d] for d in free_a]))
     n = int(np.prod([b.shape[d] for d in free_b]))
+    if m == 1 and n == 1:
+        _no_bool("dot", a._data)   # one output element: PyTorch's dot kernel
     am = a.permute(free_a + da).reshape(m, k)
     bm = b.permute(db + free_b).reshape(k, n)
     return (am @ bm).view(out_shape)
@@ -466,6 +478,8 @@ def inner(input, other, *, out=None):
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
                            f"got shapes {list(input.shape)} and {list(other.shape)}")
+    if input.ndim == 1 and other.ndim == 1 and input.dtype == other.dtype:
+        _no_bool("dot", input._data)   # two vectors: PyTorch's dot kernel
     return tensordot(input, other, ([-1], [-1]))
 
 
@@ -475,19 +489,30 @@ def multi_dot(tensors, *, out=None):
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
     first, last = tensors[0], tensors[-1]
-    for i, t in enumerate(tensors):
-        ok = t.ndim == 2 or (t.ndim == 1 and i in (0, n - 1))
-        if not ok:
-            if i in (0, n - 1):
-                which = "first" if i == 0 else "last"
-                raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got "
-                                   f"{t.ndim}D")
-            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    # PyTorch's order: the first, the last, the middle ranks; then per neighbour pair the
+    # dtype (against tensor 0) and the inner sizes
+    for i, which in ((0, "first"), (n - 1, "last")):
+        if tensors[i].ndim not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got "
+                               f"{tensors[i].ndim}D")
+    for i in range(1, n - 1):
+        if tensors[i].ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].ndim}D")
     mats = list(tensors)
     if first.ndim == 1:
         mats[0] = first.unsqueeze(0)
     if last.ndim == 1:
         mats[-1] = last.unsqueeze(-1)
+    d0 = first._data
+    for i in range(1, n):
+        d = mats[i]._data
+        if d.dtype != d0.dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor "
+                               f"0 is {_cname(d0)} and tensor {i} {_cname(d)}")
+        if mats[i - 1]._data.shape[-1] != d.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes "
+                               f"{list(tensors[i - 1].shape)} and {list(tensors[i].shape)} "
+                               f"cannot be multiplied")
     result = mats[0]
     for m in mats[1:]:
         result = result.mm(m)
@@ -538,16 +563,22 @@ _cross = defop("linalg_cross", linalg_cross,
 
 
 def _cross_checks(input, other, dim):
+    """linalg_cross's checks in PyTorch's order: ranks, the length-3 dim, broadcasting, then
+    its kernel (chosen by input's dtype: no bool; other's dtype must match)."""
     _tensors("linalg_cross", (("input", input), ("other", other)))
     if input.ndim != other.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
-    n = input.ndim
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
-    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    a, b = input._data, other._data
+    n_a, n_b = _size(a, dim), _size(b, dim)
+    if n_a != 3 or n_b != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                           f"{input.shape[dim]} and {other.shape[dim]}")
+                           f"{n_a} and {n_b}")
+    err = broadcast_error([a.shape, b.shape])
+    if err is not None:
+        raise err
+    _no_bool("cross", a)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(a)} but found {_tname(b)}")
 
 
 def cross_linalg(input, other, *, dim=-1, out=None):
@@ -564,8 +595,10 @@ def cross(input, other, dim=None, *, out=None):
                       "Please either pass the dim explicitly or simply use torch.linalg.cross."
                       "\nThe default value of dim will change to agree with that of "
                       "linalg.cross in a future release.")
-        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+        # the first dim of size 3 of input (not of the broadcast shape)
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     _cross_checks(input, other, dim)
     return _cross.public(input, other, dim)
 
@@ -638,6 +671,13 @@ def cdist_public(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessar
                            f"{_tname(x1._data)}")
     if not x2.dtype.is_floating_point:
         raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: "
+                           f"{_tname(x2._data)}")
+    # the kernel is chosen by x1's dtype (no Half on CPU), then x2 must have it
+    if x1._data.dtype == np.float16:
+        from .pointwise_common import not_implemented_for
+        raise not_implemented_for("cdist", x1._data)
+    if x1._data.dtype != x2._data.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(x1._data)} but found "
                            f"{_tname(x2._data)}")
     return _cdist.public(x1, x2, float(p))
 
