@@ -129,28 +129,36 @@ def cascade_sum_last(x: np.ndarray) -> np.ndarray:
 
 
 _ZERO = {d: np.zeros(1, d) for d in LANES}
+_add = np.add.reduce
+_accumulate = np.add.accumulate
+_concat = np.concatenate
 
 
 def _short_row(x: np.ndarray):
     """The whole-tensor sum of a 1-D contiguous row too short for the block cascade
     (fewer than 16 vectors per ILP accumulator): the same additions as
-    :func:`cascade_sum_last`, in a dozen NumPy calls instead of its general machinery, since
-    losses and small activations are summed on every training step."""
-    lanes = LANES[x.dtype]
+    :func:`cascade_sum_last` in a few NumPy calls, since losses and small activations are
+    summed on every training step. With ``m`` vectors per ILP accumulator: one reduction
+    adds the 4 accumulators' vectors row after row (``part``: their 4 sums side by side);
+    a second one runs the chain accumulator 0, the leftover vectors, accumulators 1, 2, 3
+    (rows of a ``(k, lanes)`` array, added row after row); then 0, the tail elements and the
+    lanes are added in order (``add.accumulate`` is sequential, NumPy's ``sum`` pairwise)."""
+    dt = x.dtype
+    lanes = LANES[dt]
     nvec = x.size // lanes
-    vecs = x[:nvec * lanes].reshape(nvec, lanes)
+    body = nvec * lanes
     m = nvec >> 2
     if m:
-        part = np.add.reduce(vecs[:m * 4].reshape(m, 4, lanes), axis=0)   # row after row
-        acc = part[0]
-        for k in range(m * 4, nvec):
-            acc = acc + vecs[k]
-        acc = ((acc + part[1]) + part[2]) + part[3]
+        q = m * 4 * lanes
+        part = _add(x[:q].reshape(m, 4 * lanes), axis=0)   # row after row
+        if q < body:
+            part = _concat((part[:lanes], x[q:body], part[lanes:]))
+        acc = _add(part.reshape(-1, lanes), axis=0)
     else:
-        acc = _ZERO[x.dtype]
-        for k in range(nvec):
-            acc = acc + vecs[k]
-    return np.cumsum(np.concatenate((_ZERO[x.dtype], x[nvec * lanes:], acc)))[-1:].reshape(())
+        acc = _ZERO[dt]
+        for k in range(0, body, lanes):
+            acc = acc + x[k:k + lanes]
+    return _accumulate(_concat((_ZERO[dt], x[body:], acc)))[-1:].reshape(())
 
 
 def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
