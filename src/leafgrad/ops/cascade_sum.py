@@ -42,7 +42,7 @@ def _sequential(rows: np.ndarray, axis: int) -> np.ndarray:
     strictly sequential, takes its place."""
     if axis != rows.ndim - 1:
         return np.add.reduce(rows, axis=axis)
-    return np.cumsum(rows, axis=axis)[..., -1]
+    return np.add.accumulate(rows, axis=axis)[..., -1]   # np.cumsum's ufunc call
 
 
 def _multi_row_sum(rows: np.ndarray) -> np.ndarray:
