@@ -153,3 +153,16 @@ def test_non_finite_and_huge_grid_values(n):
         theirs = torch.nn.functional.grid_sample(torch.tensor(x), torch.tensor(g), **kw)
         np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-9, atol=1e-12,
                                    equal_nan=True, err_msg=str(kw))
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_float16_rounds_as_pytorch(mode):
+    """Half precision shows the order of the sums (bicubic: rows along x, then along y)."""
+    x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float16)
+    g = RNG.uniform(-1.2, 1.2, (2, 3, 2, 2)).astype(np.float16)
+    mine = leafgrad.nn.functional.grid_sample(leafgrad.tensor(x), leafgrad.tensor(g), mode=mode,
+                                              align_corners=False)
+    theirs = torch.nn.functional.grid_sample(torch.tensor(x), torch.tensor(g), mode=mode,
+                                             align_corners=False)
+    assert str(mine.dtype) == str(theirs.dtype)
+    np.testing.assert_array_equal(mine.numpy(), theirs.numpy())

@@ -222,6 +222,25 @@ def _taps(axes, weights):
         yield flat, valid, [weights[j][k] for j, k in enumerate(ks)]
 
 
+def _bicubic(flat, axes, weights):
+    """Bicubic sampling in PyTorch's order: each of the 4 rows interpolated along x, then
+    the 4 row values along y (the sums round differently from a flat 16-term sum, which
+    shows in float16)."""
+    ax_x, ax_y = axes
+    out = None
+    for j in range(4):
+        row = None
+        for i in range(4):
+            idx = ax_y.idx[j] * ax_y.stride + ax_x.idx[i] * ax_x.stride
+            valid = ax_y.valid[j] & ax_x.valid[i]
+            values = np.where(valid[:, None, :], np.take_along_axis(flat, idx[:, None, :], 2), 0)
+            term = values * weights[0][i][:, None, :]
+            row = term if row is None else row + term
+        term = row * weights[1][j][:, None, :]
+        out = term if out is None else out + term
+    return out
+
+
 # -- the records ---------------------------------------------------------------------------------
 def _forward(n):
     def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
@@ -238,6 +257,8 @@ def _forward(n):
         out = np.zeros((N, C, P), input.dtype)
         if flat.shape[2] == 0 or N * C * P == 0:
             return out.reshape((N, C) + out_spatial)
+        if interpolation_mode == BICUBIC:
+            return _bicubic(flat, axes, weights).reshape((N, C) + out_spatial)
         for idx, valid, ws in _taps(axes, weights):
             w = _product(ws)
             values = np.take_along_axis(flat, idx[:, None, :], 2)
