@@ -120,6 +120,17 @@ STATEMENTS = [
     "y = torch.searchsorted(torch.tensor([False, True]), torch.tensor([True]))",
     "y = torch.bucketize(torch.tensor([True]), torch.tensor([False, True]))",
     "y = torch.searchsorted(torch.tensor([0., 1.]), torch.tensor([True]))",
+    # convolution: weight rank first; dtype messages depend on the (MKLDNN) path; no bool
+    "y = torch.nn.functional.conv1d(torch.ones(1, 1, 3), torch.ones(1))",
+    "y = torch.nn.functional.conv1d(torch.ones(1, 1, 3), torch.ones(1, 1))",
+    "y = torch.nn.functional.conv2d(torch.ones(1, 1, 3, 3), torch.ones(1, 1, 1))",
+    "y = torch.nn.functional.conv1d(torch.ones(1, 1, 3).half(), torch.ones(1, 1, 1))",
+    "y = torch.nn.functional.conv1d(torch.ones(1, 1, 3), torch.ones(1, 1, 1).double())",
+    "y = torch.nn.functional.conv1d(torch.ones(2, 1, 3), torch.ones(1, 1, 1).double())",
+    "y = torch.nn.functional.conv2d(torch.ones(2, 1, 3, 3).double(), torch.ones(1, 1, 1, 1))",
+    "y = torch.nn.functional.conv2d(torch.ones(1, 1, 3, 3).bool(), torch.ones(1, 1, 1, 1).bool())",
+    "y = torch.nn.functional.conv3d(torch.ones(1, 1, 1, 1, 1).bool(), "
+    "torch.ones(1, 1, 1, 1, 1).bool())",
 ]
 
 

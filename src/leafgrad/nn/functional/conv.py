@@ -72,6 +72,8 @@ def _padding_arg(input, weight, padding, stride, dilation, n: int):
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, n, fname):
+    if weight.dim() < 3:
+        raise RuntimeError("weight should have at least three dimensions")
     input, unbatched = _batchify(input, n, fname)
     stride, dilation = _expand(stride, n), _expand(dilation, n)
     input, padding = _padding_arg(input, weight, padding, stride, dilation, n)
