@@ -18,7 +18,11 @@ import importlib
 # Loading the op table allocates tens of thousands of objects (records, functions, node
 # bookkeeping), none of them garbage, and the cyclic collector ran ~30 times over the whole
 # heap meanwhile (about a tenth of ``import leafgrad``). It is paused while the core loads
-# and restored as it was, even if the import fails.
+# and restored as it was, even if the import fails. Re-enabled, it would then run once over
+# every object the import made (still all "young"): another ~10%. Those are module state,
+# so they go straight to the oldest generation instead (``freeze`` + ``unfreeze`` moves every
+# tracked object there without a pass), where the next full collection sees them as it would
+# have anyway; skipped if the program froze objects itself (``unfreeze`` would free them).
 _gc_was_enabled = _gc.isenabled()
 _gc.disable()
 try:
@@ -35,6 +39,9 @@ try:
     from . import factories, random, _printing, functions  # noqa: F401  (exported below)
 finally:
     if _gc_was_enabled:
+        if not _gc.get_freeze_count():
+            _gc.freeze()
+            _gc.unfreeze()
         _gc.enable()
 
 # Note [Lazy submodules]
