@@ -131,9 +131,12 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out=None) -> Tensor:
-    """``input / max(||input||_p, eps)`` along ``dim``."""
+    """``input / max(||input||_p, eps)`` along ``dim`` (written into ``out`` if given)."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    return input / denom
+    if out is None:
+        return input / denom
+    import leafgrad
+    return leafgrad.div(input, denom, out=out)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

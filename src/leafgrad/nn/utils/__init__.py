@@ -1,7 +1,7 @@
 """``torch.nn.utils``: gradient clipping and parameter/vector conversion."""
 from __future__ import annotations
 
-from . import parametrize, rnn
+from . import parametrizations, parametrize, rnn
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_,
                         clip_grads_with_norm_, get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
@@ -13,6 +13,7 @@ __all__ = [
            "clip_grads_with_norm_",
            "get_total_norm",
            "parameters_to_vector",
+           "parametrizations",
            "parametrize",
            "rnn",
            "vector_to_parameters",
