@@ -299,3 +299,56 @@ def test_products_like_torch(op):
                 if mine != theirs:
                     bad.append(((s1, s2, d), mine, theirs))
     assert not bad, f"{len(bad)} cases differ, e.g. {bad[:3]}"
+
+
+# index_copy (its meta checks in order, no promotion), put (dtype, counts as IndexError, an
+# empty self), index_add (same scalar type first; the first/last-dim kernel names a bad
+# index), select/slice/diagonal_scatter (self's dtype; a 0-d self cannot be selected or
+# sliced; select's index range), index_fill of a 0-d self checks dim
+_SC_SHAPES = [(), (1,), (3,), (2, 3), (1, 1, 1), (2, 3, 4)]
+_SC_DTYPES = ["ff", "fd", "df", "hf", "lf", "fl", "ll", "bb", "bf"]
+
+
+def _sc_case(L, op, sx, d, dim, idx):
+    x = L.ones(sx, dtype=getattr(L, _ADD_DT[d[0]]))
+    dt = getattr(L, _ADD_DT[d[1]])
+    T = L.tensor
+    try:
+        shape = list(x.shape)
+        ok_dim = x.dim() and -x.dim() <= dim < x.dim()
+        if ok_dim:
+            shape[dim] = 1
+        if op == "index_copy":
+            r = x.index_copy(dim, T([idx]), L.ones(shape, dtype=dt) * 2)
+        elif op == "index_add":
+            r = x.index_add(dim, T([idx]), L.ones(shape, dtype=dt))
+        elif op == "index_fill":
+            r = x.index_fill(dim, T([idx]), 2)
+        elif op == "put":
+            r = x.put(T([idx]), L.ones(1, dtype=dt) * 2, accumulate=dim == 0)
+        elif op == "select_scatter":
+            src = L.ones(x.select(dim, 0).shape if ok_dim else (), dtype=dt)
+            r = L.select_scatter(x, src, dim, idx)
+        elif op == "slice_scatter":
+            r = L.slice_scatter(x, L.ones(x.shape, dtype=dt), dim)
+        else:
+            r = L.diagonal_scatter(x, L.ones(min(x.shape) if x.dim() >= 2 else 1, dtype=dt),
+                                   0, dim, 0 if dim else 1)
+    except Exception as exc:   # noqa: BLE001 - the error is the observation
+        return type(exc).__name__, str(exc)
+    return str(r.dtype), tuple(r.shape), r.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("op", ["index_copy", "index_add", "index_fill", "put", "select_scatter",
+                                "slice_scatter", "diagonal_scatter"])
+def test_index_scatter_ops_like_torch(op):
+    bad = []
+    for sx in _SC_SHAPES:
+        for d in _SC_DTYPES:
+            for dim in [0, 1, -1, 2]:
+                for idx in [0, -1, 5]:
+                    case = (op, sx, d, dim, idx)
+                    mine, theirs = _sc_case(leafgrad, *case), _sc_case(torch, *case)
+                    if mine != theirs:
+                        bad.append((case, mine, theirs))
+    assert not bad, f"{len(bad)} cases differ, e.g. {bad[:3]}"

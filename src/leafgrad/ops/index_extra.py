@@ -52,8 +52,8 @@ def index_copy(self, dim, index, source):
     idx = _index_array(index, "index_copy")
     if self.ndim:
         out[_along(self.ndim, dim, idx)] = source
-    else:
-        out[...] = source
+    elif idx.size:   # (an empty index copies nothing, whatever source's shape)
+        out[...] = source.reshape(())
     return out
 
 
@@ -69,9 +69,50 @@ def _long(values):
     return np.asarray(values, dtype=np.int64)
 
 
+def _index_copy_rule(rec, args):
+    """index_copy's checks in PyTorch's order (its meta function, then the kernel's index
+    bounds); no promotion: self and source must share a dtype."""
+    self, dim, index, source = args[0]._data, args[1], args[2], args[3]._data
+    nd = self.ndim
+    d = _wrap_dim(dim, max(nd, 1))
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.ndim >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+    if source.ndim == 0 and idx.size != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {idx.size})")
+    if source.ndim != nd and source.ndim and nd:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({source.ndim}), "
+                         f"destination dimensionality ({nd})")
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{_dt.from_numpy_dtype(idx.dtype).tensor_type[:-6]}")
+    if self.dtype != source.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {_dt.from_numpy_dtype(self.dtype).tensor_type[:-6]} and "
+                           f"(source) {_dt.from_numpy_dtype(source.dtype).tensor_type[:-6]}")
+    mine = [s for i, s in enumerate(self.shape) if i != d]
+    theirs = [s for i, s in enumerate(source.shape) if i != d]
+    if mine != theirs:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {' '.join(map(str, mine))} at "
+                           f"dimension {d} and source slice shape: {' '.join(map(str, theirs))} "
+                           f"at dimension 0.")
+    if source.ndim and idx.size != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({source.shape[d]})")
+    size = self.shape[d] if nd else 1
+    for i in idx.reshape(-1).tolist():
+        if not 0 <= i < size:
+            raise IndexError(f"index_copy_(): index {i} is out of bounds for dimension {d} "
+                             f"with size {size}")
+    return None, None
+
+
 defop("index_copy", index_copy, inputs=("self", "source"),
       derivatives={"self": index_copy_self, "source": index_copy_source},
-      inplace="index_copy_", family=FAMILY, samples=lambda make, shapes: [
+      dtype=_index_copy_rule, inplace="index_copy_", family=FAMILY, samples=lambda make, shapes: [
           Sample((make((3, 4)), 0, _long([2, 0]), make((2, 4)))),
           Sample((make((3, 4)), 1, _long([3]), make((3, 1)))),
           Sample((make((3, 4)), -1, _long([1, 0]), make((3, 2))), call="Tensor.index_copy_")])
@@ -86,9 +127,15 @@ def index_fill(self, dim, index, value):
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value.ndim} dimension(s).")
         value = value._data
+    d = _wrap_dim(dim, max(self.ndim, 1))
+    n = self.shape[d] if self.ndim else 1
+    for i in idx.tolist():   # negative indices count from the end, as PyTorch's
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
     if self.ndim:
         out[_along(self.ndim, dim, idx)] = value
     else:
+        _wrap_dim(dim, 1)   # a 0-d self still checks dim, as one of size 1
         out[...] = value
     return out
 
@@ -147,6 +194,7 @@ def slice_scatter_src(grad, dim, start, end, step):
 
 defop("slice_scatter", slice_scatter, inputs=("self", "src"),
       derivatives={"self": slice_scatter_self, "src": slice_scatter_src}, family=FAMILY,
+      dtype=lambda rec, args: _scatter_into_rule("slice")(rec, args),
       samples=lambda make, shapes: [Sample((make((4, 3)), make((2, 3)), 0, 0, 2)),
                                     Sample((make((4, 3)), make((4, 1)), 1, 2)),
                                     Sample((make((5, 3)), make((2, 3)), 0, 1, 5, 2))])
@@ -156,9 +204,28 @@ def select_scatter(self, src, dim, index):
     """``self`` with ``self.select(dim, index)`` replaced by ``src``."""
     out = self.copy()
     key = [slice(None)] * self.ndim
-    key[_wrap_dim(dim, self.ndim)] = index
+    d = _wrap_dim(dim, self.ndim)
+    n = self.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(self.shape)} at dimension {d}")
+    key[d] = index
+    if out[tuple(key)].shape != src.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src "
+                           f"size = {list(src.shape)}, slice size = {list(out[tuple(key)].shape)}")
     out[tuple(key)] = src
     return out
+
+
+def _scatter_into_rule(view_name):
+    """The ``*_scatter`` ops: the result has self's dtype (src is cast to it); a 0-d self
+    has no dim to select or slice (PyTorch's view error)."""
+    def rule(rec, args):
+        d = args[0]._data
+        if view_name and d.ndim == 0:
+            raise IndexError(f"{view_name}() cannot be applied to a 0-dim tensor.")
+        return d.dtype, d.dtype
+    return rule
 
 
 def select_scatter_self(grad, src_shape, dim, index):
@@ -171,6 +238,7 @@ def select_scatter_src(grad, dim, index):
 
 defop("select_scatter", select_scatter, inputs=("self", "src"),
       derivatives={"self": select_scatter_self, "src": select_scatter_src}, family=FAMILY,
+      dtype=_scatter_into_rule("select"),
       samples=lambda make, shapes: [Sample((make((4, 3)), make((3,)), 0, 1)),
                                     Sample((make((4, 3)), make((4,)), -1, -1))])
 
@@ -197,6 +265,7 @@ def diagonal_scatter_src(grad, offset, dim1, dim2):
 
 defop("diagonal_scatter", diagonal_scatter, inputs=("self", "src"),
       derivatives={"self": diagonal_scatter_self, "src": diagonal_scatter_src}, family=FAMILY,
+      dtype=_scatter_into_rule(None),
       samples=lambda make, shapes: [Sample((make((3, 4)), make((3,)))),
                                     Sample((make((3, 4)), make((3,)), 1)),
                                     Sample((make((2, 3, 4)), make((3, 1)), -1, 0, 2))])

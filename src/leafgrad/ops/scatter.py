@@ -165,20 +165,30 @@ _inplace_variant(_scatter_add.public, "scatter_add_")
 # -- index_add / put / masked_scatter ------------------------------------------------------------
 def index_add_op(self, dim, index, source, *, alpha=1):
     """A copy of ``self`` with ``alpha * source`` slices added at ``index`` along ``dim``."""
+    from ..dtypes import from_numpy_dtype
     d = wrap_dim(dim, self.ndim)
     n_index = index.size
+    if self.dtype != source.dtype:
+        raise RuntimeError(f"index_add_(): self ({from_numpy_dtype(self.dtype).tensor_type[:-6]})"
+                           f" and source ({from_numpy_dtype(source.dtype).tensor_type[:-6]}) "
+                           f"must have the same scalar type")
+    if d != 0 and d >= source.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source "
+                           f"tensor with dim {source.ndim}")
     src_n = source.shape[d] if source.ndim else 1
     if n_index != src_n:
         raise RuntimeError(f"index_add_(): Number of indices ({n_index}) should be equal to "
                            f"source.size(dim): ({src_n}), for dim: {d}")
     n = self.shape[d] if self.ndim else 1
-    if self.ndim == 2:    # PyTorch's 2-D kernel names the index; the others do not
+    if self.ndim > 1 and (d == 0 or d == self.ndim - 1):
+        # PyTorch's kernel for the first or last dim names the index; the others do not
         bounds_check(index, n, d)
     elif index.size and (index.max() >= n or index.min() < 0):
         raise IndexError("index out of range in self")
     out = self.copy()
     if self.ndim == 0:
-        out += alpha * source.reshape(())
+        # (unsafe: bool + bool stays bool, as PyTorch's "or")
+        np.add(out, alpha * source.reshape(()), out=out, casting="unsafe")
         return out
     key = (slice(None),) * d + (index.reshape(-1),)
     np.add.at(out, key, source if alpha == 1 else alpha * source)
@@ -211,11 +221,22 @@ _inplace_variant(_index_add.public, "index_add_")
 
 def put_op(self, index, source, accumulate=False):
     """A copy of ``self`` with ``source`` written (or added) at flat positions ``index``."""
+    from ..dtypes import from_numpy_dtype
     n = self.size
+    # PyTorch's order: index dtype, self/source dtypes, counts, an empty self, then bounds
+    if index.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{from_numpy_dtype(index.dtype).tensor_type[:-6]}")
+    if self.dtype != source.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {from_numpy_dtype(self.dtype).tensor_type[:-6]} and "
+                           f"source.dtype = {from_numpy_dtype(source.dtype).tensor_type[:-6]}")
     if index.size != source.size:
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of "
-                           f"elements, but got source.numel() = {source.size}, index.numel() "
-                           f"= {index.size}")
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.size}, index.numel() "
+                         f"= {index.size}")
+    if n == 0 and index.size:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
     if index.size:
         bad = index[(index >= n) | (index < -n)]
         if bad.size:
