@@ -153,3 +153,24 @@ def _run(L, statement):
 @pytest.mark.parametrize("statement", STATEMENTS)
 def test_widened_like_torch(statement):
     assert _run(leafgrad, statement) == _run(torch, statement)
+
+
+def test_lu_solve_is_one_record_with_double_backward():
+    # was a composite of triangular solves (LinalgSolveTriangularBackward0)
+    def run(L):
+        A = L.tensor([[3., 1, 0.5], [1, 2, 0], [0.2, 0.1, 4]], dtype=L.float64)[[2, 0, 1]]
+        lu, piv = L.linalg.lu_factor(A)
+        lu = lu.detach().requires_grad_()
+        B = L.tensor([[1., 2], [3, 4], [5, 6]], dtype=L.float64, requires_grad=True)
+        out = []
+        for adjoint in (False, True):
+            X = L.linalg.lu_solve(lu, piv, B, adjoint=adjoint)
+            g = L.autograd.grad((X * X).sum(), [lu, B], create_graph=True)
+            gg = L.autograd.grad(g[0].sum() + g[1].sum(), [lu, B])
+            out.append((type(X.grad_fn).__name__,
+                        [t.detach().numpy().round(8).tolist() for t in (X, *g, *gg)]))
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert run(leafgrad) == run(torch)
+

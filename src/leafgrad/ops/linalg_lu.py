@@ -212,8 +212,53 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return lu_unpack_type((P, L, U))
 
 
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """``X`` with ``A X = B`` (``A^T X = B`` when ``adjoint``), ``A = P L U`` given packed."""
+    n = LU.shape[-1]
+    L, U = _unpack(LU, n)
+    A = permutation(pivots, n, LU.dtype) @ L @ U
+    if adjoint:
+        A = np.swapaxes(A, -1, -2)
+    batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    return np.linalg.solve(np.broadcast_to(A, batch + A.shape[-2:]),
+                           np.broadcast_to(B, batch + B.shape[-2:]))
+
+
+def linalg_lu_solve_B(grad, LU, pivots, adjoint):
+    return _lus.public(LU, pivots, grad, adjoint=not adjoint)
+
+
+def linalg_lu_solve_LU(grad, LU, pivots, result, adjoint):
+    """Through ``A = P L U``: ``gA = -A^{-T} gX X^T`` (or ``-X (A^{-1} gX)^T``), then
+    ``gL = tril(P^T gA U^T, -1)`` and ``gU = triu(L^T P^T gA)`` packed together."""
+    gB = _lus.public(LU, pivots, grad, adjoint=not adjoint)
+    gA = -matmul(gB, result.mT) if not adjoint else -matmul(result, gB.mT)
+    n = LU._data.shape[-1]
+    dtype = LU._data.dtype
+    P = _wrap(permutation(pivots._data, n, dtype))
+    L = LU * tri_mask(n, dtype, upper=False, diagonal=-1) + _wrap(np.eye(n, dtype=dtype))
+    U = LU * tri_mask(n, dtype, upper=True)
+    PtgA = matmul(P.mT, gA)
+    return matmul(PtgA, U.mT) * tri_mask(n, dtype, upper=False, diagonal=-1) + \
+        matmul(L.mT, PtgA) * tri_mask(n, dtype, upper=True)
+
+
+_lus = defop("linalg_lu_solve", linalg_lu_solve, inputs=("LU", "pivots", "B"),
+             derivatives={"LU": linalg_lu_solve_LU, "B": linalg_lu_solve_B}, dtype="same",
+             methods=(), functions=(), family=FAMILY,
+             samples=lambda make, shapes: _lu_solve_samples(make))
+
+
+def _lu_solve_samples(make):
+    lu, piv, _ = lu_packed(_wellcond(make, (3, 3)))
+    lu2, piv2, _ = lu_packed(_wellcond(make, (2, 2, 2)))
+    return [Sample((lu, piv, make((3, 2))), call="linalg.lu_solve"),
+            Sample((lu, piv, make((3, 1))), {"adjoint": True}, call="linalg.lu_solve"),
+            Sample((lu2, piv2, make((2, 2, 3))), call="linalg.lu_solve")]
+
+
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    """``torch.linalg.lu_solve``: ``A X = B`` from ``lu_factor``'s output (composite)."""
+    """``torch.linalg.lu_solve``: ``A X = B`` from ``lu_factor``'s output."""
     check_matrix("torch.linalg.lu_solve", LU)
     check_float("torch.linalg.lu_solve", LU)
     check_same_dtype("linalg.lu_solve", LU, B, "LU", "B", stop="")
@@ -226,15 +271,9 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
                            f"{B.shape[-2]}x{B.shape[-1]})")
     check_kernel("linalg.lu_solve_cpu", LU)
-    P, L, U = lu_unpack(LU, pivots)
     if not left:
         raise NotImplementedError("leafgrad: linalg.lu_solve(left=False) is not implemented")
-    if adjoint:   # A^T X = B: U^T L^T P^T X = B
-        y = solve_triangular(U.mT, B, upper=False)
-        y = solve_triangular(L.mT, y, upper=True, unitriangular=True)
-        return matmul(P, y)
-    y = solve_triangular(L, matmul(P.mT, B), upper=False, unitriangular=True)
-    return solve_triangular(U, y, upper=True)
+    return _lus.public(LU, pivots, B, adjoint=adjoint)
 
 
 # -- torch.triangular_solve ----------------------------------------------------------------------
