@@ -73,3 +73,27 @@ for bad in [lambda: spectral_norm(nn.Linear(2, 2), name="nope"),
         bad()
     except (ValueError, IndexError) as e:
         print(type(e).__name__, e)
+
+# the older hook-based API, still common in GAN code
+old = nn.utils.spectral_norm(nn.Linear(5, 3))
+print([n for n, _ in old.named_parameters()], [n for n, _ in old.named_buffers()])
+print(type(old.weight).__name__, old.weight_u.shape, old.weight_v.shape, len(old._forward_pre_hooks))
+y = old(torch.randn(2, 5))
+print(y.grad_fn.name(), old.weight.grad_fn.name(), f"{torch.linalg.matrix_norm(old.weight.detach(), ord=2).item():.4f}")
+y.sum().backward()
+print(old.weight_orig.grad.shape, old.weight_u)
+old.eval()
+u = old.weight_u.clone()
+old(torch.randn(2, 5))
+print(torch.equal(u, old.weight_u), list(old.state_dict().keys()))
+tconv = nn.utils.spectral_norm(nn.ConvTranspose2d(3, 2, 3))
+print(tconv.weight_u.shape, tconv.weight_v.shape)
+nn.utils.remove_spectral_norm(old)
+print([n for n, _ in old.named_parameters()], [n for n, _ in old.named_buffers()], type(old.weight).__name__)
+for bad in [lambda: nn.utils.remove_spectral_norm(old),
+            lambda: nn.utils.spectral_norm(nn.utils.spectral_norm(nn.Linear(2, 2))),
+            lambda: nn.utils.spectral_norm(nn.Linear(2, 2, bias=False), name="bias")]:
+    try:
+        bad()
+    except (ValueError, RuntimeError) as e:
+        print(type(e).__name__, e)

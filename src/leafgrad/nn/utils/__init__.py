@@ -5,6 +5,7 @@ from . import parametrizations, parametrize, rnn
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_,
                         clip_grads_with_norm_, get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .spectral_norm import remove_spectral_norm, spectral_norm
 
 __all__ = [
            "clip_grad_norm",
@@ -15,6 +16,8 @@ __all__ = [
            "parameters_to_vector",
            "parametrizations",
            "parametrize",
+           "remove_spectral_norm",
            "rnn",
+           "spectral_norm",
            "vector_to_parameters",
 ]
