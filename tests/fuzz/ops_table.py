@@ -521,3 +521,7 @@ def _inplace_binary(L, r, x, y):
     if name == "masked_fill_tensor":
         return x.masked_fill_(x > 0, y.sum())
     return getattr(x, name)(y)
+
+
+# the widened table (linear algebra, special functions, nn ops, ...) registers itself into OPS
+from . import ops_table_extra  # noqa: E402,F401
