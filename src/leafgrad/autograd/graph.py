@@ -92,7 +92,8 @@ class Node:
     runs_without_grads: bool = False   # run even when every incoming grad is None (Function)
 
     def name(self) -> str:
-        return type(self).__name__
+        n = type(self).__name__
+        return _CPP_NAMES.get(n, n)   # (NotImplemented: its C++ name, as PyTorch's)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -189,7 +190,8 @@ def stripped_name(node) -> str:
 
 
 _CPP_NAMES = {"CopySlices": "torch::autograd::CopySlices",
-              "AccumulateGrad": "torch::autograd::AccumulateGrad"}
+              "AccumulateGrad": "torch::autograd::AccumulateGrad",
+              "NotImplemented": "torch::autograd::NotImplemented"}
 
 
 # The ``__module__`` of node classes made from now on (records make theirs on first use:
@@ -415,33 +417,44 @@ _DETACHED_INPLACE_MSG = (
 
 
 def check_versions(node, saved, versions) -> None:
-    detached = DETACHED_INPLACE[0]
-    for i, (value, version) in enumerate(zip(saved, versions)):
+    if DETACHED_INPLACE[0]:
+        for i, (value, version) in enumerate(zip(saved, versions)):
+            if version is not None:
+                if type(value) is not SavedOutput and value._grad_fn is None:
+                    _check_not_detached(node, i)
+                _check_version(node, value, version)
+        return
+    for value, version in zip(saved, versions):
         if version is None:
             continue
-        if detached and type(value) is not SavedOutput and value._grad_fn is None:
-            _check_not_detached(node, i)
         current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
         if current != version:
-            if type(value) is SavedOutput:
-                shape, dtype_t = value.data.shape, _wrap(value.data)
-                producer = stripped_name(node)
-            else:
-                shape, dtype_t = value._data.shape, value
-                fn = value._grad_fn
-                if value._base is not None and value._vc[0] != value._view_version:
-                    try:   # PyTorch names a stale view's regrown node (AsStrided)
-                        fn = value.grad_fn
-                    except RuntimeError:
-                        pass
-                producer = stripped_name(fn) if fn is not None else None
-            which = f", which is output 0 of {producer}," if producer else ""
-            raise with_change_note(RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{errors.tensor_type_str(dtype_t)} "
-                f"{errors.shape_str(shape)}]{which} is at version {current}; expected version "
-                f"{version} instead. {version_hint()}"),
-                value.vc if type(value) is SavedOutput else value._vc)
+            _check_version(node, value, version)
+
+
+def _check_version(node, value, version) -> None:
+    """Raise PyTorch's error if ``value`` is no longer at the ``version`` it was saved at."""
+    current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
+    if current != version:
+        if type(value) is SavedOutput:
+            shape, dtype_t = value.data.shape, _wrap(value.data)
+            producer = stripped_name(node)
+        else:
+            shape, dtype_t = value._data.shape, value
+            fn = value._grad_fn
+            if value._base is not None and value._vc[0] != value._view_version:
+                try:   # PyTorch names a stale view's regrown node (AsStrided)
+                    fn = value.grad_fn
+                except RuntimeError:
+                    pass
+            producer = stripped_name(fn) if fn is not None else None
+        which = f", which is output 0 of {producer}," if producer else ""
+        raise with_change_note(RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{errors.tensor_type_str(dtype_t)} "
+            f"{errors.shape_str(shape)}]{which} is at version {current}; expected version "
+            f"{version} instead. {version_hint()}"),
+            value.vc if type(value) is SavedOutput else value._vc)
 
 
 def _check_not_detached(node, i) -> None:
