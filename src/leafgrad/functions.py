@@ -68,8 +68,13 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     """
     _check_isclose(input, other, rtol, atol)
     try:
-        return _wrap(np.asarray(_isclose_array(input._data, other._data, rtol, atol,
-                                               equal_nan)))
+        out = _wrap(np.asarray(_isclose_array(input._data, other._data, rtol, atol,
+                                              equal_nan)))
+        # PyTorch builds the answer from ``input == other`` with in-place ORs: one for NaNs
+        # (floating inputs with equal_nan), one for the tolerance (unless both are 0)
+        out._vc[0] = int(equal_nan and input._data.dtype.kind == "f") + \
+            int(rtol != 0 or atol != 0)
+        return out
     except ValueError as exc:   # NumPy's broadcast error, as PyTorch words it
         from .errors import broadcast_error
         raise (broadcast_error([input.shape, other.shape]) or exc) from None

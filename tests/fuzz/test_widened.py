@@ -131,6 +131,11 @@ STATEMENTS = [
     "y = torch.nn.functional.conv2d(torch.ones(1, 1, 3, 3).bool(), torch.ones(1, 1, 1, 1).bool())",
     "y = torch.nn.functional.conv3d(torch.ones(1, 1, 1, 1, 1).bool(), "
     "torch.ones(1, 1, 1, 1, 1).bool())",
+    # isclose's result carries the versions of PyTorch's in-place ORs
+    "y = torch.isclose(torch.tensor([1., 2]), torch.tensor([1., 2.5]))",
+    "y = torch.isclose(torch.tensor([1., 2]), torch.tensor([1., 2.5]), equal_nan=True)",
+    "y = torch.isclose(torch.tensor([1, 2]), torch.tensor([1, 3]), equal_nan=True)",
+    "y = torch.isclose(torch.tensor([1., 2]), torch.tensor([1., 2.5]), rtol=0, atol=0)",
 ]
 
 
