@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from .matrix_extra import diagonal_view
-from .pointwise_common import inplace_of, not_implemented_for
+from .pointwise_common import inplace_of, not_implemented_for, not_implemented_formula
 from .reduction import _wrap_dim
 from .registry import Sample, bind_method, defop, export_function
 
@@ -431,16 +431,30 @@ def bincount(input, weights=None, minlength=0):
     w = weights._data
     if w.shape != data.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    dt = w.dtype if w.dtype.kind == "f" else np.float64
-    return _wrap(np.bincount(data, weights=w, minlength=minlength).astype(dt))
+    # differentiable weights get PyTorch's NotImplemented node
+    return _bincount_weighted.public(data, weights, minlength)
+
+
+def _bincount_weighted_forward(self, weights, minlength):
+    """``np.bincount`` of the indices ``self`` (an array) weighted by ``weights``: float32
+    and float64 weights keep their dtype, others count in float64 (as PyTorch's)."""
+    dt = weights.dtype if weights.dtype in (np.float32, np.float64) else np.float64
+    return np.bincount(self, weights=weights, minlength=minlength).astype(dt)
+
+
+_bincount_weighted = defop(
+    "bincount_weighted", _bincount_weighted_forward, inputs=("weights",),
+    derivatives={"weights": not_implemented_formula("bincount")},
+    grad_fn_name="NotImplemented", dtype="same", methods=(), functions=(), family=FAMILY)
 
 
 def histc(input, bins=100, min=0, max=0):
     """A histogram of ``input`` with ``bins`` equal bins over [min, max] (the data's range
     when both are 0); values outside are ignored."""
     data = input._data
-    if data.dtype.kind != "f":
-        raise not_implemented_for("histogram_cpu", data.dtype)
+    if data.dtype.kind != "f":   # (bool fails earlier, in the bin edges' linspace)
+        raise not_implemented_for("linspace_cpu" if data.dtype == np.bool_ else
+                                  "histogram_cpu", data.dtype)
     if bins <= 0:
         raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) +
                            " for dimension 0")
@@ -479,6 +493,24 @@ _unique_rec = defop("unique_values", _unique_values, inputs=("self",),
                     grad_fn_name="Unique2Backward0", methods=(), functions=(), family=FAMILY)
 
 
+def _unique_dim_grad(grad):
+    raise NotImplementedError("the derivative for 'unique_dim' is not implemented.")
+
+
+def _unique_consecutive_grad(grad):
+    raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
+
+
+_unique_dim_rec = defop("unique_dim_values", _unique_values, inputs=("self",),
+                        derivatives={"self": _unique_dim_grad}, dtype="same",
+                        grad_fn_name="UniqueDimBackward0", methods=(), functions=(),
+                        family=FAMILY)
+_unique_consecutive_rec = defop(
+    "unique_consecutive_values", _unique_values, inputs=("self",),
+    derivatives={"self": _unique_consecutive_grad}, dtype="same",
+    grad_fn_name="UniqueConsecutiveBackward0", methods=(), functions=(), family=FAMILY)
+
+
 def _pack(values, inverse, counts, return_inverse, return_counts):
     out = [values]
     if return_inverse:
@@ -502,7 +534,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, data.ndim)
     values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=d)
-    vals = _wrap(np.ascontiguousarray(values))
+    vals = _unique_dim_rec.public(input, np.ascontiguousarray(values))
     return _pack(vals, inverse.reshape(-1), counts, return_inverse, return_counts)
 
 
@@ -522,14 +554,15 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = _wrap_dim(dim, data.ndim)
         moved = np.moveaxis(data, d, 0)
-        rows = moved.reshape(moved.shape[0], -1)
+        rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
         starts = np.concatenate([[True], (rows[1:] != rows[:-1]).any(axis=1)]) \
             if rows.shape[0] else np.zeros(0, bool)
         values = np.ascontiguousarray(np.moveaxis(moved[starts], 0, d))
         inverse = np.cumsum(starts) - 1
     bounds = np.append(np.nonzero(starts)[0], starts.size)
     counts = np.diff(bounds)
-    return _pack(_wrap(values), inverse, counts, return_inverse, return_counts)
+    vals = _unique_consecutive_rec.public(input, values)
+    return _pack(vals, inverse, counts, return_inverse, return_counts)
 
 
 _public("unique", unique)

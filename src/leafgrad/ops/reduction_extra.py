@@ -453,10 +453,14 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
         weight = 0.5 if interpolation == "midpoint" else (rank - lo).astype(data.dtype)
         results.append(v_lo.lerp(v_hi, weight if isinstance(weight, float)
                                  else _wrap(weight)))
-    out = FUNCTIONS["stack"](results, 0) if q_is_tensor else results[0]
-    if q_is_tensor and q.ndim == 0:
-        out = out.squeeze(0)
-    return out.squeeze_(-1)
+    # (a 0-d q tensor is one quantile, like a number: no stacked view to squeeze)
+    out = FUNCTIONS["stack"](results, 0) if q_is_tensor and q.ndim == 1 else results[0]
+    out = out.squeeze_(-1)
+    # PyTorch's composite writes its result in place a fixed number of times (ranks and
+    # values for a tensor q, lerp_ for linear/midpoint): the version a user sees
+    out._vc[0] = (3 if q_is_tensor and q.ndim == 1 else 1) + (
+        interpolation == "linear" or interpolation == "midpoint")
+    return out
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
