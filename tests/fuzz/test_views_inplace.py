@@ -365,3 +365,20 @@ def test_tensor_split_views(indices, dim):
         x = L.ones(2, 2, 1, requires_grad=True) * 1
         return [(o.shape, type(o.grad_fn).__name__) for o in L.tensor_split(x, indices, dim)]
     same_on_both(run)
+
+
+@pytest.mark.parametrize("inputs", ["b", "y", "b_y", "y_sum", "y_times_2"])
+def test_div_by_itself_in_place(inputs):
+    # y.div_(y) saves y as other (then changed in place): PyTorch raises when DivBackward0 runs,
+    # not when only y itself is wanted (its node does not run)
+    def run(L):
+        b = L.tensor([1.5, -2.0, 3.0], requires_grad=True)
+        y = b.abs()
+        y.div_(y)
+        g = L.ones(3)
+        return {"b": lambda: L.autograd.grad(y, [b], g),
+                "y": lambda: L.autograd.grad(y, [y], g),
+                "b_y": lambda: L.autograd.grad(y, [b, y], g),
+                "y_sum": lambda: L.autograd.grad(y.sum(), [y]),
+                "y_times_2": lambda: L.autograd.grad(y * 2, [y], g)}[inputs]()
+    same_on_both(run)
