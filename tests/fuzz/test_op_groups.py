@@ -406,3 +406,15 @@ def _run_any(L, statement):
     if isinstance(y, (L.Tensor,)):
         return _run(L, statement)
     return repr(y)
+
+
+# mvlgamma refuses bool; its in-place form on integers names the types as PyTorch does
+MVLGAMMA = [f"y = torch.ones({s}, dtype=torch.{d}){op}"
+            for s in ("2", "()")
+            for d in ("float32", "int64", "bool", "uint8")
+            for op in (".mvlgamma(1)", ".mvlgamma_(1)", ".mvlgamma(2)")]
+
+
+@pytest.mark.parametrize("statement", MVLGAMMA)
+def test_mvlgamma_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)

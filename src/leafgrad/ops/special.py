@@ -299,7 +299,34 @@ def mvlgamma_self(grad, self, p):
     return grad * total
 
 
-defop("mvlgamma", mvlgamma, derivatives={"self": mvlgamma_self}, dtype="promote_float",
-      inplace="mvlgamma_", family=FAMILY, samples=lambda make, shapes: [
-          Sample((make(shapes[0], 1.6, 4.0), 3)), Sample((make(shapes[1], 0.2, 3.0), 1)),
-          Sample((make(shapes[2], 3, 6, np.int64), 2))])
+def _mvlgamma_rule(rec, args):
+    """promote_float, after PyTorch's own refusal of bool input."""
+    from .registry import promote_float
+    if args[0]._data.dtype == np.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    return promote_float(rec, args)
+
+
+_mvlgamma = defop(
+    "mvlgamma", mvlgamma, derivatives={"self": mvlgamma_self}, dtype=_mvlgamma_rule,
+    inplace="mvlgamma_", family=FAMILY, samples=lambda make, shapes: [
+        Sample((make(shapes[0], 1.6, 4.0), 3)), Sample((make(shapes[1], 0.2, 3.0), 1)),
+        Sample((make(shapes[2], 3, 6, np.int64), 2))])
+
+
+def _mvlgamma_inplace(self, p):
+    """``mvlgamma_``: PyTorch checks the dtypes first, naming them the other way round."""
+    from ..dtypes import from_numpy_dtype, get_default_dtype
+    d = self._data.dtype
+    if d == np.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if d.kind != "f":
+        raise RuntimeError(f"mvlgamma: result type {from_numpy_dtype(d).tensor_type[:-6]} can't "
+                           f"be cast to the desired output type "
+                           f"{get_default_dtype().tensor_type[:-6]}")
+    return _mvlgamma_inplace_generated(self, p)
+
+
+from ..tensor import Tensor  # noqa: E402
+_mvlgamma_inplace_generated = Tensor.mvlgamma_
+bind_method("mvlgamma_", _mvlgamma_inplace)
