@@ -357,15 +357,18 @@ def sum_to(g, shape):
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and g._data.shape[lead + i] != 1)
     if not _mode.grad_enabled and g._data.dtype.kind == "f":
-        # Without create_graph nothing is recorded: the sum record's own NumPy forward (its
-        # summation order) and a reshape, without two trips through the dispatcher (the bias
-        # gradient of every nn.Linear comes this way). Imported here: ops is a layer above.
-        global _sum_forward
-        if _sum_forward is None:
-            from ..ops.reduction import sum_dim as _sum_forward
+        # Without create_graph nothing is recorded: what the sum record's NumPy forward
+        # (sum_dim) runs for these dims, already sorted and in range (PyTorch's summation
+        # order, else NumPy's sum), and a reshape, without two trips through the dispatcher
+        # (the bias gradient of every nn.Linear comes this way). Imported here: ops is a
+        # layer above.
+        global _sum_like_torch
+        if _sum_like_torch is None:
+            from ..ops.cascade_sum import sum_like_torch as _sum_like_torch
         d = g._data
         if dims:
-            d = _sum_forward(d, dims, True)
+            out = _sum_like_torch(d, dims, True)
+            d = np.sum(d, axis=dims, keepdims=True) if out is None else out
         if lead or d.shape != shape:
             d = d.reshape(shape)
         return _wrap(d)
@@ -376,7 +379,7 @@ def sum_to(g, shape):
     return g
 
 
-_sum_forward = None
+_sum_like_torch = None
 
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "
