@@ -152,8 +152,9 @@ RECORDS = {
         "aminmax cummax cummin kthvalue_dim logcumsumexp mode_dim nanmedian_all "
         "nanmedian_dim std_mean var_mean"),
     "index_extra": (
-        "diagonal_scatter index_copy index_fill index_fill_tensor select_scatter "
-        "slice_scatter unique_values"),
+        "bincount_weighted diagonal_scatter index_copy index_fill index_fill_tensor "
+        "select_scatter slice_scatter unique_consecutive_values unique_dim_values "
+        "unique_values"),
     "scatter_reduce": (
         "scatter_reduce"),
     "tensor_extra": (
@@ -172,9 +173,9 @@ RECORDS = {
     "leafgrad.linalg": (
         "addbmm addmv addr baddbmm cdist cholesky cholesky_inverse cholesky_solve dist "
         "kron linalg_cholesky_ex linalg_cross linalg_det linalg_eigh linalg_eigvalsh "
-        "linalg_inv_ex linalg_lstsq linalg_lu linalg_lu_factor_ex linalg_matrix_exp "
-        "linalg_pinv linalg_qr linalg_slogdet linalg_solve_ex linalg_solve_triangular "
-        "linalg_svd linalg_svdvals pdist triangular_solve vdot"),
+        "linalg_inv_ex linalg_lstsq linalg_lu linalg_lu_factor_ex linalg_lu_solve "
+        "linalg_matrix_exp linalg_pinv linalg_qr linalg_slogdet linalg_solve_ex "
+        "linalg_solve_triangular linalg_svd linalg_svdvals pdist triangular_solve vdot"),
     "leafgrad._random_inplace": (
         "inplace_bernoulli_float inplace_bernoulli_tensor inplace_cauchy "
         "inplace_exponential inplace_geometric inplace_log_normal inplace_normal "
