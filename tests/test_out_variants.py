@@ -97,3 +97,18 @@ def test_without_out_same_as_before():
     np.testing.assert_array_equal(y.detach().numpy(), A + 3 * B)
     with pytest.raises(TypeError, match="positional"):
         leafgrad.add(a, b, 3)
+
+
+def test_written_templates_equal_compiled():
+    # out_variants writes its common template shapes out (no compile at import); each must be
+    # the code _out_template compiles for that shape
+    from leafgrad.ops import out_variants as ov
+    for key in ov._WRITTEN:
+        written = ov._written_template(key)
+        compiled = ov._out_template(*key, compiled=True)
+        assert written.co_code == compiled.co_code, key
+        assert written.co_consts == compiled.co_consts, key
+        assert written.co_names == compiled.co_names, key
+        assert written.co_varnames == compiled.co_varnames, key
+        assert (written.co_argcount, written.co_kwonlyargcount) == \
+            (compiled.co_argcount, compiled.co_kwonlyargcount), key

@@ -96,7 +96,48 @@ def write_out(name: str, out, fn, args: tuple, kwargs: dict):
 _OUT_TEMPLATES: dict = {}
 
 
-def _out_template(n_pos: int, n_kwonly: int, direct: bool) -> types.CodeType:
+# The four shapes the functions above need, written out so that their code comes from this
+# module's cached bytecode instead of a compile() at import (as ops/_templates.py does for
+# the registry); _out_template compiles any other shape. tests/test_out_variants.py checks
+# each equals what _out_template compiles.
+def _direct_2_0(p0, p1, *, out=None):
+    if out is None:
+        return _dispatch(_rec, (p0, p1))
+    return _write_out(_name, out, _fn, (p0, p1), {})
+
+
+def _direct_2_1(p0, p1, *, p2, out=None):
+    if out is None:
+        return _dispatch(_rec, (p0, p1, p2))
+    return _write_out(_name, out, _fn, (p0, p1), {_KW[0]: p2})
+
+
+def _flat_2_0(p0, p1, *, out=None):
+    if out is None:
+        return _fn_flat(p0, p1)
+    return _write_out(_name, out, _fn, (p0, p1), {})
+
+
+def _flat_2_1(p0, p1, *, p2, out=None):
+    if out is None:
+        return _fn_flat(p0, p1, p2)
+    return _write_out(_name, out, _fn, (p0, p1), {_KW[0]: p2})
+
+
+_WRITTEN = {(2, 0, True): _direct_2_0, (2, 1, True): _direct_2_1, (2, 0, False): _flat_2_0,
+            (2, 1, False): _flat_2_1}
+
+
+def _written_template(key) -> types.CodeType | None:
+    fn = _WRITTEN.get(key)
+    if fn is None:
+        return None
+    return fn.__code__.replace(co_filename=registry._TEMPLATE_FILE, co_name="f",
+                               co_firstlineno=1, **registry._qualname("f"))
+
+
+def _out_template(n_pos: int, n_kwonly: int, direct: bool,
+                  compiled: bool = False) -> types.CodeType:
     """``def f(p0, .., *, k0, .., out=None)``: ``_dispatch(_rec, (p0, .., k0, ..))`` when
     ``direct`` (a record's public function), else ``_fn_flat(p0, .., k0, ..)`` (the function,
     its keyword-only parameters made positional: the names in a call's keywords are not
@@ -104,7 +145,10 @@ def _out_template(n_pos: int, n_kwonly: int, direct: bool) -> types.CodeType:
     {'<name of k0>': k0, ..})``."""
     key = (n_pos, n_kwonly, direct)
     code = _OUT_TEMPLATES.get(key)
+    if code is None and not compiled:
+        code = _written_template(key)
     if code is not None:
+        _OUT_TEMPLATES[key] = code
         return code
     names = [f"p{i}" for i in range(n_pos + n_kwonly)]
     pos, kw = names[:n_pos], names[n_pos:]
@@ -119,7 +163,8 @@ def _out_template(n_pos: int, n_kwonly: int, direct: bool) -> types.CodeType:
            f"    return _write_out(_name, out, _fn, ({pos_tuple}), {kwargs})\n")
     module = compile(src, registry._TEMPLATE_FILE, "exec")
     code = next(c for c in module.co_consts if isinstance(c, types.CodeType))
-    _OUT_TEMPLATES[key] = code
+    if not compiled:
+        _OUT_TEMPLATES[key] = code
     return code
 
 
