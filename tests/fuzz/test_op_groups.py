@@ -418,3 +418,35 @@ MVLGAMMA = [f"y = torch.ones({s}, dtype=torch.{d}){op}"
 @pytest.mark.parametrize("statement", MVLGAMMA)
 def test_mvlgamma_like_torch(statement):
     assert _run(leafgrad, statement) == _run(torch, statement)
+
+
+# in-place binary ops: TensorIterator's output shape, then the result dtype's cast into self
+# (PyTorch's canCast: uint8 += int64 is allowed), then the kernel's dtype; shifts have no bool
+# kernel; float_power_ names dtypes as PyTorch
+_INPLACE_OPS = ["add", "mul", "pow", "floor_divide", "remainder", "hypot", "bitwise_and",
+                "bitwise_xor", "bitwise_left_shift", "gcd", "nextafter", "float_power",
+                "logaddexp", "atan2", "fmod"]
+_INPLACE_DT = ["float32", "float16", "int64", "bool", "int32", "uint8"]
+
+
+def _inplace_case(L, op, da, db, sa, sb, how):
+    a, b = L.ones(sa, dtype=getattr(L, da)), L.ones(sb, dtype=getattr(L, db))
+    try:
+        r = getattr(a, op + "_")(b) if how == "inplace" else getattr(L, op)(a, b)
+    except Exception as exc:   # noqa: BLE001 - the error is the observation
+        return type(exc).__name__, str(exc)
+    return str(r.dtype), tuple(r.shape), r.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("op", _INPLACE_OPS)
+def test_inplace_binary_checks_like_torch(op):
+    bad = []
+    for da in _INPLACE_DT:
+        for db in _INPLACE_DT:
+            for sa, sb in [((2,), (2,)), ((), (2,)), ((2,), ())]:
+                for how in ("inplace", "fn"):
+                    case = (op, da, db, sa, sb, how)
+                    mine, theirs = _inplace_case(leafgrad, *case), _inplace_case(torch, *case)
+                    if mine != theirs:
+                        bad.append((case, mine, theirs))
+    assert not bad, f"{len(bad)} cases differ, e.g. {bad[:3]}"

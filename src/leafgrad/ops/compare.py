@@ -104,8 +104,8 @@ def _shift_samples(make, shapes):
 def _bitwise(kernel, ufunc):
     def forward(self, other):
         data = self if isinstance(self, np.ndarray) else other   # ``1 << t``: self a number
-        if data.dtype.kind == "f":
-            raise not_implemented_for(kernel, data)
+        if data.dtype.kind == "f" or (data.dtype == np.bool_ and "shift" in kernel):
+            raise not_implemented_for(kernel, data)   # (shifts have no bool kernel either)
         return ufunc(self, other)
     return forward
 

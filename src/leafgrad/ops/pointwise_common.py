@@ -14,7 +14,8 @@ from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .overlap import check_write
-from .registry import bind_method, commit_inplace, defop, inplace_check, old_value
+from .registry import (_inplace_kernel_error, bind_method, commit_inplace, defop,
+                       inplace_check, old_value)
 
 __all__ = ["zeros_grad", "promote_args", "not_implemented_formula", "not_implemented_for",
            "float_kernel", "not_implemented_inplace",
@@ -150,7 +151,11 @@ def inplace_of(fn, name, saves_self=True, overlap_checks=True):
         if saves_self and _mode.grad_enabled and (self._requires_grad or
                                                   _requires_any(args, kwargs)):
             src = old_value(self)
-        return commit_inplace(self, fn(src, *args, **kwargs), expanded_ok=not overlap_checks)
+        try:
+            result = fn(src, *args, **kwargs)
+        except NotImplementedError as exc:
+            raise _inplace_kernel_error(self, args, exc) from None
+        return commit_inplace(self, result, expanded_ok=not overlap_checks)
     inplace.__name__ = inplace.__qualname__ = name
     inplace.__doc__ = f"In-place version of :meth:`{fn.__name__}`."
     return inplace

@@ -200,8 +200,9 @@ def float_power(input, exponent):
 
 def _float_power_(self, exponent):
     if self.dtype is not _dt.float64:
-        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.name.title()}"
-                           " but the operation's result requires dtype Double")
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{self.dtype.tensor_type[:-6]} but the operation's result requires "
+                           f"dtype Double")
     return inplace_of(float_power, "float_power_")(self, exponent)
 
 

@@ -478,7 +478,10 @@ def _make_inplace(rec: OpRecord, sig: "_Signature") -> Callable:
         src = self
         if needs_old_self and _mode.grad_enabled:
             src = old_value(self)
-        result = public(src, *args, **kwargs)
+        try:
+            result = public(src, *args, **kwargs)
+        except NotImplementedError as exc:
+            raise _inplace_kernel_error(self, args, exc) from None
         return commit_inplace(self, result, rec)
 
     inplace.__name__ = inplace.__qualname__ = rec.inplace
@@ -498,6 +501,39 @@ def old_value(self: Tensor) -> Tensor:
     return t
 
 
+def _can_cast(frm, to) -> bool:
+    """PyTorch's canCast: only float to integral, complex to real and anything to bool are
+    refused (int64 into uint8 is allowed, unlike NumPy's same_kind)."""
+    fk, tk = frm.kind, to.kind
+    if fk == "c" and tk != "c":
+        return False
+    if fk == "f" and tk in "iub":
+        return False
+    return not (tk == "b" and fk != "b")
+
+
+def _inplace_kernel_error(self, args, exc):
+    """A kernel's "not implemented" comes after TensorIterator's shapes in PyTorch: an
+    in-place op whose operands broadcast past self's shape fails on the output shape."""
+    shapes = [self._data.shape] + [a._data.shape for a in args if isinstance(a, Tensor)]
+    try:
+        full = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return exc
+    if full != self._data.shape:
+        return RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] "
+                            f"doesn't match the broadcast shape [{', '.join(map(str, full))}]")
+    try:   # then the result dtype must cast into self's
+        rd = _dt.result_type(self, *[a for a in args if isinstance(a, Tensor)])
+    except Exception:   # noqa: BLE001 - only a better message is looked for
+        return exc
+    sd = self._data.dtype
+    if rd.np != sd and not _can_cast(rd.np, sd):
+        return RuntimeError(f"result type {rd.tensor_type[:-6]} can't be cast to the desired "
+                            f"output type {_dt.from_numpy_dtype(sd).tensor_type[:-6]}")
+    return exc
+
+
 def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
                    expanded_ok: bool = False) -> Tensor:
     """Write ``result`` into ``self``'s storage, bump the version, move the history over.
@@ -510,7 +546,7 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
             f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
             f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
     rd, sd = result._data.dtype, self._data.dtype
-    if rd != sd and not np.can_cast(rd, sd, "same_kind"):
+    if rd != sd and not _can_cast(rd, sd):
         # PyTorch names scalar types here: "Float", "Long" ("FloatTensor" less "Tensor")
         raise RuntimeError(f"result type {_dt.from_numpy_dtype(rd).tensor_type[:-6]} can't "
                            f"be cast to the desired output type "
@@ -535,20 +571,21 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
         old_node, old_nr = self._grad_fn, self._output_nr
         if self._data.dtype.kind not in "fc":
             integer_history_seen()   # Note [Integer tensors with history] (dispatch.py)
-        if is_view:
-            from .views import rebase
-            rebase(self, result)   # the base's history becomes a CopySlices (views.py)
-            _move_retain_grad(self, old_node, old_nr)
-            return self
         node = result._grad_fn
         if node.record is not None and node.record.has_saved_output:
-            # The saved output is now self's storage: later changes to it must be caught.
+            # The saved output is now self's storage (a view's too: its base's version
+            # counter): later changes to it must be caught.
             versions = list(node._versions)
             for i, v in enumerate(node._saved):
                 if type(v) is SavedOutput:
                     v.data, v.vc = self._data, self._vc
                     versions[i] = self._vc[0]
             node._versions = tuple(versions)
+        if is_view:
+            from .views import rebase
+            rebase(self, result)   # the base's history becomes a CopySlices (views.py)
+            _move_retain_grad(self, old_node, old_nr)
+            return self
         self._grad_fn = node
         self._requires_grad = True
         self._output_nr = 0
