@@ -167,6 +167,8 @@ def dispatch_binary(rec, args):
 def _kernel_error(rec, args, exc):
     """A kernel's "not implemented for 'Float'" comes after the operands are broadcast in
     PyTorch (TensorIterator is built first): shapes that do not broadcast are the error."""
+    if rec.family != "pointwise" or "not implemented for '" not in str(exc):
+        return exc   # only elementwise ops broadcast first; leafgrad's own errors stay as raised
     shapes = [args[p]._data.shape for p in rec.input_pos if isinstance(args[p], Tensor)]
     return (len(shapes) > 1 and broadcast_error(shapes)) or exc
 
