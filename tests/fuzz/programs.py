@@ -392,13 +392,6 @@ KNOWN = [
     (r"only leafgrad raised \('E', 'NotImplementedError', 'leafgrad", "not implemented on purpose"),
     # view naming and autograd corner cases (reported with reproducers)
     (r"INTERNAL ASSERT FAILED", "a PyTorch internal assert"),
-    # y = base[0:2]; y.sigmoid_(); base[2:].mul_(2) (no_grad); backward: both raise, but
-    # PyTorch's SavedVariable for an in-place op on a view names the view's grad_fn through a
-    # weak reference (AsStrided while the view still holds it, else the op): leafgrad names
-    # the op
-    (r"leafgrad 'one of the variables needed for gradient computation .*which is output 0 of "
-     r"\w+, is at version .* != torch 'one of the variables needed for gradient computation "
-     r".*which is output 0 of AsStrided,", "saved output of an in-place op on a view: node name"),
 ]
 
 

@@ -385,12 +385,11 @@ def test_div_by_itself_in_place(inputs):
 
 
 @pytest.mark.parametrize("op", ["sigmoid_", "exp_", "tanh_", "relu_", "sqrt_"])
-@pytest.mark.parametrize("later", ["setitem", "none"])
+@pytest.mark.parametrize("later", ["setitem", "base_add", "other_view", "none", "view_gone"])
 def test_saved_output_of_an_in_place_op_on_a_view(op, later):
     # the op saved its output, which is the view's storage (the base's version counter): a
-    # later change of the view or its base is caught when the node runs. (A change of the
-    # base, ``base.add_(1)`` or ``base[2:].mul_(2)``, is caught too, but PyTorch's message
-    # then names the view's AsStrided node, which it holds weakly: fuzz KNOWN.)
+    # later change of the view or its base is caught when the node runs; the message names
+    # the view's node (AsStrided) while it lives, as PyTorch's weak reference does
     def run(L):
         x = L.tensor([1., 2., 3.], requires_grad=True)
         base = x * 1
@@ -399,5 +398,12 @@ def test_saved_output_of_an_in_place_op_on_a_view(op, later):
         with L.no_grad():
             if later == "setitem":
                 v[0] = 5.
+            elif later == "base_add":
+                base.add_(1)
+            elif later == "other_view":
+                base[2:].mul_(2)
+            elif later == "view_gone":
+                del v
+                base.add_(1)
         return L.autograd.grad(base.sum(), x)
     same_on_both(run)

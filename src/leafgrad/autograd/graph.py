@@ -62,7 +62,9 @@ class _HookDict(dict):
 class SavedOutput:
     """The op's own result, saved without a reference back to the tensor (see Note above)."""
 
-    __slots__ = ("data", "vc")
+    # view_fn (set only for an in-place op on a view): a weak reference to the view's node,
+    # which PyTorch's version error names while it is alive
+    __slots__ = ("data", "vc", "view_fn")
 
     def __init__(self, tensor: Tensor):
         self.data = tensor._data
@@ -441,7 +443,9 @@ def _check_version(node, value, version) -> None:
     if current != version:
         if type(value) is SavedOutput:
             shape, dtype_t = value.data.shape, _wrap(value.data)
-            producer = stripped_name(node)
+            ref = getattr(value, "view_fn", None)
+            fn = ref() if ref is not None else None
+            producer = stripped_name(fn if fn is not None else node)
         else:
             shape, dtype_t = value._data.shape, value
             fn = value._grad_fn

@@ -584,6 +584,11 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
         if is_view:
             from .views import rebase
             rebase(self, result)   # the base's history becomes a CopySlices (views.py)
+            if node.record is not None and node.record.has_saved_output:
+                import weakref
+                for v in node._saved:
+                    if type(v) is SavedOutput:
+                        v.view_fn = weakref.ref(self._grad_fn)
             _move_retain_grad(self, old_node, old_nr)
             return self
         self._grad_fn = node
