@@ -136,6 +136,20 @@ STATEMENTS = [
     "y = torch.isclose(torch.tensor([1., 2]), torch.tensor([1., 2.5]), equal_nan=True)",
     "y = torch.isclose(torch.tensor([1, 2]), torch.tensor([1, 3]), equal_nan=True)",
     "y = torch.isclose(torch.tensor([1., 2]), torch.tensor([1., 2.5]), rtol=0, atol=0)",
+    # triangular_solve / lstsq shape checks; cond's inv_ex + nan_to_num for fro/1/inf
+    "y = torch.triangular_solve(torch.ones(2), torch.eye(2))[0]",
+    "y = torch.triangular_solve(torch.ones(2,1), torch.ones(2))[0]",
+    "y = torch.triangular_solve(torch.tensor(1.), torch.eye(2).half())[0]",
+    "y = torch.triangular_solve(torch.ones(3,1), torch.eye(2))[0]",
+    "y = torch.triangular_solve(torch.ones(2,1), torch.eye(2).double())[0]",
+    "y = torch.linalg.lstsq(torch.eye(2), torch.tensor(1.)).solution",
+    "y = torch.linalg.lstsq(torch.eye(2), torch.ones(3)).solution",
+    "y = torch.linalg.lstsq(torch.eye(2), torch.ones(3,1)).solution",
+    "y = torch.linalg.cond(torch.eye(2, requires_grad=True) * 2, 'fro')",
+    "y = torch.linalg.cond(torch.eye(2, requires_grad=True) * 2, 1)",
+    "y = torch.linalg.cond(torch.eye(2, requires_grad=True) * 2, -float('inf'))",
+    "y = torch.linalg.cond(torch.eye(2, requires_grad=True) * 2, 'nuc')",
+    "y = torch.linalg.cond(torch.tensor([[1., 2], [2, 4]]), 'fro')",
 ]
 
 

@@ -21,7 +21,8 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
-from .linalg_common import check_float, check_matrix, check_same_dtype, tri_mask, check_kernel
+from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
+                            type_name)
 from .linalg_decomp import solve_triangular, _wellcond
 from ..autograd.graph import sum_to
 from ..tensor import Tensor, _wrap
@@ -326,7 +327,18 @@ def triangular_solve_public(input, A, upper=True, transpose=False, unitriangular
     warnings.warn("torch.triangular_solve is deprecated in favor of "
                   "torch.linalg.solve_triangularand will be removed in a future PyTorch "
                   "release.")
-    check_same_dtype("triangular_solve", input, A, "b", "A")
+    for t, nm in ((input, "b"), (A, "A")):
+        if t.ndim < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {nm} to have at least 2 "
+                               f"dimensions, but it has {t.ndim} dimensions instead")
+    if input.shape[-2] != A.shape[-1] or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
+                           f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is "
+                           f"{input.shape[-2]} by {input.shape[-1]}")
+    if input.dtype != A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{type_name(input._data)} and A of type {type_name(A._data)} "
+                           f"instead.")
     if input.numel() and A.numel():
         check_kernel("triangular_solve_cpu", A)
     return triangular_solve_type(_ts.public(input, A, upper, transpose, unitriangular))

@@ -420,12 +420,17 @@ def lstsq(A, B, rcond=None, *, driver=None):
     """``torch.linalg.lstsq``: ``(solution, residuals, rank, singular_values)``."""
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.ndim < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
     if A.dtype != B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
                            f"dtype, but got input's dtype {type_name(A._data)} and other's "
                            f"dtype {type_name(B._data)}")
     _check_float_or_double(A)
     vector = B.ndim == A.ndim - 1
+    if A.shape[-2] != B.shape[-1 if vector else -2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match "
+                           f"other.size({-1 if vector else -2})")
     Bm = B.unsqueeze(-1) if vector else B
     X, resid = _lstsq.public(A, Bm, rcond, driver)
     if vector:
@@ -492,7 +497,12 @@ def cond(A, p=None, *, out=None):
         S = svdvals(A)
         big, small = S[..., :1], S[..., -1:]
         return (big / small if p != -2 else small / big).squeeze(-1)
-    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    if p == "nuc":
+        return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    # PyTorch inverts with inv_ex (no error) and cleans the product in place (version 1)
+    from .linalg_decomp import inv_ex
+    return (matrix_norm(A, p) * matrix_norm(inv_ex(A)[0], p)).nan_to_num_(
+        nan=math.inf, posinf=math.inf)
 
 
 for _name, _fn in (("svd", svd_torch), ("qr", qr_torch), ("pinverse", pinverse)):
