@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor
+from .norm import check_norm_dtypes
 from .registry import Sample, defop
 
 FAMILY = "nn_layers"
@@ -53,14 +54,10 @@ def _check_layer_norm(input, normalized_shape, weight, bias):
         raise RuntimeError(f"Given normalized_shape={_shape_str(shape)}, expected input with "
                            f"shape [*, {', '.join(map(str, shape))}], but got input of size"
                            f"{_shape_str(input.shape)}")
+    check_norm_dtypes(input.dtype, (weight, bias))
     if input.dtype.kind != "f":
         raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for '
                                   f"'{_type_name(input.dtype)}'")
-    for t in (weight, bias):
-        if t is not None and t.dtype != input.dtype and not (
-                input.dtype == _F16 and t.dtype == np.float32):
-            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
-                               f"{_type_name(input.dtype)}")
     return tuple(range(input.ndim - n, input.ndim))
 
 

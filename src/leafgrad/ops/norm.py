@@ -29,7 +29,37 @@ from .registry import Sample, defop
 
 FAMILY = "norm"
 
-__all__ = ["native_batch_norm", "native_group_norm"]
+__all__ = ["native_batch_norm", "native_group_norm", "check_norm_dtypes"]
+
+_F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
+
+
+def _type_name(dtype) -> str:
+    from .. import dtypes as _dt
+    return _dt.from_numpy_dtype(np.dtype(dtype)).tensor_type[:-6]
+
+
+def check_norm_dtypes(input_dtype, params) -> None:
+    """PyTorch's CPU dtype rule for a normalization kernel's parameters (``params``: ndarrays,
+    Tensors or None, in the kernel's order). The first given parameter decides: if its dtype
+    differs from the input's, the call is "mixed" and only a float16 input with every parameter
+    float32 is allowed; otherwise every parameter must have the input's dtype. A float64 batch
+    fed to a float32 model lands here (the error learners hit most)."""
+    given = [getattr(p, "_data", p) for p in params if p is not None]   # Tensors: stats
+    if not given or all(p.dtype == input_dtype for p in given):
+        return
+    if given[0].dtype != input_dtype:
+        if any(p.dtype != _F32 for p in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of "
+                               "Float")
+        if input_dtype != _F16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for p in given:
+        if p.dtype != input_dtype:
+            raise RuntimeError(f"expected scalar type {_type_name(input_dtype)} but found "
+                               f"{_type_name(p.dtype)}")
 
 
 def _acc(dtype):
@@ -47,6 +77,10 @@ def _channel_shape(ndim: int, c: int) -> tuple:
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
                       eps):
     """Normalize each channel (dim 1) by batch statistics (training) or running ones."""
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f'"batch_norm" not implemented for '
+                                  f"'{_type_name(input.dtype)}'")
+    check_norm_dtypes(input.dtype, (weight, bias, running_mean, running_var))
     axes = _axes(input.ndim)
     c = input.shape[1]
     if training:
@@ -125,6 +159,10 @@ NATIVE_BATCH_NORM = defop(
 # -- group norm ---------------------------------------------------------------------------------
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """Normalize each group of ``C // group`` channels of each sample, then scale per channel."""
+    check_norm_dtypes(input.dtype, (weight, bias))
+    if input.dtype.kind != "f":
+        raise NotImplementedError(f'"GroupNormKernelImpl" not implemented for '
+                                  f"'{_type_name(input.dtype)}'")
     x = input.reshape(N, group, -1)
     acc = x.astype(_acc(input.dtype), copy=False)
     mean = acc.mean(axis=-1, keepdims=True)

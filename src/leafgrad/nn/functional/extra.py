@@ -59,6 +59,13 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     bi = bias.repeat(b) if bias is not None else None
     rm = running_mean.repeat(b) if running_mean is not None else None
     rv = running_var.repeat(b) if running_var is not None else None
+    if rm is not None:
+        # PyTorch's dtype check sees only weight and bias here: the repeated statistics take
+        # the dtype the kernel wants (the first parameter's, else the input's) and are copied
+        # back into the caller's tensors, whatever their dtype.
+        first = weight if weight is not None else bias
+        stat_dtype = (first if first is not None else input).dtype
+        rm, rv = rm.to(stat_dtype), rv.to(stat_dtype)
     if not use_input_stats and rm is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")
@@ -90,12 +97,40 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
         raise RuntimeError(f"Given normalized_shape={_shape_str(shape)}, expected input with "
                            f"shape [*{', '.join(map(str, shape))}], but got input of size"
                            f"{_shape_str(input.shape)}")
-    if eps is None:
-        eps = _torch().finfo(input.dtype).eps
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"rms_norm" not implemented for '
+                                  f"'{input.dtype.tensor_type[:-6]}'")
+    half = input.dtype == _torch().float16
+    if eps is None:   # the machine epsilon of the dtype it computes in (float32 for float16)
+        eps = _torch().finfo(_torch().float32 if half else input.dtype).eps
     dims = list(range(input.dim() - n, input.dim()))
+    if half or (weight is not None and weight.dtype != input.dtype):
+        return _rms_norm_upcast(input, weight, dims, eps)
     rsqrt = input.pow(2).mean(dims, keepdim=True).add_(eps).rsqrt()
     result = input.mul(rsqrt)
     return result if weight is None else result.mul(weight)
+
+
+_rms_warned: list = []
+
+
+def _rms_norm_upcast(input: Tensor, weight: Tensor | None, dims: list, eps: float) -> Tensor:
+    """PyTorch's unfused path, for float16 input or a weight of another dtype (that one warns
+    once per process): computed in the input's math dtype (float32 for float16), the product
+    cast back to the input's dtype (a ToCopyBackward0 node when the product's dtype
+    differs)."""
+    if weight is not None and weight.dtype != input.dtype and not _rms_warned:
+        _rms_warned.append(True)
+        names = {"float32": "float", "float64": "double", "float16": "c10::Half"}
+        a, w = (str(t.dtype).replace("torch.", "") for t in (input, weight))
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = "
+                      f"{names.get(a, a)}, weight dtype = {names.get(w, w)}, Cannot dispatch "
+                      f"to fused implementation. (Triggered internally at /__w/pytorch/"
+                      f"pytorch/aten/src/ATen/native/layer_norm.cpp:346.)", UserWarning,
+                      stacklevel=3)
+    x = input.float() if input.dtype == _torch().float16 else input
+    result = x.mul(x.pow(2).mean(dims, keepdim=True).add_(eps).rsqrt())
+    return (result if weight is None else result.mul(weight)).to(input.dtype)
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,

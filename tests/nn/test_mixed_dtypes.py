@@ -1,0 +1,112 @@
+"""Mixed-dtype and mixed-type input against torch: the errors learners hit most (a float64 NumPy
+batch fed to a float32 model, a float32 batch fed to a ``.double()`` model), and which mixes
+PyTorch computes anyway. Each case runs the same program on leafgrad and torch and compares
+the result (values, dtype) or the exception (type and text)."""
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from tests.oracle import run_both
+
+
+def same_on_both(program, atol=3e-3):
+    """Same exception (type, text) or same results: dtype and shape exactly, values to
+    ``atol`` (float16 kernels round differently in the last bits)."""
+    mine, theirs = run_both(program)
+    _close(mine, theirs, atol)
+
+
+def _close(mine, theirs, atol):
+    if isinstance(theirs, tuple) and theirs and theirs[0] == "tensor":
+        assert isinstance(mine, tuple) and mine[:3] == theirs[:3], (mine, theirs)
+        np.testing.assert_allclose(np.asarray(mine[3], dtype=float),
+                                   np.asarray(theirs[3], dtype=float), atol=atol, rtol=1e-3)
+    elif isinstance(theirs, (list, tuple)) and theirs and theirs[0] != "error":
+        assert type(mine) is type(theirs) and len(mine) == len(theirs), (mine, theirs)
+        for a, b in zip(mine, theirs):
+            _close(a, b, atol)
+    else:
+        assert mine == theirs, f"\nleafgrad: {mine}\ntorch:    {theirs}"
+
+DTYPES = ["float32", "float64", "float16"]
+PARAMS = [None, "float32", "float64", "float16"]
+
+
+def _vec(lib, dtype, n=3, value=1.0):
+    return None if dtype is None else lib.full((n,), value, dtype=getattr(lib, dtype))
+
+
+def _input(lib, dtype, shape=(4, 3)):
+    data = np.linspace(-1.0, 2.0, int(np.prod(shape))).reshape(shape)
+    return lib.tensor(data, dtype=getattr(lib, dtype))
+
+
+# -- normalization: the first given parameter decides whether the call is "mixed" ----------------
+def _norm_calls(lib, name, x, w, b):
+    F = lib.nn.functional
+    if name == "layer_norm":
+        return F.layer_norm(x, (3,), w, b)
+    if name == "batch_norm":
+        return F.batch_norm(x, None, None, w, b, True)
+    if name == "group_norm":
+        return F.group_norm(x, 1, w, b)
+    if name == "instance_norm":
+        return F.instance_norm(x.t().unsqueeze(0), None, None, w, b)
+    return F.rms_norm(x, (3,), w)
+
+
+@pytest.mark.parametrize("name", ["layer_norm", "batch_norm", "group_norm", "instance_norm",
+                                  "rms_norm"])
+@pytest.mark.parametrize("xd,wd,bd", list(itertools.product(DTYPES, PARAMS, PARAMS)))
+def test_norm_parameter_dtypes(name, xd, wd, bd):
+    def program(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # rms_norm's once-per-process mismatch warning
+            return _norm_calls(lib, name, _input(lib, xd), _vec(lib, wd), _vec(lib, bd))
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("xd,rd,wd", list(itertools.product(DTYPES, DTYPES, [None, "float32",
+                                                                             "float64"])))
+@pytest.mark.parametrize("kind", ["eval", "train", "instance"])
+def test_norm_running_stat_dtypes(kind, xd, rd, wd):
+    def program(lib):
+        F = lib.nn.functional
+        x = _input(lib, xd)
+        rm, rv = _vec(lib, rd, value=0.0), _vec(lib, rd)
+        w = _vec(lib, wd)
+        if kind == "instance":
+            out = F.instance_norm(x.t().unsqueeze(0), rm, rv, w, w, True)
+        else:
+            out = F.batch_norm(x, rm, rv, w, w, kind == "train")
+        return out, rm, rv
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool"])
+@pytest.mark.parametrize("name", ["layer_norm", "batch_norm", "group_norm", "rms_norm"])
+@pytest.mark.parametrize("with_params", [False, True])
+def test_norm_integer_input(name, dtype, with_params):
+    def program(lib):
+        w = _vec(lib, "float32") if with_params else None
+        return _norm_calls(lib, name, lib.ones(4, 3, dtype=getattr(lib, dtype)), w, w)
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("module", ["BatchNorm1d(3)", "LayerNorm(3)", "GroupNorm(1, 3)",
+                                    "RMSNorm(3)", "InstanceNorm1d(4, affine=True)"])
+@pytest.mark.parametrize("direction", ["float64 input", "double module"])
+def test_norm_modules(module, direction):
+    def program(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = eval("lib.nn." + module)
+            x = _input(lib, "float64" if direction == "float64 input" else "float32")
+            if direction == "double module":
+                m = m.double()
+            return m(x.t().unsqueeze(0) if "Instance" in module else x)
+    same_on_both(program)
