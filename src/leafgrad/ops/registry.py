@@ -33,6 +33,7 @@ from .dispatch import (INPLACE_TARGET, INTEGER_HISTORY, choose_dispatch, dispatc
                        integer_history_seen, record_node)
 from .lazy import _Table, lazy_slot
 from ._templates import CODES as _PRECOMPILED
+from .numpy_aliases import NA as _NA, resolve as _resolve
 from .overlap import check_internal_overlap, check_write, writable
 
 __all__ = ["OpRecord", "Formula", "Sample", "defop", "RECORDS", "FUNCTIONS", "bind_method",
@@ -343,6 +344,12 @@ def export_function(name: str, fn: Callable) -> None:
 def _make_public(rec: OpRecord, sig: "_Signature") -> Callable:
     """A function with the op's exact signature, ``return _dispatch(_rec, (<params>,))``,
     from a template compiled once per parameter count (see Note [Cheap defop])."""
+    if "dim" in sig.names or "keepdim" in sig.names:
+        return _make_aliased_public(rec, sig)   # Note [NumPy aliases at no cost]
+    return _make_public_plain(rec, sig)
+
+
+def _make_public_plain(rec: OpRecord, sig: "_Signature") -> Callable:
     names = sig.names
     n_pos = len(names) - sig.n_kwonly
     key = (n_pos, sig.n_kwonly)
@@ -359,6 +366,68 @@ def _make_public(rec: OpRecord, sig: "_Signature") -> Callable:
         fn.__kwdefaults__ = kwdefaults
     fn.__doc__ = rec.forward.__doc__
     return fn
+
+
+def _make_aliased_public(rec: OpRecord, sig: "_Signature") -> Callable:
+    """``_make_public`` for a record with ``dim``/``keepdim``: it also takes ``axis=`` and
+    ``keepdims=`` (see Note [NumPy aliases at no cost] in ops/numpy_aliases.py)."""
+    names, defaults = sig.names, dict(sig.defaults)
+    n_pos = len(names) - sig.n_kwonly
+    dim = names.index("dim") if "dim" in names else -1
+    # a required dim gets NA as default, so axis alone can stand for it (only where every
+    # later positional parameter has a default, as Python requires)
+    required = dim >= 0 and "dim" not in defaults and (
+        dim >= n_pos or all(n in defaults for n in names[dim + 1:n_pos]))
+    if dim >= 0 and "dim" not in defaults and not required:
+        dim = -1   # no way to leave dim out: no axis alias
+    keep = names.index("keepdim") if "keepdim" in names else -1
+    if dim < 0 and keep < 0:
+        return _make_public_plain(rec, sig)
+    key = ("alias", n_pos, sig.n_kwonly, dim, required, keep >= 0)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        template = _TEMPLATES[key] = _alias_template(*key[1:])
+    alias_names = (("axis",) if dim >= 0 else ()) + (("keepdims",) if keep >= 0 else ())
+    code = template.replace(co_varnames=names + alias_names
+                            + template.co_varnames[len(names) + len(alias_names):],
+                            co_name=rec.name, **_qualname(rec.name))
+    env = {"_dispatch": rec.dispatch, "_rec": rec, "__builtins__": builtins, "_NA": _NA,
+           "_resolve": _resolve, "_name": rec.name, "_names": names, "_defaults": defaults}
+    if required:
+        defaults["dim"] = _NA
+    fn = types.FunctionType(code, env, rec.name,
+                            tuple(defaults[n] for n in names[:n_pos] if n in defaults) or None)
+    kwdefaults = {n: defaults[n] for n in names[n_pos:] if n in defaults}
+    kwdefaults.update(dict.fromkeys(alias_names, _NA))
+    fn.__kwdefaults__ = kwdefaults
+    fn.__doc__ = rec.forward.__doc__
+    env["_defaults"] = sig.defaults   # the caller's own defaults: NA marks "not passed"
+    return fn
+
+
+def _alias_template(n_pos: int, n_kwonly: int, dim: int, required: bool,
+                    keep: bool) -> types.CodeType:
+    """``def f(p0, .., *, k0, .., a0, a1)``: ``_dispatch(_rec, (p0, .., k0, ..))`` unless
+    an alias was passed (or a required dim was left out), then through ``_resolve``."""
+    names = [f"p{i}" for i in range(n_pos + n_kwonly)]
+    aliases, tests, pairs = [], [], []
+    if dim >= 0:
+        aliases.append("a_axis")
+        tests.append(f"p{dim} is _NA or a_axis is not _NA" if required else "a_axis is not _NA")
+        pairs.append("('dim', a_axis)")
+    if keep:
+        aliases.append("a_keepdims")
+        tests.append("a_keepdims is not _NA")
+        pairs.append("('keepdim', a_keepdims)")
+    params = names[:n_pos] + ["*"] + names[n_pos:] + aliases
+    packed = ", ".join(names) + ("," if len(names) == 1 else "")
+    src = (f"def f({', '.join(params)}):\n"
+           f"    if {' or '.join(tests)}:\n"
+           f"        return _dispatch(_rec, _resolve(_name, _names, _defaults, ({packed}), "
+           f"({', '.join(pairs)},)))\n"
+           f"    return _dispatch(_rec, ({packed}))\n")
+    module = compile(src, _TEMPLATE_FILE, "exec")
+    return next(c for c in module.co_consts if isinstance(c, types.CodeType))
 
 
 # Note [Cheap defop]
