@@ -110,3 +110,40 @@ def test_norm_modules(module, direction):
                 m = m.double()
             return m(x.t().unsqueeze(0) if "Instance" in module else x)
     same_on_both(program)
+
+
+# -- convolutions: bias checked before weight (plain), after it (transposed) ----------------------
+CONV_DTYPES = ["float32", "float64", "float16", "int64"]
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("batch", [1, 2])
+@pytest.mark.parametrize("xd,wd,bd", list(itertools.product(CONV_DTYPES, CONV_DTYPES,
+                                                            [None] + CONV_DTYPES)))
+def test_conv_dtypes(nd, transposed, batch, xd, wd, bd):
+    def program(lib):
+        F = lib.nn.functional
+        x = lib.ones((batch, 2) + (4,) * nd, dtype=getattr(lib, xd))
+        w = lib.ones((2, 2) + (3,) * nd, dtype=getattr(lib, wd)) * 0.5
+        b = None if bd is None else lib.full((2,), 3, dtype=getattr(lib, bd))
+        f = getattr(F, f"conv_transpose{nd}d" if transposed else f"conv{nd}d")
+        return f(x, w, b)
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("module", ["Conv1d(2, 2, 3)", "Conv2d(2, 2, 3)", "Conv3d(2, 2, 3)",
+                                    "Conv1d(2, 2, 3, bias=False)",
+                                    "ConvTranspose1d(2, 2, 3)", "ConvTranspose2d(2, 2, 3)",
+                                    "ConvTranspose2d(2, 2, 3, bias=False)"])
+@pytest.mark.parametrize("direction", ["float64 input", "double module"])
+@pytest.mark.parametrize("batch", [1, 2])
+def test_conv_modules(module, direction, batch):
+    def program(lib):
+        lib.manual_seed(0)
+        m = eval("lib.nn." + module)
+        nd = int(module.split("d(")[0][-1])
+        x = lib.ones((batch, 2) + (4,) * nd,
+                     dtype=lib.float64 if direction == "float64 input" else lib.float32)
+        return (m.double() if direction == "double module" else m)(x)
+    same_on_both(program)

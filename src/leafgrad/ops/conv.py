@@ -279,6 +279,12 @@ def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
     idt, wdt = input.dtype, weight.dtype
     if isinstance(input, Tensor):
         idt, wdt = input._data.dtype, weight._data.dtype
+    bdt = None if bias is None else bias._data.dtype if isinstance(bias, Tensor) else \
+        bias.dtype
+    if bdt is not None and bdt != idt and not transposed:
+        # PyTorch checks the bias's type before the weight's
+        raise RuntimeError(f"Input type ({_C_NAMES.get(idt.name, idt.name)}) and bias type "
+                           f"({_C_NAMES.get(bdt.name, bdt.name)}) should be the same")
     if idt != wdt:
         # a batched float input takes the MKLDNN path, whose message differs
         if not (idt == np.float32 and ish[0] > 1):
@@ -287,14 +293,28 @@ def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
         raise RuntimeError(f"Input type ({_type_name(idt)}) and weight type ({_type_name(wdt)}) "
                            "should be the same or input should be a MKLDNN tensor and weight "
                            "is a dense tensor")
+    if bdt is not None and bdt != idt and transposed:
+        _check_transposed_bias(idt, bdt, ish[0], k)
     if idt == np.bool_:
         raise NotImplementedError(f"\"slow_conv{3 if k == 5 else 2}d_cpu\" not implemented for "
                                   f"'Bool'")
-    if bias is not None:
-        bdt = bias._data.dtype if isinstance(bias, Tensor) else bias.dtype
-        if bdt != idt:
-            raise RuntimeError(f"Input type ({_C_NAMES.get(idt.name, idt.name)}) and bias type "
-                               f"({_C_NAMES.get(bdt.name, bdt.name)}) should be the same")
+
+
+def _check_transposed_bias(idt, bdt, batch: int, k: int) -> None:
+    """A transposed convolution's bias of another dtype: the batched float32 (MKLDNN) and the
+    3-d kernels refuse it; the 1-d/2-d ones add it into the output in place, so only a cast
+    the output's dtype cannot take (a float bias into an integer output) fails."""
+    if idt == np.float32 and batch > 1:
+        raise RuntimeError(f"Input type ({_type_name(idt)}) and bias type ({_type_name(bdt)}) "
+                           "should be the same or input should be a MKLDNN tensor and bias is "
+                           "a dense tensor")
+    if k == 5:
+        raise RuntimeError(f"expected scalar type {_dt.from_numpy_dtype(idt).tensor_type[:-6]}"
+                           f" but found {_dt.from_numpy_dtype(bdt).tensor_type[:-6]}")
+    if idt.kind in "iub" and bdt.kind in "fc":
+        raise RuntimeError(f"result type {_dt.from_numpy_dtype(bdt).tensor_type[:-6]} can't "
+                           f"be cast to the desired output type "
+                           f"{_dt.from_numpy_dtype(idt).tensor_type[:-6]}")
 
 
 def transposed_output_shape(x_shape, w_shape, stride, padding, dilation, output_padding,
