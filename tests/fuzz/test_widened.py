@@ -131,6 +131,14 @@ STATEMENTS = [
     "y = torch.nn.functional.conv2d(torch.ones(1, 1, 3, 3).bool(), torch.ones(1, 1, 1, 1).bool())",
     "y = torch.nn.functional.conv3d(torch.ones(1, 1, 1, 1, 1).bool(), "
     "torch.ones(1, 1, 1, 1, 1).bool())",
+    # conv: the bias's dtype is checked before the weight's; max_pool1d with indices
+    "y = torch.nn.functional.conv1d(torch.ones(1, 1, 3).half(), torch.ones(1, 1, 1).double(), "
+    "torch.ones(1).double())",
+    "y = torch.nn.functional.conv1d(torch.ones(2, 1, 3), torch.ones(1, 1, 1).double(), "
+    "torch.ones(1).double())",
+    "y = torch.nn.functional.max_pool1d(torch.ones(1, 1, 3, 2), 1, return_indices=True)[0]",
+    "y = torch.nn.functional.max_pool1d(torch.ones(3), 1, return_indices=True)[0]",
+    "y = torch.nn.functional.max_pool1d(torch.ones(3), 1)",
     # isclose's result carries the versions of PyTorch's in-place ORs
     "y = torch.isclose(torch.tensor([1., 2]), torch.tensor([1., 2.5]))",
     "y = torch.isclose(torch.tensor([1., 2]), torch.tensor([1., 2.5]), equal_nan=True)",

@@ -165,9 +165,10 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     """Max over each window of the last dim (2-d max pooling of unit height)."""
     if not return_indices:   # with indices PyTorch runs (and checks) the 2-d op only
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
-    if input.dim() not in (2, 3):
-        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
-                           f"dim batch size for input, but got:{list(input.shape)}")
+    if input.dim() not in (2, 3):   # with indices: the checkDimRange of PyTorch's wrapper
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for "
+                           f"max_pool1d)")
     stride = None if stride is None else _to2d(stride, 1)
     out = max_pool2d(input.unsqueeze(-2), _to2d(kernel_size, 1), stride, _to2d(padding, 0),
                      _to2d(dilation, 1), ceil_mode, return_indices)
