@@ -147,3 +147,22 @@ def test_conv_modules(module, direction, batch):
                      dtype=lib.float64 if direction == "float64 input" else lib.float32)
         return (m.double() if direction == "double module" else m)(x)
     same_on_both(program)
+
+
+# -- ctc_loss: both lengths tensors, or both sequences of ints; any other mix is a TypeError ------
+CTC_LENGTHS = [("(5, 5)", "tensor([3, 3])"), ("tensor([5, 5])", "[3, 3]"), ("(5, 5)", "3"),
+               ("tensor([5, 5])", "3"), ("5", "(3, 3)"), ("[5.0, 5.0]", "tensor([3, 3])"),
+               ("[5.0, 5.0]", "(3, 3)"), ("(5, 5)", "(3, 3)"), ("tensor([5, 5])", "tensor([3, 3])"),
+               ("[tensor(5), tensor(5)]", "(3, 3)")]
+
+
+@pytest.mark.parametrize("il,tl", CTC_LENGTHS)
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_ctc_loss_length_types(il, tl, reduction):
+    def program(lib):
+        lp = lib.linspace(-1, 1, 40).reshape(5, 2, 4).log_softmax(2)
+        targets = lib.ones(2, 3, dtype=lib.long)
+        env = {"tensor": lib.tensor}
+        return lib.nn.functional.ctc_loss(lp, targets, eval(il, env), eval(tl, env),
+                                          reduction=reduction)
+    same_on_both(program)

@@ -28,6 +28,55 @@ def _lengths(value, name: str):
     return tuple(int(v) for v in value)
 
 
+def _arg_name(value) -> str:
+    """How PyTorch's argument parser names a value's type in its messages."""
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
+def _arg_desc(value) -> str:
+    """The parser's longer description: sequences list their elements' types."""
+    if isinstance(value, tuple):
+        return f"tuple of ({', '.join(_arg_desc(v) for v in value)})"
+    if isinstance(value, list):
+        return f"list of [{', '.join(_arg_desc(v) for v in value)}]"
+    return _arg_name(value)
+
+
+_CTC_SIGNATURES = (
+    ("tuple of ints", "(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of "
+                      "ints target_lengths, int blank = 0, int reduction = at::Reduction::Mean, "
+                      "bool zero_infinity = False)"),
+    ("Tensor", "(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, "
+               "int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = "
+               "False)"))
+
+
+def _int_seq(value) -> bool:
+    return isinstance(value, (list, tuple)) and all(
+        isinstance(v, int) or (isinstance(v, Tensor) and v.dim() == 0 and not
+                               v.is_floating_point()) for v in value)
+
+
+def _check_length_types(args) -> None:
+    """PyTorch's ``ctc_loss`` has two overloads: both lengths sequences of ints, or both
+    tensors; any other mix (a tuple and a tensor, say) is the parser's TypeError."""
+    il, tl = args[2], args[3]
+    if (isinstance(il, Tensor) and isinstance(tl, Tensor)) or (_int_seq(il) and _int_seq(tl)):
+        return
+    lines = [f"ctc_loss() received an invalid combination of arguments - got "
+             f"({', '.join(_arg_name(a) for a in args)}), but expected one of:"]
+    for kind, signature in _CTC_SIGNATURES:
+        marks = [_arg_name(a) for a in args[:2]]
+        for length in (il, tl):   # the int-sequence overload marks even a good sequence
+            ok = kind == "Tensor" and isinstance(length, Tensor)
+            marks.append(_arg_desc(length) if ok else f"!{_arg_desc(length)}!")
+        marks += [f"!{_arg_name(a)}!" for a in args[4:]]   # as PyTorch marks them
+        lines.append(f" * {signature}")
+        lines.append(f"      didn't match because some of the arguments have invalid types: "
+                     f"({', '.join(marks)})")
+    raise TypeError("\n".join(lines) + "\n")
+
+
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
              blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """CTC loss of ``log_probs`` (T, N, C) or (T, C) against ``targets`` (N, S) padded or
@@ -35,6 +84,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths,
     target length before averaging over the batch."""
     from ...ops.ctc import CTC_LOSS   # on first use: keeps import leafgrad short
     code = reduction_enum(reduction)
+    _check_length_types((log_probs, targets, input_lengths, target_lengths, blank, code,
+                         zero_infinity))
     il = _lengths(input_lengths, "input_lengths")
     tl = _lengths(target_lengths, "target_lengths")
     if log_probs.numel() == 0:
