@@ -166,3 +166,34 @@ def test_ctc_loss_length_types(il, tl, reduction):
         return lib.nn.functional.ctc_loss(lp, targets, eval(il, env), eval(tl, env),
                                           reduction=reduction)
     same_on_both(program)
+
+
+# -- InstanceNorm: running statistics in an old (unversioned) state dict ------------------------
+INSTANCE_STATES = [({"running_mean": 0, "running_var": 1}, False),
+                   ({"running_mean": 0, "running_var": 1}, True),
+                   ({"running_mean": 0}, True),
+                   ({"running_var": 1, "num_batches_tracked": None}, True),
+                   ({"num_batches_tracked": None}, True)]
+
+
+@pytest.mark.parametrize("state,strict", INSTANCE_STATES)
+@pytest.mark.parametrize("tracked", [False, True])
+def test_instance_norm_load_running_stats(state, strict, tracked):
+    def program(lib):
+        m = lib.nn.InstanceNorm1d(3, track_running_stats=tracked)
+        sd = {k: lib.tensor(0) if v is None else lib.full((3,), float(v))
+              for k, v in state.items()}
+        result = m.load_state_dict(sd, strict=strict)
+        return (sorted(result.missing_keys), sorted(result.unexpected_keys),
+                [b for _, b in m.named_buffers()])
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("versioned", [False, True])
+def test_instance_norm_load_nested(versioned):
+    def program(lib):
+        s = lib.nn.Sequential(lib.nn.InstanceNorm2d(3, affine=True))
+        sd = s.state_dict() if versioned else dict(s.state_dict())
+        sd["0.running_var"] = lib.ones(3)
+        return s.load_state_dict(sd)
+    same_on_both(program)

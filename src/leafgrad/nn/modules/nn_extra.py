@@ -44,6 +44,29 @@ class _InstanceNorm(_NormBase):
         if input.dim() not in (b - 1, b):
             raise ValueError(f"expected {b - 1}D or {b}D input (got {input.dim()}D input)")
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """A state dict without version metadata (saved before PyTorch 0.4) may hold running
+        statistics an instance norm without ``track_running_stats`` has no buffers for: they
+        are reported as PyTorch words it (strict or not) and dropped."""
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            found = [prefix + name for name in ("running_mean", "running_var")
+                     if prefix + name in state_dict]
+            if found:
+                cls = type(self).__name__
+                names = " and ".join(f'"{k}"' for k in found)
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {names} for {cls} with "
+                    f"track_running_stats=False. If state_dict is a checkpoint saved before "
+                    f"0.4.0, this may be expected because {cls} does not track running stats "
+                    f"by default since 0.4.0. Please remove these keys from state_dict. If the "
+                    f"running stats are actually needed, instead set track_running_stats=True "
+                    f"in {cls} to enable them. See the documentation of {cls} for details.")
+                for key in found:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict,
+                                      missing_keys, unexpected_keys, error_msgs)
+
     def _apply_instance_norm(self, input):
         return F.instance_norm(input, self.running_mean, self.running_var, self.weight,
                                self.bias, self.training or not self.track_running_stats,
