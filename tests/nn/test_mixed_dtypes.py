@@ -197,3 +197,19 @@ def test_instance_norm_load_nested(versioned):
         sd["0.running_var"] = lib.ones(3)
         return s.load_state_dict(sd)
     same_on_both(program)
+
+
+# -- pooling: no parameters, but CPU kernels for some dtypes only --------------------------------
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool", "float16", "float64"])
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("pool", ["max_pool", "max_pool+indices", "avg_pool",
+                                  "adaptive_avg_pool", "adaptive_max_pool", "lp_pool"])
+def test_pooling_dtypes(pool, nd, dtype):
+    def program(lib):
+        F = lib.nn.functional
+        x = lib.ones((1, 2) + (4,) * nd, dtype=getattr(lib, dtype))
+        if pool == "max_pool+indices":
+            return getattr(F, f"max_pool{nd}d")(x, 2, return_indices=True)
+        f = getattr(F, f"{pool}{nd}d")
+        return f(x, 2, 2) if pool == "lp_pool" else f(x, 2)
+    same_on_both(program)

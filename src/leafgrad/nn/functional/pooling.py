@@ -101,6 +101,18 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode):
                            f"output size: ({c}x{out[0]}x{out[1]}). Output size is too small")
 
 
+_FLOATS = ("torch.float16", "torch.float32", "torch.float64")
+
+
+def _kernel_dtype(input: Tensor, kernel: str, allowed) -> None:
+    """PyTorch's CPU pooling kernels exist for some dtypes only (after the shape checks):
+    ``allowed`` is a tuple of dtype names, or None for "anything but bool"."""
+    name = str(input.dtype)
+    if (name == "torch.bool") if allowed is None else (name not in allowed):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{input.dtype.tensor_type[:-6]}'")
+
+
 def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """Max over each (dilated) ``kernel_size`` window of the last two dims; with
@@ -111,6 +123,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     _check_pool(input, kernel, stride, padding, dilation, ceil_mode)
     args = (list(kernel), list(stride), list(padding), list(dilation), bool(ceil_mode))
+    _kernel_dtype(input, "max_pool2d", None)
     if return_indices:
         return tuple(MAX_POOL2D_WITH_INDICES.public(input, *args))
     return MAX_POOL2D.public(input, *args)
@@ -165,6 +178,7 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     """Max over each window of the last dim (2-d max pooling of unit height)."""
     if not return_indices:   # with indices PyTorch runs (and checks) the 2-d op only
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        _kernel_dtype(input, "max_pool1d_impl", _FLOATS)
     if input.dim() not in (2, 3):   # with indices: the checkDimRange of PyTorch's wrapper
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
                            f"tensor for argument #1 'self' (while checking arguments for "
@@ -188,6 +202,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     _check_pool(input, kernel, stride, padding, (1, 1), ceil_mode)
+    _kernel_dtype(input, "avg_pool2d", _FLOATS + ("torch.int64",))
     return AVG_POOL[2].public(input, list(kernel), list(stride), list(padding), bool(ceil_mode),
                              bool(count_include_pad), divisor_override)
 
@@ -277,6 +292,7 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
     _check_pool3d(input, kernel, stride, padding, dilation, ceil_mode,
                   "max_pool3d_with_indices_out_cpu_template()")
     args = (list(kernel), list(stride), list(padding), list(dilation), bool(ceil_mode))
+    _kernel_dtype(input, "max_pool3d", None)
     if return_indices:
         return tuple(MAX_POOL3D_WITH_INDICES.public(input, *args))
     return MAX_POOL3D.public(input, *args)
@@ -290,5 +306,7 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     _check_pool3d(input, kernel, stride, padding, (1, 1, 1), ceil_mode, "avg_pool3d()")
+    _kernel_dtype(input, "avg_pool3d_out_frame", ("torch.float32", "torch.float64",
+                                                  "torch.int64"))
     return AVG_POOL[3].public(input, list(kernel), list(stride), list(padding), bool(ceil_mode),
                               bool(count_include_pad), divisor_override)
