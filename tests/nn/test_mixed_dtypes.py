@@ -213,3 +213,18 @@ def test_pooling_dtypes(pool, nd, dtype):
         f = getattr(F, f"{pool}{nd}d")
         return f(x, 2, 2) if pool == "lp_pool" else f(x, 2)
     same_on_both(program)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32", "float32", None),
+                                    ("float32", "float64", "float32", None),
+                                    ("float32", "float32", "float64", None),
+                                    ("float32", "float32", "float32", "float64"),
+                                    ("float64", "float64", "float64", "float32"),
+                                    ("float64", "float64", "float64", "float64"),
+                                    ("int64", "int64", "int64", None)])
+def test_bilinear_dtypes(dtypes):
+    def program(lib):
+        x1, x2, w, b = ((None if d is None else lib.ones(shape, dtype=getattr(lib, d)))
+                        for d, shape in zip(dtypes, [(2, 3), (2, 3), (4, 3, 3), (4,)]))
+        return lib.nn.functional.bilinear(x1, x2, w, b)
+    same_on_both(program)

@@ -50,6 +50,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None):
     # y_k = x1^T W_k x2 + b_k
+    named = [("input1", input1), ("input2", input2), ("weight", weight)]
+    if bias is not None:
+        named.append(("bias", bias))
+    if any(t.dtype != input1.dtype for _, t in named):
+        from ...ops.conv import _C_NAMES   # PyTorch names the C++ types here
+        got = ", ".join(f"{n}: {_C_NAMES.get(str(t.dtype)[6:], str(t.dtype)[6:])}"
+                        for n, t in named)
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
     torch = _torch()
     out = torch.einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
