@@ -228,3 +228,20 @@ def test_bilinear_dtypes(dtypes):
                         for d, shape in zip(dtypes, [(2, 3), (2, 3), (4, 3, 3), (4,)]))
         return lib.nn.functional.bilinear(x1, x2, w, b)
     same_on_both(program)
+
+
+@pytest.mark.parametrize("indices,offsets", [("tensor([1., 2.])", "tensor([0])"),
+                                             ("tensor([1, 2])", "tensor([0.])"),
+                                             ("tensor([1, 2])", "tensor([0], dtype=int32)"),
+                                             ("tensor([[1., 2.]])", "None"),
+                                             ("tensor([[1, 2]], dtype=int32)", "None")])
+@pytest.mark.parametrize("fn", ["embedding_bag", "embedding"])
+def test_embedding_index_dtypes(fn, indices, offsets):
+    def program(lib):
+        env = {"tensor": lib.tensor, "int32": lib.int32}
+        w = lib.linspace(0, 1, 15).reshape(5, 3)
+        idx = eval(indices, env)
+        if fn == "embedding":
+            return lib.nn.functional.embedding(idx, w)
+        return lib.nn.functional.embedding_bag(idx, w, eval(offsets, env))
+    same_on_both(program)

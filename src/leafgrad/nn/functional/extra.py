@@ -21,7 +21,7 @@ from ...grad_mode import no_grad
 from ...ops.nn_extra import CHANNEL_SHUFFLE, COL2IM, IM2COL, PDIST, PIXEL_SHUFFLE, \
     PIXEL_UNSHUFFLE, PRELU
 from ...ops.embedding_bag import EMBEDDING_BAG
-from ...ops.nn_layers import embedding_renorm_
+from ...ops.nn_layers import _indices, embedding_renorm_
 from ...ops.norm import NATIVE_BATCH_NORM
 from ...tensor import Tensor
 from .layers import pad
@@ -417,6 +417,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         raise NotImplementedError("leafgrad: F.embedding_bag(scale_grad_by_freq=True) is not "
                                   "implemented (PyTorch's frequency scaling of the weight "
                                   "gradient is not reproduced yet)")
+    for t in (input, offsets):   # float indices (say, from a float NumPy array) are refused
+        _indices(t, "embedding_bag")
     if max_norm is not None:
         with no_grad():
             embedding_renorm_(weight, input, max_norm, norm_type)
