@@ -734,7 +734,9 @@ def _embedding(L, r, x, y):
     mode = r.pick(["sum", "mean", "max"])
     flat = idx.reshape(-1)
     offsets = _long(L, sorted({0} | {r.int(0, flat.shape[0]) for _ in range(r.int(0, 2))}))
-    kw = {"mode": mode, "include_last_offset": r.flip(0.2)}
+    # torch 2.13 crashes (heap corruption) on include_last_offset=True with a single offset,
+    # i.e. zero bags: never drawn
+    kw = {"mode": mode, "include_last_offset": r.flip(0.2) and offsets.shape[0] > 1}
     if mode == "sum" and r.flip(0.3) and weight.dtype.is_floating_point:
         kw["per_sample_weights"] = _flat_to(L, x.to(weight.dtype), flat.shape[0]) \
             if x.numel() and flat.shape[0] else None
