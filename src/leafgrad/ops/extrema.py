@@ -17,6 +17,7 @@ import numpy as np
 
 from .pointwise_common import not_implemented_for
 from .registry import defop, export_function, bind_method, FUNCTIONS, Sample
+from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .reduction import _dims, _wrap_dim, expand_grad, _const, _NODIM
 from .. import return_types
 from ..tensor import Tensor, _wrap
@@ -178,7 +179,7 @@ def _pairwise(name, other):
     return fn
 
 
-def max(input, dim=_NODIM, keepdim=False, *, out=None):
+def max(input, dim=_NODIM, keepdim=False, *, out=None, axis=_NA, keepdims=_NA):
     """``max(x)``: the largest element; ``max(x, dim)``: ``(values, indices)`` along ``dim``;
     ``max(x, other)``: the elementwise maximum.
 
@@ -186,6 +187,8 @@ def max(input, dim=_NODIM, keepdim=False, *, out=None):
     >>> torch.tensor([[1.0, 5.0], [7.0, 2.0]]).max()
     tensor(7.)
     """
+    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
+        dim, keepdim = _aliased("max", dim, _NODIM, keepdim, axis, keepdims)
     if dim is _NODIM:
         return _max1.public(input)
     if isinstance(dim, Tensor):
@@ -193,8 +196,10 @@ def max(input, dim=_NODIM, keepdim=False, *, out=None):
     return _along(_max0, "max", _argmax_keep, input, dim, keepdim)
 
 
-def min(input, dim=_NODIM, keepdim=False, *, out=None):
+def min(input, dim=_NODIM, keepdim=False, *, out=None, axis=_NA, keepdims=_NA):
     """``min(x)``, ``min(x, dim)`` or ``min(x, other)``; see :func:`max`."""
+    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
+        dim, keepdim = _aliased("min", dim, _NODIM, keepdim, axis, keepdims)
     if dim is _NODIM:
         return _min1.public(input)
     if isinstance(dim, Tensor):
@@ -202,8 +207,10 @@ def min(input, dim=_NODIM, keepdim=False, *, out=None):
     return _along(_min0, "min", _argmin_keep, input, dim, keepdim)
 
 
-def median(input, dim=_NODIM, keepdim=False):
+def median(input, dim=_NODIM, keepdim=False, *, axis=_NA, keepdims=_NA):
     """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
+    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
+        dim, keepdim = _aliased("median", dim, _NODIM, keepdim, axis, keepdims)
     if input._data.dtype == np.bool_ and input._data.size:   # (an empty one gives True)
         raise not_implemented_for("median_cpu" if dim is _NODIM else "median_out",
                                   input._data)

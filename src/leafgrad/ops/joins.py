@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .registry import Sample, bind_method, defop, export_function
 from .shape import at_least, reshape, wrap_dim
 from .indexing import narrow
@@ -108,7 +109,9 @@ _cat = defop("cat", cat, inputs=("tensors",), list_input=True,
              family=FAMILY)
 
 
-def _cat_public(tensors, dim=0, *, out=None):
+def _cat_public(tensors, dim=0, *, axis=_NA, out=None):
+    if axis is not _NA:   # Note [NumPy aliases at no cost] (before out=: see with_out)
+        dim = _aliased("cat", dim, 0, False, axis, _NA)[0]
     _tensor_list_check("cat", tensors)
     if len(tensors) == 0:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -148,7 +151,9 @@ _stack = defop("stack", stack, inputs=("tensors",), list_input=True,
                family=FAMILY)
 
 
-def _stack_public(tensors, dim=0, *, out=None):
+def _stack_public(tensors, dim=0, *, axis=_NA, out=None):
+    if axis is not _NA:   # Note [NumPy aliases at no cost] (before out=: see with_out)
+        dim = _aliased("stack", dim, 0, False, axis, _NA)[0]
     _tensor_list_check("stack", tensors)
     if len(tensors) == 0:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -288,8 +293,10 @@ def split(self, split_size_or_sections, dim=0):
     return _split.public(self, int(split_size_or_sections), dim)
 
 
-def chunk(self, chunks, dim=0):
+def chunk(self, chunks, dim=0, *, axis=_NA):
     """At most ``chunks`` pieces of equal size (the last may be smaller)."""
+    if axis is not _NA:   # Note [NumPy aliases at no cost]
+        dim = _aliased("chunk", dim, 0, False, axis, _NA)[0]
     if self._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
@@ -332,8 +339,10 @@ _unbind = variable_outputs(defop(
                                          call="Tensor.unbind")]))
 
 
-def unbind(self, dim=0):
+def unbind(self, dim=0, *, axis=_NA):
     """The slices along ``dim`` as a tuple of views (empty for a size-0 dim)."""
+    if axis is not _NA:   # Note [NumPy aliases at no cost]
+        dim = _aliased("unbind", dim, 0, False, axis, _NA)[0]
     data = self._data
     if data.ndim and data.shape[wrap_dim(dim, data.ndim)] == 0:
         return ()

@@ -36,6 +36,7 @@ def resolve(name: str, names: tuple, defaults: dict, args: tuple, aliases: tuple
     parameter it stands for. ``aliases``: (parameter name, alias value) pairs. Raises
     PyTorch's TypeError when the parameter was passed too (its value is not its default)."""
     out = list(args)
+    first = next((p for p, v in aliases if v is not NA), None)
     for param, value in aliases:
         i = names.index(param)
         if value is NA:
@@ -44,7 +45,28 @@ def resolve(name: str, names: tuple, defaults: dict, args: tuple, aliases: tuple
                                 f"'{param}'")
             continue
         if out[i] is not defaults.get(param, NA):
-            raise TypeError(f"{name}() got an unexpected keyword argument "
-                            f"'{ALIASES[param]}'")
+            raise _unexpected(name, first)
         out[i] = value
     return tuple(out)
+
+
+def dim_keepdim(name: str, dim, no_dim, keepdim, axis, keepdims) -> tuple:
+    """For hand-written wrappers, once an alias was passed: ``(dim, keepdim)`` with ``axis``
+    and ``keepdims`` moved on. ``no_dim``: ``dim``'s default (what "not passed" looks like);
+    pass ``keepdim=False`` for a wrapper without keepdim."""
+    first = "dim" if axis is not NA else "keepdim"
+    if axis is not NA:
+        if dim is not no_dim:
+            raise _unexpected(name, first)
+        dim = axis
+    if keepdims is not NA:
+        if keepdim is not False:
+            raise _unexpected(name, first)
+        keepdim = keepdims
+    return dim, keepdim
+
+
+def _unexpected(name: str, param: str) -> TypeError:
+    # PyTorch's parser names the first keyword that is not a parameter's own name: the
+    # first alias passed, whichever name was given twice
+    return TypeError(f"{name}() got an unexpected keyword argument '{ALIASES[param]}'")

@@ -20,6 +20,7 @@ import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
 from .cascade_sum import sum_like_torch
+from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 
@@ -162,7 +163,7 @@ _sum1 = defop("sum_dim", sum_dim, derivatives={"self": sum_dim_self},
                   Sample((make(shapes[0]),), {"dim": None}, call="sum")])
 
 
-def sum(input, dim=_NODIM, keepdim=False, *, dtype=None):
+def sum(input, dim=_NODIM, keepdim=False, *, dtype=None, axis=_NA, keepdims=_NA):
     """Sum of all elements, or over ``dim``; integer and bool inputs give int64.
 
     >>> import leafgrad as torch
@@ -170,6 +171,10 @@ def sum(input, dim=_NODIM, keepdim=False, *, dtype=None):
     tensor([[3],
             [7]])
     """
+    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
+        if dim is _NODIM and axis is _NA:
+            raise _keepdims_alone("sum", "tuple of ints")
+        dim, keepdim = _aliased("sum", dim, _NODIM, keepdim, axis, keepdims)
     if dim is _NODIM:
         if keepdim:
             raise TypeError("sum() received an invalid combination of arguments - got "
@@ -183,6 +188,14 @@ def sum(input, dim=_NODIM, keepdim=False, *, dtype=None):
                         f"dtype = None)\n * (tuple of ints dim, bool keepdim = False, *, "
                         f"torch.dtype dtype = None)\n")
     return _sum1.public(input, dim, keepdim, dtype=dtype)
+
+
+def _keepdims_alone(name, dim_type):
+    """PyTorch's error for ``keepdims=`` without a dim (no overload takes it alone)."""
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"(keepdims=bool, ), but expected one of:\n * (*, torch.dtype dtype = "
+                     f"None)\n * ({dim_type} dim, bool keepdim = False, *, torch.dtype dtype "
+                     f"= None)\n")
 
 
 def _int_dims(dim):
@@ -249,13 +262,17 @@ _mean1 = defop("mean_dim", mean_dim, derivatives={"self": mean_dim_self},
                    Sample((make(shapes[0]),), call="mean")])
 
 
-def mean(input, dim=_NODIM, keepdim=False, *, dtype=None):
+def mean(input, dim=_NODIM, keepdim=False, *, dtype=None, axis=_NA, keepdims=_NA):
     """Mean of all elements, or over ``dim``; floating input only (or pass ``dtype=``).
 
     >>> import leafgrad as torch
     >>> torch.tensor([1.0, 2.0, 6.0]).mean()
     tensor(3.)
     """
+    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
+        if dim is _NODIM and axis is _NA:
+            raise _keepdims_alone("mean", "tuple of ints")
+        dim, keepdim = _aliased("mean", dim, _NODIM, keepdim, axis, keepdims)
     if dim is _NODIM:
         return _mean0.public(input, dtype=dtype)
     return _mean1.public(input, dim, keepdim, dtype=dtype)
@@ -339,13 +356,17 @@ _prod1 = defop("prod_dim", prod_dim, derivatives={"self": prod_dim_self},
                methods=(), functions=(), family=FAMILY, samples=_prod_samples)
 
 
-def prod(input, dim=_NODIM, keepdim=False, *, dtype=None):
+def prod(input, dim=_NODIM, keepdim=False, *, dtype=None, axis=_NA, keepdims=_NA):
     """Product of all elements, or along one ``dim``.
 
     >>> import leafgrad as torch
     >>> torch.tensor([1.0, 2.0, 3.0]).prod()
     tensor(6.)
     """
+    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
+        if dim is _NODIM and axis is _NA:
+            raise _keepdims_alone("prod", "int")
+        dim, keepdim = _aliased("prod", dim, _NODIM, keepdim, axis, keepdims)
     if dim is _NODIM:
         return _prod0.public(input, dtype=dtype)
     return _prod1.public(input, dim, keepdim, dtype=dtype)
@@ -453,19 +474,25 @@ def _var_args(dim, unbiased, keepdim, correction, what):
     return dim, correction, keepdim
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=_NA,
+           keepdims=_NA):
     """Variance over ``dim`` (all by default) with Bessel's correction unless told otherwise.
 
     >>> import leafgrad as torch
     >>> torch.tensor([1.0, 2.0, 3.0, 4.0]).var()
     tensor(1.6667)
     """
+    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
+        dim, keepdim = _aliased("var", dim, None, keepdim, axis, keepdims)
     dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "var")
     return _var.public(input, dim, correction, keepdim)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=_NA,
+           keepdims=_NA):
     """Standard deviation over ``dim`` (all by default); see :func:`var`."""
+    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
+        dim, keepdim = _aliased("std", dim, None, keepdim, axis, keepdims)
     dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "std")
     return _std.public(input, dim, correction, keepdim)
 
