@@ -29,7 +29,8 @@ CALLS = [
     "T.logsumexp(x, axis=0, keepdims=True)", "x.softmax(axis=0)", "T.softmax(x, axis=1)",
     "x.log_softmax(axis=1)", "T.cumsum(x, axis=1)", "x.cumprod(axis=0)",
     "x.unsqueeze(axis=0)", "(x > 0).any(axis=0)", "(x > 0).all(axis=1, keepdims=True)",
-    "n.nansum(axis=1)",
+    "n.nansum(axis=1)", "x.gather(axis=1, index=T.tensor([[0, 2]]))",
+    "T.index_select(x, axis=0, index=T.tensor([1, 0]))", "x.select(axis=1, index=2)",
 ]
 
 # Both spellings, unknown keywords, and a required dim given neither way.
@@ -40,7 +41,7 @@ ERRORS = [
     "T.cat([x, x], 1, axis=1)", "T.stack([x, x], dim=1, axis=1)", "x.softmax(0, axis=0)",
     "T.softmax(x, dim=0, axis=0)", "T.cumsum(x, axis=0, dim=0)", "x.sum(1, foo=2)",
     "x.argmax(axis=1, keepdim=True, keepdims=True)",
-    "x.sum(axis=1, keepdim=True, keepdims=True)",
+    "x.sum(axis=1, keepdim=True, keepdims=True)", "x.select(0, 1, axis=0)",
 ]
 
 

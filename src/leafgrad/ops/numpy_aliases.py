@@ -40,13 +40,16 @@ def resolve(name: str, names: tuple, defaults: dict, args: tuple, aliases: tuple
     for param, value in aliases:
         i = names.index(param)
         if value is NA:
-            if out[i] is NA:   # a required dim given neither way: Python's own message
-                raise TypeError(f"{name}() missing 1 required positional argument: "
-                                f"'{param}'")
             continue
         if out[i] is not defaults.get(param, NA):
             raise _unexpected(name, first)
         out[i] = value
+    missing = [f"'{n}'" for n, v in zip(names, out) if v is NA]
+    if missing:   # a required parameter left out (dim given neither way): Python's message
+        listed = (", ".join(missing[:-1]) + f" and {missing[-1]}" if len(missing) > 1
+                  else missing[0])
+        raise TypeError(f"{name}() missing {len(missing)} required positional argument"
+                        f"{'s' if len(missing) > 1 else ''}: {listed}")
     return tuple(out)
 
 

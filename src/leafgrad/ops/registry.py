@@ -374,12 +374,12 @@ def _make_aliased_public(rec: OpRecord, sig: "_Signature") -> Callable:
     names, defaults = sig.names, dict(sig.defaults)
     n_pos = len(names) - sig.n_kwonly
     dim = names.index("dim") if "dim" in names else -1
-    # a required dim gets NA as default, so axis alone can stand for it (only where every
-    # later positional parameter has a default, as Python requires)
-    required = dim >= 0 and "dim" not in defaults and (
-        dim >= n_pos or all(n in defaults for n in names[dim + 1:n_pos]))
-    if dim >= 0 and "dim" not in defaults and not required:
-        dim = -1   # no way to leave dim out: no axis alias
+    # a required dim gets NA as default, so axis alone can stand for it, and so does each
+    # later positional parameter without one (Python requires it: ``gather(x, axis=0,
+    # index=i)``); the template sends a call leaving any of them out to _resolve
+    required = ()
+    if dim >= 0 and "dim" not in defaults:
+        required = tuple(i for i in range(dim, n_pos) if names[i] not in defaults) or (dim,)
     keep = names.index("keepdim") if "keepdim" in names else -1
     if dim < 0 and keep < 0:
         return _make_public_plain(rec, sig)
@@ -393,8 +393,8 @@ def _make_aliased_public(rec: OpRecord, sig: "_Signature") -> Callable:
                             co_name=rec.name, **_qualname(rec.name))
     env = {"_dispatch": rec.dispatch, "_rec": rec, "__builtins__": builtins, "_NA": _NA,
            "_resolve": _resolve, "_name": rec.name, "_names": names, "_defaults": defaults}
-    if required:
-        defaults["dim"] = _NA
+    for i in required:
+        defaults[names[i]] = _NA
     fn = types.FunctionType(code, env, rec.name,
                             tuple(defaults[n] for n in names[:n_pos] if n in defaults) or None)
     kwdefaults = {n: defaults[n] for n in names[n_pos:] if n in defaults}
@@ -405,7 +405,7 @@ def _make_aliased_public(rec: OpRecord, sig: "_Signature") -> Callable:
     return fn
 
 
-def _alias_template(n_pos: int, n_kwonly: int, dim: int, required: bool,
+def _alias_template(n_pos: int, n_kwonly: int, dim: int, required: tuple,
                     keep: bool) -> types.CodeType:
     """``def f(p0, .., *, k0, .., a0, a1)``: ``_dispatch(_rec, (p0, .., k0, ..))`` unless
     an alias was passed (or a required dim was left out), then through ``_resolve``."""
@@ -413,7 +413,7 @@ def _alias_template(n_pos: int, n_kwonly: int, dim: int, required: bool,
     aliases, tests, pairs = [], [], []
     if dim >= 0:
         aliases.append("a_axis")
-        tests.append(f"p{dim} is _NA or a_axis is not _NA" if required else "a_axis is not _NA")
+        tests.extend([f"p{i} is _NA" for i in required] + ["a_axis is not _NA"])
         pairs.append("('dim', a_axis)")
     if keep:
         aliases.append("a_keepdims")
