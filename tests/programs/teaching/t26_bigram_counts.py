@@ -18,7 +18,7 @@ for w in words:
         N[stoi[a], stoi[b]] += 1
 print(N.dtype, N.shape, N.sum().item(), N[0, :8])
 P = (N + 1).float()
-P /= P.sum(1, keepdim=True)
+P /= P.sum(1, keepdims=True)
 print(P[0].sum().item(), P.shape, P[0, :5])
 
 g = torch.Generator().manual_seed(2147483647)
@@ -63,7 +63,7 @@ print(xenc.shape, xenc.dtype, xenc[:2, :6])
 for k in range(30):
     logits = xenc @ W
     counts = logits.exp()
-    probs = counts / counts.sum(1, keepdim=True)
+    probs = counts / counts.sum(1, keepdims=True)
     loss = -probs[torch.arange(num), ys].log().mean() + 0.01 * (W ** 2).mean()
     if k % 5 == 0:
         print(k, f"{loss.item():.4f}")

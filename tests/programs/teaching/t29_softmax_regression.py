@@ -15,12 +15,12 @@ W = torch.normal(0, 0.01, size=(num_inputs, num_outputs), requires_grad=True)
 b = torch.zeros(num_outputs, requires_grad=True)
 
 X = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-print(X.sum(0, keepdim=True), X.sum(1, keepdim=True))
+print(X.sum(0, keepdims=True), X.sum(1, keepdims=True))
 
 
 def softmax(X):
     X_exp = torch.exp(X)
-    partition = X_exp.sum(1, keepdim=True)
+    partition = X_exp.sum(1, keepdims=True)
     return X_exp / partition
 
 
@@ -47,7 +47,7 @@ print(cross_entropy(y_hat, y))
 
 def accuracy(y_hat, y):
     if len(y_hat.shape) > 1 and y_hat.shape[1] > 1:
-        y_hat = y_hat.argmax(dim=1)
+        y_hat = y_hat.argmax(axis=1)
     cmp = y_hat.type(y.dtype) == y
     return float(cmp.type(y.dtype).sum())
 
@@ -96,6 +96,6 @@ for epoch in range(5):
     print(f"epoch {epoch + 1}: loss {metric[0] / metric[2]:.4f}, "
           f"train acc {metric[1] / metric[2]:.3f}, test acc {test_acc:.3f}")
 print(W.grad.abs().sum(), b)
-preds = net(X_all[200:208]).argmax(dim=1)
+preds = net(X_all[200:208]).argmax(axis=1)
 print("true ", y_all[200:208].tolist())
 print("preds", preds.tolist())
