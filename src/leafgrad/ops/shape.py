@@ -23,6 +23,7 @@ from operator import index as _index
 
 import numpy as np
 
+from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .registry import Sample, bind_method, defop, export_function
 from ..autograd.graph import sum_to
 from ..errors import shape_str
@@ -429,8 +430,10 @@ _squeeze2 = defop("squeeze_dims", squeeze_dims_op, derivatives={"self": squeeze_
                   functions=(), family=FAMILY)
 
 
-def squeeze(self, dim=None):
+def squeeze(self, dim=None, *, axis=_NA):
     """Drop size-1 dims: all of them, one ``dim``, or a tuple of dims."""
+    if axis is not _NA:   # Note [NumPy aliases at no cost]
+        dim = _aliased("squeeze", dim, None, False, axis, _NA)[0]
     if dim is None:
         return _squeeze0.public(self)
     if isinstance(dim, (tuple, list)):

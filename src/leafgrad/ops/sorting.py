@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .registry import Sample, bind_method, defop, export_function
 from .joins import materialize_zeros, variable_outputs
 from .shape import at_least, wrap_dim
@@ -71,13 +72,17 @@ _sort = variable_outputs(defop(
     functions=(), samples=_sort_samples, family=FAMILY))
 
 
-def sort(self, dim=-1, descending=False, stable=False):
+def sort(self, dim=-1, descending=False, stable=False, *, axis=_NA):
     """``(values, indices)`` as ``torch.return_types.sort``."""
+    if axis is not _NA:   # Note [NumPy aliases at no cost]
+        dim = _aliased("sort", dim, -1, False, axis, _NA)[0]
     return return_types.sort(_sort.public(self, dim, descending, stable))
 
 
-def argsort(self, dim=-1, descending=False, stable=False):
+def argsort(self, dim=-1, descending=False, stable=False, *, axis=_NA):
     """Where each sorted value came from (no gradient)."""
+    if axis is not _NA:   # Note [NumPy aliases at no cost]
+        dim = _aliased("argsort", dim, -1, False, axis, _NA)[0]
     return _wrap(_order(self._data, dim, descending))
 
 
@@ -119,8 +124,10 @@ _topk = variable_outputs(defop(
     functions=(), samples=_topk_samples, family=FAMILY))
 
 
-def topk(self, k, dim=-1, largest=True, sorted=True):
+def topk(self, k, dim=-1, largest=True, sorted=True, *, axis=_NA):
     """``(values, indices)`` of the ``k`` largest entries, as ``torch.return_types.topk``."""
+    if axis is not _NA:   # Note [NumPy aliases at no cost]
+        dim = _aliased("topk", dim, -1, False, axis, _NA)[0]
     return return_types.topk(_topk.public(self, k, dim, largest, sorted))
 
 
