@@ -117,7 +117,8 @@ RECORDS = {
         "hardshrink hardshrink_backward rrelu_with_noise rrelu_with_noise_ "
         "rrelu_with_noise_backward softshrink softshrink_backward"),
     "nn_layers": (
-        "constant_pad_nd embedding embedding_dense_backward layer_norm"),
+        "constant_pad_nd embedding embedding_dense_backward layer_norm "
+        "native_batch_norm native_group_norm"),
     "xlogy": (
         "xlogy xlogy_other_scalar xlogy_self_scalar"),
     "conv": (
@@ -139,8 +140,6 @@ RECORDS = {
         "reflection_pad2d_backward reflection_pad3d reflection_pad3d_backward "
         "replication_pad1d replication_pad1d_backward replication_pad2d "
         "replication_pad2d_backward replication_pad3d replication_pad3d_backward"),
-    "norm": (
-        "native_batch_norm native_group_norm"),
     "special": (
         "digamma erfinv i0 lgamma mvlgamma polygamma sinc special_i1"),
     "pointwise_extra": (
