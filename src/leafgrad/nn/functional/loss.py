@@ -422,7 +422,12 @@ def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_aver
     reduction = legacy_reduction(size_average, reduce,
                                  reduction)
     torch = _torch()
-    cos = cosine_similarity(input1, input2, dim=-1, eps=1e-12)
+    # PyTorch's own formula (not cosine_similarity's): the 1e-12 goes into each squared
+    # magnitude before the product, which decides the rounding of near-zero gradients.
+    prod_sum = (input1 * input2).sum(-1)
+    mag_square1 = (input1 * input1).sum(-1) + 1e-12
+    mag_square2 = (input2 * input2).sum(-1) + 1e-12
+    cos = prod_sum / (mag_square1 * mag_square2).sqrt()
     zeros = torch.zeros_like(cos)
     loss = torch.where(target == 1, 1 - cos, zeros) + \
         torch.where(target == -1, (cos - margin).clamp(min=0), zeros)

@@ -1,0 +1,50 @@
+"""Semantic fuzz mismatches (issue 8, session 3, list A): values, grad_fn names, None-ness.
+
+Each statement runs in leafgrad and in torch (``torch`` and ``F`` name the library under
+test); both must raise the same exception type and message, or give exactly the same values,
+dtype, shape and ``grad_fn`` name for ``y``.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+import torch
+
+import leafgrad
+from oracle import np_of
+
+
+def _run(L, statement):
+    env = {"torch": L, "F": L.nn.functional}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(statement, env)   # noqa: S102 - a statement from the lists below
+    except Exception as exc:   # noqa: BLE001 - the error is the observation
+        return type(exc).__name__, str(exc)
+    y = env["y"]
+    if y is None:
+        return None
+    fn = None if y.grad_fn is None else type(y.grad_fn).__name__
+    values = [v if not (isinstance(v, float) and math.isnan(v)) else "nan"
+              for v in np_of(y).reshape(-1).tolist()]
+    return str(y.dtype), tuple(y.shape), values, fn
+
+
+STATEMENTS = [
+    # x28: cosine_embedding_loss puts its 1e-12 into each squared magnitude (not
+    # cosine_similarity's formula); the gradient at cos == -1 is that rounding, not 0
+    "a = torch.tensor([[-0.67212615]], dtype=torch.float64); "
+    "b = torch.tensor([[0.05279285]], dtype=torch.float64, requires_grad=True); "
+    "y = torch.autograd.grad(F.cosine_embedding_loss(a, b, torch.tensor([1]), "
+    "reduction='none').sum(), b)[0]",
+    "a = torch.tensor([[0.3, -1.2], [2., 0.5]], requires_grad=True); "
+    "y = F.cosine_embedding_loss(a, a * 2, torch.tensor([1, -1]), margin=0.3)",
+]
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)
