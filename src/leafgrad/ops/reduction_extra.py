@@ -424,7 +424,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     else:
         d = _wrap_dim(dim, max(input.ndim, 1))
         x = input.reshape(1) if input.ndim == 0 else input
-        x = x.movedim(d, -1).unsqueeze(d) if keepdim else x.movedim(d, -1)
+        # (a 0-d input stays 0-d in PyTorch even with keepdim=True)
+        x = x.movedim(d, -1).unsqueeze(d) if keepdim and input.ndim else x.movedim(d, -1)
     ordered = x.sort(-1).values
     data = ordered._data
     n = data.shape[-1]

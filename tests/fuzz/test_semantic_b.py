@@ -1,0 +1,32 @@
+"""Semantic fuzz mismatches (shapes, requires_grad, grad_fn names, version errors): regressions.
+
+Each test runs the same statements on leafgrad and on torch (``oracle.same_on_both``) and
+compares the result's shape, dtype, values, requires_grad and grad_fn name.
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import leafgrad
+from oracle import same_on_both
+
+torch.set_num_threads(1)
+
+
+def _meta(t):
+    """What the fuzzer compares besides values: requires_grad and the grad_fn name."""
+    return (t, t.requires_grad, None if t.grad_fn is None else t.grad_fn.name())
+
+
+# -- quantile of a 0-d input: keepdim=True adds no dim (the result stays as for keepdim=False)
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("q", [0.5, "t"])
+@pytest.mark.parametrize("kw", [{"dim": -1, "keepdim": True}, {"dim": 0, "keepdim": True},
+                                {"keepdim": True}, {"dim": 0}])
+def test_quantile_0d_keepdim(fn, q, kw):
+    def run(L):
+        x = L.tensor(2.5, requires_grad=True)
+        qq = L.tensor([0.1, 0.9]) if q == "t" else q
+        return _meta(getattr(L, fn)(x, qq, interpolation="lower", **kw))
+    same_on_both(run)
