@@ -42,6 +42,16 @@ STATEMENTS = [
     "reduction='none').sum(), b)[0]",
     "a = torch.tensor([[0.3, -1.2], [2., 0.5]], requires_grad=True); "
     "y = F.cosine_embedding_loss(a, a * 2, torch.tensor([1, -1]), margin=0.3)",
+    # x16: the same loss (value 0 before the fix) fed to lgamma gave inf
+    "a = torch.tensor(-0.8723053); b = torch.tensor(-0.24538149, dtype=torch.float64, "
+    "requires_grad=True); y = torch.lgamma(F.cosine_embedding_loss(a.double().reshape(1), "
+    "b.reshape(1), torch.tensor(1)))",
+    # x8: linalg.vecdot of two 1-D tensors is vdot (VdotBackward0), whatever dim says
+    "a = torch.ones(1, requires_grad=True); y = torch.linalg.vecdot(a, torch.ones(1))",
+    "a = torch.ones(3, requires_grad=True); y = torch.linalg.vecdot(torch.ones(3), a, dim=5)",
+    "a = torch.ones(3, requires_grad=True); y = torch.linalg.vecdot(a, torch.ones(2))",
+    "a = torch.ones(2, 3, requires_grad=True); y = torch.linalg.vecdot(a, torch.ones(3))",
+    "a = torch.ones(1, requires_grad=True); y = torch.linalg.vecdot(a, torch.ones(()))",
 ]
 
 

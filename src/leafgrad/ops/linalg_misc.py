@@ -84,10 +84,13 @@ def vecdot(x, y, *, dim=-1, out=None):
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
                            f"x of type {from_numpy_dtype(a.dtype).tensor_type[:-6]} and y of "
                            f"type {from_numpy_dtype(b.dtype).tensor_type[:-6]} instead")
-    if a.ndim == 1 and b.ndim == 1 and a.shape[0] != b.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
-                           f"[{b.shape[0]}] to have the same number of elements, but got "
-                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    if a.ndim == 1 and b.ndim == 1:
+        if a.shape[0] != b.shape[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and "
+                               f"src [{b.shape[0]}] to have the same number of elements, but "
+                               f"got {a.shape[0]} and {b.shape[0]} elements respectively")
+        # PyTorch hands two 1-D inputs to vdot whatever `dim` says (VdotBackward0)
+        return FUNCTIONS["vdot"](x, y)
     return (x * y).sum(dim)
 
 
