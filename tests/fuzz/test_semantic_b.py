@@ -30,3 +30,14 @@ def test_quantile_0d_keepdim(fn, q, kw):
         qq = L.tensor([0.1, 0.9]) if q == "t" else q
         return _meta(getattr(L, fn)(x, qq, interpolation="lower", **kw))
     same_on_both(run)
+
+
+# -- Tensor.unfold of a 0-d tensor with size 0: an empty window, shape (0,), gradient 0 ----------
+@pytest.mark.parametrize("size,step", [(0, 1), (0, 2), (1, 1), (1, 2)])
+def test_unfold_0d_size(size, step):
+    def run(L):
+        x = L.tensor(1.5, requires_grad=True)
+        y = x.unfold(-1, size, step)
+        y.sum().backward()
+        return _meta(y), x.grad
+    same_on_both(run)

@@ -322,7 +322,7 @@ def unfold(self, dimension, size, step):
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     if self.ndim == 0:
-        return self.reshape(1)
+        return self.reshape(1)[:size]   # size 0 gives an empty window, as PyTorch
     count = (length - size) // step + 1
     shape = self.shape[:d] + (count,) + self.shape[d + 1:] + (size,)
     strides = self.strides[:d] + (self.strides[d] * step,) + self.strides[d + 1:] + \
@@ -336,7 +336,7 @@ def unfold_self(grad, self_shape, dimension, size, step):
     over windows ``k`` and offsets ``j`` with ``k * step + j == i`` (a 0/1 matrix product,
     so the formula is differentiable again)."""
     if len(self_shape) == 0:
-        return grad.reshape(())
+        return grad.reshape(()) if size else grad.sum()   # (size 0: an empty window)
     d = _unfold_dim(dimension, len(self_shape))
     length = self_shape[d]
     count = grad.shape[d]
