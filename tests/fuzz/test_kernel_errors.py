@@ -32,3 +32,31 @@ def test_kernel_error_text(src):
     def run(L):
         return eval(src, {"L": L, "F": L.nn.functional})
     assert_same_error(lambda: run(leafgrad), lambda: run(torch))
+
+
+# A float32 batch convolved with a float64 weight: PyTorch's message names the MKLDNN path
+# unless use_mkldnn leaves the call to the slow kernel (an unstrided 1x1 kernel on a batch under
+# 16, on one thread), so it depends on torch.set_num_threads (test_fuzz.py sets 1 at import).
+CONV_MIX = [((2, 1, 3), (1, 1, 1), {}), ((2, 1, 3), (1, 1, 2), {}), ((16, 1, 3), (1, 1, 1), {}),
+            ((2, 1, 3), (1, 1, 1), {"stride": 2}), ((2, 1, 3), (1, 1, 1), {"dilation": 2}),
+            ((1, 1, 3), (1, 1, 2), {}), ((2, 1, 3, 3), (1, 1, 1, 1), {}),
+            ((2, 1, 3, 3), (1, 1, 2, 1), {}), ((2, 1, 3, 3, 3), (1, 1, 2, 1, 1), {}),
+            ((2, 2, 3), (1, 2, 1), {})]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("ish,wsh,kw", CONV_MIX)
+def test_conv_mixed_dtype_message_follows_threads(threads, ish, wsh, kw):
+    def run(L):
+        conv = {3: L.nn.functional.conv1d, 4: L.nn.functional.conv2d,
+                5: L.nn.functional.conv3d}[len(ish)]
+        return conv(L.ones(*ish), L.ones(*wsh).double(), **kw)
+    before = (torch.get_num_threads(), leafgrad.get_num_threads())
+    torch.set_num_threads(threads)
+    leafgrad.set_num_threads(threads)
+    try:
+        assert_same_error(lambda: run(leafgrad), lambda: run(torch))
+    finally:
+        torch.set_num_threads(before[0])
+        leafgrad.set_num_threads(before[1])
+

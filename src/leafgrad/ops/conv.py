@@ -41,6 +41,7 @@ from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor
 from .registry import Sample, defop, export_function
+from .tensor_utils import get_num_threads as _num_threads
 
 FAMILY = "conv"
 
@@ -286,8 +287,13 @@ def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
         raise RuntimeError(f"Input type ({_C_NAMES.get(idt.name, idt.name)}) and bias type "
                            f"({_C_NAMES.get(bdt.name, bdt.name)}) should be the same")
     if idt != wdt:
-        # a batched float input takes the MKLDNN path, whose message differs
-        if not (idt == np.float32 and ish[0] > 1):
+        # a batched float input takes the MKLDNN path, whose message differs; PyTorch's
+        # use_mkldnn leaves an unstrided 1x1 kernel on a batch under 16 to the slow path
+        # when it runs on one thread (a 1-d convolution runs as 2-d with a kernel height of 1)
+        mkldnn = idt == np.float32 and ish[0] > 1 and (
+            any(v != 1 for v in stride) or any(v != 1 for v in dilation) or ish[0] >= 16
+            or wsh[-1] != 1 or (len(wsh) > 3 and wsh[-2] != 1) or _num_threads() > 1)
+        if not mkldnn:
             raise RuntimeError(f"expected scalar type {_dt.from_numpy_dtype(idt).tensor_type[:-6]}"
                                f" but found {_dt.from_numpy_dtype(wdt).tensor_type[:-6]}")
         raise RuntimeError(f"Input type ({_type_name(idt)}) and weight type ({_type_name(wdt)}) "

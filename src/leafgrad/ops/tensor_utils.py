@@ -11,6 +11,8 @@ tensor([1, 1])
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -95,7 +97,15 @@ class iinfo:
 
 
 # -- threads: NumPy decides, so these only remember what was asked ----------------------------
-_THREADS = {"intra": 1, "inter": 1}
+def _usable_cpus() -> int:
+    """PyTorch's default intra-op thread count is the machine's cores (at least 1)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+_THREADS = {"intra": _usable_cpus(), "inter": 1}
 
 
 def set_num_threads(int) -> None:
@@ -109,7 +119,7 @@ def set_num_threads(int) -> None:
 
 
 def get_num_threads() -> int:
-    """The number given to ``set_num_threads`` (1 until then)."""
+    """The number given to ``set_num_threads`` (the usable CPUs until then, as PyTorch)."""
     return _THREADS["intra"]
 
 
