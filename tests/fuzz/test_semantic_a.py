@@ -52,6 +52,15 @@ STATEMENTS = [
     "a = torch.ones(3, requires_grad=True); y = torch.linalg.vecdot(a, torch.ones(2))",
     "a = torch.ones(2, 3, requires_grad=True); y = torch.linalg.vecdot(a, torch.ones(3))",
     "a = torch.ones(1, requires_grad=True); y = torch.linalg.vecdot(a, torch.ones(()))",
+    # x3: mean's backward divides by the count as a Scalar (DivBackward1 under create_graph)
+    "x = torch.ones(3, requires_grad=True); "
+    "y = torch.autograd.grad(x.mean().pow(2), x, create_graph=True)[0]",
+    "x = torch.ones(2, 3, requires_grad=True); "
+    "y = torch.autograd.grad(x.mean(1).pow(2).sum(), x, create_graph=True)[0]",
+    "x = torch.ones((), requires_grad=True, dtype=torch.float64); "
+    "y = torch.autograd.grad(x.mean(()).pow(2), x, create_graph=True)[0]",
+    "x = torch.ones(2, 3, requires_grad=True, dtype=torch.float16); "
+    "y = torch.autograd.grad(x.mean((0, 1), keepdim=True).pow(2).sum(), x, create_graph=True)[0]",
 ]
 
 

@@ -244,12 +244,15 @@ def mean_dim(self, dim, keepdim=False, *, dtype=None):
 
 
 def mean_all_self(grad, self_shape):
-    return grad.expand(self_shape) / _count(self_shape, None)
+    # PyTorch divides by the count as a Scalar: the node is DivBackward1
+    from .registry import RECORDS
+    return RECORDS["div_scalar"].public(grad.expand(self_shape), _count(self_shape, None))
 
 
 def mean_dim_self(grad, self_shape, dim, keepdim):
+    from .registry import RECORDS
     n = _count(self_shape, _dims(dim, len(self_shape)))
-    return expand_grad(grad, self_shape, dim, keepdim) / n
+    return RECORDS["div_scalar"].public(expand_grad(grad, self_shape, dim, keepdim), n)
 
 
 _mean0 = defop("mean", mean_all, derivatives={"self": mean_all_self},
