@@ -41,3 +41,27 @@ def test_unfold_0d_size(size, step):
         y.sum().backward()
         return _meta(y), x.grad
     same_on_both(run)
+
+
+# -- index_fill with a value tensor that requires grad: the result requires grad, and the value
+# gets the filled positions' gradients (each once, even with duplicated indices)
+@pytest.mark.parametrize("index", [[1], [], [0, 2, 0]])
+@pytest.mark.parametrize("self_grad", [False, True])
+def test_index_fill_value_requires_grad(index, self_grad):
+    def run(L):
+        v = L.tensor(2.0, dtype=L.float16, requires_grad=True)
+        x = L.arange(6.0).reshape(2, 3).requires_grad_(self_grad)
+        r = x.index_fill(1, L.tensor(index, dtype=L.long), v * 1)
+        grads = L.autograd.grad((r * r).sum(), [v], create_graph=True)
+        return _meta(r), grads, L.autograd.grad(grads[0], [v])
+    same_on_both(run)
+
+
+def test_index_fill_inplace_value_requires_grad():
+    def run(L):
+        v = L.tensor(2.0, dtype=L.float64, requires_grad=True)
+        x = L.zeros(3)
+        x.index_fill_(0, L.tensor([1]), v * 2)
+        x.sum().backward()
+        return _meta(x), v.grad
+    same_on_both(run)

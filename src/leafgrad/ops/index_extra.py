@@ -122,11 +122,11 @@ def index_fill(self, dim, index, value):
     """``self`` with the slices ``index`` along ``dim`` set to ``value``."""
     out = self.copy()
     idx = _index_array(index, "index_fill")
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, np.ndarray)):   # (index_fill_tensor passes an ndarray)
         if value.ndim:
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value.ndim} dimension(s).")
-        value = value._data
+        value = value._data if isinstance(value, Tensor) else value
     d = _wrap_dim(dim, max(self.ndim, 1))
     n = self.shape[d] if self.ndim else 1
     for i in idx.tolist():   # negative indices count from the end, as PyTorch's
@@ -149,8 +149,15 @@ _fill0 = defop("index_fill", index_fill, inputs=("self",), saved_tensor_args=("i
                functions=(), family=FAMILY, samples=lambda make, shapes: [
                    Sample((make((3, 4)), 1, _long([2, 0]), -1.5), call="index_fill"),
                    Sample((make((3, 4)), 0, _long([1]), 2), call="Tensor.index_fill")])
-_fill1 = defop("index_fill_tensor", index_fill, inputs=("self",), saved_tensor_args=("index",),
-               derivatives={"self": index_fill_self}, dtype="same",
+def index_fill_tensor_value(grad, dim, index):
+    # the filled positions' gradients summed (each position once, duplicated indices or not)
+    return grad.sum() - grad.index_fill(dim, index, 0).sum()
+
+
+_fill1 = defop("index_fill_tensor", index_fill, inputs=("self", "value"),
+               saved_tensor_args=("index",),
+               derivatives={"self": index_fill_self, "value": index_fill_tensor_value},
+               dtype="same",
                grad_fn_name="IndexFillBackward1", methods=(), functions=(), family=FAMILY)
 
 
