@@ -61,6 +61,15 @@ STATEMENTS = [
     "y = torch.autograd.grad(x.mean(()).pow(2), x, create_graph=True)[0]",
     "x = torch.ones(2, 3, requires_grad=True, dtype=torch.float16); "
     "y = torch.autograd.grad(x.mean((0, 1), keepdim=True).pow(2).sum(), x, create_graph=True)[0]",
+    # x7: margin_ranking_loss clamps in place (ClampMinBackward0)
+    "a = torch.tensor([0.5, -1., 2.], requires_grad=True); "
+    "y = F.margin_ranking_loss(a, a * 3, torch.tensor([1., -1., 1.]), margin=0.5, "
+    "reduction='none')",
+    "a = torch.tensor([0.5, -1., 2.], requires_grad=True); "
+    "y = F.margin_ranking_loss(a, a * 3, torch.tensor([1., -1., 1.]))",
+    "a = torch.tensor([0.5, -1., 2.], requires_grad=True); "
+    "y = torch.autograd.grad(F.margin_ranking_loss(a, a * 3, torch.tensor([1., -1., 1.]), "
+    "reduction='sum'), a)[0]",
 ]
 
 

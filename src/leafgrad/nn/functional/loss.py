@@ -438,7 +438,8 @@ def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_averag
                         reduce=None, reduction: str = "mean") -> Tensor:
     reduction = legacy_reduction(size_average, reduce,
                                  reduction)
-    return _reduce_loss((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+    # PyTorch clamps in place (ClampMinBackward0, version 1)
+    return _reduce_loss((-target * (input1 - input2) + margin).clamp_min_(0), reduction)
 
 
 def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, reduce=None,
