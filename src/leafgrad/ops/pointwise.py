@@ -220,7 +220,10 @@ def div_self(grad, other):
 
 
 def div_other(grad, self, other):
-    return -grad * self / (other * other)
+    # PyTorch's div_tensor_other_backward, in its order: -grad * ((self / other) / other)
+    # (rounding differs from -grad * self / (other * other); a / a then has a gradient of
+    # exactly g / a - g * (1 / a), as in PyTorch)
+    return -grad * ((self / other) / other)
 
 
 def _div_samples(make, shapes):
