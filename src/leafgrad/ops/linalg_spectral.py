@@ -362,7 +362,11 @@ def _wants_residuals(A_shape, driver):
 
 def linalg_lstsq(self, b, rcond=None, driver=None):
     """``[solution, residuals]``: ``pinv(self) @ b`` (b a matrix: ``..., m, k``) and, for
-    the drivers that report them, the squared residual norms of each column."""
+    the drivers that report them, the squared residual norms of each column. A vector b
+    (one dimension fewer than self) gives a vector solution, in this same node like PyTorch."""
+    vector = b.ndim == self.ndim - 1
+    if vector:
+        b = b[..., None]
     X = linalg_pinv(self, None, rcond) @ b
     resid = np.zeros((0,), self.dtype)
     if _wants_residuals(self.shape, driver):
@@ -370,7 +374,14 @@ def linalg_lstsq(self, b, rcond=None, driver=None):
         if (S[..., -1] > np.finfo(self.dtype).eps * max(self.shape[-2:]) * S[..., 0]).all():
             r = self @ X - b
             resid = (r * r).sum(-2)
-    return [X, resid]
+    return [X[..., 0] if vector else X, resid]
+
+
+def _lstsq_matrices(grads, self, b, result):
+    """(grad of the solution, b, solution) as matrices: a vector b gets its column back."""
+    if b.ndim == self.ndim - 1:
+        return grads[0].unsqueeze(-1), b.unsqueeze(-1), result.unsqueeze(-1)
+    return grads[0], b, result
 
 
 def _lstsq_residual_parts(grads, self, b, result):
@@ -386,16 +397,20 @@ def _lstsq_residual_parts(grads, self, b, result):
 def linalg_lstsq_self(grads, self, b, result, rcond):
     # X = P b with P = pinv(A): the pseudo-inverse's adjoint, fed with g b^T
     P = _pinv.public(self, None, rcond, False)
-    g = linalg_pinv_self(matmul(grads[0], b.mT), self, P)
+    g0, b, result = _lstsq_matrices(grads, self, b, result)
+    g = linalg_pinv_self(matmul(g0, b.mT), self, P)
     extra, _ = _lstsq_residual_parts(grads, self, b, result)
     return sum_to(g if extra is None else g + extra, self._data.shape)
 
 
 def linalg_lstsq_b(grads, self, b, result, rcond):
     P = _pinv.public(self, None, rcond, False)
-    g = matmul(P.mT, grads[0])
+    vector = b.ndim == self.ndim - 1
+    g0, b, result = _lstsq_matrices(grads, self, b, result)
+    g = matmul(P.mT, g0)
     _, extra = _lstsq_residual_parts(grads, self, b, result)
-    return sum_to(g if extra is None else g + extra, b._data.shape)
+    g = sum_to(g if extra is None else g + extra, b._data.shape)
+    return g.squeeze(-1) if vector else g
 
 
 _lstsq = defop("linalg_lstsq", linalg_lstsq, inputs=("self", "b"),
@@ -426,15 +441,15 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
                            f"dtype, but got input's dtype {type_name(A._data)} and other's "
                            f"dtype {type_name(B._data)}")
+    if A.ndim < B.ndim or A.ndim - B.ndim > 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
+                           "other.dim() and (input.dim() - other.dim()) <= 1")
     _check_float_or_double(A)
     vector = B.ndim == A.ndim - 1
     if A.shape[-2] != B.shape[-1 if vector else -2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match "
                            f"other.size({-1 if vector else -2})")
-    Bm = B.unsqueeze(-1) if vector else B
-    X, resid = _lstsq.public(A, Bm, rcond, driver)
-    if vector:
-        X = X.squeeze(-1)
+    X, resid = _lstsq.public(A, B, rcond, driver)
     rank = matrix_rank(A) if driver in ("gelsd", "gelss", "gelsy", None) else \
         _wrap(np.zeros((), np.int64))
     sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else \
