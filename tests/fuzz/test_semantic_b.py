@@ -65,3 +65,19 @@ def test_index_fill_inplace_value_requires_grad():
         x.sum().backward()
         return _meta(x), v.grad
     same_on_both(run)
+
+
+# -- a convolution's weight gradient under create_graph requires grad when the weight does (it is
+# an input of PyTorch's ConvolutionBackwardBackward0), even with input and grad_output constant
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("kw", [{"stride": 2, "padding": 1}, {}])
+def test_conv_weight_grad_requires_grad(transposed, kw):
+    def run(L):
+        F = L.nn.functional
+        x = L.ones(1, 1, 3)
+        w = L.full((1, 2, 1) if transposed else (2, 1, 1), 0.5, requires_grad=True)
+        y = (F.conv_transpose1d if transposed else F.conv1d)(x, w, **kw)
+        g, = L.autograd.grad(y, [w], L.ones_like(y), create_graph=True)
+        gg = L.autograd.grad((g * g).sum(), [w], allow_unused=True)
+        return _meta(g), gg
+    same_on_both(run)

@@ -365,10 +365,11 @@ def convolution_backward_input(grad_output, input, weight, stride, padding, dila
     return _conv_input_grad(grad_output, weight, input.shape, stride, padding, dilation, groups)
 
 
-def convolution_backward_weight(grad_output, input, weight_size, stride, padding, dilation,
-                                groups):
-    """``B_x^T grad_output``: the weight gradient of a convolution (see Note above)."""
-    shape = tuple(weight_size)
+def convolution_backward_weight(grad_output, input, weight, stride, padding, dilation, groups):
+    """``B_x^T grad_output``: the weight gradient of a convolution (see Note above); ``weight``
+    gives the shape (and, as in PyTorch, is an input of the node: its result requires grad when
+    the weight does, with no gradient flowing to it)."""
+    shape = weight.shape
     cols = _take_cols(input, (shape, tuple(stride), tuple(padding), tuple(dilation)))
     return _conv_weight_grad(grad_output, input, shape, stride, padding, dilation, groups, cols)
 
@@ -386,8 +387,8 @@ def _input_grad(g, x, w, stride, padding, dilation, groups):
     return CONV_BACKWARD_INPUT.public(g, x, w, stride, padding, dilation, groups)
 
 
-def _weight_grad(g, x, shape, stride, padding, dilation, groups):
-    return CONV_BACKWARD_WEIGHT.public(g, x, tuple(shape), stride, padding, dilation, groups)
+def _weight_grad(g, x, w, stride, padding, dilation, groups):
+    return CONV_BACKWARD_WEIGHT.public(g, x, w, stride, padding, dilation, groups)
 
 
 def convolution_input(grad, input, weight, stride, padding, dilation, transposed, groups):
@@ -396,11 +397,10 @@ def convolution_input(grad, input, weight, stride, padding, dilation, transposed
     return _input_grad(grad, input, weight, stride, padding, dilation, groups)
 
 
-def convolution_weight(grad, input, weight_shape, stride, padding, dilation, transposed,
-                       groups):
+def convolution_weight(grad, input, weight, stride, padding, dilation, transposed, groups):
     if transposed:   # y = A_w^T x, so <g, y> = <A_w g, x>: g plays the input, x the output
-        return _weight_grad(input, grad, weight_shape, stride, padding, dilation, groups)
-    return _weight_grad(grad, input, weight_shape, stride, padding, dilation, groups)
+        return _weight_grad(input, grad, weight, stride, padding, dilation, groups)
+    return _weight_grad(grad, input, weight, stride, padding, dilation, groups)
 
 
 def convolution_bias(grad):
@@ -411,8 +411,9 @@ def backward_input_grad_output(grad, weight, stride, padding, dilation, groups):
     return _conv(grad, weight, stride, padding, dilation, groups)
 
 
-def backward_input_weight(grad, grad_output, weight_shape, stride, padding, dilation, groups):
-    return _weight_grad(grad_output, grad, weight_shape, stride, padding, dilation, groups)
+def backward_input_weight(grad, grad_output, weight, stride, padding, dilation, groups):
+    # (PyTorch's double backward builds this from grad_output alone: a detached weight)
+    return _weight_grad(grad_output, grad, weight.detach(), stride, padding, dilation, groups)
 
 
 def backward_weight_grad_output(grad, input, stride, padding, dilation, groups):
@@ -483,7 +484,7 @@ CONV_BACKWARD_INPUT = defop(
 
 CONV_BACKWARD_WEIGHT = defop(
     "convolution_backward_weight", convolution_backward_weight,
-    inputs=("grad_output", "input"),
+    inputs=("grad_output", "input", "weight"),
     derivatives={"grad_output": backward_weight_grad_output, "input": backward_weight_input},
     dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
     family=FAMILY)
