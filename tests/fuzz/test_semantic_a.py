@@ -72,6 +72,13 @@ STATEMENTS = [
     "a = torch.tensor([0.5, -1., 2.], requires_grad=True); "
     "y = torch.autograd.grad(F.margin_ranking_loss(a, a * 3, torch.tensor([1., -1., 1.]), "
     "reduction='sum'), a)[0]",
+    # x2: linalg.cond (p = +-inf, +-1, 'fro') fills inv_ex's output in place, so PyTorch's
+    # backward reports the modified LinalgInvEx output
+    *[f"x = torch.tensor([[2., 1.], [1., 3.]], dtype=torch.float64, requires_grad=True); "
+      f"c = torch.linalg.cond(x, {p}); y = torch.cat([c.reshape(1), "
+      f"torch.autograd.grad(c, x)[0].reshape(-1)])"
+      for p in ["float('inf')", "-float('inf')", "1", "-1", "'fro'"]],
+    "x = torch.tensor([[1., 2.], [2., 4.]], requires_grad=True); y = torch.linalg.cond(x, 1)",
 ]
 
 # compared to 5 significant digits (same formulas, different factorizations)

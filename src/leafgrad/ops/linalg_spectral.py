@@ -514,10 +514,14 @@ def cond(A, p=None, *, out=None):
         return (big / small if p != -2 else small / big).squeeze(-1)
     if p == "nuc":
         return matrix_norm(A, p) * matrix_norm(inv(A), p)
-    # PyTorch inverts with inv_ex (no error) and cleans the product in place (version 1)
+    # PyTorch inverts with inv_ex (no error), fills the inverses of singular matrices with inf
+    # IN PLACE (so, as in PyTorch, backward through this path fails: inv_ex saved its output)
+    # and cleans the product in place (version 1)
     from .linalg_decomp import inv_ex
-    return (matrix_norm(A, p) * matrix_norm(inv_ex(A)[0], p)).nan_to_num_(
-        nan=math.inf, posinf=math.inf)
+    inverse, info = inv_ex(A)
+    inverse.masked_fill_(info.unsqueeze(-1).unsqueeze(-1) > 0, math.inf)
+    return (matrix_norm(A, p) * matrix_norm(inverse, p)).nan_to_num_(
+        nan=math.inf, posinf=math.inf, neginf=-math.inf)
 
 
 for _name, _fn in (("svd", svd_torch), ("qr", qr_torch), ("pinverse", pinverse)):
