@@ -79,6 +79,18 @@ STATEMENTS = [
       f"torch.autograd.grad(c, x)[0].reshape(-1)])"
       for p in ["float('inf')", "-float('inf')", "1", "-1", "'fro'"]],
     "x = torch.tensor([[1., 2.], [2., 4.]], requires_grad=True); y = torch.linalg.cond(x, 1)",
+    # x4: einsum's backward through size-1 dimensions broadcast against another operand's
+    *[f"x = torch.arange(1., {1 + math.prod(sx)}).reshape({sx}).requires_grad_(); "
+      f"w = torch.arange(2., {2 + math.prod(sw)}, dtype=torch.float64).reshape({sw})"
+      f".requires_grad_(); r = torch.einsum('{eq}', x.double(), w); "
+      f"y = torch.cat([g.reshape(-1) for g in torch.autograd.grad("
+      f"(r * torch.arange(r.numel()).reshape(r.shape)).sum(), (x, w))])"
+      for eq, sx, sw in [("...i,...i->...", (1, 1, 1, 1), (1, 2)),
+                         ("...i,...i->...", (2, 1, 3), (4, 3)),
+                         ("ij,ij->i", (1, 3), (2, 3)),
+                         ("ij,jk->ik", (2, 1), (3, 2)),
+                         ("bij,bjk->bik", (1, 2, 3), (4, 3, 2)),
+                         ("i,i->", (1,), (3,))]],
 ]
 
 # compared to 5 significant digits (same formulas, different factorizations)

@@ -79,9 +79,9 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
         if not operands[k].requires_grad:
             grads.append(None)
             continue
-        if len(set(spec)) != len(spec) or any(sizes[c] != n for c, n in zip(spec, shape)):
+        if len(set(spec)) != len(spec):
             raise NotImplementedError("leafgrad's einsum backward does not support repeated "
-                                      "subscripts in one operand or broadcast dimensions")
+                                      "subscripts in one operand")
         others = [(i, t) for j, (i, t) in enumerate(zip(ins, operands)) if j != k]
         seen = set(out).union(*[set(i) for i, _ in others])
         target = "".join(c for c in spec if c in seen)
@@ -89,7 +89,15 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
                    grad, *[t for _, t in others]) if others else (
             _reduce_to(grad, out, target))
         if target != spec:
-            g = g.reshape([sizes[c] if c in target else 1 for c in spec]).expand(shape)
+            tsize = dict(zip(target, g.shape))
+            g = g.reshape([tsize.get(c, 1) for c in spec])
+        # size-1 dimensions broadcast against another operand's: their gradient is summed;
+        # a gradient of size 1 where the operand is larger (the others broadcast) expands
+        summed = tuple(d for d, (m, n) in enumerate(zip(g.shape, shape)) if m != n and n == 1)
+        if summed:
+            g = g.sum(summed, keepdim=True)
+        if tuple(g.shape) != tuple(shape):
+            g = g.expand(shape)
         grads.append(g)
     return grads
 
