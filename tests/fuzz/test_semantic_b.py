@@ -81,3 +81,27 @@ def test_conv_weight_grad_requires_grad(transposed, kw):
         gg = L.autograd.grad((g * g).sum(), [w], allow_unused=True)
         return _meta(g), gg
     same_on_both(run)
+
+
+# -- a gradient summed down to a 0-d input under create_graph is one full sum (SumBackward0),
+# before any dtype cast, and expand's backward to a 0-d shape sums even a 0-d gradient
+_TO_0D = {
+    "mul_2d": lambda L, a: a * L.tensor([[-0.4]], requires_grad=True),
+    "mul_1d": lambda L, a: a * L.tensor([-0.4, 2.0], requires_grad=True),
+    "expand_0d": lambda L, a: a.expand(()) * 3.0,
+    "expand_1d": lambda L, a: a.expand(2) * L.tensor([-0.4, 2.0]),
+    "hypot_f64": lambda L, a: L.hypot(a.expand(()), L.tensor([[-0.4]], dtype=L.float64)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_TO_0D))
+def test_sum_to_0d_grad_fn(case):
+    def run(L):
+        a = L.tensor(1.8, requires_grad=True)
+        g, = L.autograd.grad(_TO_0D[case](L, a).sum(), [a], create_graph=True)
+        names, fn = [], g.grad_fn
+        while fn is not None and len(names) < 4:
+            names.append(fn.name())
+            fn = fn.next_functions[0][0] if fn.next_functions else None
+        return _meta(g), names
+    same_on_both(run)

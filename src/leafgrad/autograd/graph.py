@@ -374,6 +374,8 @@ def sum_to(g, shape):
         if lead or d.shape != shape:
             d = d.reshape(shape)
         return _wrap(d)
+    if not shape:   # PyTorch sums down to a 0-d shape in one full sum (SumBackward0), always
+        return g.sum()
     if dims:
         g = g.sum(dims, keepdim=True)
     if lead or g._data.shape != shape:
