@@ -105,3 +105,18 @@ def test_sum_to_0d_grad_fn(case):
             fn = fn.next_functions[0][0] if fn.next_functions else None
         return _meta(g), names
     same_on_both(run)
+
+
+# -- circular padding copies its core through slices even when no dim grows: CopySlices over a
+# SliceBackward0 of the input, as PyTorch's C++ narrow (Python indexing would skip full slices)
+@pytest.mark.parametrize("shape,pads", [((1, 1, 1), [0, 0]), ((1, 1, 3), [0, 0]),
+                                        ((1, 1, 3), [1, 0]), ((1, 2, 2), [0, 0, 0, 0]),
+                                        ((1, 2, 2), [0, 1, 0, 0]), ((1, 2, 3), [-1, 1, 0, 0])])
+def test_circular_pad_grad_fn(shape, pads):
+    def run(L):
+        x = L.arange(float(shape[1] * shape[2])).reshape(shape).requires_grad_()
+        y = L.nn.functional.pad(x * 1, pads, mode="circular")
+        nexts = [f.name() if f is not None else None for f, _ in y.grad_fn.next_functions]
+        y.backward(L.arange(float(y.numel())).reshape(y.shape))
+        return _meta(y), y._version, nexts, x.grad
+    same_on_both(run)

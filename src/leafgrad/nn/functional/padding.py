@@ -61,6 +61,14 @@ def _check_sizes(shape, pad, mode: str, n: int) -> None:
                                    f"{_shape(out)}")
 
 
+def _narrowed(t: Tensor, slices) -> Tensor:
+    """``t`` narrowed by the non-trivial (start, stop) ``slices``, one dim at a time."""
+    for d, s in enumerate(slices):
+        if s != slice(None):
+            t = t.narrow(d, s.start, s.stop - s.start)
+    return t
+
+
 def _circular(input: Tensor, pad) -> Tensor:
     """Circular padding as slice copies: the core into a new tensor, then, dim by dim, each
     border from the opposite side of what is already filled."""
@@ -80,7 +88,9 @@ def _circular(input: Tensor, pad) -> Tensor:
         left, right, d = pad[2 * k], pad[2 * k + 1], ndim - 1 - k
         dst[d] = slice(max(left, 0), out_shape[d] - max(right, 0))
         src[d] = slice(max(-left, 0), shape[d] - max(-right, 0))
-    out[tuple(dst)] = input[tuple(src)]
+    # narrow, not indexing: PyTorch slices in C++, recording SliceBackward0 (and CopySlices)
+    # even for a full-length slice, which Python indexing would skip
+    _narrowed(out, dst).copy_(_narrowed(input, src))
     for k in range(n):
         left, right, d = pad[2 * k], pad[2 * k + 1], ndim - 1 - k
         size = out_shape[d]
