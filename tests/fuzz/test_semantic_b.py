@@ -120,3 +120,27 @@ def test_circular_pad_grad_fn(shape, pads):
         y.backward(L.arange(float(y.numel())).reshape(y.shape))
         return _meta(y), y._version, nexts, x.grad
     same_on_both(run)
+
+
+# -- max pooling saves only its input (PyTorch: input and indices), so changing the pooled
+# output in place afterwards (relu_/neg_, or exp_ under no_grad) leaves the backward valid
+@pytest.mark.parametrize("return_indices", [False, True])
+@pytest.mark.parametrize("no_grad", [False, True])
+@pytest.mark.parametrize("dims", [2, 3])
+def test_max_pool_output_modified_in_place(return_indices, no_grad, dims):
+    def run(L):
+        F = L.nn.functional
+        base = L.tensor([[1., 5, 2, 0], [3, 4, -1, 7], [2, 2, 9, 1], [0, 8, 3, 3]])
+        x = (base.reshape(1, 1, 4, 4) if dims == 2 else base.reshape(1, 1, 2, 2, 4))
+        x = x.clone().requires_grad_()
+        pool = F.max_pool2d if dims == 2 else F.max_pool3d
+        y = pool(x, 2, return_indices=return_indices)
+        y = y[0] if return_indices else y
+        if no_grad:
+            with L.no_grad():
+                y.exp_()
+        else:
+            y.relu_()
+        y.sum().backward()
+        return _meta(y), y._version, x.grad
+    same_on_both(run)

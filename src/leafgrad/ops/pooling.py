@@ -299,30 +299,33 @@ max_pool2d_with_indices = _with_indices(2)
 max_pool3d_with_indices = _with_indices(3)
 
 
-def _max_pool_grad(grad, self, result, n, args):
-    maxima = Maxima(self._data, result._data, pool_params(n, *args))
+def _max_pool_grad(grad, self, n, args):
+    # The maxima are recomputed from the input: PyTorch saves only the input (and indices),
+    # so an in-place change of the pooled output (a relu_ after the pool) is allowed
+    params = pool_params(n, *args)
+    maxima = Maxima(self._data, _max_values(self._data, *params), params)
     return MAX_POOL_BACKWARD[n].public(grad, self, maxima)
 
 
-def max_pool2d_self(grad, self, result, kernel_size, stride, padding, dilation, ceil_mode):
-    return _max_pool_grad(grad, self, result, 2,
+def max_pool2d_self(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
+    return _max_pool_grad(grad, self, 2,
                           (kernel_size, stride, padding, dilation, ceil_mode))
 
 
-def max_pool3d_self(grad, self, result, kernel_size, stride, padding, dilation, ceil_mode):
-    return _max_pool_grad(grad, self, result, 3,
+def max_pool3d_self(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
+    return _max_pool_grad(grad, self, 3,
                           (kernel_size, stride, padding, dilation, ceil_mode))
 
 
-def max_pool2d_with_indices_self(grads, self, result, kernel_size, stride, padding, dilation,
+def max_pool2d_with_indices_self(grads, self, kernel_size, stride, padding, dilation,
                                  ceil_mode):
-    return _max_pool_grad(grads[0], self, result, 2,
+    return _max_pool_grad(grads[0], self, 2,
                           (kernel_size, stride, padding, dilation, ceil_mode))
 
 
-def max_pool3d_with_indices_self(grads, self, result, kernel_size, stride, padding, dilation,
+def max_pool3d_with_indices_self(grads, self, kernel_size, stride, padding, dilation,
                                  ceil_mode):
-    return _max_pool_grad(grads[0], self, result, 3,
+    return _max_pool_grad(grads[0], self, 3,
                           (kernel_size, stride, padding, dilation, ceil_mode))
 
 
