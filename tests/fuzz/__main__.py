@@ -39,6 +39,8 @@ def main(argv=None) -> int:
     from .programs import difference, known, programs
 
     torch.set_num_threads(1)
+    import leafgrad
+    leafgrad.set_num_threads(1)   # both sides alike: some messages follow the thread count
     warnings.simplefilter("ignore")
     groups: dict = {}
     count = [0]

@@ -18,6 +18,7 @@ from oracle import assert_same_tensor
 from .programs import Ending, Leaf, Program, Step, check, programs
 
 torch.set_num_threads(1)
+leafgrad.set_num_threads(1)   # both sides alike: some messages follow the thread count
 
 
 # derandomize: CI runs the same 200 programs every time (a failure is a change in leafgrad,

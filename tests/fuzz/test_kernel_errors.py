@@ -60,3 +60,9 @@ def test_conv_mixed_dtype_message_follows_threads(threads, ish, wsh, kw):
         torch.set_num_threads(before[0])
         leafgrad.set_num_threads(before[1])
 
+
+
+def test_solve_of_a_0d_b():
+    for kw in ({}, {"left": False}):
+        assert_same_error(lambda: leafgrad.linalg.solve(leafgrad.ones(1, 1), leafgrad.ones(()), **kw),
+                          lambda: torch.linalg.solve(torch.ones(1, 1), torch.ones(()), **kw))

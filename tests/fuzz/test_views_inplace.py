@@ -16,6 +16,7 @@ import leafgrad
 from oracle import run_both, same_on_both
 
 torch.set_num_threads(1)
+leafgrad.set_num_threads(1)   # both sides alike: some messages follow the thread count
 
 
 # -- x[index] = value: PyTorch's copy_to and its overlap check (ops/overlap.py) -------------------

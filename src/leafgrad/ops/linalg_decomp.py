@@ -256,6 +256,8 @@ _solve = defop("linalg_solve_ex", linalg_solve_ex, inputs=("A", "B"),
 def _solve_checks(A, B, left):
     _checked("linalg.solve", A)
     check_same_dtype("linalg.solve", A, B, stop="")
+    if B.ndim == 0:
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
     vector = left and _vector_case(A.shape, B.shape)
     b_shape = tuple(B.shape) if B.ndim > 1 else (B.shape[0], 1)   # XA = B: B is a matrix
     rows = B.shape[-1] if vector else (b_shape[-2] if left else b_shape[-1])
