@@ -66,3 +66,9 @@ def test_solve_of_a_0d_b():
     for kw in ({}, {"left": False}):
         assert_same_error(lambda: leafgrad.linalg.solve(leafgrad.ones(1, 1), leafgrad.ones(()), **kw),
                           lambda: torch.linalg.solve(torch.ones(1, 1), torch.ones(()), **kw))
+
+
+def test_convolution_weight_rank_checked_first():
+    def run(L):
+        return L.convolution(L.ones(1, 1, 3), L.ones(1), None, [1, 1], [0], [1], False, [0], 1)
+    assert_same_error(lambda: run(leafgrad), lambda: run(torch))

@@ -465,6 +465,8 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padd
                 transposed: bool, output_padding, groups: int) -> Tensor:
     """``torch.convolution``: the op behind every ``conv*`` function (``ConvolutionBackward0``).
     """
+    if isinstance(weight, Tensor) and weight.dim() < 3:
+        raise RuntimeError("weight should have at least three dimensions")   # before the args
     n = max(weight.dim() - 2, 1)
     args = [_spatial_arg(name, v, n) for name, v in (("stride", stride), ("padding", padding),
                                                      ("dilation", dilation),
