@@ -72,3 +72,22 @@ def test_convolution_weight_rank_checked_first():
     def run(L):
         return L.convolution(L.ones(1, 1, 3), L.ones(1), None, [1, 1], [0], [1], False, [0], 1)
     assert_same_error(lambda: run(leafgrad), lambda: run(torch))
+
+
+SOLVE_SHAPES = [((2, 2), (2,)), ((1, 1), (1,)), ((3, 2, 2), (3, 2)), ((2, 2), (3, 2)),
+                ((2, 2), (3,)), ((2, 2, 2), (3,)), ((3, 3), (2, 3, 1)), ((1, 1), (1, 1))]
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("a,b", SOLVE_SHAPES)
+def test_solve_shape_checks(a, b, left):
+    # a vector B is a column in the shape message; left=False refuses vector broadcasting
+    def run(L):
+        A = L.eye(a[-1]).expand(*a).contiguous()
+        return L.linalg.solve(A, L.ones(*b), left=left)
+    try:
+        expected = run(torch)
+    except Exception:   # noqa: BLE001 - the texts are compared
+        assert_same_error(lambda: run(leafgrad), lambda: run(torch))
+    else:
+        assert tuple(run(leafgrad).shape) == tuple(expected.shape)

@@ -258,14 +258,16 @@ def _solve_checks(A, B, left):
     check_same_dtype("linalg.solve", A, B, stop="")
     if B.ndim == 0:
         raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
-    vector = left and _vector_case(A.shape, B.shape)
-    b_shape = tuple(B.shape) if B.ndim > 1 else (B.shape[0], 1)   # XA = B: B is a matrix
-    rows = B.shape[-1] if vector else (b_shape[-2] if left else b_shape[-1])
-    if rows != A.shape[-1]:
-        bs = f"{B.shape[-1]}" if vector else f"{b_shape[-2]}x{b_shape[-1]}"
+    vector = _vector_case(A.shape, B.shape)
+    b_shape = (B.shape[-1], 1) if vector else tuple(B.shape)   # a vector B is a column
+    if (b_shape[-2] if left else b_shape[-1]) != A.shape[-1]:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
-                           f"{bs})")
+                           f"{b_shape[-2]}x{b_shape[-1]})")
+    if vector and not left:
+        raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not "
+                           "supported for left=False. In this case linalg.solve is equivalent "
+                           "to B / A.squeeze(-1)")
     check_kernel("lu_cpu", A)
 
 
