@@ -128,23 +128,12 @@ class LRScheduler:
         self._last_lr = self._current_lrs()
 
 
-class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(epoch)."""
-
-    def __init__(self, optimizer, lr_lambda, last_epoch: int = -1) -> None:
-        self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
-                                 f"{len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        super().__init__(optimizer, last_epoch)
+class _LambdasState:
+    """state_dict/load_state_dict of a scheduler holding ``lr_lambdas`` (LambdaLR,
+    MultiplicativeLR): plain functions cannot be saved (None in their place, as PyTorch);
+    callable objects keep their attributes."""
 
     def state_dict(self) -> dict:
-        # plain functions cannot be saved (None in their place, as PyTorch); callable objects
-        # keep their attributes
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType)
                                else fn.__dict__.copy() for fn in self.lr_lambdas]
@@ -157,6 +146,21 @@ class LambdaLR(LRScheduler):
         for fn, attrs in zip(self.lr_lambdas, saved):
             if attrs is not None:
                 fn.__dict__.update(attrs)
+
+
+class LambdaLR(_LambdasState, LRScheduler):
+    """lr = base_lr * lr_lambda(epoch)."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch: int = -1) -> None:
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
+                                 f"{len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list:
         self._warn_get_lr()

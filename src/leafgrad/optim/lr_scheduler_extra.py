@@ -23,14 +23,14 @@ import math
 import types
 from bisect import bisect_right
 
-from .lr_scheduler import LRScheduler, ReduceLROnPlateau, _per_group
+from .lr_scheduler import LRScheduler, ReduceLROnPlateau, _LambdasState, _per_group
 from .optimizer import Optimizer
 
 __all__ = ["ConstantLR", "MultiplicativeLR", "PolynomialLR", "CosineAnnealingWarmRestarts",
            "CyclicLR", "SequentialLR", "ChainedScheduler"]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdasState, LRScheduler):
     """Multiply each group's lr by ``lr_lambda(epoch)`` every step."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch: int = -1) -> None:
@@ -46,21 +46,6 @@ class MultiplicativeLR(LRScheduler):
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
-
-    def state_dict(self) -> dict:
-        # plain functions cannot be saved; callable objects keep their attributes
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType)
-                               else fn.__dict__.copy() for fn in self.lr_lambdas]
-        return state
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        state_dict = dict(state_dict)
-        saved = state_dict.pop("lr_lambdas")
-        self.__dict__.update(state_dict)
-        for fn, attrs in zip(self.lr_lambdas, saved):
-            if attrs is not None:
-                fn.__dict__.update(attrs)
 
     def get_lr(self) -> list:
         self._warn_get_lr()
