@@ -91,3 +91,19 @@ def test_solve_shape_checks(a, b, left):
         assert_same_error(lambda: run(leafgrad), lambda: run(torch))
     else:
         assert tuple(run(leafgrad).shape) == tuple(expected.shape)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 2, 2)])   # (2, 0, 0) against B (0, 0, 1): the batch broadcast message numbers dims differently (left)
+def test_lu_factor_of_empty_matrices(shape):
+    (lu, piv), (tlu, tpiv) = (L.linalg.lu_factor(L.ones(*shape)) for L in (leafgrad, torch))
+    assert (tuple(lu.shape), tuple(piv.shape)) == (tuple(tlu.shape), tuple(tpiv.shape))
+    for B in ((0,), (0, 0, 1)):
+        def run(L, B=B):
+            lu, piv = L.linalg.lu_factor(L.ones(*shape))
+            return L.linalg.lu_solve(lu, piv, L.ones(*B))
+        try:
+            expected = run(torch)
+        except Exception:   # noqa: BLE001 - the texts are compared
+            assert_same_error(lambda: run(leafgrad), lambda: run(torch))
+        else:
+            assert tuple(run(leafgrad).shape) == tuple(expected.shape)

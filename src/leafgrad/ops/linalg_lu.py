@@ -14,6 +14,7 @@ tensor([2, 2], dtype=torch.int32)
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -42,7 +43,8 @@ def lu_packed(A: np.ndarray):
     shape = A.shape
     m, n = shape[-2:]
     k = min(m, n)
-    lu = np.array(A, dtype=A.dtype, copy=True).reshape((-1, m, n))
+    batch = math.prod(shape[:-2])   # not -1: a 0x0 matrix makes -1 ambiguous
+    lu = np.array(A, dtype=A.dtype, copy=True).reshape((batch, m, n))
     b = lu.shape[0]
     piv = np.zeros((b, k), dtype=np.int32)
     info = np.zeros(b, dtype=np.int32)
@@ -69,7 +71,7 @@ def lu_packed(A: np.ndarray):
 
 def permutation(pivots: np.ndarray, m: int, dtype) -> np.ndarray:
     """The matrix ``P`` with ``A = P L U`` for LAPACK pivots."""
-    flat = pivots.reshape((-1, pivots.shape[-1]))
+    flat = pivots.reshape((math.prod(pivots.shape[:-1]), pivots.shape[-1]))   # k may be 0
     out = np.empty((flat.shape[0], m, m), dtype=dtype)
     for i, piv in enumerate(flat):
         perm = np.arange(m)
