@@ -45,6 +45,13 @@ STATEMENTS = [
     "y = torch.cholesky_inverse(torch.ones(2))",
     "y = torch.cholesky_solve(torch.eye(2), torch.eye(2).double())",
     "y = torch.cholesky_solve(torch.eye(2).long(), torch.eye(2).long())",
+    # cholesky_solve's shape checks come before its dtype and kernel checks (CI fuzz draw)
+    "y = torch.cholesky_solve(torch.ones(1), torch.ones(1))",
+    "y = torch.cholesky_solve(torch.ones(1, 1), torch.ones(1).double())",
+    "y = torch.cholesky_solve(torch.ones(2, 1).long(), torch.eye(3).long())",
+    "y = torch.cholesky_solve(torch.ones(3, 1), torch.ones(3, 2))",
+    "y = torch.cholesky_solve(torch.ones(5, 3, 2), torch.eye(3).expand(2, 3, 3))",
+    "y = torch.cholesky_solve(torch.ones(3, 2), torch.eye(3).expand(2, 3, 3))",
     "y = torch.linalg.qr(torch.eye(2).half())[0]",
     "y = torch.linalg.lu(torch.eye(2).half())[1]",
     "y = torch.linalg.lu(torch.eye(2).long())[1]",

@@ -25,6 +25,7 @@ from .linalg_common import (check_float, check_matrix, check_same_dtype, first_z
 from ..autograd.graph import sum_to
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
+from ..errors import broadcast_error
 
 FAMILY = "linalg"
 
@@ -415,11 +416,27 @@ def cholesky_solve_input2(grad, input2, result, upper):
 
 
 def _cholesky_solve_dtype(rec, args):
-    """PyTorch's checks: the operands' dtypes agree, then the kernel takes float/double."""
+    """PyTorch's checks, in its order: both at least 2-D, the dtypes agree, ``A`` square and
+    the size of ``b``'s matrices, the batch dims broadcast, then the kernel takes
+    float/double."""
     b, A = args[0], args[1]
+    for t, name in ((b, "b"), (A, "u")):
+        if t.ndim < 2:
+            raise RuntimeError(f"{name} should have at least 2 dimensions, but has {t.ndim} "
+                               f"dimensions instead")
     if b._data.dtype != A._data.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{type_name(b._data)} and A of type {type_name(A._data)} instead.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{A.shape[-1]} by {A.shape[-1]} but each b matrix is {b.shape[-2]} "
+                           f"by {b.shape[-1]}")
+    err = broadcast_error([b.shape[:-2], A.shape[:-2]])
+    if err is not None:
+        raise err
     if b.numel() and A.numel():
         check_kernel("cholesky_solve_cpu", b)
     return None, None
