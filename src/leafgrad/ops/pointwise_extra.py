@@ -384,8 +384,9 @@ def nextafter(self, other):
     return np.nextafter(self, other)
 
 
-def nextafter_self(grad):
-    return grad
+def nextafter_self(grad, self, other):
+    # PyTorch's: no gradient where self == other (the result is then other itself)
+    return grad * (self != other)
 
 
 defop("nextafter", nextafter, derivatives={"self": nextafter_self, "other": copysign_other},

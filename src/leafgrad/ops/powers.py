@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..grad_mode import state as _mode
+from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, \
     zeros_grad
@@ -92,8 +93,13 @@ def pow_tensor_self(grad, self, exponent):
 
 
 def pow_tensor_exponent(grad, self, exponent, result):
-    out = grad * (result * self.log())
-    return out.masked_fill((self == 0) & (exponent >= 0), 0.0)
+    # PyTorch's nodes: grad * where((exponent >= 0) & (self == 0), 0, result * log(self)),
+    # self first cast to the result's dtype (its log in that precision)
+    if self._data.dtype != result._data.dtype:
+        self = self.to(_dt.from_numpy_dtype(result._data.dtype))
+    zero = _wrap(np.zeros((), grad._data.dtype))
+    return grad * RECORDS["where"].public((exponent >= 0) & (self == 0), zero,
+                                          result * self.log())
 
 
 _pow1 = defop("pow_tensor", pow_tensor, inputs=("self", "exponent"),
@@ -118,7 +124,9 @@ def pow_scalar_base(self, exponent):
 def pow_scalar_base_exponent(grad, self, exponent, result):
     if self == 0:
         # log(0) = -inf; PyTorch defines the derivative as 0 where the exponent is >= 0.
-        return (grad * (result * -math.inf)).masked_fill(exponent >= 0, 0.0)
+        zero = _wrap(np.zeros((), grad._data.dtype))
+        return grad * RECORDS["where"].public(
+            exponent >= 0, zero, RECORDS["mul_scalar"].public(result, -math.inf))
     return grad * RECORDS["mul_scalar"].public(result, float(np.log(self)))
 
 

@@ -1,0 +1,58 @@
+"""Regressions found by the CI fuzz test's seeded programs (``sample_program``, issue 8),
+each the smallest direct reproducer, run on leafgrad and torch by ``same_on_both``."""
+from __future__ import annotations
+
+import pytest
+
+from oracle import same_on_both
+
+
+def _nextafter_grads(L, same, dtype):
+    x = L.tensor([0.5, 1.0, 1.0], dtype=getattr(L, dtype), requires_grad=True)
+    other = x if same else L.tensor([0.5, 2.0, float("nan")], dtype=x.dtype)
+    L.nextafter(x, other).sum().backward()
+    return x.grad
+
+
+@pytest.mark.parametrize("same", [True, False])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_nextafter_has_no_gradient_where_self_equals_other(same, dtype):
+    # nextafter(x, x) is x's own value: PyTorch's gradient is grad * (self != other)
+    same_on_both(lambda L: _nextafter_grads(L, same, dtype))
+
+
+def test_nextafter_double_backward():
+    def program(L):
+        x = L.tensor([0.5, 1.0], dtype=L.float64, requires_grad=True)
+        y = L.nextafter(x, L.tensor([0.5, 3.0], dtype=L.float64))
+        (g,) = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        return g, L.autograd.grad(g.sum(), x)[0]
+    same_on_both(program)
+
+
+_POW_CASES = {
+    "tensor_tensor": lambda L: (L.tensor([0., 2., 3.], requires_grad=True),
+                                L.tensor([1., 0., -2.], requires_grad=True)),
+    "int_base_f64_exponent": lambda L: (L.tensor([0, 2, 3]),
+                                        L.tensor([1., 0., -2.], dtype=L.float64,
+                                                 requires_grad=True)),
+    "f32_base_f64_exponent": lambda L: (L.tensor([0., 2., 3.], requires_grad=True),
+                                        L.tensor([1., 0., -2.], dtype=L.float64,
+                                                 requires_grad=True)),
+    "zero_number_base": lambda L: (0.0, L.tensor([1., 0., -2.], requires_grad=True)),
+    "number_base": lambda L: (2.0, L.tensor([1., 0., -2.], requires_grad=True)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_POW_CASES))
+def test_pow_exponent_gradient_graph(case):
+    # PyTorch's exponent gradient is grad * where(cond, 0, result * log(self)) (MulBackward0
+    # over WhereBackward0, not a masked_fill), with self cast to the result's dtype first
+    from oracle import grad_fn_names
+
+    def program(L):
+        base, exponent = _POW_CASES[case](L)
+        wanted = [t for t in (base, exponent) if isinstance(t, L.Tensor) and t.requires_grad]
+        grads = L.autograd.grad((base ** exponent).sum(), wanted, create_graph=True)
+        return [(grad_fn_names(g), g) for g in grads]
+    same_on_both(program)
