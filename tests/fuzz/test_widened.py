@@ -45,6 +45,19 @@ STATEMENTS = [
     "y = torch.cholesky_inverse(torch.ones(2))",
     "y = torch.cholesky_solve(torch.eye(2), torch.eye(2).double())",
     "y = torch.cholesky_solve(torch.eye(2).long(), torch.eye(2).long())",
+    # Cholesky stops at a NaN pivot as LAPACK's potrf does (CI fuzz seed 132)
+    "y = torch.linalg.cholesky(torch.tensor([[float('nan')]]))",
+    "y = torch.linalg.cholesky(torch.tensor([[4., 1.], [1., float('nan')]]).double())",
+    "y = torch.linalg.cholesky_ex(torch.tensor([[float('nan'), 0.], [0., 1.]])).info",
+    "y = torch.linalg.cholesky_ex(torch.tensor([[1., float('inf')], [float('inf'), 4.]]))"
+    ".info",
+    "y = torch.linalg.cholesky_ex(torch.tensor([[4., 2., 1.], [2., 1., 0.], [1., 0., 3.]]))"
+    ".L",
+    # F.pdist's checks: 2-D, then a floating dtype, then p (CI fuzz seed 158)
+    "y = torch.nn.functional.pdist(torch.tensor([[1], [2]]), p=3.0)",
+    "y = torch.nn.functional.pdist(torch.tensor([[1], [2]]), p=-1.0)",
+    "y = torch.nn.functional.pdist(torch.tensor([1, 2]), p=-1.0)",
+    "y = torch.nn.functional.pdist(torch.tensor([[True], [False]]))",
     # cholesky_solve's shape checks come before its dtype and kernel checks (CI fuzz draw)
     "y = torch.cholesky_solve(torch.ones(1), torch.ones(1))",
     "y = torch.cholesky_solve(torch.ones(1, 1), torch.ones(1).double())",

@@ -90,16 +90,24 @@ def first_zero_pivot(a: np.ndarray) -> int:
     return 0
 
 
-def first_bad_minor(a: np.ndarray) -> int:
-    """LAPACK potrf's ``info``: the order of the first leading minor that is not positive
-    definite (0 if the matrix is)."""
-    n = a.shape[0]
-    for k in range(1, n + 1):
-        try:
-            np.linalg.cholesky(a[:k, :k])
-        except np.linalg.LinAlgError:
-            return k
-    return 0
+def cholesky_lapack(a: np.ndarray):
+    """``(L, info)`` of one matrix as PyTorch's LAPACK call leaves them: column by column
+    (left-looking, as ``potf2``), ``info`` the order of the first leading minor that is not
+    positive definite, a pivot ``<= 0`` or NaN (0 if none); on failure the columns before it
+    factored, the failing pivot stored on the diagonal and the rest of the lower triangle as
+    it was (PyTorch returns that, the other triangle zeroed). Used for the matrices NumPy's
+    Cholesky refuses or factors into non-finite values (it goes on past a NaN pivot)."""
+    w = np.tril(a)
+    for j in range(w.shape[0]):
+        row = w[j, :j]
+        d = w[j, j] - row @ row
+        w[j, j] = d
+        if not d > 0:           # <= 0 or NaN
+            return w, j + 1
+        d = np.sqrt(d)
+        w[j, j] = d
+        w[j + 1:, j] = (w[j + 1:, j] - w[j + 1:, :j] @ row) / d
+    return w, 0
 
 
 def batch_info(a: np.ndarray, per_matrix) -> np.ndarray:

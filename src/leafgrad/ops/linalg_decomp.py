@@ -19,7 +19,7 @@ from .registry import defop, export_function, bind_method, Sample, FUNCTIONS
 from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, first_zero_pivot,
-                            first_bad_minor, batch_info, raise_for_info, singular_message,
+                            cholesky_lapack, batch_info, raise_for_info, singular_message,
                             not_pd_message, eye_like, tri_mask, _LinAlgError, type_name,
                             check_kernel, check_low_precision)
 from ..autograd.graph import sum_to
@@ -313,12 +313,19 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
     """``(L, info)``: the lower (or upper) Cholesky factor."""
     try:
         L = np.linalg.cholesky(A)
-        info = np.zeros(A.shape[:-2], dtype=np.int32)
+        # NumPy factors NaN pivots through, where LAPACK's potrf stops (Note in cholesky_lapack)
+        ok = L.size == 0 or np.isfinite(L).all()
     except np.linalg.LinAlgError:
-        info = batch_info(A, first_bad_minor)
+        ok = False
+    if ok:
+        info = np.zeros(A.shape[:-2], dtype=np.int32)
+    else:
+        n = A.shape[-1]
+        pairs = [cholesky_lapack(m) for m in A.reshape(-1, n, n)]
+        L = np.array([p[0] for p in pairs], dtype=A.dtype).reshape(A.shape)
+        info = np.array([p[1] for p in pairs], dtype=np.int32).reshape(A.shape[:-2])
         if check_errors:
             raise_for_info("linalg.cholesky", info, not_pd_message)
-        L = np.zeros_like(A)
     if upper:
         L = np.ascontiguousarray(np.swapaxes(L, -1, -2))
     return [L, info]
