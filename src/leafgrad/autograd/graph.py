@@ -209,7 +209,7 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
     # saved_tensor_args: index arguments PyTorch holds as tensors (IndexBackward0's indices),
     # so freeing them makes a second backward fail as there
     counted = record.extra.get("saved_tensor_args", ())
-    is_tensor = tuple(kind == "result" or (kind == "arg" and (
+    is_tensor = tuple(kind == "result" or kind == "output" or (kind == "arg" and (
         pos in record.input_pos or record.params[pos] in counted))
         for kind, pos in record.saved_sources)
     kinds = [kind for kind, _ in record.saved_sources]

@@ -335,9 +335,9 @@ def refresh_view(view: Tensor) -> None:
     refresh(view)
 
 
-_ARG, _RESULT, _SHAPE, _DTYPE, _STRIDES = 0, 1, 2, 3, 4
+_ARG, _RESULT, _SHAPE, _DTYPE, _STRIDES, _OUTPUT = 0, 1, 2, 3, 4, 5
 _KINDS = {"arg": _ARG, "result": _RESULT, "shape": _SHAPE, "dtype": _DTYPE,
-          "strides": _STRIDES}
+          "strides": _STRIDES, "output": _OUTPUT}
 
 
 def _plan(rec, mask):
@@ -407,6 +407,12 @@ def record_node(rec, args: tuple, results) -> None:
             elif kind == _SHAPE:
                 v = args[pos]
                 saved[i] = v._data.shape if isinstance(v, Tensor) else ()
+            elif kind == _OUTPUT:   # a non-differentiable output (``result1``): no cycle
+                v = results[pos]
+                if versions is None:
+                    versions = [None] * len(saved)
+                versions[i] = v._vc[0]
+                saved[i] = v
             elif kind == _STRIDES:
                 v = args[pos]
                 if isinstance(v, Tensor):

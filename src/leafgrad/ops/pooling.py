@@ -12,17 +12,23 @@ Note [Pooling by kernel offsets]
 Windows are never materialised per pixel: for each kernel offset ``(i, j[, k])`` the values it
 sees in every window form one strided slice of the padded input, so a pooling is a loop over
 ``prod(kernel)`` vectorised slice operations (max / compare for max pooling, add for average
-pooling), and its backward adds each offset's share back through the same slices.
+pooling); average pooling's backward adds each offset's share back through the same slices
+(max pooling's scatters by its indices: Note [Max-pool indices]).
 
-Note [Max-pool routing]
-The backward of max pooling needs the position of each window's maximum, and a formula sees the
-op's inputs and first output only (not the indices). Finding the argmax in the forward costs
-several times the max itself, so the forward computes only the maxima (a chain of
-``np.maximum``); the backward compares each kernel offset's slice of the saved input with the
-saved output and sends the gradient to the first offset equal to it, which is the position
-PyTorch's kernel picks (the first maximum). NaN maxima and all-``-inf`` windows follow other
-rules in PyTorch, so when the output holds a non-finite value the backward computes PyTorch's
-exact argmax instead.
+Note [Max-pool indices]
+As in PyTorch, max pooling that records a gradient runs the op with indices (also behind
+``torch.max_pool2d`` and ``F.max_pool2d`` without ``return_indices``), whose node saves the
+input and the indices (``_saved_self``, ``_saved_result1``), not the values: the output may be
+changed in place afterwards (a ``relu_`` after the pool), the input and the indices may not.
+The backward adds each window's gradient at its index (``np.add.at``, in output order: the
+float sums of overlapping windows are PyTorch's); the double backward gathers by the indices.
+The forward finds the indices without the masked writes of a scan (several times the cost of
+the maxima themselves): after the maxima (a chain of ``np.maximum``), the offset of each
+window's first element equal to its maximum is the number of offsets before it, counted as
+a running AND of ``!=`` masks added up. That is PyTorch's choice (its scan keeps the first
+maximum) except where a window holds a NaN (PyTorch keeps the last NaN: those inputs take
+the scan) or where its maximum is the padding's value (all ``-inf``: PyTorch reports the
+window's first real position).
 
 >>> import leafgrad as torch
 >>> torch.max_pool2d(torch.arange(16.).view(1, 1, 4, 4), 2)
@@ -36,10 +42,11 @@ import math
 
 import numpy as np
 
-from ..tensor import _wrap
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
 from .joins import materialize_zeros
 from .pointwise_common import zeros_grad
-from .registry import Sample, defop
+from .registry import Sample, defop, export_function
 
 FAMILY = "pooling"
 
@@ -119,42 +126,76 @@ def _max_padded(xb, shape, kernel_size, stride, padding, dilation, ceil_mode):
     return xp, out
 
 
+def _window_max(xp, where):
+    """The maximum of each window: a chain of ``np.maximum`` over the kernel offsets' slices
+    ``where`` (NaN wins, as in PyTorch). Where two values compare equal the earlier offset's
+    is kept, as PyTorch's ``val > maxval`` scan does (-0.0 before 0.0 gives -0.0): NumPy's
+    float32/float64 maximum returns its second operand on a tie, its float16 one the first."""
+    best = xp[where[0]].copy()
+    first_wins = xp.dtype.kind == "f" and xp.dtype.itemsize > 2
+    for w in where[1:]:
+        if first_wins:
+            np.maximum(xp[w], best, out=best)
+        else:
+            np.maximum(best, xp[w], out=best)
+    return best
+
+
 def _max_values(x, kernel_size, stride, padding, dilation, ceil_mode):
-    """Window maxima only: a chain of ``np.maximum`` over the kernel offsets (NaN wins, as in
-    PyTorch)."""
+    """Window maxima only (the forward when no gradient is recorded)."""
     n = len(kernel_size)
     xb = flat_planes(x, n)
     xp, out = _max_padded(xb, x.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    slices = offsets(kernel_size, stride, dilation, out)
-    _, where = next(slices)
-    best = xp[where].copy()
-    for _, where in slices:
-        np.maximum(best, xp[where], out=best)
+    best = _window_max(xp, [w for _, w in offsets(kernel_size, stride, dilation, out)])
     return best.reshape(x.shape[:-n] + out)
 
 
-def _max_argmax(x, kernel_size, stride, padding, dilation, ceil_mode):
-    """Window maxima and the kernel offset (row-major) of each: the first maximum, or the last
-    NaN, as PyTorch's kernel picks them."""
+def _first_max(xp, where, best):
+    """Per window, the kernel offset of its first element equal to its maximum (see Note
+    [Max-pool indices]): the number of offsets before the first one that holds it."""
+    dtype = np.uint8 if len(where) <= 256 else np.int32
+    if len(where) == 1:
+        return np.zeros(best.shape, dtype)
+    before = xp[where[0]] != best     # windows whose maximum was not met yet
+    arg = before.astype(dtype)
+    unequal = np.empty_like(before)
+    for w in where[1:-1]:
+        np.not_equal(xp[w], best, out=unequal)
+        before &= unequal
+        arg += before
+    return arg
+
+
+def _scan_max(xp, where):
+    """Window maxima and their kernel offsets by PyTorch's own scan (``val > maxval or
+    isnan(val)``: the first maximum, or the last NaN); used when a window holds a NaN."""
+    best = xp[where[0]].copy()
+    arg = np.zeros(best.shape, np.uint8 if len(where) <= 256 else np.int32)
+    for k, w in enumerate(where[1:], 1):
+        v = xp[w]
+        take = (v > best) | np.isnan(v)
+        np.copyto(best, v, where=take)
+        np.copyto(arg, k, where=take, casting="unsafe")
+    return best, arg
+
+
+def _max_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode):
+    """Window maxima and PyTorch's indices (each maximum's flat position in its plane)."""
     n = len(kernel_size)
     xb = flat_planes(x, n)
     xp, out = _max_padded(xb, x.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    slices = offsets(kernel_size, stride, dilation, out)
-    _, where = next(slices)
-    best = xp[where].copy()
-    arg = np.zeros(best.shape, np.uint8 if math.prod(kernel_size) < 256 else np.int32)
-    nan_aware = x.dtype.kind == "f" and not np.isfinite(np.sum(xb))
-    for k, where in slices:
-        v = xp[where]
-        take = v > best
-        if nan_aware:
-            take |= np.isnan(v)
-        np.copyto(best, v, where=take)
-        np.copyto(arg, k, where=take, casting="unsafe")
-    if xp is not xb:
+    where = [w for _, w in offsets(kernel_size, stride, dilation, out)]
+    best = _window_max(xp, where)
+    if best.dtype.kind == "f" and np.isnan(np.add.reduce(best, axis=None)):
+        best, arg = _scan_max(xp, where)   # a NaN (or +inf and -inf: the sum is NaN too)
+    else:
+        arg = _first_max(xp, where, best)
+    if xp is not xb and (best == _lowest(best.dtype)).any():
+        # only a window whose maximum is the padding's value can have picked the padding
         _fix_padding_argmax(arg, x.shape, kernel_size, stride, padding, dilation)
     out_shape = x.shape[:-n] + out
-    return best.reshape(out_shape), arg.reshape(out_shape)
+    flat = _flat_indices(arg, x.shape, kernel_size, stride, padding, dilation)
+    return best.reshape(out_shape), flat.reshape(out_shape)
 
 
 def _positions(arg, shape, kernel_size, stride, padding, dilation):
@@ -171,8 +212,9 @@ def _positions(arg, shape, kernel_size, stride, padding, dilation):
 
 
 def _fix_padding_argmax(arg, shape, kernel_size, stride, padding, dilation):
-    """A window whose real values are all the lowest value keeps offset 0, which may lie in the
-    padding; PyTorch reports the window's first real position instead."""
+    """A window whose real values are all the lowest value may have picked a padded
+    position; PyTorch reports the window's first real position instead (its kernel starts
+    from there with ``maxval = -inf``)."""
     n = len(kernel_size)
     pos = _positions(arg, shape, kernel_size, stride, padding, dilation)
     bad = np.zeros(arg.shape, bool)
@@ -187,75 +229,31 @@ def _fix_padding_argmax(arg, shape, kernel_size, stride, padding, dilation):
 
 
 def _flat_indices(arg, shape, kernel_size, stride, padding, dilation):
-    """Kernel offsets -> PyTorch's indices (the flat position in each input plane)."""
+    """Kernel offsets -> PyTorch's indices (the flat position in each input plane): the
+    position of the window's first element plus that of the offset within the window."""
     n = len(kernel_size)
-    pos = _positions(arg, shape, kernel_size, stride, padding, dilation)
-    flat = pos[0]
-    for p, size in zip(pos[1:], shape[-n + 1:]):
-        flat = flat * size + p
+    spatial = shape[-n:]
+    steps = [math.prod(spatial[d + 1:]) for d in range(n)]   # a plane's strides
+    grid = np.indices(kernel_size).reshape(n, -1)
+    table = sum(grid[d] * (dilation[d] * steps[d]) for d in range(n))
+    out = arg.shape[-n:]
+    start = None
+    for d in range(n):
+        s = (np.arange(out[d]) * stride[d] - padding[d]) * steps[d]
+        start = s if start is None else np.add.outer(start, s)
+    flat = table.take(arg)
+    flat += start
     return flat
 
 
-class Maxima:
-    """Where each window's maximum sits, for the backward (see Note [Max-pool routing]).
-
-    Built from the saved input and output; the routing by equality runs only when every
-    maximum is finite (a NaN or a -inf window needs PyTorch's exact argmax rules, so those
-    compute the argmax instead)."""
-
-    __slots__ = ("_arg", "out", "params", "x")
-
-    def __init__(self, x, out, params):
-        self.x, self.out, self.params, self._arg = x, out, params, None
-        if x.dtype.kind != "f" or not np.isfinite(np.sum(out)):
-            self._arg = _max_argmax(x, *params)[1]
-
-    def argmax(self):
-        if self._arg is None:
-            self._arg = _max_argmax(self.x, *self.params)[1]
-        return self._arg
-
-    def flat_indices(self):
-        return _flat_indices(self.argmax(), self.x.shape, *self.params[:4])
-
-    def scatter(self, grad_output):
-        """The input gradient: each window's gradient sent to its (first) maximum."""
-        kernel_size, stride, padding, dilation, _ = self.params
-        n = len(kernel_size)
-        xb = flat_planes(self.x, n)
-        spatial = xb.shape[1:]
-        out = grad_output.shape[-n:]
-        g = flat_planes(grad_output, n)
-        disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel_size, stride, dilation))
-        if self._arg is None:
-            xp, _ = _max_padded(xb, self.x.shape, *self.params)
-        sizes = tuple(max(r, s + p) for r, s, p in
-                      zip(reach(out, kernel_size, stride, dilation), spatial, padding))
-        # windows that tile the input exactly write every position once: no zero fill needed
-        covers = disjoint and tuple(stride) == tuple(kernel_size) and not any(padding) and \
-            tuple(o * k for o, k in zip(out, kernel_size)) == spatial
-        gxp = (np.empty if covers else np.zeros)((g.shape[0],) + sizes, g.dtype)
-        maxima = None if self._arg is not None else flat_planes(self.out, n)
-        arg = None if self._arg is None else flat_planes(self._arg, n)
-        taken = None
-        last = math.prod(kernel_size) - 1
-        for k, where in offsets(kernel_size, stride, dilation, out):
-            if arg is not None:
-                hit = arg == k
-            else:
-                hit = xp[where] == maxima
-                if taken is None:
-                    taken = hit
-                elif k < last:
-                    hit = hit > taken   # equal and no earlier offset took it
-                    taken = taken | hit
-                else:
-                    hit = hit > taken
-            if disjoint:   # each input position is in one window at most: write, don't add
-                np.multiply(g, hit, out=gxp[where])
-            else:
-                gxp[where] += g * hit
-        return np.ascontiguousarray(inner(gxp, padding, spatial)).reshape(self.x.shape)
+def _given(value, n: int) -> tuple:
+    """An int-list argument as PyTorch saves it (``grad_fn._saved_stride``): an int repeated
+    ``n`` times, a sequence as given (an omitted stride is ``()``)."""
+    if value is None:
+        return ()
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * n
+    return tuple(int(v) for v in value)
 
 
 def _ntuple(value, n: int) -> tuple:
@@ -274,64 +272,85 @@ def pool_params(n: int, kernel_size, stride, padding, dilation, ceil_mode) -> tu
     return (kernel, stride, _ntuple(padding, n), _ntuple(dilation, n), bool(ceil_mode))
 
 
-def max_pool2d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    """Max over each (dilated) window of the last two dims (as ATen's ``max_pool2d``)."""
-    return _max_values(self, *pool_params(2, kernel_size, stride, padding, dilation, ceil_mode))
-
-
-def max_pool3d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    """Max over each (dilated) window of the last three dims (PyTorch's ``max_pool3d``)."""
-    return _max_values(self, *pool_params(3, kernel_size, stride, padding, dilation, ceil_mode))
+def _values_only(n):
+    def max_pool(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+        """The window maxima (no gradient recorded: ``max_pool`` runs the indices op then)."""
+        return _max_values(self, *pool_params(n, kernel_size, stride, padding, dilation,
+                                               ceil_mode))
+    max_pool.__name__ = f"max_pool{n}d"
+    return max_pool
 
 
 def _with_indices(n):
     def max_pool_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
                               ceil_mode=False):
         """``(values, indices)``: the window maxima and their flat positions in each plane."""
-        params = pool_params(n, kernel_size, stride, padding, dilation, ceil_mode)
-        out, arg = _max_argmax(self, *params)
-        return [out, _flat_indices(arg, self.shape, *params[:4])]
+        return list(_max_with_indices(self, *pool_params(n, kernel_size, stride, padding,
+                                                         dilation, ceil_mode)))
     max_pool_with_indices.__name__ = f"max_pool{n}d_with_indices"
     return max_pool_with_indices
+
+
+def max_pool(n: int, input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False,
+             return_indices: bool = False):
+    """``n``-d max pooling as PyTorch runs it: when a gradient is recorded, or the indices
+    are asked for, the op with indices (whose node saves the input and the indices, not
+    the values: the output may be changed in place afterwards); otherwise the values only."""
+    args = (_given(kernel_size, n), _given(stride, n), _given(padding, n),
+            _given(dilation, n), bool(ceil_mode))
+    if return_indices:
+        return tuple(MAX_POOL_WITH_INDICES[n].public(input, *args))
+    if _mode.grad_enabled and isinstance(input, Tensor) and input._requires_grad:
+        return MAX_POOL_WITH_INDICES[n].public(input, *args)[0]
+    return MAX_POOL[n].public(input, *args)
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """Max over each (dilated) window of the last two dims (``torch.max_pool2d``)."""
+    return max_pool(2, input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """Max over each (dilated) window of the last three dims (``torch.max_pool3d``)."""
+    return max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 max_pool2d_with_indices = _with_indices(2)
 max_pool3d_with_indices = _with_indices(3)
 
 
-def _max_pool_grad(grad, self, n, args):
-    # The maxima are recomputed from the input: PyTorch saves only the input (and indices),
-    # so an in-place change of the pooled output (a relu_ after the pool) is allowed
-    params = pool_params(n, *args)
-    maxima = Maxima(self._data, _max_values(self._data, *params), params)
-    return MAX_POOL_BACKWARD[n].public(grad, self, maxima)
+# -- backward -----------------------------------------------------------------------------------
+def _self_formula(n):
+    def max_pool_with_indices_self(grads, self, result1, kernel_size, stride, padding,
+                                   dilation, ceil_mode):
+        if not _mode.grad_enabled:   # no create_graph: nothing to record, skip the dispatch
+            return _wrap(scatter_flat(grads[0]._data, result1._data, self._data.shape, n))
+        return MAX_POOL_BACKWARD[n].public(grads[0], self, kernel_size, stride, padding,
+                                           dilation, ceil_mode, result1)
+    max_pool_with_indices_self.__name__ = f"max_pool{n}d_with_indices_self"
+    return max_pool_with_indices_self
 
 
-def max_pool2d_self(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
-    return _max_pool_grad(grad, self, 2,
-                          (kernel_size, stride, padding, dilation, ceil_mode))
+def scatter_flat(grad_output, indices, shape, n: int):
+    """The input gradient: each output's gradient added at the flat plane position
+    ``indices`` names, in output order as PyTorch's loop (overlapping windows can share a
+    maximum; the float sum order is PyTorch's)."""
+    gx = np.zeros(math.prod(shape), grad_output.dtype)
+    if gx.size and indices.size:
+        size = math.prod(shape[-n:])
+        planes = gx.size // size
+        at = indices.reshape(planes, -1) + np.arange(0, gx.size, size)[:, None]
+        np.add.at(gx, at.reshape(-1), grad_output.reshape(-1))
+    return gx.reshape(shape)
 
 
-def max_pool3d_self(grad, self, kernel_size, stride, padding, dilation, ceil_mode):
-    return _max_pool_grad(grad, self, 3,
-                          (kernel_size, stride, padding, dilation, ceil_mode))
-
-
-def max_pool2d_with_indices_self(grads, self, kernel_size, stride, padding, dilation,
-                                 ceil_mode):
-    return _max_pool_grad(grads[0], self, 2,
-                          (kernel_size, stride, padding, dilation, ceil_mode))
-
-
-def max_pool3d_with_indices_self(grads, self, kernel_size, stride, padding, dilation,
-                                 ceil_mode):
-    return _max_pool_grad(grads[0], self, 3,
-                          (kernel_size, stride, padding, dilation, ceil_mode))
-
-
-def max_pool_with_indices_backward(grad_output, self, maxima):
-    """Each window's gradient sent to its maximum (``maxima``: a ``Maxima``)."""
-    return maxima.scatter(grad_output)
+def _backward(n):
+    def max_pool_with_indices_backward(grad_output, self, kernel_size, stride, padding,
+                                       dilation, ceil_mode, indices):
+        """Each window's gradient sent to its maximum (``indices``: the forward's)."""
+        return scatter_flat(grad_output, getattr(indices, "_data", indices), self.shape, n)
+    max_pool_with_indices_backward.__name__ = f"max_pool{n}d_with_indices_backward"
+    return max_pool_with_indices_backward
 
 
 def gather_flat(grad, idx, n: int):
@@ -342,61 +361,73 @@ def gather_flat(grad, idx, n: int):
     return flat.gather(len(lead), _wrap(idx.reshape(lead + (-1,)))).reshape(idx.shape)
 
 
-def max_pool_with_indices_backward_grad_output(grad, maxima):
-    return gather_flat(grad, maxima.flat_indices(), len(maxima.params[0]))
+def _backward_grad_output(n):
+    def max_pool_with_indices_backward_grad_output(grad, indices):
+        return gather_flat(grad, indices._data, n)
+    return max_pool_with_indices_backward_grad_output
 
 
-def _pool_samples(call, extra=()):
+def _pool_samples(call, extra=(), kwargs=None):
     def samples(make, shapes):
+        kw = dict(kwargs or {})
         base = make((2, 3, 7, 6))
         return [
-            Sample((base, [2, 2], [2, 2], [0, 0]) + extra[:2], call=call),
-            Sample((make((3, 5, 5)), [3, 2], [2, 1], [1, 1]) + extra[2:4], call=call),
-            Sample((make((1, 2, 8, 7)), [2, 3], [3, 2], [1, 1]) + extra[4:], call=call),
+            Sample((base, [2, 2], [2, 2], [0, 0]) + extra[:2], kw, call=call),
+            Sample((make((3, 5, 5)), [3, 2], [2, 1], [1, 1]) + extra[2:4], kw, call=call),
+            Sample((make((1, 2, 8, 7)), [2, 3], [3, 2], [1, 1]) + extra[4:], kw, call=call),
+            # integer-valued: ties, whose first maximum (in window order) takes the gradient
+            Sample((np.round(make((2, 2, 6, 6))), 3, 1, 1), kw, call=call),
         ]
     return samples
 
 
-def _pool3d_samples(call, extra=()):
+def _pool3d_samples(call, extra=(), kwargs=None):
     def samples(make, shapes):
+        kw = dict(kwargs or {})
         return [
-            Sample((make((2, 2, 4, 5, 4)), [2, 2, 2], [2, 2, 2], [0, 0, 0]) + extra[:2],
+            Sample((make((2, 2, 4, 5, 4)), [2, 2, 2], [2, 2, 2], [0, 0, 0]) + extra[:2], kw,
                    call=call),
-            Sample((make((2, 5, 4, 5)), [3, 2, 2], [2, 1, 2], [1, 1, 0]) + extra[2:4], call=call),
-            Sample((make((1, 2, 5, 4, 6)), [2, 3, 2], [1, 2, 3], [1, 1, 1]) + extra[4:],
+            Sample((make((2, 5, 4, 5)), [3, 2, 2], [2, 1, 2], [1, 1, 0]) + extra[2:4], kw,
                    call=call),
+            Sample((make((1, 2, 5, 4, 6)), [2, 3, 2], [1, 2, 3], [1, 1, 1]) + extra[4:], kw,
+                   call=call),
+            Sample((np.round(make((1, 2, 4, 4, 4))), 2, 1, 1), kw, call=call),
         ]
+    return samples
+
+
+def _values_samples(n):
+    def samples(make, shapes):   # no gradient: integers, and floats under no_grad (below)
+        shape = (2, 3, 7, 6) if n == 2 else (2, 2, 5, 4, 6)
+        return [Sample((make(shape, -5, 5, np.int64), 2), call=f"max_pool{n}d", grad=False),
+                Sample((make(shape, -5, 5, np.int64), 3, 2, 1, 1, True),
+                       call=f"max_pool{n}d", grad=False)]
     return samples
 
 
 _MAX_ARGS = ([1, 1], False, [1, 1], True, [2, 1], True)
-MAX_POOL2D = defop(
-    "max_pool2d", max_pool2d, derivatives={"self": max_pool2d_self}, dtype="same",
-    grad_fn_name="MaxPool2DWithIndicesBackward0", methods=(), functions=("max_pool2d",),
-    family=FAMILY, samples=_pool_samples("max_pool2d", _MAX_ARGS))
+_MAX3D_ARGS = ([1, 1, 1], False, [1, 2, 1], True, [2, 1, 1], True)
 
-MAX_POOL2D_WITH_INDICES = defop(
-    "max_pool2d_with_indices", max_pool2d_with_indices,
-    derivatives={"self": max_pool2d_with_indices_self}, dtype="same", n_outputs=2,
-    differentiable_outputs=(True, False), materialize=materialize_zeros,
-    grad_fn_name="MaxPool2DWithIndicesBackward0", methods=(), functions=(), family=FAMILY)
+MAX_POOL = {n: defop(
+    f"max_pool{n}d", _values_only(n), dtype="same", methods=(), functions=(), family=FAMILY,
+    samples=_values_samples(n)) for n in (2, 3)}
 
-MAX_POOL3D = defop(
-    "max_pool3d", max_pool3d, derivatives={"self": max_pool3d_self}, dtype="same",
-    grad_fn_name="MaxPool3DWithIndicesBackward0", methods=(), functions=("max_pool3d",),
-    family=FAMILY, samples=_pool3d_samples("max_pool3d", ([1, 1, 1], False, [1, 2, 1], True,
-                                                          [2, 1, 1], True)))
-
-MAX_POOL3D_WITH_INDICES = defop(
-    "max_pool3d_with_indices", max_pool3d_with_indices,
-    derivatives={"self": max_pool3d_with_indices_self}, dtype="same", n_outputs=2,
-    differentiable_outputs=(True, False), materialize=materialize_zeros,
-    grad_fn_name="MaxPool3DWithIndicesBackward0", methods=(), functions=(), family=FAMILY)
+MAX_POOL_WITH_INDICES = {n: defop(
+    f"max_pool{n}d_with_indices", _with_indices(n), derivatives={"self": _self_formula(n)},
+    dtype="same", n_outputs=2, differentiable_outputs=(True, False),
+    materialize=materialize_zeros, grad_fn_name=f"MaxPool{n}DWithIndicesBackward0", methods=(),
+    functions=(), family=FAMILY,
+    samples=(_pool_samples if n == 2 else _pool3d_samples)(
+        f"max_pool{n}d", _MAX_ARGS if n == 2 else _MAX3D_ARGS)) for n in (2, 3)}
 
 MAX_POOL_BACKWARD = {n: defop(
-    f"max_pool{n}d_with_indices_backward", max_pool_with_indices_backward,
-    inputs=("grad_output", "self"),
-    derivatives={"grad_output": max_pool_with_indices_backward_grad_output,
-                 "self": zeros_grad}, dtype="same",
+    f"max_pool{n}d_with_indices_backward", _backward(n), inputs=("grad_output", "self"),
+    derivatives={"grad_output": _backward_grad_output(n), "self": zeros_grad}, dtype="same",
     grad_fn_name=f"MaxPool{n}DWithIndicesBackwardBackward0", methods=(), functions=(),
-    family=FAMILY) for n in (2, 3)}
+    saved_tensor_args=("indices",), family=FAMILY) for n in (2, 3)}
+
+MAX_POOL2D, MAX_POOL3D = MAX_POOL[2], MAX_POOL[3]
+MAX_POOL2D_WITH_INDICES, MAX_POOL3D_WITH_INDICES = (MAX_POOL_WITH_INDICES[2],
+                                                    MAX_POOL_WITH_INDICES[3])
+export_function("max_pool2d", max_pool2d)
+export_function("max_pool3d", max_pool3d)

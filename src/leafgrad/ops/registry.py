@@ -8,6 +8,7 @@ dunders and in-place variant it provides, and sample inputs for the registry-dri
 
 Formula parameters: the first is ``grad`` (``grads``, a list, for ops with several outputs);
 the rest name saved values: an input (``self``, ``other``, ...), ``result`` (the op's output),
+``result1``, ``result2``... (another output of a multi-output op, a non-differentiable one),
 a non-tensor argument (``dim``, ``keepdim``, ...), or ``<input>_shape`` / ``<input>_dtype`` /
 ``<input>_strides`` (only the metadata, so the input's array is not kept alive; strides in
 elements, as PyTorch's ``sym_strides()``, for formulas that answer in the input's layout).
@@ -274,6 +275,14 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
         if s == "result":
             sources.append(("result", None))
             rec.has_saved_output = True
+        elif s[:6] == "result" and s[6:].isdigit():
+            # another output, non-differentiable (max_pool's indices: PyTorch's result1),
+            # saved as the tensor itself so that changing it in place is caught
+            nr = int(s[6:])
+            if not 0 < nr < n_outputs or differentiable_outputs is None or \
+                    differentiable_outputs[nr]:
+                raise ValueError(f"op {name}: {s!r} must name a non-differentiable output")
+            sources.append(("output", nr))
         elif s in params:
             sources.append(("arg", params.index(s)))
         elif s.endswith("_shapes") and s[:-7] in params:

@@ -12,13 +12,7 @@ tensor([[[1.5000, 3.5000]]])
 """
 from __future__ import annotations
 
-from ...ops.pooling import (
-    MAX_POOL2D,
-    MAX_POOL2D_WITH_INDICES,
-    MAX_POOL3D,
-    MAX_POOL3D_WITH_INDICES,
-    pool_output_size,
-)
+from ...ops.pooling import max_pool, pool_output_size
 from ...ops.pooling_avg import AVG_POOL
 from ...tensor import Tensor
 
@@ -117,16 +111,15 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """Max over each (dilated) ``kernel_size`` window of the last two dims; with
     ``return_indices`` also each maximum's flat position in its input plane."""
+    given = (kernel_size, stride, padding, dilation)
     kernel, stride, padding, dilation = _pool_args("max_pool2d", kernel_size, stride, padding,
                                                    dilation)
     if input.dim() not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     _check_pool(input, kernel, stride, padding, dilation, ceil_mode)
-    args = (list(kernel), list(stride), list(padding), list(dilation), bool(ceil_mode))
     _kernel_dtype(input, "max_pool2d", None)
-    if return_indices:
-        return tuple(MAX_POOL2D_WITH_INDICES.public(input, *args))
-    return MAX_POOL2D.public(input, *args)
+    # the arguments as given: the node saves them so (``_saved_stride`` is () when omitted)
+    return max_pool(2, input, *given, ceil_mode, return_indices)
 
 
 def _single(value, fname: str, what: str) -> int:
@@ -183,7 +176,9 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
                            f"tensor for argument #1 'self' (while checking arguments for "
                            f"max_pool1d)")
-    stride = None if stride is None else _to2d(stride, 1)
+    if stride is None or (not isinstance(stride, int) and len(stride) == 0):
+        stride = kernel_size   # PyTorch's max_pool1d fills it in (the node saves (1, k))
+    stride = _to2d(stride, 1)
     out = max_pool2d(input.unsqueeze(-2), _to2d(kernel_size, 1), stride, _to2d(padding, 0),
                      _to2d(dilation, 1), ceil_mode, return_indices)
     if return_indices:
@@ -287,15 +282,13 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                ceil_mode: bool = False, return_indices: bool = False):
     """Max over each (dilated) ``kernel_size`` window of the last three dims; with
     ``return_indices`` also each maximum's flat position in its input volume."""
+    given = (kernel_size, stride, padding, dilation)
     kernel, stride, padding, dilation = _pool_args("max_pool3d", kernel_size, stride, padding,
                                                    dilation, 3)
     _check_pool3d(input, kernel, stride, padding, dilation, ceil_mode,
                   "max_pool3d_with_indices_out_cpu_template()")
-    args = (list(kernel), list(stride), list(padding), list(dilation), bool(ceil_mode))
     _kernel_dtype(input, "max_pool3d", None)
-    if return_indices:
-        return tuple(MAX_POOL3D_WITH_INDICES.public(input, *args))
-    return MAX_POOL3D.public(input, *args)
+    return max_pool(3, input, *given, ceil_mode, return_indices)
 
 
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
