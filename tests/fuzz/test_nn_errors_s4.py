@@ -44,6 +44,59 @@ STATEMENTS = [
     "torch.tensor([0, 1]), mode='max', include_last_offset=True)",
     "y = F.embedding_bag(torch.tensor([0, 1, 2]), torch.arange(6.).reshape(3, 2).half(), "
     "torch.tensor([0, 1]), mode='sum', include_last_offset=True)",
+    # interpolate: integer and bool inputs reach the kernel's dtype dispatch, whose name
+    # depends on the mode and rank (uint8 passes all but linear/trilinear); the size checks
+    # come first (spatial sizes before "Non-empty"; the 1-d message says "and output")
+    "y = F.interpolate(torch.zeros(1, 1, 4, dtype=torch.bool), scale_factor=2)",
+    "y = F.interpolate(torch.zeros(1, 1, 4, dtype=torch.long), scale_factor=2, mode='linear')",
+    "y = F.interpolate(torch.zeros(1, 1, 4, dtype=torch.uint8), size=3, mode='linear')",
+    "y = F.interpolate(torch.zeros(1, 1, 4, dtype=torch.uint8), size=3)",
+    "y = F.interpolate(torch.zeros(0, 2, 4, dtype=torch.bool), scale_factor=2)",
+    "y = F.interpolate(torch.zeros(1, 1, 1, 3, dtype=torch.long), scale_factor=2)",
+    "y = F.interpolate(torch.zeros(2, 3, 2, 2, dtype=torch.int32), size=3, "
+    "mode='nearest-exact')",
+    "y = F.interpolate(torch.zeros(1, 1, 2, 2, dtype=torch.bool), size=3, mode='bilinear')",
+    "y = F.interpolate(torch.zeros(1, 1, 2, 2, dtype=torch.uint8), size=3, mode='bilinear')",
+    "y = F.interpolate(torch.zeros(1, 1, 2, 2, dtype=torch.bool), size=3, mode='bicubic')",
+    "y = F.interpolate(torch.zeros(1, 1, 2, 2, 2, dtype=torch.bool), size=3, "
+    "mode='trilinear')",
+    "y = F.interpolate(torch.zeros(1, 1, 2, 2, 2, dtype=torch.int8), size=3)",
+    "y = F.interpolate(torch.zeros(1, 1, 1, 1, 0, dtype=torch.long), size=(1, 1, 0), "
+    "mode='trilinear')",
+    "y = F.interpolate(torch.zeros(1, 0, 3, 0), scale_factor=2)",
+    "y = F.interpolate(torch.zeros(0, 1, 0), scale_factor=2)",
+    "y = F.interpolate(torch.zeros(1, 2, 3), size=0)",
+    "y = F.interpolate(torch.zeros(1, 1, 0, 2), scale_factor=2, mode='bicubic')",
+    "y = F.interpolate(torch.zeros(1, 0, 3, 3), scale_factor=2)",
+    # adaptive average pooling: to size 1 everywhere it is a mean, of any rank; otherwise the
+    # 2-d kernel checks rank then the pooled dims and returns empty outputs before its dtype
+    # check, the 3-d kernel checks all non-batch dims, then rank, then dtype
+    "y = F.adaptive_avg_pool2d(torch.arange(24.).reshape(4, 1, 1, 2, 3), 1)",
+    "y = F.adaptive_avg_pool2d(torch.arange(24.).reshape(4, 1, 1, 2, 3).requires_grad_(), "
+    "(1, 1))",
+    "y = F.adaptive_avg_pool2d(torch.arange(12).reshape(4, 3), 1)",
+    "y = F.adaptive_avg_pool2d(torch.ones(3, 4), 1)",
+    "y = F.adaptive_avg_pool2d(torch.ones(3), 1)",
+    "y = F.adaptive_avg_pool3d(torch.ones(2, 0, 1, 1).requires_grad_(), 1)",
+    "y = F.adaptive_avg_pool3d(torch.ones(1, 2, 3, 4, 5, 2), 1)",
+    "y = F.adaptive_avg_pool1d(torch.ones(2, 3, 0), 1)",
+    "y = F.adaptive_avg_pool2d(torch.ones(0, 3, 4), 2)",
+    "y = F.adaptive_avg_pool2d(torch.ones(1, 0, 3, 4, dtype=torch.long), 2)",
+    "y = F.adaptive_avg_pool2d(torch.ones(2, 3, 4, dtype=torch.long), 0)",
+    "y = F.adaptive_avg_pool2d(torch.ones(1, 0, 1, 0), 2)",
+    "y = F.adaptive_avg_pool3d(torch.ones(0, 2, 3, 4, dtype=torch.long), 2)",
+    "y = F.adaptive_avg_pool3d(torch.ones(1, 2, 3, 4, 0, 6), 2)",
+    "y = F.adaptive_avg_pool3d(torch.ones(2, 0, 4), 2)",
+    "y = F.adaptive_avg_pool1d(torch.ones(1, 0, 3).requires_grad_(), 2)",
+    "y = F.interpolate(torch.zeros(0, 2, 2, 2, dtype=torch.long), size=3, mode='area')",
+    "y = F.interpolate(torch.zeros(1, 0, 2), size=3, mode='area')",
+    # adaptive max pooling: rank, then every non-batch dim; empty outputs are fine
+    "y = F.adaptive_max_pool2d(torch.ones(0, 3, 4), 2)",
+    "y = F.adaptive_max_pool2d(torch.ones(1, 2, 3, 4), 0)",
+    "y = F.adaptive_max_pool3d(torch.ones(0, 2, 3, 4, dtype=torch.long), 2)",
+    "y = F.adaptive_max_pool1d(torch.ones(2, 0, 4), 2)",
+    "y = F.adaptive_max_pool1d(torch.ones(3, 0), 2)",
+    "y = F.adaptive_max_pool1d(torch.ones(2, 3), 0)",
 ]
 
 
