@@ -97,6 +97,76 @@ STATEMENTS = [
     "y = F.adaptive_max_pool1d(torch.ones(2, 0, 4), 2)",
     "y = F.adaptive_max_pool1d(torch.ones(3, 0), 2)",
     "y = F.adaptive_max_pool1d(torch.ones(2, 3), 0)",
+    # convolutions: conv1d/2d/3d with numeric padding check the bias dtype first (before
+    # the input rank and the kernel size); string padding and torch.convolution leave a
+    # mixed bias to the kernel (the slow path adds it, MKLDNN refuses it)
+    "y = F.conv1d(torch.ones(2, 3, 1).double(), torch.ones(6, 1, 2), torch.ones(6), "
+    "stride=2, groups=3)",
+    "y = F.conv1d(torch.ones(1, 1, 1), torch.ones(2, 1, 2).double(), torch.ones(2).double())",
+    "y = F.conv1d(torch.ones(1, 1, 1, 1), torch.ones(()), torch.ones(2).double())",
+    "y = F.conv1d(torch.ones(1, 1, 1, 1), torch.ones(()), torch.ones(2))",
+    "y = F.conv2d(torch.ones(2, 1, 1, 1).half(), torch.ones(2, 1, 2, 2).half(), "
+    "torch.ones(2))",
+    "y = F.conv1d(torch.ones(2, 1, 2).double().requires_grad_(), torch.ones(2, 1, 1), "
+    "torch.ones(2), padding='same', dilation=2)",
+    "y = F.conv1d(torch.ones(1, 1, 1).half(), torch.ones(1, 1, 1), torch.ones(1), "
+    "padding='same')",
+    "y = F.conv1d(torch.ones(2, 1, 3).double(), torch.ones(2, 1, 1).double(), torch.ones(2), "
+    "padding='valid')",
+    "y = F.conv1d(torch.ones(2, 1, 1), torch.ones(2, 1, 2), torch.ones(2).double(), "
+    "padding='same')",
+    "y = torch.convolution(torch.ones(2, 1, 3), torch.ones(2, 1, 1), torch.ones(2).double(), "
+    "[1], [0], [1], False, [0], 1)",
+    # the kernels' dtype dispatch: dilated and transposed kernels take floats and int64 only;
+    # the plain ones refuse bool (3-d: a strided, padded, grouped or wider kernel fails
+    # building its columns)
+    "y = F.conv1d(torch.ones(1, 3, 2, dtype=torch.bool), torch.ones(6, 1, 1, dtype=torch.bool), "
+    "stride=2, dilation=2, groups=3)",
+    "y = F.conv2d(torch.ones(1, 1, 3, 3, dtype=torch.int32), torch.ones(1, 1, 1, 1, "
+    "dtype=torch.int32), dilation=2)",
+    "y = F.conv2d(torch.ones(1, 1, 3, 3, dtype=torch.int32), torch.ones(1, 1, 1, 1, "
+    "dtype=torch.int32))",
+    "y = F.conv_transpose1d(torch.ones(1, 1, 3, dtype=torch.bool), torch.ones(1, 1, 1, "
+    "dtype=torch.bool))",
+    "y = F.conv_transpose3d(torch.ones(1, 1, 2, 2, 2, dtype=torch.uint8), torch.ones(1, 1, 1, "
+    "1, 1, dtype=torch.uint8))",
+    "y = F.conv3d(torch.ones(1, 1, 2, 2, 2, dtype=torch.bool), torch.ones(1, 1, 1, 1, 1, "
+    "dtype=torch.bool))",
+    "y = F.conv3d(torch.ones(1, 1, 2, 2, 2, dtype=torch.bool), torch.ones(1, 1, 1, 1, 1, "
+    "dtype=torch.bool), padding=1)",
+    "y = F.conv_transpose1d(torch.ones(1, 1, 3, dtype=torch.long), torch.ones(1, 1, 2, "
+    "dtype=torch.long))",
+    # empty inputs: a zero batch or zero channels give an empty output and skip the kernels
+    # (zero channels give zero output channels); other empty inputs are refused
+    "y = F.conv1d(torch.ones(1, 0, 3), torch.ones(4, 0, 2), torch.ones(4))",
+    "y = F.conv2d(torch.ones(2, 0, 3, 3), torch.ones(4, 0, 2, 1), stride=2)",
+    "y = F.conv1d(torch.ones(0, 1, 3, dtype=torch.bool), torch.ones(2, 1, 1, dtype=torch.bool))",
+    "y = F.conv1d(torch.ones(0, 1, 3), torch.ones(2, 1, 1).double())",
+    "y = F.conv1d(torch.ones(0, 1, 3).requires_grad_(), torch.ones(2, 1, 1), torch.ones(2))",
+    "y = F.conv_transpose1d(torch.ones(0, 1, 3), torch.ones(1, 2, 1), padding=5)",
+    "y = F.conv_transpose1d(torch.ones(0, 2, 3), torch.ones(2, 0, 1))",
+    "y = F.conv2d(torch.ones(1, 1, 0, 1), torch.ones(1, 1, 2, 2), padding=1)",
+    "y = F.conv1d(torch.ones(1, 1, 0), torch.ones(2, 1, 1).double(), padding=1)",
+    "y = F.conv_transpose1d(torch.ones(1, 1, 0), torch.ones(1, 2, 1))",
+    "y = F.conv_transpose3d(torch.ones(1, 1, 1, 0, 1), torch.ones(1, 1, 1, 1, 1))",
+    # transposed output sizes under 1 are refused by the slow kernels (a 1-d one names two
+    # dims); MKLDNN (a batched float32 input) returns an empty output
+    "y = F.conv_transpose1d(torch.ones(1, 1), torch.ones(1, 1, 2), padding=1)",
+    "y = F.conv_transpose1d(torch.ones(1, 1, 1).double(), torch.ones(1, 1, 2).double(), "
+    "padding=2)",
+    "y = F.conv_transpose2d(torch.ones(1, 1, 1, 3), torch.ones(1, 1, 2, 2).double(), "
+    "padding=1)",
+    "y = F.conv_transpose2d(torch.ones(2, 1, 1, 3), torch.ones(1, 1, 2, 2), padding=1)",
+    "y = F.conv_transpose1d(torch.ones(1, 1, 1, dtype=torch.bool), torch.ones(1, 1, 2, "
+    "dtype=torch.bool), padding=1)",
+    # weights with a zero-size dim
+    "y = F.conv1d(torch.ones(1, 1, 3), torch.ones(1, 1, 0).double())",
+    "y = F.conv2d(torch.ones(2, 1, 3, 3).double(), torch.ones(1, 1, 0, 1).double(), "
+    "dilation=2)",
+    "y = F.conv3d(torch.ones(1, 1, 3, 3, 3), torch.ones(1, 1, 1, 0, 1))",
+    "y = F.conv_transpose1d(torch.ones(1, 2, 3), torch.ones(2, 0, 1))",
+    "y = F.conv_transpose3d(torch.ones(1, 1, 3, 3, 3).double(), torch.ones(1, 1, 1, 0, 1)"
+    ".double())",
 ]
 
 
