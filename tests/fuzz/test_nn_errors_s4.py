@@ -167,6 +167,32 @@ STATEMENTS = [
     "y = F.conv_transpose1d(torch.ones(1, 2, 3), torch.ones(2, 0, 1))",
     "y = F.conv_transpose3d(torch.ones(1, 1, 3, 3, 3).double(), torch.ones(1, 1, 1, 0, 1)"
     ".double())",
+    # losses: margin_ranking_loss wants inputs of one rank; soft_margin_loss writes into a
+    # buffer shaped like the input (the target may broadcast to it, not beyond it)
+    "y = F.margin_ranking_loss(torch.ones(()), torch.ones(1), torch.ones(1))",
+    "y = F.margin_ranking_loss(torch.ones(3, 1, 4), torch.ones(3, 1, 4), torch.ones(3, 1, 4, 2))",
+    "y = F.margin_ranking_loss(torch.ones(2, 3), torch.ones(3), torch.ones(2, 3), "
+    "reduction='none')",
+    "y = F.margin_ranking_loss(torch.ones(2), torch.ones(1), torch.ones(2))",
+    "y = F.soft_margin_loss(torch.ones(1, 1, 4, 1).double(), torch.ones(4, 2))",
+    "y = F.soft_margin_loss(torch.ones(()), torch.ones(2), reduction='none')",
+    "y = F.soft_margin_loss(torch.ones(3, 2), torch.ones(2), reduction='none')",
+    "y = F.soft_margin_loss(torch.ones(2), torch.ones(3))",
+    # huber_loss's backward kernel refuses operands of two dtypes (the forward promotes)
+    "x = torch.ones(2, 3).double().requires_grad_(); "
+    "F.huber_loss(x, torch.full((3,), 0.25).expand(2, 3), reduction='sum').backward(); "
+    "y = x.grad",
+    "x = torch.full((3,), 0.25, requires_grad=True); "
+    "F.huber_loss(torch.ones(2, 3).double(), x.expand(2, 3)).backward(); y = x.grad",
+    "x = torch.ones(2, 3, requires_grad=True); "
+    "F.huber_loss(x, torch.full((2, 3), 0.25).half(), reduction='sum').backward(); y = x.grad",
+    # vector norms without an identity (inf, negative orders) of empty dims
+    "y = torch.linalg.vector_norm(torch.ones(1, 0), float('inf'), dim=-1)",
+    "y = torch.linalg.vector_norm(torch.ones(0, 2), -1, dim=(0, 1))",
+    "y = torch.linalg.vector_norm(torch.ones(0), -float('inf'))",
+    "y = torch.linalg.vector_norm(torch.ones(2, 0), float('inf'), dim=0)",
+    "y = torch.linalg.vector_norm(torch.ones(2, 0), 0.5)",
+    "y = torch.norm(torch.ones(0, 2), float('inf'), dim=0)",
 ]
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..errors import broadcast_error
 from ..tensor import Tensor
 from .cascade_sum import sum_like_torch
 from .nll_loss import not_differentiable
@@ -223,6 +224,11 @@ def huber_loss_target(grad, self, target, reduction, delta):
 
 def huber_loss_backward(grad_output, self, target, reduction, delta):
     """``clamp(self - target, -delta, delta) * grad_output`` (/ count for 'mean')."""
+    if self.dtype != target.dtype:
+        # the forward promotes, but PyTorch's backward kernel wants one dtype (the target's
+        # gradient runs it with the operands swapped)
+        raise RuntimeError(f"Found dtype {_dt.from_numpy_dtype(target.dtype).tensor_type[:-6]} "
+                           f"but expected {_dt.from_numpy_dtype(self.dtype).tensor_type[:-6]}")
     return _clipped_grad(grad_output, self, target, reduction, delta, 1)
 
 
@@ -473,6 +479,15 @@ def soft_margin_loss(self, target, reduction=1):
     """``log(1 + exp(-target * self))``, reduced (as PyTorch writes it: inf where the exp
     overflows)."""
     target = _np(target)
+    if np.shape(target) != self.shape:
+        # PyTorch writes the elementwise loss into a buffer shaped like the input
+        error = broadcast_error((self.shape, np.shape(target)))
+        if error is not None:
+            raise error
+        shape = np.broadcast_shapes(self.shape, np.shape(target))
+        if shape != self.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
     return reduce_array(np.asarray(np.log1p(np.exp(-target * self)), dtype=self.dtype),
                         reduction)
 

@@ -438,6 +438,10 @@ def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_averag
                         reduce=None, reduction: str = "mean") -> Tensor:
     reduction = legacy_reduction(size_average, reduce,
                                  reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
+                           f"target: {target.size()} ")
     # PyTorch clamps in place (ClampMinBackward0, version 1)
     return _reduce_loss((-target * (input1 - input2) + margin).clamp_min_(0), reduction)
 
