@@ -193,6 +193,23 @@ STATEMENTS = [
     "y = torch.linalg.vector_norm(torch.ones(2, 0), float('inf'), dim=0)",
     "y = torch.linalg.vector_norm(torch.ones(2, 0), 0.5)",
     "y = torch.norm(torch.ones(0, 2), float('inf'), dim=0)",
+    # hinge_embedding_loss fills a tensor like the input with the margin before subtracting
+    # (a bool input: "two bool tensors"; an integer input truncates the margin)
+    "y = F.hinge_embedding_loss(torch.tensor(True), torch.tensor(1))",
+    "y = F.hinge_embedding_loss(torch.tensor([0, 1, 1]), torch.tensor([1, -1, -1]), "
+    "margin=0.5, reduction='none')",
+    "y = F.hinge_embedding_loss(torch.tensor([0, 1, 1]), torch.tensor([1, -1, -1]), "
+    "margin=2, reduction='sum')",
+    # soft_margin_loss runs neg(input).mul_(target).exp_() in the input's dtype
+    "y = F.soft_margin_loss(torch.ones(1, dtype=torch.bool), torch.ones(()).long())",
+    "y = F.soft_margin_loss(torch.ones(2, dtype=torch.long), torch.ones(2).double())",
+    "y = F.soft_margin_loss(torch.ones(2, dtype=torch.long), torch.ones(2, dtype=torch.bool))",
+    "y = F.soft_margin_loss(torch.ones(1, dtype=torch.long), torch.ones(2))",
+    "y = F.soft_margin_loss(torch.ones(2, dtype=torch.long), torch.ones(3))",
+    "y = F.soft_margin_loss(torch.ones(2).half(), torch.tensor([True, False]), reduction='none')",
+    "x = torch.tensor([0.3, -0.5], requires_grad=True); "
+    "g, = torch.autograd.grad(F.soft_margin_loss(x, torch.tensor([True, False])), x, "
+    "create_graph=True); y = torch.autograd.grad(g.sum(), x)[0]",
 ]
 
 

@@ -475,21 +475,26 @@ BINARY_CROSS_ENTROPY_WITH_LOGITS = defop(
 
 
 # -- soft_margin_loss ----------------------------------------------------------------------------
+def _check_into_input(shape, target_shape) -> None:
+    """PyTorch writes the elementwise soft margin loss into a buffer shaped like the input:
+    the target must broadcast to it."""
+    error = broadcast_error((shape, target_shape))
+    if error is not None:
+        raise error
+    full = np.broadcast_shapes(shape, target_shape)
+    if full != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(full)}")
+
+
 def soft_margin_loss(self, target, reduction=1):
     """``log(1 + exp(-target * self))``, reduced (as PyTorch writes it: inf where the exp
     overflows)."""
     target = _np(target)
     if np.shape(target) != self.shape:
-        # PyTorch writes the elementwise loss into a buffer shaped like the input
-        error = broadcast_error((self.shape, np.shape(target)))
-        if error is not None:
-            raise error
-        shape = np.broadcast_shapes(self.shape, np.shape(target))
-        if shape != self.shape:
-            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
-                               f"broadcast shape {list(shape)}")
-    return reduce_array(np.asarray(np.log1p(np.exp(-target * self)), dtype=self.dtype),
-                        reduction)
+        _check_into_input(self.shape, np.shape(target))
+    return reduce_array(np.asarray(np.log1p(np.exp(np.negative(self) * target)),
+                                   dtype=self.dtype), reduction)
 
 
 def soft_margin_loss_self(grad, self, target, reduction):
@@ -499,19 +504,19 @@ def soft_margin_loss_self(grad, self, target, reduction):
 def soft_margin_loss_backward(grad_output, self, target, reduction):
     """``-target z / (1 + z) * grad_output`` with ``z = exp(-target * self)``."""
     target = _np(target)
-    z = np.exp(-target * self)
+    z = np.exp(np.negative(self) * target)
     g = np.asarray(-(target * z) / (z + 1) * grad_output, dtype=self.dtype)
     return g / g.size if reduction == 1 and g.size else g
 
 
 def _soft_margin_terms(self, target):
-    z = (self * -target).exp()
+    z = (-self * target).exp()   # (a bool target cannot be negated)
     return z, z + 1
 
 
 def soft_margin_loss_backward_grad_output(grad, self, target, reduction):
     z, z1 = _soft_margin_terms(self, target)
-    return _norm(reduction, self.numel(), -target * z / z1 * grad)
+    return _norm(reduction, self.numel(), -(target * z) / z1 * grad)
 
 
 def soft_margin_loss_backward_self(grad, grad_output, self, target, reduction):
@@ -520,12 +525,23 @@ def soft_margin_loss_backward_self(grad, grad_output, self, target, reduction):
 
 
 def _own_float_dtype(rec, args):
-    """The result keeps the input's dtype, which must be a float one."""
+    """The result keeps the input's dtype, which must be a float one. PyTorch computes
+    ``neg(input).mul_(target).exp_().log1p_()`` in the input's dtype: a bool input fails the
+    negation, an integer one the first in-place op whose result is a float (after the
+    broadcast check)."""
     own = args[0]._data.dtype
-    if own.kind != "f":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{_type_name(own)}")
-    return None, None
+    if own.kind == "f":
+        return None, None
+    if own == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    target = _np(args[1])
+    _check_into_input(tuple(args[0].shape), np.shape(target))
+    tdt = np.asarray(target).dtype
+    name = _dt.from_numpy_dtype(tdt).tensor_type[:-6] if tdt.kind == "f" else "Float"
+    raise RuntimeError(f"result type {name} can't be cast to the desired output type "
+                       f"{_type_name(own)}")
 
 
 def _soft_margin_samples(make, shapes):

@@ -453,7 +453,7 @@ def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, 
     torch = _torch()
     zeros = torch.zeros_like(input)
     loss = torch.where(target == 1, input, zeros) + \
-        torch.where(target == -1, (margin - input).clamp(min=0), zeros)
+        torch.where(target == -1, (torch.full_like(input, margin) - input).clamp(min=0), zeros)
     return _reduce_loss(loss, reduction)
 
 
