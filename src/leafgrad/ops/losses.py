@@ -510,13 +510,13 @@ def soft_margin_loss_backward(grad_output, self, target, reduction):
 
 
 def _soft_margin_terms(self, target):
-    z = (-self * target).exp()   # (a bool target cannot be negated)
+    z = (self * -target).exp()   # PyTorch's formulas negate the target (not a bool one)
     return z, z + 1
 
 
 def soft_margin_loss_backward_grad_output(grad, self, target, reduction):
     z, z1 = _soft_margin_terms(self, target)
-    return _norm(reduction, self.numel(), -(target * z) / z1 * grad)
+    return _norm(reduction, self.numel(), -target * z / z1 * grad)
 
 
 def soft_margin_loss_backward_self(grad, grad_output, self, target, reduction):
