@@ -161,6 +161,8 @@ def _take_cols(x, key):
 
 def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups):
     """``A_w^T g``: the gradient of conv(x, w) w.r.t. an input of shape ``x_shape``."""
+    if not g.size or not w.size:   # an empty convolution (zero batch or channels)
+        return np.zeros(x_shape, g.dtype)
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     o = w.shape[0]
@@ -177,6 +179,8 @@ def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups):
 
 def _conv_weight_grad(g, x, w_shape, stride, padding, dilation, groups, cols=None):
     """``B_x^T g``: the gradient of conv(x, w) w.r.t. a weight of shape ``w_shape``."""
+    if not g.size or not x.size:   # an empty convolution (zero batch or channels)
+        return np.zeros(w_shape, g.dtype)
     o, cg = w_shape[:2]
     kernel = tuple(w_shape[2:])
     if cols is None:
@@ -203,8 +207,10 @@ def _size(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
+# PyTorch's C++ type names (caffe2::TypeMeta), used by some nn messages
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char"}
+            "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
 
 
 def _type_name(d) -> str:
@@ -282,28 +288,98 @@ def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
         idt, wdt = input._data.dtype, weight._data.dtype
     bdt = None if bias is None else bias._data.dtype if isinstance(bias, Tensor) else \
         bias.dtype
-    if bdt is not None and bdt != idt and not transposed:
-        # PyTorch checks the bias's type before the weight's
-        raise RuntimeError(f"Input type ({_C_NAMES.get(idt.name, idt.name)}) and bias type "
-                           f"({_C_NAMES.get(bdt.name, bdt.name)}) should be the same")
+    if ish[0] == 0 or ish[1] == 0:
+        # PyTorch's "empty" backend: no kernel runs (so no dtype checks); it multiplies the
+        # input by the weight's first element, which must exist
+        if ish[1] != 0 and math.prod(wsh) == 0:
+            raise IndexError("select(): index 0 out of range for tensor of size [0] at "
+                             "dimension 0")
+        return
+    if math.prod(ish) == 0:
+        raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
+                           f"shape: {_size(_as_2d(ish))}")
+    # a batched float input takes the MKLDNN path, whose messages differ; PyTorch's
+    # use_mkldnn leaves an unstrided 1x1 kernel on a batch under 16 to the slow path when it
+    # runs on one thread (a 1-d convolution runs as 2-d with a kernel height of 1); a
+    # transposed one takes MKLDNN for any batched float input
+    mkldnn = idt == np.float32 and ish[0] > 1 and (transposed or (
+        any(v != 1 for v in stride) or any(v != 1 for v in dilation) or ish[0] >= 16
+        or wsh[-1] != 1 or (len(wsh) > 3 and wsh[-2] != 1) or _num_threads() > 1))
+    if not mkldnn and math.prod(wsh) == 0:
+        _check_empty_weight(wsh, transposed, dilation)
+    if transposed and not mkldnn:   # the slow transposed kernels check their output size
+        _check_transposed_size(ish, wsh, stride, padding, dilation, output_padding)
     if idt != wdt:
-        # a batched float input takes the MKLDNN path, whose message differs; PyTorch's
-        # use_mkldnn leaves an unstrided 1x1 kernel on a batch under 16 to the slow path
-        # when it runs on one thread (a 1-d convolution runs as 2-d with a kernel height of 1)
-        mkldnn = idt == np.float32 and ish[0] > 1 and (
-            any(v != 1 for v in stride) or any(v != 1 for v in dilation) or ish[0] >= 16
-            or wsh[-1] != 1 or (len(wsh) > 3 and wsh[-2] != 1) or _num_threads() > 1)
         if not mkldnn:
             raise RuntimeError(f"expected scalar type {_dt.from_numpy_dtype(idt).tensor_type[:-6]}"
                                f" but found {_dt.from_numpy_dtype(wdt).tensor_type[:-6]}")
         raise RuntimeError(f"Input type ({_type_name(idt)}) and weight type ({_type_name(wdt)}) "
                            "should be the same or input should be a MKLDNN tensor and weight "
                            "is a dense tensor")
-    if bdt is not None and bdt != idt and transposed:
-        _check_transposed_bias(idt, bdt, ish[0], k)
-    if idt == np.bool_:
-        raise NotImplementedError(f"\"slow_conv{3 if k == 5 else 2}d_cpu\" not implemented for "
-                                  f"'Bool'")
+    if bdt is not None and bdt != idt:
+        if transposed:
+            _check_transposed_bias(idt, bdt, ish[0], k)
+        elif mkldnn:   # the slow kernels add a bias of another dtype into the output
+            raise RuntimeError(f"Input type ({_type_name(idt)}) and bias type "
+                               f"({_type_name(bdt)}) should be the same or input should be a "
+                               "MKLDNN tensor and bias is a dense tensor")
+    if idt.kind in "biu" and idt != np.int64:
+        _check_kernel_dtype(idt, transposed, k, wsh, stride, padding, dilation, groups)
+
+
+def _as_2d(shape) -> tuple:
+    """PyTorch runs a 1-d convolution as a 2-d one of unit height (its messages say so)."""
+    return tuple(shape[:2]) + (1,) + tuple(shape[2:]) if len(shape) == 3 else tuple(shape)
+
+
+def _check_empty_weight(wsh, transposed: bool, dilation) -> None:
+    """The slow kernels' shape checks of a weight with a zero-size dim (the channel dims of
+    a non-transposed one cannot be zero here)."""
+    w2 = _as_2d(wsh)
+    if transposed and len(wsh) == 5:
+        raise RuntimeError("non-empty 5D (n_output_plane x n_input_plane x kernel_depth x "
+                           "kernel_height x kernel_width) tensor expected for weight, but got: "
+                           f"{_size(wsh)}")
+    if min(wsh[2:]) == 0:
+        if len(wsh) == 5:
+            raise RuntimeError("kernel size should be greater than zero, but got: "
+                               f"{' x '.join(map(str, wsh[2:]))} (TxHxW)")
+        if not transposed and any(d != 1 for d in dilation):
+            raise RuntimeError(f"kernel size should be greater than zero, but got {_size(w2[2:])}")
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
+                           f"{w2[2]} kernel_width: {w2[3]}")
+    if transposed:
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {_size(w2)}")
+
+
+def _check_transposed_size(ish, wsh, stride, padding, dilation, output_padding) -> None:
+    out = transposed_output_shape(ish, wsh, stride, padding, dilation, output_padding, 1)[2:]
+    if min(out) < 1:
+        lift = (1,) if len(ish) == 3 else ()
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, lift + tuple(ish[2:])))}). "
+            f"Calculated output size per channel: ({' x '.join(map(str, lift + tuple(out)))}). "
+            "Output size is too small")
+
+
+def _check_kernel_dtype(idt, transposed, k, wsh, stride, padding, dilation, groups) -> None:
+    """The CPU kernels' dtype dispatch: the plain 2-d/3-d ones take every dtype but bool;
+    the dilated and transposed ones only floats and int64."""
+    name = _dt.from_numpy_dtype(idt).tensor_type[:-6]
+    if transposed:
+        kernel = f"slow_conv_transpose{3 if k == 5 else 2}d_out_cpu"
+    elif any(d != 1 for d in dilation):
+        kernel = "slow_conv_dilated<>"
+    elif idt != np.bool_:
+        return
+    elif k < 5:
+        kernel = "slow_conv2d_cpu"
+    elif (all(v == 1 for v in wsh[2:]) and all(v == 1 for v in stride)
+          and not any(padding) and groups == 1):
+        kernel = "slow_conv3d_cpu"
+    else:
+        kernel = "compute_columns3d"
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
 
 def _check_transposed_bias(idt, bdt, batch: int, k: int) -> None:
@@ -342,6 +418,9 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     if input.ndim not in (3, 4, 5):
         raise NotImplementedError("leafgrad implements 1-d, 2-d and 3-d convolutions only, got "
                                   f"a {input.ndim}-d input")
+    if not input.size and (input.shape[0] == 0 or input.shape[1] == 0):
+        return _empty_convolution(input, weight, stride, padding, dilation, transposed,
+                                  output_padding, groups)
     if not transposed:
         out, cols = _conv_nd(input, weight, bias, stride, padding, dilation, groups)
         _keep_cols(input, (weight.shape, tuple(stride), tuple(padding), tuple(dilation)), cols)
@@ -349,14 +428,32 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     shape = transposed_output_shape(input.shape, weight.shape, stride, padding, dilation,
                                     output_padding, groups)
     if any(v < 0 for v in shape[2:]):
-        raise RuntimeError(
-            f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). "
-            f"Calculated output size per channel: "
-            f"({' x '.join(map(str, shape[2:]))}). Output size is too small")
+        _check_transposed_size(input.shape, weight.shape, stride, padding, dilation,
+                               output_padding)
     out = _conv_input_grad(input, weight, shape, stride, padding, dilation, groups)
     if bias is not None:
         out += bias.reshape((1, -1) + (1,) * (out.ndim - 2))
     return out
+
+
+def _empty_convolution(input, weight, stride, padding, dilation, transposed, output_padding,
+                       groups):
+    """PyTorch's "empty" backend (a zero batch or zero channels): an empty output whose
+    shape is the convolution's, except that zero input channels give zero output channels."""
+    n, c = input.shape[:2]
+    if transposed:
+        shape = transposed_output_shape(input.shape, weight.shape, stride, padding, dilation,
+                                        output_padding, groups)
+        bad = [i for i, v in enumerate(_as_2d(shape)) if v < 0]
+        if bad:
+            raise RuntimeError(f"invalid shape dimension {_as_2d(shape)[bad[0]]} at index "
+                               f"{bad[0]} of shape {_size(_as_2d(shape))}")
+    else:
+        spatial = tuple(conv_output_size(input.shape[2 + i], weight.shape[2 + i], stride[i],
+                                         padding[i], dilation[i])
+                        for i in range(input.ndim - 2))
+        shape = (n, weight.shape[0] if c else 0) + spatial
+    return np.zeros(shape, input.dtype)
 
 
 def convolution_backward_input(grad_output, input, weight, stride, padding, dilation, groups):
@@ -403,7 +500,9 @@ def convolution_weight(grad, input, weight, stride, padding, dilation, transpose
     return _weight_grad(grad, input, weight, stride, padding, dilation, groups)
 
 
-def convolution_bias(grad):
+def convolution_bias(grad, bias_shape):
+    if grad.shape[1] != bias_shape[0]:   # zero input channels gave zero output channels
+        return grad.new_zeros(bias_shape)
     return grad.sum([0] + list(range(2, grad.dim())))
 
 

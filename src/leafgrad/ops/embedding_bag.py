@@ -19,6 +19,7 @@ import numpy as np
 
 from ..tensor import _wrap
 from .registry import Sample, defop
+from .tensor_utils import get_num_threads as _num_threads
 
 FAMILY = "nn_extra"
 
@@ -31,21 +32,83 @@ def _np(value):
     return getattr(value, "_data", value)
 
 
-def _bags(indices, offsets, include_last_offset, padding_idx, num_weights, freq, dtype):
+def _fast(weight, mode, padding_idx):
+    """Whether PyTorch's CPU kernel takes its fast (FBGEMM) path: sums and means of float32 or
+    float16 rows (unit column stride), no ``padding_idx``; maxima and doubles go the slow
+    way. The two differ in which entries count with ``include_last_offset`` and in how a bad
+    index is reported."""
+    return (mode != _MAX and weight.dtype in (np.float32, np.float16)
+            and (padding_idx is None or padding_idx < 0)
+            and (weight.shape[1] <= 1 or weight.strides[1] == weight.itemsize))
+
+
+_I_CHECK = ("Expected i < index_size to be true, but got false.  (Could this error message be "
+            "improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def _check_indices(idx, offs, include_last_offset, n_bags, num_weights, fast):
+    """Raise PyTorch's error for an index outside ``[0, num_weights)``. The slow path names
+    the first bad index. The fast path runs bag chunks (one a thread), each walking its bags
+    by their lengths; a chunk that fails (a bad index, or bags overrunning its entries) is
+    re-walked to report it, with offsets that are absolute but an entry count that is the
+    chunk's own. Several failing chunks race in PyTorch; here the first one reports."""
+    bad = (idx < 0) | (idx >= num_weights)
+    if not fast:
+        if bad.any():
+            raise RuntimeError(f"embedding_bag: Expected idx >= 0 && idx < num_embeddings "
+                               f"but found idx to be {idx[bad][0]}")
+        return
+    bounds = offs if include_last_offset else np.append(offs, idx.size)
+    if not bad.any() and (np.diff(bounds) >= 0).all():
+        return                                  # the common case: nothing to report
+    threads = _num_threads()
+    tasks = min(threads, n_bags) if n_bags > 1 and threads > 1 else 1
+    step = -(-n_bags // tasks) if n_bags else 1
+    for start in range(0, max(n_bags, 1), step):
+        end = min(n_bags, start + step)
+        lo, hi = int(bounds[start]), int(bounds[end])
+        if not _chunk_fails(bad, bounds, start, end, lo, hi - lo):
+            continue
+        size = hi - lo
+        for m in range(start, end):
+            for i in range(int(bounds[m]), int(bounds[m + 1])):
+                if i >= size:
+                    raise RuntimeError(_I_CHECK)
+                v = idx[lo + i]
+                if not 0 <= v < num_weights:
+                    raise RuntimeError(f"Index {i} of input takes value {v} which is not in "
+                                       f"the valid range [0, {num_weights})")
+        if hi != size:
+            raise RuntimeError("Your input appears to be incorrect: the last offset value "
+                               "should be the size of the indices tensor, but it seems not "
+                               "to be the case.")
+
+
+def _chunk_fails(bad, bounds, start, end, lo, size):
+    """Whether FBGEMM's lookup fails on bags ``start:end`` (entries ``lo:lo+size``)."""
+    current = 0
+    for m in range(start, end):
+        length = int(bounds[m + 1] - bounds[m])
+        if current + length > size:
+            return True
+        if length > 0:
+            if bad[lo + current:lo + current + length].any():
+                return True
+            current += length
+    return current != size
+
+
+def _bags(indices, offsets, include_last_offset, padding_idx, num_weights, fast):
     """(number of bags, bag of each entry, mask of counted entries, entries per bag)."""
     idx = np.asarray(indices).reshape(-1)
     offs = np.asarray(offsets).reshape(-1).astype(np.int64)
     n_bags = len(offs) - 1 if include_last_offset else len(offs)
-    if idx.size and (idx.min() < 0 or idx.max() >= num_weights):
-        bad = idx[(idx < 0) | (idx >= num_weights)][0]
-        raise IndexError(f"index out of range in self (got {bad})")
     bag = np.searchsorted(offs, np.arange(idx.size), side="right") - 1
     padded = padding_idx is not None and padding_idx >= 0
-    # PyTorch's CPU kernel has a fast path (float32, no padding_idx, no scale_grad_by_freq);
-    # with include_last_offset the slow path runs the last bag to the end of ``indices``,
-    # the fast one sums up to the last offset but divides the mean by the entries to the end;
-    # both backwards route gradients as the slow path (the formulas pass float64 here)
-    slow = padded or freq or np.dtype(dtype) != np.float32
+    # with include_last_offset PyTorch's slow path (see _fast) runs the last bag to the end
+    # of ``indices``, the fast one sums up to the last offset but divides the mean by the
+    # entries to the end; both backwards route gradients as the slow path
+    slow = not fast
     if include_last_offset and slow and n_bags > 0:
         bag = np.minimum(bag, n_bags - 1)
     keep = (bag >= 0) & (bag < n_bags)
@@ -63,9 +126,13 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     """One row per bag: the sum (optionally weighted), mean or maximum of its rows of
     ``weight``; empty bags give zeros."""
     indices, offsets = _np(indices), _np(offsets)
+    fast = _fast(weight, mode, padding_idx)
     n_bags, bag, keep, counts = _bags(indices, offsets, include_last_offset, padding_idx,
-                                      weight.shape[0], scale_grad_by_freq, weight.dtype)
+                                      weight.shape[0], fast)
     idx = np.asarray(indices).reshape(-1)
+    if idx.size:
+        _check_indices(idx, np.asarray(offsets).reshape(-1), include_last_offset, n_bags,
+                       weight.shape[0], fast)
     rows = weight[idx[keep]]
     out = np.zeros((n_bags, weight.shape[1]), dtype=weight.dtype)
     if mode == _MAX:
@@ -99,7 +166,7 @@ def embedding_bag_weight(grad, weight, indices, offsets, scale_grad_by_freq, mod
     w = weight._data
     idx = np.asarray(_np(indices)).reshape(-1)
     n_bags, bag, keep, counts = _bags(idx, _np(offsets), include_last_offset, padding_idx,
-                                      w.shape[0], scale_grad_by_freq, np.float64)
+                                      w.shape[0], False)
     num, d = w.shape
     if mode == _MAX:
         src = _max_sources(w, idx, bag, keep, n_bags)
@@ -127,7 +194,7 @@ def embedding_bag_per_sample_weights(grad, weight, indices, offsets, scale_grad_
                                      include_last_offset, padding_idx):
     idx = np.asarray(_np(indices)).reshape(-1)
     n_bags, bag, keep, _ = _bags(idx, _np(offsets), include_last_offset, padding_idx,
-                                 weight.shape[0], scale_grad_by_freq, np.float64)
+                                 weight.shape[0], False)
     rows = weight.index_select(0, _wrap(idx.astype(np.int64)))
     g = grad.index_select(0, _wrap(np.clip(bag, 0, max(n_bags - 1, 0)).astype(np.int64)))
     return (rows * g).sum(1) * _wrap(keep.astype(rows.dtype.np))

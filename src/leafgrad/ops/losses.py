@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..errors import broadcast_error
 from ..tensor import Tensor
 from .cascade_sum import sum_like_torch
 from .nll_loss import not_differentiable
@@ -223,6 +224,11 @@ def huber_loss_target(grad, self, target, reduction, delta):
 
 def huber_loss_backward(grad_output, self, target, reduction, delta):
     """``clamp(self - target, -delta, delta) * grad_output`` (/ count for 'mean')."""
+    if self.dtype != target.dtype:
+        # the forward promotes, but PyTorch's backward kernel wants one dtype (the target's
+        # gradient runs it with the operands swapped)
+        raise RuntimeError(f"Found dtype {_dt.from_numpy_dtype(target.dtype).tensor_type[:-6]} "
+                           f"but expected {_dt.from_numpy_dtype(self.dtype).tensor_type[:-6]}")
     return _clipped_grad(grad_output, self, target, reduction, delta, 1)
 
 
@@ -469,12 +475,26 @@ BINARY_CROSS_ENTROPY_WITH_LOGITS = defop(
 
 
 # -- soft_margin_loss ----------------------------------------------------------------------------
+def _check_into_input(shape, target_shape) -> None:
+    """PyTorch writes the elementwise soft margin loss into a buffer shaped like the input:
+    the target must broadcast to it."""
+    error = broadcast_error((shape, target_shape))
+    if error is not None:
+        raise error
+    full = np.broadcast_shapes(shape, target_shape)
+    if full != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(full)}")
+
+
 def soft_margin_loss(self, target, reduction=1):
     """``log(1 + exp(-target * self))``, reduced (as PyTorch writes it: inf where the exp
     overflows)."""
     target = _np(target)
-    return reduce_array(np.asarray(np.log1p(np.exp(-target * self)), dtype=self.dtype),
-                        reduction)
+    if np.shape(target) != self.shape:
+        _check_into_input(self.shape, np.shape(target))
+    return reduce_array(np.asarray(np.log1p(np.exp(np.negative(self) * target)),
+                                   dtype=self.dtype), reduction)
 
 
 def soft_margin_loss_self(grad, self, target, reduction):
@@ -484,13 +504,13 @@ def soft_margin_loss_self(grad, self, target, reduction):
 def soft_margin_loss_backward(grad_output, self, target, reduction):
     """``-target z / (1 + z) * grad_output`` with ``z = exp(-target * self)``."""
     target = _np(target)
-    z = np.exp(-target * self)
+    z = np.exp(np.negative(self) * target)
     g = np.asarray(-(target * z) / (z + 1) * grad_output, dtype=self.dtype)
     return g / g.size if reduction == 1 and g.size else g
 
 
 def _soft_margin_terms(self, target):
-    z = (self * -target).exp()
+    z = (self * -target).exp()   # PyTorch's formulas negate the target (not a bool one)
     return z, z + 1
 
 
@@ -505,12 +525,23 @@ def soft_margin_loss_backward_self(grad, grad_output, self, target, reduction):
 
 
 def _own_float_dtype(rec, args):
-    """The result keeps the input's dtype, which must be a float one."""
+    """The result keeps the input's dtype, which must be a float one. PyTorch computes
+    ``neg(input).mul_(target).exp_().log1p_()`` in the input's dtype: a bool input fails the
+    negation, an integer one the first in-place op whose result is a float (after the
+    broadcast check)."""
     own = args[0]._data.dtype
-    if own.kind != "f":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{_type_name(own)}")
-    return None, None
+    if own.kind == "f":
+        return None, None
+    if own == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    target = _np(args[1])
+    _check_into_input(tuple(args[0].shape), np.shape(target))
+    tdt = np.asarray(target).dtype
+    name = _dt.from_numpy_dtype(tdt).tensor_type[:-6] if tdt.kind == "f" else "Float"
+    raise RuntimeError(f"result type {name} can't be cast to the desired output type "
+                       f"{_type_name(own)}")
 
 
 def _soft_margin_samples(make, shapes):

@@ -37,8 +37,22 @@ def _norm_dtype(rec, args):
     return None, None
 
 
+def _check_empty_reduction(shape, ord, dim) -> None:
+    """inf and negative norms have no identity: an empty reduced dim is an error."""
+    head = f"linalg.vector_norm cannot compute the {float(ord):g} norm on "
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        raise RuntimeError(head + "an empty tensor because the operation does not have an "
+                           "identity")
+    for d in ([dim] if isinstance(dim, int) else dim):
+        if shape[d] == 0:
+            raise RuntimeError(head + f"the dimension {d}because this dimension is empty and "
+                               "the operation does not have an identity")
+
+
 def vector_norm_op(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The ``ord``-norm of the elements over ``dim`` (all elements by default)."""
+    if not self.size and (ord < 0 or ord == math.inf):
+        _check_empty_reduction(self.shape, ord, dim)
     if self.dtype == np.float16:
         # PyTorch accumulates half norms in float32: (1e4)**2 must not overflow to inf
         return vector_norm_op(self.astype(np.float32), ord, dim, keepdim).astype(np.float16)

@@ -63,6 +63,9 @@ def adaptive_max(x, output_size):
     """Maxima over the adaptive windows of the last ``len(output_size)`` dims of ``x`` and their
     flat positions in each input plane."""
     n = len(output_size)
+    if not x.size or not math.prod(output_size):
+        out_shape = x.shape[:-n] + tuple(output_size)
+        return np.zeros(out_shape, x.dtype), np.zeros(out_shape, np.int64)
     xb = flat_planes(x, n)
     spatial = xb.shape[1:]
     nan_aware = xb.dtype.kind == "f" and not np.isfinite(np.sum(xb))

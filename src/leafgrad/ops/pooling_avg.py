@@ -14,6 +14,7 @@ tensor([[[[ 2.5000,  4.5000],
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -153,10 +154,13 @@ def _separable(x, mats):
 def _adaptive_avg_pool(self, output_size):
     """Average over PyTorch's adaptive windows so the last dims become ``output_size``."""
     n = len(output_size)
-    if self.dtype.kind != "f":
+    # the 2-d kernel returns an empty output before its dtype dispatch; the 3-d one does not
+    if self.dtype.kind != "f" and (n == 3 or (self.size and math.prod(output_size))):
         kernel = "adaptive_avg_pool2d" if n == 2 else "adaptive_avg_pool3d_cpu"
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_TYPE_NAMES.get(self.dtype.name, self.dtype.name)}'")
+    if not self.size or not math.prod(output_size):
+        return np.zeros(self.shape[:-n] + tuple(output_size), self.dtype)
     mats = [adaptive_matrix(size, o, self.dtype) for size, o in zip(self.shape[-n:], output_size)]
     return _separable(flat_planes(self, n), mats).reshape(self.shape[:-n] + tuple(output_size))
 

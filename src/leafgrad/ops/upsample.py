@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from ..dtypes import from_numpy_dtype
 from ..tensor import _wrap
 from .registry import Sample, defop
 
@@ -55,17 +56,42 @@ def upsample_output_size(input_shape, output_size, scale_factors, n: int) -> lis
 
 
 def _check(input_shape, out, n: int) -> None:
+    """ATen's upsample_{1,2,3}d_common_check: positive spatial sizes first, then a non-empty
+    sample (a zero batch is fine)."""
     full = len(input_shape) == n + 2
-    if not full or math.prod(input_shape[1:]) == 0:
-        raise RuntimeError(f"Non-empty {n + 2}D data tensor expected but got a tensor with "
-                           f"sizes [{', '.join(map(str, input_shape))}]")
-    spatial = input_shape[2:]
+    spatial = input_shape[2:] if full else input_shape[-n:]
     if min(spatial) <= 0 or min(out) <= 0:
         names = _DIMS[n]
         ins = ", ".join(f"{a}: {s}" for a, s in zip(names, spatial))
         outs = ", ".join(f"{a}: {s}" for a, s in zip(names, out))
+        joint = " and" if n == 1 else ""    # the 1-d message alone says "and output"
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
-                           f"({ins}) output ({outs})")
+                           f"({ins}){joint} output ({outs})")
+    if not full or math.prod(input_shape[1:]) == 0:
+        raise RuntimeError(f"Non-empty {n + 2}D data tensor expected but got a tensor with "
+                           f"sizes [{', '.join(map(str, input_shape))}]")
+
+
+# The dtype dispatch that refuses integer and bool inputs, by (mode, spatial dims): its name
+# and whether it takes uint8. The 2-d nearest and bilinear kernels name their channels-last
+# variant whatever the layout; the others fail computing their indices and weights.
+_KERNELS = {("nearest", 2): ("upsample_nearest2d_channels_last", True),
+            ("linear", 2): ("upsample_bilinear2d_channels_last", True),
+            ("nearest", 1): ("compute_indices_weights_nearest", True),
+            ("nearest", 3): ("compute_indices_weights_nearest", True),
+            ("linear", 1): ("compute_indices_weights_linear", False),
+            ("linear", 3): ("compute_indices_weights_linear", False),
+            ("cubic", 2): ("compute_indices_weights_cubic", True)}
+
+
+def _check_dtype(mode, dtype, n):
+    if dtype.kind == "f" or dtype.kind == "c":
+        return
+    kernel, uint8 = _KERNELS["nearest" if mode == "nearest_exact" else mode, n]
+    if uint8 and dtype == np.uint8:
+        return
+    raise NotImplementedError(f'"{kernel}" not implemented for '
+                              f"'{from_numpy_dtype(dtype).tensor_type[:-6]}'")
 
 
 def _scale(in_size, out_size, scale, opmath):
@@ -129,6 +155,7 @@ def _plan(mode, input_shape, output_size, scale_factors, align_corners, dtype):
 
 def _apply(mode, input, output_size, scale_factors, align_corners=False):
     plan = _plan(mode, input.shape, output_size, scale_factors, align_corners, input.dtype)
+    _check_dtype(mode, input.dtype, len(plan))
     y = input
     opmath = _opmath(input.dtype) if input.dtype.kind == "f" else None
     for d in reversed(range(len(plan))):

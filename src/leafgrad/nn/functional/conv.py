@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops.conv import convolution
+from ...ops.conv import _C_NAMES, convolution
 from ...tensor import Tensor
 from .layers import pad as _pad
 
@@ -71,10 +71,20 @@ def _padding_arg(input, weight, padding, stride, dilation, n: int):
     return input, left
 
 
+def _c_name(t) -> str:
+    name = t._data.dtype.name
+    return _C_NAMES.get(name, name)
+
+
 def _conv(input, weight, bias, stride, padding, dilation, groups, n, fname):
+    if bias is not None and not isinstance(padding, str) and bias.dtype != input.dtype:
+        # conv1d/2d/3d with numeric padding check the bias's dtype before anything else (the
+        # string-padding variants and torch.convolution leave it to the kernel)
+        raise RuntimeError(f"Input type ({_c_name(input)}) and bias type ({_c_name(bias)}) "
+                           "should be the same")
+    input, unbatched = _batchify(input, n, fname)
     if weight.dim() < 3:
         raise RuntimeError("weight should have at least three dimensions")
-    input, unbatched = _batchify(input, n, fname)
     stride, dilation = _expand(stride, n), _expand(dilation, n)
     input, padding = _padding_arg(input, weight, padding, stride, dilation, n)
     out = convolution(input, weight, bias, stride, padding, dilation, False, [0] * n, groups)

@@ -438,6 +438,10 @@ def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_averag
                         reduce=None, reduction: str = "mean") -> Tensor:
     reduction = legacy_reduction(size_average, reduce,
                                  reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
+                           f"target: {target.size()} ")
     # PyTorch clamps in place (ClampMinBackward0, version 1)
     return _reduce_loss((-target * (input1 - input2) + margin).clamp_min_(0), reduction)
 
@@ -449,7 +453,7 @@ def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, 
     torch = _torch()
     zeros = torch.zeros_like(input)
     loss = torch.where(target == 1, input, zeros) + \
-        torch.where(target == -1, (margin - input).clamp(min=0), zeros)
+        torch.where(target == -1, (torch.full_like(input, margin) - input).clamp(min=0), zeros)
     return _reduce_loss(loss, reduction)
 
 

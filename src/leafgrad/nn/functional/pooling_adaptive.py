@@ -40,25 +40,35 @@ def _output_size(input, output_size, n: int, message: str) -> list:
     return [input.shape[-n + i] if s is None else int(s) for i, s in enumerate(output_size)]
 
 
-def _check_input(input, n: int, fname: str, got_sep: str) -> None:
-    if input.dim() not in (n + 1, n + 2):
-        raise RuntimeError(f"{fname}(): Expected {n + 1}D or {n + 2}D tensor, but got{got_sep}"
-                           f"{list(input.shape)}")
-    for i in range(input.dim() - n - 1, input.dim()):
+def _check_empty(input, first: int, fname: str) -> None:
+    for i in range(first, input.dim()):
         if input.shape[i] == 0:
             raise RuntimeError(
                 f"{fname}(): Expected input to have non-zero size for non-batch dimensions, "
                 f"but input has sizes {list(input.shape)} with dimension {i} being empty")
 
 
+def _check_rank(input, n: int, fname: str, got_sep: str) -> None:
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"{fname}(): Expected {n + 1}D or {n + 2}D tensor, but got{got_sep}"
+                           f"{list(input.shape)}")
+
+
 def _adaptive_avg(input: Tensor, output_size, n: int) -> Tensor:
     fname = f"adaptive_avg_pool{n}d"
     if not isinstance(output_size, int) and input.dim() <= len(output_size):
         _output_size(input, output_size, n, "")   # PyTorch's Python-side check comes first
-    _check_input(input, n, fname, " ")
     size = _output_size(input, output_size, n, f"{fname}: output_size must be {n}")
-    if all(s == 1 for s in size):   # PyTorch takes the mean here (MeanBackward1)
+    if all(s == 1 for s in size):
+        # PyTorch takes the mean here, before any check of the input (MeanBackward1; any
+        # rank that has the dims, and mean's own errors)
         return input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)
+    if n == 2:   # the 2-d kernel checks the rank, then that the two pooled dims are non-empty
+        _check_rank(input, n, fname, " ")
+        _check_empty(input, input.dim() - 2, fname)
+    else:        # the 3-d one checks every dim but the first, then the rank
+        _check_empty(input, 1, fname)
+        _check_rank(input, n, fname, " ")
     return ADAPTIVE_AVG_POOL[n].public(input, size)
 
 
@@ -85,7 +95,8 @@ def _adaptive_max(input: Tensor, output_size, return_indices: bool, n: int):
     fname = f"adaptive_max_pool{n}d"
     size = _output_size(input, output_size, n,
                         f"{fname}(): internal error: output_size.size() must be {n}")
-    _check_input(input, n, fname, ": ")
+    _check_rank(input, n, fname, ": ")
+    _check_empty(input, 1, fname)
     values, indices = ADAPTIVE_MAX_POOL[n].public(input, size)
     return (values, indices) if return_indices else values
 
@@ -106,6 +117,7 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
     """Max over adaptive windows so the last dim becomes ``output_size``."""
     size = _one_int(output_size, "adaptive_max_pool1d", "output_size")
     _check_1d_dims(input, "adaptive_max_pool1d")
+    _check_empty(input, 1, "adaptive_max_pool1d")
     values, indices = ADAPTIVE_MAX_POOL[2].public(input.unsqueeze(-2), [1, size])
     values, indices = values.squeeze(-2), indices.squeeze(-2)
     return (values, indices) if return_indices else values
