@@ -45,6 +45,13 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return self + (prod if value == 1 else value * prod)
 
 
+def _addcmul_rule(rec, args):
+    d = _dt.result_type(args[0], args[1], args[2]).np
+    if d.kind == "b":   # PyTorch's CPU kernel has no bool version
+        raise not_implemented_for("addcmul_cpu_out", d)
+    return d, d
+
+
 def addcmul_self(grad):
     return grad
 
@@ -69,7 +76,7 @@ def _addc_samples(make, shapes, positive=False):
 defop("addcmul", addcmul, inputs=("self", "tensor1", "tensor2"),
       derivatives={"self": addcmul_self, "tensor1": addcmul_tensor1,
                    "tensor2": addcmul_tensor2},
-      dtype=_ternary_rule, inplace="addcmul_", family=FAMILY, samples=_addc_samples)
+      dtype=_addcmul_rule, inplace="addcmul_", family=FAMILY, samples=_addc_samples)
 
 
 def _addcdiv_rule(rec, args):
