@@ -47,6 +47,88 @@ STATEMENTS = [
     "y = torch.var_mean(torch.ones(3).bool())[1]",
     "y = torch.std_mean(torch.ones(3).long(), 5)[0]",
     "y = torch.var_mean(torch.ones(3).long(), dim=0, unbiased=True)[0]",
+    # scatter, scatter_add and scatter_reduce share PyTorch's checks (all say scatter()):
+    # dim, index dtype, self/src dtypes, ranks, sizes (src's rank when it is the culprit),
+    # the reduce argument, then the kernel's src rank and index bounds
+    "y = torch.zeros(3).scatter_reduce(0, torch.tensor([0]), torch.ones(1).double(), 'sum')",
+    "y = torch.zeros(3).scatter_reduce(0, torch.tensor([0]), torch.ones(1).double(), 'bad')",
+    "y = torch.zeros(3).scatter_add(0, torch.tensor([0]), torch.ones(1).double())",
+    "y = torch.zeros(3).scatter_add(0, torch.tensor([0.]), torch.ones(1))",
+    "y = torch.zeros(3).scatter_reduce(0, torch.tensor([0.]), torch.ones(1), 'sum')",
+    "y = torch.zeros(3, 2).scatter(5, torch.tensor([[0.]]), torch.ones(3, 2).double())",
+    "y = torch.zeros(3, 2).scatter_reduce(0, torch.tensor([[5]]), torch.ones(1), 'sum')",
+    "y = torch.zeros(3, 2).scatter_add(0, torch.tensor([[-2]]), torch.ones(1))",
+    "y = torch.zeros(3, 2).scatter(0, torch.tensor([[-2]]), 1.0)",
+    "y = torch.zeros(3, 2).scatter(0, torch.tensor([[0]]), torch.ones(1, 1, 1))",
+    "y = torch.zeros(3, 2).scatter(0, torch.tensor([[9]]), torch.ones(1, 1, 1))",
+    "y = torch.zeros(3, 2).scatter(0, torch.tensor([[0]]), torch.ones(()))",
+    "y = torch.zeros(3, 2).scatter(0, torch.tensor([[0, 0, 0]]), torch.ones(1, 2))",
+    "y = torch.zeros(3, 2).scatter(0, torch.tensor([[0, 0, 0]]), torch.ones(5))",
+    "y = torch.zeros(3, 2).scatter(0, torch.tensor([[0, 0, 0]]), 1.0)",
+    "y = torch.zeros(3, 2).scatter(1, torch.tensor([[0], [0], [0], [0]]), torch.ones(3, 2))",
+    "y = torch.zeros(3).scatter(0, torch.tensor([0, 0, 0]), torch.ones(1, 2))",
+    "y = torch.zeros(3, 3).scatter(0, torch.tensor([[0, 0, 0]]), torch.ones(5))",
+    "y = torch.zeros(3, 2).scatter(0, torch.zeros(0, 5, 5, dtype=torch.long), torch.ones(1))",
+    "y = torch.zeros(3).scatter(0, torch.tensor(0), torch.ones(2))",
+    "y = torch.zeros(()).scatter(0, torch.tensor([0]), torch.ones(1) + 4)",
+    "y = torch.zeros(()).scatter(0, torch.tensor([0, 0]), torch.ones(()))",
+    "y = torch.zeros(()).scatter(0, torch.tensor([0]), 3.0)",
+    "y = torch.zeros(()).scatter_add(0, torch.tensor([0]), torch.ones(1) + 4)",
+    "y = torch.zeros(3).scatter_reduce(0, torch.tensor([[0]]), torch.ones(1), 'bad')",
+    "y = torch.zeros(3).scatter_reduce(0, torch.tensor([0, 0]), torch.ones(1), 'bad')",
+    "y = torch.zeros(3).scatter_reduce(0, torch.tensor([9]), torch.ones(1), 'bad')",
+    # scatter(..., reduce='add'|'multiply'): a tensor src or a number, grad_fn NotImplemented;
+    # an explicit reduce=None or no src/value matches no overload (TypeError)
+    "x = torch.arange(6.).reshape(3, 2).requires_grad_(); "
+    "y = x.scatter(0, torch.tensor([[0, 1], [0, 0]]), x[:2] * 10, reduce='add')",
+    "x = torch.arange(6.).reshape(3, 2).requires_grad_(); "
+    "y = x.scatter(0, torch.tensor([[0, 1], [0, 0]]), x[:2] * 10, reduce='multiply')",
+    "x = torch.arange(6.).reshape(3, 2).requires_grad_(); "
+    "y = x.scatter(0, torch.tensor([[0, 1], [0, 0]]), 2.0, reduce='multiply')",
+    "x = torch.arange(6.).reshape(3, 2).requires_grad_(); "
+    "y = torch.scatter(x, 0, torch.tensor([[0, 1], [0, 0]]), value=-1, reduce='add')",
+    "x = torch.arange(6.).reshape(3, 2).requires_grad_(); "
+    "y = (x * 1).scatter_(0, torch.tensor([[0, 1], [0, 0]]), 0.5, reduce='add')",
+    "x = torch.arange(6.).reshape(3, 2).requires_grad_(); "
+    "y = x.scatter(0, torch.tensor([[0, 1], [0, 0]]), 2.0, reduce='add'); y.sum().backward()",
+    "x = torch.arange(6.).reshape(3, 2).requires_grad_(); "
+    "y = (x * 1).scatter_(0, torch.tensor([[0, 1]]), x[:1], reduce='add'); y.sum().backward()",
+    "y = torch.arange(6).reshape(3, 2).scatter(0, torch.tensor([[0, 1]]), 2.5, reduce='multiply')",
+    "y = torch.arange(6).reshape(3, 2).scatter(0, torch.tensor([[0, 1]]), -2.5, reduce='add')",
+    "y = torch.ones(3).bool().scatter(0, torch.tensor([0]), False, reduce='multiply')",
+    "y = torch.ones(3).bool().scatter(0, torch.tensor([0]), torch.zeros(1).bool(), "
+    "reduce='add')",
+    "y = torch.ones(3).half().scatter(0, torch.tensor([0, 0]), 1e-4, reduce='add')",
+    "y = torch.ones(3).scatter(0, torch.tensor([0]), 2.0, reduce='sum')",
+    "y = torch.ones(3).scatter(0, torch.tensor([0]), torch.ones(1).double(), reduce='bad')",
+    "y = torch.ones(3).scatter(0, torch.tensor([9]), torch.ones(1), reduce='bad')",
+    "y = torch.ones(3).scatter(0, torch.tensor([9]), torch.ones(1), reduce='add')",
+    "y = torch.ones(3).scatter(0, torch.tensor([0]), 2.0, reduce=None)",
+    "y = torch.scatter(torch.ones(3), 0, torch.tensor([0]), torch.ones(1), reduce=None)",
+    "y = torch.ones(3).scatter(0, torch.tensor([0]))",
+    "y = torch.ones(3).scatter_(0, torch.tensor([0]), reduce='add')",
+    "y = torch.ones(3).scatter(0, torch.tensor([0]), torch.ones(1), value=2.0)",
+    # masked_scatter: shapes, then self/source dtypes (sic: "gotFloat"), then the mask's dtype
+    "y = torch.zeros(3).masked_scatter(torch.tensor([True, False, True]), torch.ones(3).double())",
+    "y = torch.zeros(3).masked_scatter(torch.tensor([True, False, True]), torch.ones(1).half())",
+    "y = torch.zeros(3).masked_scatter(torch.tensor([1, 0, 1]), torch.ones(3).double())",
+    "y = torch.zeros(3).masked_scatter(torch.tensor([True, False]), torch.ones(3).double())",
+    "y = torch.zeros(3).long().masked_scatter_(torch.tensor([True, False, True]), "
+    "torch.ones(3).int())",
+    # index_add: a 0-d source with a wrong count (PyTorch's message asks it for its size),
+    # source and self shapes beyond dim
+    "y = torch.zeros(()).index_add(0, torch.tensor([0, 0]), torch.ones(()))",
+    "y = torch.zeros(3).index_add(0, torch.tensor([], dtype=torch.long), torch.ones(()))",
+    "y = torch.zeros(()).index_add(0, torch.tensor([0]), torch.ones(1))",
+    "y = torch.zeros(3).index_add(0, torch.tensor([0]), torch.ones(()))",
+    "y = torch.zeros(3).index_add(0, torch.tensor([0, 1]), torch.ones(2, 1))",
+    "y = torch.zeros(3, 2).index_add(0, torch.tensor([0, 1]), torch.ones(2))",
+    "y = torch.zeros(3, 2).index_add(0, torch.tensor([0, 1]), torch.ones(2, 2), alpha=2)",
+    # bincount: the kernel's dtype first
+    "y = torch.bincount(torch.tensor([True, False]))",
+    "y = torch.bincount(torch.tensor([[1., 2.]]))",
+    "y = torch.bincount(torch.tensor([True]), minlength=-1)",
+    "y = torch.bincount(torch.tensor([1, 2]).to(torch.uint8))",
 ]
 
 
