@@ -129,6 +129,56 @@ STATEMENTS = [
     "y = torch.bincount(torch.tensor([[1., 2.]]))",
     "y = torch.bincount(torch.tensor([True]), minlength=-1)",
     "y = torch.bincount(torch.tensor([1, 2]).to(torch.uint8))",
+    # linalg.cond: a number ord checks rank, ord, emptiness; only ±1/±inf need square
+    # matrices (the message names the ord); a string ord checks rank and squareness first
+    "y = torch.linalg.cond(torch.ones(9, 4), 1)",
+    "y = torch.linalg.cond(torch.ones(2, 9, 4).long(), -1.0)",
+    "y = torch.linalg.cond(torch.ones(9, 4).half(), float('inf'))",
+    "y = torch.linalg.cond(torch.ones(9, 4), -float('inf'))",
+    "y = torch.linalg.cond(torch.ones(9, 4), True)",
+    "y = torch.linalg.cond(torch.ones(9, 4), 'fro')",
+    "y = torch.linalg.cond(torch.ones(9, 4), 'bad')",
+    "y = torch.linalg.cond(torch.ones(3, 3), 'bad')",
+    "y = torch.linalg.cond(torch.ones(9, 4), 3)",
+    "y = torch.linalg.cond(torch.ones(3, 3), 0.5)",
+    "y = torch.linalg.cond(torch.ones(3), 1)",
+    "y = torch.linalg.cond(torch.ones(3), 'nuc')",
+    "y = torch.linalg.cond(torch.ones(2, 0, 0).long(), 1)",
+    "y = torch.linalg.cond(torch.ones(0, 0).bool(), 'nuc')",
+    "y = torch.linalg.cond(torch.ones(3, 0), 2)",
+    "y = torch.linalg.cond(torch.ones(3, 0), 'fro')",
+    "y = torch.linalg.cond(torch.eye(3).long(), 'nuc')",
+    "y = torch.linalg.cond(torch.eye(3).long(), 'fro')",
+    "y = torch.linalg.cond(torch.eye(3).half(), 1)",
+    "y = torch.linalg.cond(torch.eye(3).double() + 1, 'nuc')",
+    "x = (torch.eye(3).double() + 1).requires_grad_(); y = torch.autograd.grad("
+    "torch.linalg.cond(x, 'nuc'), x)[0]",
+    # linalg.solve names A's own batch element of a singular matrix
+    "y = torch.linalg.solve(torch.zeros(2, 2), torch.ones(3, 2, 2))",
+    "y = torch.linalg.solve(torch.zeros(1, 2, 2), torch.ones(3, 2, 2))",
+    "y = torch.linalg.solve(torch.stack([torch.eye(2), torch.zeros(2, 2)]), "
+    "torch.ones(3, 1, 2, 2), left=False)",
+    # slogdet's gradient: none from the sign alone; at a singular matrix, LAPACK's infs and
+    # NaNs (first order) or linalg.solve's error (create_graph)
+    "x = torch.tensor([[2., 1], [1, 3]]).requires_grad_(); y = torch.tensor("
+    "torch.autograd.grad(torch.linalg.slogdet(x)[0], x, allow_unused=True)[0] is None)",
+    "x = torch.zeros(2, 2).requires_grad_(); y = torch.linalg.slogdet(x)[0]; "
+    "y.backward(); y = torch.tensor(x.grad is None)",
+    "x = torch.zeros(2, 2).requires_grad_(); "
+    "y = torch.autograd.grad(torch.linalg.slogdet(x)[1], x)[0]",
+    "x = torch.tensor([[1., 2], [2, 4]]).double().requires_grad_(); "
+    "y = torch.autograd.grad(torch.linalg.slogdet(x)[1] * 3, x)[0]",
+    "x = torch.stack([torch.eye(2), torch.zeros(2, 2)]).requires_grad_(); "
+    "y = torch.autograd.grad(torch.linalg.slogdet(x)[1].sum(), x)[0]",
+    "x = torch.zeros(1, 1, 1, 1).double().requires_grad_(); "
+    "y = torch.autograd.grad(torch.linalg.slogdet(x)[1].sum(), x, create_graph=True)[0]",
+    "x = torch.zeros(2, 2).double().requires_grad_(); "
+    "y = torch.autograd.grad(torch.logdet(x), x, create_graph=True)[0]",
+    "x = torch.tensor([[2., 1], [1, 3]]).double().requires_grad_(); "
+    "y = torch.autograd.grad(torch.linalg.slogdet(x)[1], x, create_graph=True)[0]",
+    "x = torch.tensor([[2., 1], [1, 3]]).double().requires_grad_(); "
+    "g = torch.autograd.grad(torch.linalg.slogdet(x)[1], x, create_graph=True)[0]; "
+    "y = torch.autograd.grad(g.sum(), x)[0]",
 ]
 
 

@@ -505,15 +505,47 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
+def _cond_invalid(p):
+    shown = p if isinstance(p, str) else f"{float(p):g}"
+    return RuntimeError(f"linalg.cond got an invalid norm type: {shown}")
+
+
+def _cond_ord_name(p):
+    """How PyTorch writes a number ord in its square check: an int (or bool) as one,
+    a float with six decimals, infinities as inf."""
+    if isinstance(p, (bool, int)):
+        return str(int(p))
+    return ("-inf" if p < 0 else "inf") if math.isinf(p) else f"{p:f}"
+
+
 def cond(A, p=None, *, out=None):
-    """``torch.linalg.cond``: ``s_max / s_min`` (2-norm) or ``norm(A) * norm(inv(A))``."""
-    from .linalg_decomp import inv
+    """``torch.linalg.cond``: ``s_max / s_min`` (2-norm) or ``norm(A) * norm(inv(A))``.
+
+    PyTorch's order: a number ord checks the rank, the ord, an empty input (zeros), and
+    only the ±1/±inf norms need square matrices; a string ord checks rank and squareness
+    first, then the ord."""
+    if isinstance(p, str):
+        check_matrix(f"linalg.cond(ord={p})", A)
+        if p != "fro" and p != "nuc":
+            raise _cond_invalid(p)
+    else:
+        if A.ndim < 2:
+            raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+        if p is not None and abs(float(p)) not in (1.0, 2.0, math.inf):
+            raise _cond_invalid(p)
+    if A._data.size == 0:   # NumPy leaves 0x0 undefined; PyTorch gives zeros, no history
+        out = _wrap(np.zeros(A.shape[:-2], A._data.dtype))
+        out._vc[0] = 1   # (PyTorch fills them in place)
+        return out
     if p is None or p in (2, -2):
         S = svdvals(A)
         big, small = S[..., :1], S[..., -1:]
         return (big / small if p != -2 else small / big).squeeze(-1)
     if p == "nuc":
-        return matrix_norm(A, p) * matrix_norm(inv(A), p)
+        S = svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
+    if p != "fro":
+        check_matrix(f"linalg.cond(ord={_cond_ord_name(p)})", A)
     # PyTorch inverts with inv_ex (no error), fills the inverses of singular matrices with inf
     # IN PLACE (so, as in PyTorch, backward through this path fails: inv_ex saved its output)
     # and cleans the product in place (version 1)

@@ -31,8 +31,8 @@ from .overlap import check_setitem, writable
 from .pointwise_common import not_implemented_formula
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
     inplace_check
-from .indexing import (_broadcast_pair, _index, _index_put, bounds_check, gather_check,
-                       index_arrays, parse_index, zeros_of)
+from .indexing import (_broadcast_pair, _index, _index_put, bounds_check, index_arrays,
+                       parse_index, zeros_of)
 from .shape import at_least, expand_op, wrap_dim
 from .views import check_view_inplace
 from ..autograd.graph import sum_to
@@ -184,8 +184,8 @@ def _reduce_records(name):
     """(src, value) records of ``name`` (scatter / scatter_) with a reduce: grad_fn
     NotImplemented, whose backward names the ATen op, as PyTorch's."""
     formula = not_implemented_formula(name)
-    common = dict(dtype="same", grad_fn_name="NotImplemented", methods=(), functions=(),
-                  family=FAMILY)
+    common = {"dtype": "same", "grad_fn_name": "NotImplemented", "methods": (),
+              "functions": (), "family": FAMILY}
     return (defop(f"{name}_reduce_src", scatter_reduce_op, inputs=("self", "index", "src"),
                   derivatives={"self": formula, "src": formula}, **common),
             defop(f"{name}_reduce_value", scatter_reduce_op, inputs=("self", "index"),
