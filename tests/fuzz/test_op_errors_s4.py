@@ -179,6 +179,35 @@ STATEMENTS = [
     "x = torch.tensor([[2., 1], [1, 3]]).double().requires_grad_(); "
     "g = torch.autograd.grad(torch.linalg.slogdet(x)[1], x, create_graph=True)[0]; "
     "y = torch.autograd.grad(g.sum(), x)[0]",
+    # linalg.lu_solve: dtypes, LU square, B, pivots, then the batches (B's batch as tensor a,
+    # numbered within the batch dims), then the kernel; left=False solves X A = B
+    "y = torch.linalg.lu_solve(*torch.linalg.lu_factor(torch.ones(2, 0, 0)), "
+    "torch.ones(0, 0, 1))",
+    "y = torch.linalg.lu_solve(*torch.linalg.lu_factor(torch.eye(3).expand(2, 3, 3)), "
+    "torch.ones(5, 4, 3, 1))",
+    "y = torch.linalg.lu_solve(*torch.linalg.lu_factor(torch.eye(3).expand(2, 2, 3, 3)), "
+    "torch.ones(3, 3, 1), adjoint=True)",
+    "LU, piv = torch.linalg.lu_factor(torch.eye(3).expand(2, 3, 3)); "
+    "y = torch.linalg.lu_solve(LU.half(), piv, torch.ones(4, 3, 1).half())",
+    "LU, piv = torch.linalg.lu_factor(torch.eye(3).expand(2, 3, 3)); "
+    "y = torch.linalg.lu_solve(LU.half(), piv, torch.ones(2, 3, 1).half())",
+    "LU, piv = torch.linalg.lu_factor(torch.eye(3).expand(2, 3, 3)); "
+    "y = torch.linalg.lu_solve(LU, piv[:1], torch.ones(4, 3, 1))",
+    "LU, piv = torch.linalg.lu_factor(torch.eye(3).expand(2, 3, 3)); "
+    "y = torch.linalg.lu_solve(LU, piv[0], torch.ones(2, 3, 1))",
+    "LU, piv = torch.linalg.lu_factor(torch.eye(3).expand(2, 3, 3)); "
+    "y = torch.linalg.lu_solve(LU, piv.long(), torch.ones(3))",
+    "LU, piv = torch.linalg.lu_factor(torch.eye(3).expand(2, 3, 3)); "
+    "y = torch.linalg.lu_solve(LU, piv[..., :2], torch.ones(2, 3, 1))",
+    "LU, piv = torch.linalg.lu_factor(torch.eye(3).expand(2, 3, 3)); "
+    "y = torch.linalg.lu_solve(LU[0, 0].long(), piv, torch.ones(2, 3, 1))",
+    "LU, piv = torch.linalg.lu_factor(torch.eye(3).expand(2, 3, 3)); "
+    "y = torch.linalg.lu_solve(LU, piv, torch.ones(5, 1, 3), left=False)",
+    "LU, piv = torch.linalg.lu_factor(torch.eye(3).expand(2, 3, 3)); "
+    "y = torch.linalg.lu_solve(LU, piv, torch.ones(5, 1, 2), left=False)",
+    "A = torch.tensor([[3., 1, 0.5], [1, 2, 0], [0.2, 0.1, 4]]); "
+    "LU, piv = torch.linalg.lu_factor(A); LU.requires_grad_(); "
+    "y = torch.linalg.lu_solve(LU, piv, torch.ones(2, 3), left=False, adjoint=True) * 1",
 ]
 
 
