@@ -208,6 +208,27 @@ STATEMENTS = [
     "A = torch.tensor([[3., 1, 0.5], [1, 2, 0], [0.2, 0.1, 4]]); "
     "LU, piv = torch.linalg.lu_factor(A); LU.requires_grad_(); "
     "y = torch.linalg.lu_solve(LU, piv, torch.ones(2, 3), left=False, adjoint=True) * 1",
+    # soft_margin_loss negates the input first (bool refused) and writes the promoted
+    # floating result into the input's dtype; a bool target is fine
+    "y = torch.nn.functional.soft_margin_loss(torch.ones(3).bool(), torch.ones(3).bool())",
+    "y = torch.nn.functional.soft_margin_loss(torch.ones(3).long(), torch.ones(3).half())",
+    "y = torch.nn.functional.soft_margin_loss(torch.ones(3).long(), torch.ones(3).long())",
+    "y = torch.nn.functional.soft_margin_loss(torch.ones(3).requires_grad_(), "
+    "torch.tensor([True, False, True]), reduction='none')",
+    # hinge_embedding_loss: the margin in the input's dtype (two bools subtracted), targets
+    # other than ±1 take both terms
+    "y = torch.nn.functional.hinge_embedding_loss(torch.ones(3).bool(), torch.ones(3).bool())",
+    "y = torch.nn.functional.hinge_embedding_loss(torch.ones(3).bool(), torch.ones(3), "
+    "reduction='none')",
+    "y = torch.nn.functional.hinge_embedding_loss(torch.ones(3).long(), -torch.ones(3), "
+    "margin=2.5, reduction='sum')",
+    "y = torch.nn.functional.hinge_embedding_loss(torch.ones(3).long(), torch.ones(3))",
+    "x = torch.tensor([0.5, -1., 2., 0.3], requires_grad=True); "
+    "y = torch.nn.functional.hinge_embedding_loss(x, torch.tensor([1., -1., 0., 2.]), "
+    "reduction='none')",
+    "x = torch.tensor([0.5, -1., 2., 0.3], requires_grad=True); "
+    "y = torch.autograd.grad(torch.nn.functional.hinge_embedding_loss("
+    "x, torch.tensor([1., -1., 0., 2.]), margin=2), x)[0] * 1",
 ]
 
 

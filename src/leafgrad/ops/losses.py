@@ -472,8 +472,8 @@ BINARY_CROSS_ENTROPY_WITH_LOGITS = defop(
 def soft_margin_loss(self, target, reduction=1):
     """``log(1 + exp(-target * self))``, reduced (as PyTorch writes it: inf where the exp
     overflows)."""
-    target = _np(target)
-    return reduce_array(np.asarray(np.log1p(np.exp(-target * self)), dtype=self.dtype),
+    target = _np(target)   # (-(self * target): a bool target cannot be negated in NumPy)
+    return reduce_array(np.asarray(np.log1p(np.exp(-(self * target))), dtype=self.dtype),
                         reduction)
 
 
@@ -484,13 +484,13 @@ def soft_margin_loss_self(grad, self, target, reduction):
 def soft_margin_loss_backward(grad_output, self, target, reduction):
     """``-target z / (1 + z) * grad_output`` with ``z = exp(-target * self)``."""
     target = _np(target)
-    z = np.exp(-target * self)
+    z = np.exp(-(self * target))
     g = np.asarray(-(target * z) / (z + 1) * grad_output, dtype=self.dtype)
     return g / g.size if reduction == 1 and g.size else g
 
 
 def _soft_margin_terms(self, target):
-    z = (self * -target).exp()
+    z = (-(self * target)).exp()
     return z, z + 1
 
 
@@ -505,11 +505,20 @@ def soft_margin_loss_backward_self(grad, grad_output, self, target, reduction):
 
 
 def _own_float_dtype(rec, args):
-    """The result keeps the input's dtype, which must be a float one."""
+    """The result keeps the input's dtype, which must be a float one. PyTorch negates the
+    input first (refused for bool), then writes ``log1p(exp(-input * target))`` (of the
+    promoted dtype, floating) into a tensor of the input's dtype."""
     own = args[0]._data.dtype
     if own.kind != "f":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{_type_name(own)}")
+        if own.kind == "b":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
+        result = _dt.result_type(args[0], args[1]).np
+        if result.kind != "f":
+            result = _dt.get_default_dtype().np
+        raise RuntimeError(f"result type {_type_name(result)} can't be cast to the desired "
+                           f"output type {_type_name(own)}")
     return None, None
 
 
