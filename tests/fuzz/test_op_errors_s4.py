@@ -229,6 +229,11 @@ STATEMENTS = [
     "x = torch.tensor([0.5, -1., 2., 0.3], requires_grad=True); "
     "y = torch.autograd.grad(torch.nn.functional.hinge_embedding_loss("
     "x, torch.tensor([1., -1., 0., 2.]), margin=2), x)[0] * 1",
+    # pdist: 2-D, floating, then p
+    "y = torch.nn.functional.pdist(torch.ones(1, 3).long())",
+    "y = torch.nn.functional.pdist(torch.ones(0, 3).bool(), p=-1)",
+    "y = torch.nn.functional.pdist(torch.ones(3).long())",
+    "y = torch.nn.functional.pdist(torch.ones(1, 3).half())",
 ]
 
 

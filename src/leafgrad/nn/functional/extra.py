@@ -233,6 +233,8 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     """The p-norm distances between the rows of an (N, M) input, upper triangle, row-major."""
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     return PDIST.public(input, float(p))
