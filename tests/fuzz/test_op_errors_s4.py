@@ -234,6 +234,25 @@ STATEMENTS = [
     "y = torch.nn.functional.pdist(torch.ones(0, 3).bool(), p=-1)",
     "y = torch.nn.functional.pdist(torch.ones(3).long())",
     "y = torch.nn.functional.pdist(torch.ones(1, 3).half())",
+    # seed-21 run: index_add into an empty multi-dim self, index_select's dim-1 message,
+    # stack wraps dim first, ldexp's bool exponent, empty eigh keeps its dtype, svd of NaNs
+    "y = torch.zeros(0, 3).index_add(0, torch.tensor([0]), torch.ones(1, 3))",
+    "y = torch.zeros(2, 0, 3).index_add(1, torch.tensor([5]), torch.ones(2, 1, 3))",
+    "y = torch.zeros(0).index_add(0, torch.tensor([5]), torch.ones(1))",
+    "y = torch.ones(1, 1, 3).index_select(-2, torch.tensor([-1]))",
+    "y = torch.ones(2, 2, 2, 2).index_select(1, torch.tensor([9]))",
+    "y = torch.ones(2, 2, 2, 2).index_select(2, torch.tensor([9]))",
+    "y = torch.stack([torch.ones(()), torch.ones(1)], 1)",
+    "y = torch.stack([torch.ones(2), torch.ones(3)], -3)",
+    "y = torch.ldexp(torch.ones(2), torch.tensor([True, False]))",
+    "y = torch.ldexp(torch.ones(2).long(), torch.tensor([True, False]))",
+    "y = torch.ldexp(torch.tensor([True, False]), torch.tensor([True, False]))",
+    "y = torch.linalg.eigvalsh(torch.ones(0, 0).bool())",
+    "y = torch.linalg.eigh(torch.ones(2, 0, 0).long())[1]",
+    "y = torch.linalg.svd(torch.tensor([[float('nan'), 1.], [1, 2]]))[1]",
+    "y = torch.linalg.svdvals(torch.tensor([[[1, 1.], [1, 2]], [[float('nan'), 1.], [1, 2]]]))",
+    "y = torch.linalg.pinv(torch.tensor([[[1, 1.], [1, 2]], [[float('nan'), 1.], [1, 2]]]))",
+    "y = torch.svd(torch.tensor([[float('nan'), 1.], [1, 2]]).double())[1]",
 ]
 
 

@@ -173,3 +173,18 @@ def getrs_adjoint(a: np.ndarray, d: np.ndarray) -> np.ndarray:
             if piv[k] != k:
                 x[[k, piv[k]]] = x[[piv[k], k]]
     return x
+
+
+def np_svd(A: np.ndarray, **kwargs):
+    """``np.linalg.svd`` with PyTorch's error for the matrices LAPACK cannot converge on
+    (NaN entries): ``linalg.svd: [(Batch element i): ]The algorithm failed to converge ...``."""
+    try:
+        return np.linalg.svd(A, **kwargs)
+    except np.linalg.LinAlgError:
+        finite = np.isfinite(A).all(axis=(-2, -1))
+        if finite.all():
+            raise
+        raise_for_info("linalg.svd", (~finite).astype(np.int32),
+                       lambda i: "The algorithm failed to converge because the input matrix "
+                                 "contained non-finite values.")
+        raise

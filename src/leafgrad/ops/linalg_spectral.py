@@ -25,7 +25,7 @@ from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, eye_like, tri_mask,
-                            check_kernel, check_low_precision, type_name)
+                            check_kernel, check_low_precision, np_svd, type_name)
 from .linalg_decomp import solve_triangular
 from ..autograd.graph import sum_to
 from ..tensor import Tensor, _wrap
@@ -65,7 +65,7 @@ def _diag_embed(v):
 # -- svd -----------------------------------------------------------------------------------------
 def linalg_svd(A, full_matrices=True):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (LAPACK gesdd)."""
-    U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
+    U, S, Vh = np_svd(A, full_matrices=full_matrices)
     return [U, S, Vh]
 
 
@@ -119,7 +119,7 @@ _svd.node_class.n_outputs = 3
 
 
 def linalg_svdvals(A):
-    return np.linalg.svd(A, compute_uv=False)
+    return np_svd(A, compute_uv=False)
 
 
 def linalg_svdvals_A(grad, A):
@@ -165,6 +165,8 @@ def svd_torch(input, some=True, compute_uv=True, *, out=None):
 # -- eigh ----------------------------------------------------------------------------------------
 def linalg_eigh(A, UPLO="L"):
     """``(eigenvalues ascending, eigenvectors)`` of a symmetric matrix (one triangle read)."""
+    if A.size == 0:   # no kernel runs: any dtype, kept (NumPy would give float64)
+        return [np.zeros(A.shape[:-1], A.dtype), np.zeros(A.shape, A.dtype)]
     w, V = np.linalg.eigh(A, UPLO=UPLO)
     return [w, V]
 
@@ -190,6 +192,8 @@ _eigh.node_class.n_outputs = 2
 
 
 def linalg_eigvalsh(A, UPLO="L"):
+    if A.size == 0:
+        return np.zeros(A.shape[:-1], A.dtype)
     return np.linalg.eigvalsh(A, UPLO=UPLO)
 
 
@@ -301,7 +305,7 @@ def qr_torch(input, some=True, *, out=None):
 def linalg_pinv(self, atol=None, rtol=None, hermitian=False):
     """The pseudo-inverse: singular values below ``max(atol, rtol * s_max)`` are dropped."""
     m, n = self.shape[-2:]
-    U, S, Vh = np.linalg.svd(self, full_matrices=False)
+    U, S, Vh = np_svd(self, full_matrices=False)
     if atol is None and rtol is None:
         rtol = np.finfo(self.dtype).eps * max(m, n)
     smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
@@ -370,7 +374,7 @@ def linalg_lstsq(self, b, rcond=None, driver=None):
     X = linalg_pinv(self, None, rcond) @ b
     resid = np.zeros((0,), self.dtype)
     if _wants_residuals(self.shape, driver):
-        S = np.linalg.svd(self, compute_uv=False)
+        S = np_svd(self, compute_uv=False)
         if (S[..., -1] > np.finfo(self.dtype).eps * max(self.shape[-2:]) * S[..., 0]).all():
             r = self @ X - b
             resid = (r * r).sum(-2)
@@ -462,7 +466,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     check_matrix("torch.linalg.matrix_rank", A, square=False, arg="input")
     _check_float_or_double(A)
     a = A._data
-    S = np.linalg.svd(a, compute_uv=False)
+    S = np_svd(a, compute_uv=False)
     if atol is None and rtol is None:
         rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
     smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)

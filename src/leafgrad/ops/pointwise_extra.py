@@ -344,8 +344,17 @@ def ldexp_other(grad, result):
     return grad * result * _LN2
 
 
+def _ldexp_rule(rec, args):
+    compute, out = _ldexp_base(rec, args)
+    if args[0]._data.dtype.kind == "f" and args[1]._data.dtype.kind == "b":
+        # a floating self takes PyTorch's kernel, which has no bool exponent
+        raise not_implemented_for("ldexp_cpu_exp", args[1]._data.dtype)
+    return compute, out
+
+
+_ldexp_base = tensors_only(promote_float)
 defop("ldexp", ldexp, derivatives={"self": ldexp_self, "other": ldexp_other},
-      dtype=tensors_only(promote_float), inplace="ldexp_", family=FAMILY,
+      dtype=_ldexp_rule, inplace="ldexp_", family=FAMILY,
       samples=lambda make, shapes: [
           Sample((make(shapes[1]), make(shapes[2]))),
           Sample((make(shapes[1]), make(shapes[2], -3, 4, np.int64))),

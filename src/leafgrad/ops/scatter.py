@@ -306,6 +306,8 @@ def index_add_op(self, dim, index, source, *, alpha=1):
                            f"[{', '.join(map(str, self.shape))}] source.shape = "
                            f"[{', '.join(map(str, source.shape))}]")
     n = self.shape[d] if self.ndim else 1
+    if self.ndim > 1 and self.size == 0:   # PyTorch's kernel (and its bounds check) is skipped
+        return self.copy()
     if self.ndim > 1 and (d == 0 or d == self.ndim - 1):
         # PyTorch's kernel for the first or last dim names the index; the others do not
         bounds_check(index, n, d)
