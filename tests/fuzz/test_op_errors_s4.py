@@ -253,6 +253,16 @@ STATEMENTS = [
     "y = torch.linalg.svdvals(torch.tensor([[[1, 1.], [1, 2]], [[float('nan'), 1.], [1, 2]]]))",
     "y = torch.linalg.pinv(torch.tensor([[[1, 1.], [1, 2]], [[float('nan'), 1.], [1, 2]]]))",
     "y = torch.svd(torch.tensor([[float('nan'), 1.], [1, 2]]).double())[1]",
+    # lstsq: B is a vector only when 1-D or A's shape less its last dim (naming the size
+    # check), then the dtype, then the batches with B's extra dim
+    "y = torch.linalg.lstsq(torch.ones(3, 1).half(), torch.ones(2, 1).half())[0]",
+    "y = torch.linalg.lstsq(torch.ones(1, 1).long(), torch.ones(3).long())[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 3, 1), torch.ones(3, 1))[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 3, 1).half(), torch.ones(3, 1).half())[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 3, 1), torch.ones(1, 3))[0]",
+    "y = torch.linalg.lstsq(torch.ones(4, 2, 3, 2), torch.ones(2, 3, 2))[0]",
+    "y = torch.linalg.lstsq(torch.ones(4, 2, 3, 2), torch.ones(4, 1, 3))[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 3, 1), torch.ones(2, 3))[0]",
 ]
 
 

@@ -28,6 +28,7 @@ from .linalg_common import (check_float, check_matrix, check_same_dtype, eye_lik
                             check_kernel, check_low_precision, np_svd, type_name)
 from .linalg_decomp import solve_triangular
 from ..autograd.graph import sum_to
+from ..errors import broadcast_error
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
 
@@ -448,11 +449,22 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if A.ndim < B.ndim or A.ndim - B.ndim > 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
                            "other.dim() and (input.dim() - other.dim()) <= 1")
-    _check_float_or_double(A)
-    vector = B.ndim == A.ndim - 1
+    # PyTorch's order: B is a vector (or batch of them) only when it is 1-D or A's shape less
+    # its last dim, which names the size check; then the dtype; then the batches broadcast
+    # with B's one extra dim added whenever it has one dim fewer
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     if A.shape[-2] != B.shape[-1 if vector else -2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match "
                            f"other.size({-1 if vector else -2})")
+    _check_float_or_double(A)
+    b_batch = tuple(B.shape[:-1]) if A.ndim - B.ndim == 1 else tuple(B.shape[:-2])
+    if b_batch != tuple(A.shape[:-2]):
+        error = broadcast_error([A.shape[:-2], b_batch])
+        if error is not None:
+            raise error
+    if B.ndim == A.ndim - 1 and not vector:
+        raise NotImplementedError("leafgrad: linalg.lstsq with a B of one dim fewer than A "
+                                  "that is not A's shape less its last dim is not implemented")
     X, resid = _lstsq.public(A, B, rcond, driver)
     rank = matrix_rank(A) if driver in ("gelsd", "gelss", "gelsy", None) else \
         _wrap(np.zeros((), np.int64))
