@@ -263,6 +263,20 @@ STATEMENTS = [
     "y = torch.linalg.lstsq(torch.ones(4, 2, 3, 2), torch.ones(2, 3, 2))[0]",
     "y = torch.linalg.lstsq(torch.ones(4, 2, 3, 2), torch.ones(4, 1, 3))[0]",
     "y = torch.linalg.lstsq(torch.ones(2, 3, 1), torch.ones(2, 3))[0]",
+    # max/min/median/mode/kthvalue/nanmedian along a dim: the gradient is scattered back
+    # (ScatterBackward0 when recorded), 0-d inputs too
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_(); "
+    "y = torch.autograd.grad((x.max(1)[0] ** 2).sum(), x, create_graph=True)[0]",
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_(); "
+    "y = torch.autograd.grad((x.kthvalue(2, 0, True)[0] ** 2).sum(), x, create_graph=True)[0]",
+    "x = torch.tensor(2.).requires_grad_(); "
+    "y = torch.autograd.grad(x.median(0)[0] ** 2, x, create_graph=True)[0]",
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_(); "
+    "g = torch.autograd.grad((x.min(0)[0] ** 2).sum(), x, create_graph=True)[0]; "
+    "y = torch.autograd.grad((g * g).sum(), x)[0]",
+    "x = torch.tensor(2.).requires_grad_(); y = torch.autograd.grad(x.max(0)[0] ** 2, x)[0]",
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_(); "
+    "y = torch.autograd.grad(x.mode(1)[0].sum(), x)[0]",
 ]
 
 
