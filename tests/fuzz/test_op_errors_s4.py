@@ -277,6 +277,18 @@ STATEMENTS = [
     "x = torch.tensor(2.).requires_grad_(); y = torch.autograd.grad(x.max(0)[0] ** 2, x)[0]",
     "x = torch.arange(6.).reshape(2, 3).requires_grad_(); "
     "y = torch.autograd.grad(x.mode(1)[0].sum(), x)[0]",
+    # repeat's backward as PyTorch's: leading dims summed one by one (SumBackward1), no view
+    # when nothing is split, zeros (version 1) for a zero repeat
+    "x = torch.tensor(2.).requires_grad_(); "
+    "y = torch.autograd.grad((x.repeat(2) ** 2).sum(), x, create_graph=True)[0]",
+    "x = torch.ones(3).requires_grad_(); "
+    "y = torch.autograd.grad((x.repeat(1) ** 2).sum(), x, create_graph=True)[0]",
+    "x = torch.ones(2, 3).requires_grad_(); "
+    "y = torch.autograd.grad((x.repeat(2, 1) ** 2).sum(), x, create_graph=True)[0]",
+    "x = torch.ones(2, 3).requires_grad_(); y = torch.autograd.grad(x.repeat(0, 1).sum(), x)[0]",
+    "x = torch.ones(2, 1, 3).requires_grad_(); "
+    "g = torch.autograd.grad((x.repeat(1, 2, 1, 2) ** 2).sum(), x, create_graph=True)[0]; "
+    "y = torch.autograd.grad((g * g).sum(), x)[0]",
 ]
 
 
