@@ -289,6 +289,13 @@ STATEMENTS = [
     "x = torch.ones(2, 1, 3).requires_grad_(); "
     "g = torch.autograd.grad((x.repeat(1, 2, 1, 2) ** 2).sum(), x, create_graph=True)[0]; "
     "y = torch.autograd.grad((g * g).sum(), x)[0]",
+    # var_mean/std_mean: an unused output adds nothing (a NaN variance stays out)
+    "x = torch.tensor(2., dtype=torch.float64).requires_grad_(); "
+    "y = torch.autograd.grad(torch.var_mean(x, 0)[1], x)[0]",
+    "x = torch.ones(2, 3, dtype=torch.float64).requires_grad_(); "
+    "y = torch.autograd.grad(torch.std_mean(x, 1)[1].sum(), x, create_graph=True)[0]",
+    "x = torch.arange(6.).reshape(2, 3).requires_grad_(); "
+    "y = torch.autograd.grad(torch.var_mean(x, 1)[0].sum(), x, create_graph=True)[0]",
 ]
 
 

@@ -225,16 +225,32 @@ def _mean_part(grad, self, dim, keepdim):
     return expand_grad(grad, shape, dim, keepdim) / n
 
 
+def _both(first, second):
+    """The sum of the two outputs' parts, either of which may be undefined (None): PyTorch
+    leaves out the part of an output nobody used (a NaN variance stays out of it)."""
+    if first is None:
+        return second
+    return first if second is None else first + second
+
+
 def var_mean_self(grads, self, dim, correction, keepdim):
-    return var_self(grads[0], self, dim, correction, keepdim) + _mean_part(grads[1], self, dim,
-                                                                           keepdim)
+    return _both(None if grads[0] is None else var_self(grads[0], self, dim, correction, keepdim),
+                 None if grads[1] is None else _mean_part(grads[1], self, dim, keepdim))
 
 
 def std_mean_self(grads, self, dim, correction, keepdim):
     from .reduction import std_self
-    std = self.std(dim, correction=correction, keepdim=keepdim)
-    return (std_self(grads[0], self, std, dim, correction, keepdim)
-            + _mean_part(grads[1], self, dim, keepdim))
+    std_part = None
+    if grads[0] is not None:
+        std = self.std(dim, correction=correction, keepdim=keepdim)
+        std_part = std_self(grads[0], self, std, dim, correction, keepdim)
+    return _both(std_part, None if grads[1] is None else _mean_part(grads[1], self, dim,
+                                                                     keepdim))
+
+
+def _defined_grads(grads, metas):
+    """The outputs' gradients as they come, None for an unused output."""
+    return list(grads)
 
 
 def _vm_samples(call):
@@ -260,11 +276,11 @@ def _float_only(name):
 
 
 _var_mean = defop("var_mean", var_mean_op, derivatives={"self": var_mean_self},
-                  dtype=_float_only("var_mean"), n_outputs=2, materialize=materialize_zeros, methods=(),
-                  functions=(), family=FAMILY, samples=_vm_samples("var_mean"))
+                  dtype=_float_only("var_mean"), n_outputs=2, materialize=_defined_grads,
+                  methods=(), functions=(), family=FAMILY, samples=_vm_samples("var_mean"))
 _std_mean = defop("std_mean", std_mean_op, derivatives={"self": std_mean_self},
-                  dtype=_float_only("std_mean"), n_outputs=2, materialize=materialize_zeros, methods=(),
-                  functions=(), family=FAMILY, samples=_vm_samples("std_mean"))
+                  dtype=_float_only("std_mean"), n_outputs=2, materialize=_defined_grads,
+                  methods=(), functions=(), family=FAMILY, samples=_vm_samples("std_mean"))
 
 
 _var_mean.node_class.n_outputs = 2
