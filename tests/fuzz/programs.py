@@ -414,7 +414,7 @@ def compare(mine, theirs):
 # (python -m tests.fuzz) counts them apart.
 KNOWN = [
     # what leafgrad deliberately leaves out raises NotImplementedError naming leafgrad
-    # (e.g. scatter(..., reduce=...), deprecated in PyTorch)
+    # (e.g. the gradient of scatter_reduce(reduce="prod") with zeros in self or src)
     (r"only leafgrad raised \('E', 'NotImplementedError', 'leafgrad", "not implemented on purpose"),
     # view naming and autograd corner cases (reported with reproducers)
     (r"INTERNAL ASSERT FAILED", "a PyTorch internal assert"),

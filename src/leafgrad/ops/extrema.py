@@ -20,6 +20,7 @@ from .registry import defop, export_function, bind_method, FUNCTIONS, Sample
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .reduction import _dims, _wrap_dim, expand_grad, _const, _NODIM
 from .. import return_types
+from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 
 FAMILY = "reduction"
@@ -103,12 +104,24 @@ def select_dim(self, dim, keepdim, indices):
 
 
 def select_dim_self(grad, self_shape, dim, keepdim, indices):
-    if not self_shape:
-        return grad
-    axis = _wrap_dim(dim, len(self_shape))
-    onehot = np.zeros(self_shape, dtype=grad._data.dtype)
-    np.put_along_axis(onehot, indices, 1, axis)
-    return expand_grad(grad, self_shape, dim, keepdim) * _const(onehot)
+    """The gradient scattered back to the selected places: PyTorch's
+    ``zeros.scatter(dim, indices, grad)`` (ScatterBackward0 when it is recorded)."""
+    recorded = grad._requires_grad and _mode.grad_enabled
+    axis = _wrap_dim(dim, len(self_shape) or 1)   # (this module defines its own max)
+    g = grad if keepdim or not self_shape else grad.unsqueeze(axis)
+    if recorded:
+        from .scatter import _scatter
+        zeros = _wrap(np.zeros(self_shape, dtype=grad._data.dtype))
+        index = indices if self_shape else np.zeros((), np.int64)
+        out = _scatter.public(zeros, axis, _wrap(index), g)
+    elif not self_shape:
+        out = _wrap(np.array(grad._data, copy=True))
+    else:
+        data = np.zeros(self_shape, dtype=grad._data.dtype)
+        np.put_along_axis(data, indices, g._data, axis)
+        out = _wrap(data)
+    out._vc[0] = 2   # PyTorch's gradient comes out of two in-place writes
+    return out
 
 
 def _dim_samples(call):

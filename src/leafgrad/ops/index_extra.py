@@ -427,7 +427,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 def bincount(input, weights=None, minlength=0):
     """How often each non-negative integer occurs (or the sum of its ``weights``)."""
     data = input._data
-    if data.ndim != 1 or data.dtype.kind not in "iu":
+    if data.dtype.kind not in "iu":   # the kernel's dtype dispatch comes first
+        raise not_implemented_for("bincount_cpu", data.dtype)
+    if data.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if data.size and data.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")

@@ -451,7 +451,7 @@ def index_select_op(self, dim, index):
     d = wrap_dim(dim, self.ndim)
     n = self.shape[d] if self.ndim else 1
     if index.size and (index.max() >= n or index.min() < 0):   # no negative indices here
-        if self.ndim == 2 and d == 1:    # PyTorch's 2-D dim-1 kernel has its own message
+        if self.ndim >= 2 and d == 1:    # PyTorch's dim-1 kernel has its own message
             bad = index[(index >= n) | (index < 0)]
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} "
                                f"axis_dim={n}")

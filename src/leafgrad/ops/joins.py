@@ -127,12 +127,13 @@ def stack(tensors, dim=0):
     if len(tensors) == 0:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0].shape
+    axis = wrap_dim(dim, len(ref) + 1)   # PyTorch wraps dim before comparing the shapes
     for i, a in enumerate(tensors):
         if a.shape != ref:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{shape_str(ref)} at entry 0 and {shape_str(a.shape)} at "
                                f"entry {i}")
-    return np.stack(tensors, axis=wrap_dim(dim, len(ref) + 1))
+    return np.stack(tensors, axis=axis)
 
 
 def stack_tensors(grad, tensors_shapes, dim):

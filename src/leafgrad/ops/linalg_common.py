@@ -148,3 +148,51 @@ def tri_mask(n, dtype, upper=False, diagonal=0):
     m = np.triu(np.ones((n, n), dtype=dtype), diagonal) if upper else \
         np.tril(np.ones((n, n), dtype=dtype), diagonal)
     return _wrap(m)
+
+
+def getrs_adjoint(a: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """``A^T X = D`` for one real square ``a`` as LAPACK's getrf + getrs do it, zero pivots
+    included: partial-pivoting LU, then the triangular solves with U^T and L^T that skip
+    zero entries of the right-hand side (BLAS trsm), then the row interchanges backwards.
+    A singular ``a`` so gets PyTorch's infs and NaNs where a plain inverse would fail."""
+    n = a.shape[0]
+    lu = np.array(a, dtype=a.dtype)
+    piv = np.arange(n)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for k in range(n):
+            p = k + int(np.argmax(np.abs(lu[k:, k])))
+            piv[k] = p
+            if lu[p, k] != 0:
+                if p != k:
+                    lu[[k, p]] = lu[[p, k]]
+                lu[k + 1:, k] /= lu[k, k]
+            lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
+        x = np.array(d, dtype=a.dtype)
+        for j in range(x.shape[1]):
+            b = x[:, j]
+            for k in range(n):            # U^T y = b (forward)
+                if b[k] != 0:
+                    b[k] /= lu[k, k]
+                    b[k + 1:] -= b[k] * lu[k, k + 1:]
+            for k in range(n - 1, -1, -1):   # L^T z = y (backward, unit diagonal)
+                if b[k] != 0:
+                    b[:k] -= b[k] * lu[k, :k]
+        for k in range(n - 1, -1, -1):
+            if piv[k] != k:
+                x[[k, piv[k]]] = x[[piv[k], k]]
+    return x
+
+
+def np_svd(A: np.ndarray, **kwargs):
+    """``np.linalg.svd`` with PyTorch's error for the matrices LAPACK cannot converge on
+    (NaN entries): ``linalg.svd: [(Batch element i): ]The algorithm failed to converge ...``."""
+    try:
+        return np.linalg.svd(A, **kwargs)
+    except np.linalg.LinAlgError:
+        finite = np.isfinite(A).all(axis=(-2, -1))
+        if finite.all():
+            raise
+        raise_for_info("linalg.svd", (~finite).astype(np.int32),
+                       lambda i: "The algorithm failed to converge because the input matrix "
+                                 "contained non-finite values.")
+        raise

@@ -20,9 +20,10 @@ from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, first_zero_pivot,
                             cholesky_lapack, batch_info, raise_for_info, singular_message,
-                            not_pd_message, eye_like, tri_mask, _LinAlgError, type_name,
-                            check_kernel, check_low_precision)
+                            not_pd_message, eye_like, tri_mask, type_name,
+                            getrs_adjoint, check_kernel, check_low_precision)
 from ..autograd.graph import sum_to
+from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
 from ..errors import broadcast_error
@@ -114,15 +115,6 @@ def linalg_det(A):
     return np.asarray(np.linalg.det(A))
 
 
-def _inv_t(A):
-    """``A^{-T}`` for a derivative formula (PyTorch falls back to an SVD for singular A)."""
-    out, info = _inv.public(A, check_errors=False)
-    if np.any(info._data):
-        raise NotImplementedError("leafgrad: the derivative of det/slogdet at a singular "
-                                  "matrix is not implemented")
-    return out.mT
-
-
 def linalg_det_A(grad, A, result):
     out, info = _inv.public(A, check_errors=False)
     g = grad.unsqueeze(-1).unsqueeze(-1) * result.unsqueeze(-1).unsqueeze(-1)
@@ -149,12 +141,35 @@ def linalg_slogdet(A):
 
 
 def linalg_slogdet_A(grads, A):
-    return grads[1].unsqueeze(-1).unsqueeze(-1) * _inv_t(A)
+    g = grads[1]
+    if g is None:   # the sign of a real matrix has no derivative: PyTorch's is undefined
+        return None
+    if _mode.grad_enabled:
+        # PyTorch differentiates twice through linalg.solve(A^H, g I), which raises for a
+        # singular A (first-order backward solves with the LU factors: infs and NaNs)
+        eye = g.unsqueeze(-1).unsqueeze(-1) * eye_like(A)
+        return _solve.public(A.mT, eye, check_errors=True)[0]
+    a, gd = A._data, g._data
+    out, info = linalg_inv_ex(a)
+    out = np.swapaxes(out, -1, -2) * gd[..., None, None]
+    if info.any():   # PyTorch solves with the LU factors: infs and NaNs, no error
+        flat_a, flat_out = a.reshape((-1,) + a.shape[-2:]), out.reshape((-1,) + a.shape[-2:])
+        flat_g = np.broadcast_to(gd, info.shape).reshape(-1)
+        for i in np.nonzero(info.reshape(-1))[0]:
+            d = np.eye(a.shape[-1], dtype=a.dtype) * flat_g[i]
+            flat_out[i] = getrs_adjoint(flat_a[i], d)
+        out = flat_out.reshape(a.shape)
+    return _wrap(out)
+
+
+def _slogdet_grads(grads, metas):
+    """The logabsdet gradient may stay undefined (a sign's gradient alone gives none)."""
+    return list(grads)
 
 
 _slogdet = defop("linalg_slogdet", linalg_slogdet, inputs=("A",),
                  derivatives={"A": linalg_slogdet_A}, dtype="same", n_outputs=2,
-                 materialize=materialize_zeros, methods=(), functions=(), family=FAMILY,
+                 materialize=_slogdet_grads, methods=(), functions=(), family=FAMILY,
                  samples=lambda make, shapes: [
                      Sample((make((3, 3)),), call="linalg.slogdet"),
                      Sample((make((2, 2, 2)),), call="slogdet"),
@@ -211,9 +226,9 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
         info = np.zeros(A.shape[:-2], dtype=np.int32)
     except np.linalg.LinAlgError:
         info = batch_info(A, first_zero_pivot)
-        if check_errors:
-            raise _LinAlgError("torch.linalg.solve: The solver failed because the input "
-                               "matrix is singular.")
+        if check_errors:   # (A's own batch element, not the broadcast one)
+            raise_for_info("torch.linalg.solve", info, lambda i: "The solver failed because "
+                           "the input matrix is singular.")
         x = np.full(np.broadcast_shapes(A.shape[:-2] + (1, 1), b.shape[:-2] + (1, 1))
                     [:-2] + b.shape[-2:], np.nan, dtype=A.dtype)
     return [x[..., 0] if vector else x, info]

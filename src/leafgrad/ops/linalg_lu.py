@@ -26,6 +26,7 @@ from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mas
                             type_name)
 from .linalg_decomp import solve_triangular, _wellcond
 from ..autograd.graph import sum_to
+from ..errors import broadcast_error
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
 
@@ -216,7 +217,11 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
-    """``X`` with ``A X = B`` (``A^T X = B`` when ``adjoint``), ``A = P L U`` given packed."""
+    """``X`` with ``A X = B`` (``A^T X = B`` when ``adjoint``; ``X A = B`` or ``X A^T = B``
+    for ``left=False``), ``A = P L U`` given packed."""
+    if not left:   # X A = B  <=>  A^T X^T = B^T
+        return np.swapaxes(linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2),
+                                           adjoint=not adjoint), -1, -2)
     n = LU.shape[-1]
     L, U = _unpack(LU, n)
     A = permutation(pivots, n, LU.dtype) @ L @ U
@@ -227,13 +232,16 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
                            np.broadcast_to(B, batch + B.shape[-2:]))
 
 
-def linalg_lu_solve_B(grad, LU, pivots, adjoint):
-    return _lus.public(LU, pivots, grad, adjoint=not adjoint)
+def linalg_lu_solve_B(grad, LU, pivots, left, adjoint):
+    return _lus.public(LU, pivots, grad, left=left, adjoint=not adjoint)
 
 
-def linalg_lu_solve_LU(grad, LU, pivots, result, adjoint):
+def linalg_lu_solve_LU(grad, LU, pivots, result, left, adjoint):
     """Through ``A = P L U``: ``gA = -A^{-T} gX X^T`` (or ``-X (A^{-1} gX)^T``), then
-    ``gL = tril(P^T gA U^T, -1)`` and ``gU = triu(L^T P^T gA)`` packed together."""
+    ``gL = tril(P^T gA U^T, -1)`` and ``gU = triu(L^T P^T gA)`` packed together.
+    ``left=False`` is the transposed left solve with the other ``adjoint``."""
+    if not left:
+        grad, result, adjoint = grad.mT, result.mT, not adjoint
     gB = _lus.public(LU, pivots, grad, adjoint=not adjoint)
     gA = -matmul(gB, result.mT) if not adjoint else -matmul(result, gB.mT)
     n = LU._data.shape[-1]
@@ -261,10 +269,16 @@ def _lu_solve_samples(make):
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
-    """``torch.linalg.lu_solve``: ``A X = B`` from ``lu_factor``'s output."""
-    check_matrix("torch.linalg.lu_solve", LU)
+    """``torch.linalg.lu_solve``: ``A X = B`` from ``lu_factor``'s output.
+
+    PyTorch's order: dtypes (LU floating, B the same, int32 pivots), LU square, B's rank and
+    size, the pivots' size and batch, then the batches broadcast, then the kernel."""
     check_float("torch.linalg.lu_solve", LU)
     check_same_dtype("linalg.lu_solve", LU, B, "LU", "B", stop="")
+    if pivots._data.dtype != np.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type "
+                           "torch.int32")
+    check_matrix("torch.linalg.lu_solve", LU)
     if B.ndim < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 "
                            "dimensions.")
@@ -273,10 +287,19 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         raise RuntimeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
                            f"{B.shape[-2]}x{B.shape[-1]})")
+    if pivots.ndim == 0 or pivots.shape[-1] != n:
+        raise RuntimeError("linalg.lu_solve: Number of pivots per batch should be same as the "
+                           "dimension of the matrix")
+    if tuple(pivots.shape) != tuple(LU.shape[:-1]):
+        raise RuntimeError(f"linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the "
+                           f"same, but got pivots with shape "
+                           f"[{', '.join(map(str, pivots.shape))}] instead")
+    if B.shape[:-2] != LU.shape[:-2]:
+        error = broadcast_error([B.shape[:-2], LU.shape[:-2]])
+        if error is not None:
+            raise error
     check_kernel("linalg.lu_solve_cpu", LU)
-    if not left:
-        raise NotImplementedError("leafgrad: linalg.lu_solve(left=False) is not implemented")
-    return _lus.public(LU, pivots, B, adjoint=adjoint)
+    return _lus.public(LU, pivots, B, left=left, adjoint=adjoint)
 
 
 # -- torch.triangular_solve ----------------------------------------------------------------------

@@ -25,9 +25,10 @@ from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, eye_like, tri_mask,
-                            check_kernel, check_low_precision, type_name)
+                            check_kernel, check_low_precision, np_svd, type_name)
 from .linalg_decomp import solve_triangular
 from ..autograd.graph import sum_to
+from ..errors import broadcast_error
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
 
@@ -65,7 +66,7 @@ def _diag_embed(v):
 # -- svd -----------------------------------------------------------------------------------------
 def linalg_svd(A, full_matrices=True):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (LAPACK gesdd)."""
-    U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
+    U, S, Vh = np_svd(A, full_matrices=full_matrices)
     return [U, S, Vh]
 
 
@@ -119,7 +120,7 @@ _svd.node_class.n_outputs = 3
 
 
 def linalg_svdvals(A):
-    return np.linalg.svd(A, compute_uv=False)
+    return np_svd(A, compute_uv=False)
 
 
 def linalg_svdvals_A(grad, A):
@@ -165,6 +166,8 @@ def svd_torch(input, some=True, compute_uv=True, *, out=None):
 # -- eigh ----------------------------------------------------------------------------------------
 def linalg_eigh(A, UPLO="L"):
     """``(eigenvalues ascending, eigenvectors)`` of a symmetric matrix (one triangle read)."""
+    if A.size == 0:   # no kernel runs: any dtype, kept (NumPy would give float64)
+        return [np.zeros(A.shape[:-1], A.dtype), np.zeros(A.shape, A.dtype)]
     w, V = np.linalg.eigh(A, UPLO=UPLO)
     return [w, V]
 
@@ -190,6 +193,8 @@ _eigh.node_class.n_outputs = 2
 
 
 def linalg_eigvalsh(A, UPLO="L"):
+    if A.size == 0:
+        return np.zeros(A.shape[:-1], A.dtype)
     return np.linalg.eigvalsh(A, UPLO=UPLO)
 
 
@@ -301,7 +306,7 @@ def qr_torch(input, some=True, *, out=None):
 def linalg_pinv(self, atol=None, rtol=None, hermitian=False):
     """The pseudo-inverse: singular values below ``max(atol, rtol * s_max)`` are dropped."""
     m, n = self.shape[-2:]
-    U, S, Vh = np.linalg.svd(self, full_matrices=False)
+    U, S, Vh = np_svd(self, full_matrices=False)
     if atol is None and rtol is None:
         rtol = np.finfo(self.dtype).eps * max(m, n)
     smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
@@ -370,7 +375,7 @@ def linalg_lstsq(self, b, rcond=None, driver=None):
     X = linalg_pinv(self, None, rcond) @ b
     resid = np.zeros((0,), self.dtype)
     if _wants_residuals(self.shape, driver):
-        S = np.linalg.svd(self, compute_uv=False)
+        S = np_svd(self, compute_uv=False)
         if (S[..., -1] > np.finfo(self.dtype).eps * max(self.shape[-2:]) * S[..., 0]).all():
             r = self @ X - b
             resid = (r * r).sum(-2)
@@ -444,11 +449,22 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if A.ndim < B.ndim or A.ndim - B.ndim > 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
                            "other.dim() and (input.dim() - other.dim()) <= 1")
-    _check_float_or_double(A)
-    vector = B.ndim == A.ndim - 1
+    # PyTorch's order: B is a vector (or batch of them) only when it is 1-D or A's shape less
+    # its last dim, which names the size check; then the dtype; then the batches broadcast
+    # with B's one extra dim added whenever it has one dim fewer
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     if A.shape[-2] != B.shape[-1 if vector else -2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match "
                            f"other.size({-1 if vector else -2})")
+    _check_float_or_double(A)
+    b_batch = tuple(B.shape[:-1]) if A.ndim - B.ndim == 1 else tuple(B.shape[:-2])
+    if b_batch != tuple(A.shape[:-2]):
+        error = broadcast_error([A.shape[:-2], b_batch])
+        if error is not None:
+            raise error
+    if B.ndim == A.ndim - 1 and not vector:
+        raise NotImplementedError("leafgrad: linalg.lstsq with a B of one dim fewer than A "
+                                  "that is not A's shape less its last dim is not implemented")
     X, resid = _lstsq.public(A, B, rcond, driver)
     rank = matrix_rank(A) if driver in ("gelsd", "gelss", "gelsy", None) else \
         _wrap(np.zeros((), np.int64))
@@ -462,7 +478,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     check_matrix("torch.linalg.matrix_rank", A, square=False, arg="input")
     _check_float_or_double(A)
     a = A._data
-    S = np.linalg.svd(a, compute_uv=False)
+    S = np_svd(a, compute_uv=False)
     if atol is None and rtol is None:
         rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
     smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
@@ -505,15 +521,47 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 
+def _cond_invalid(p):
+    shown = p if isinstance(p, str) else f"{float(p):g}"
+    return RuntimeError(f"linalg.cond got an invalid norm type: {shown}")
+
+
+def _cond_ord_name(p):
+    """How PyTorch writes a number ord in its square check: an int (or bool) as one,
+    a float with six decimals, infinities as inf."""
+    if isinstance(p, (bool, int)):
+        return str(int(p))
+    return ("-inf" if p < 0 else "inf") if math.isinf(p) else f"{p:f}"
+
+
 def cond(A, p=None, *, out=None):
-    """``torch.linalg.cond``: ``s_max / s_min`` (2-norm) or ``norm(A) * norm(inv(A))``."""
-    from .linalg_decomp import inv
+    """``torch.linalg.cond``: ``s_max / s_min`` (2-norm) or ``norm(A) * norm(inv(A))``.
+
+    PyTorch's order: a number ord checks the rank, the ord, an empty input (zeros), and
+    only the ±1/±inf norms need square matrices; a string ord checks rank and squareness
+    first, then the ord."""
+    if isinstance(p, str):
+        check_matrix(f"linalg.cond(ord={p})", A)
+        if p != "fro" and p != "nuc":
+            raise _cond_invalid(p)
+    else:
+        if A.ndim < 2:
+            raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+        if p is not None and abs(float(p)) not in (1.0, 2.0, math.inf):
+            raise _cond_invalid(p)
+    if A._data.size == 0:   # NumPy leaves 0x0 undefined; PyTorch gives zeros, no history
+        out = _wrap(np.zeros(A.shape[:-2], A._data.dtype))
+        out._vc[0] = 1   # (PyTorch fills them in place)
+        return out
     if p is None or p in (2, -2):
         S = svdvals(A)
         big, small = S[..., :1], S[..., -1:]
         return (big / small if p != -2 else small / big).squeeze(-1)
     if p == "nuc":
-        return matrix_norm(A, p) * matrix_norm(inv(A), p)
+        S = svdvals(A)
+        return S.sum(-1) * S.reciprocal().sum(-1)
+    if p != "fro":
+        check_matrix(f"linalg.cond(ord={_cond_ord_name(p)})", A)
     # PyTorch inverts with inv_ex (no error), fills the inverses of singular matrices with inf
     # IN PLACE (so, as in PyTorch, backward through this path fails: inv_ex saved its output)
     # and cleans the product in place (version 1)

@@ -45,6 +45,13 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return self + (prod if value == 1 else value * prod)
 
 
+def _addcmul_rule(rec, args):
+    d = _dt.result_type(args[0], args[1], args[2]).np
+    if d.kind == "b":   # PyTorch's CPU kernel has no bool version
+        raise not_implemented_for("addcmul_cpu_out", d)
+    return d, d
+
+
 def addcmul_self(grad):
     return grad
 
@@ -69,7 +76,7 @@ def _addc_samples(make, shapes, positive=False):
 defop("addcmul", addcmul, inputs=("self", "tensor1", "tensor2"),
       derivatives={"self": addcmul_self, "tensor1": addcmul_tensor1,
                    "tensor2": addcmul_tensor2},
-      dtype=_ternary_rule, inplace="addcmul_", family=FAMILY, samples=_addc_samples)
+      dtype=_addcmul_rule, inplace="addcmul_", family=FAMILY, samples=_addc_samples)
 
 
 def _addcdiv_rule(rec, args):
@@ -337,8 +344,17 @@ def ldexp_other(grad, result):
     return grad * result * _LN2
 
 
+def _ldexp_rule(rec, args):
+    compute, out = _ldexp_base(rec, args)
+    if args[0]._data.dtype.kind == "f" and args[1]._data.dtype.kind == "b":
+        # a floating self takes PyTorch's kernel, which has no bool exponent
+        raise not_implemented_for("ldexp_cpu_exp", args[1]._data.dtype)
+    return compute, out
+
+
+_ldexp_base = tensors_only(promote_float)
 defop("ldexp", ldexp, derivatives={"self": ldexp_self, "other": ldexp_other},
-      dtype=tensors_only(promote_float), inplace="ldexp_", family=FAMILY,
+      dtype=_ldexp_rule, inplace="ldexp_", family=FAMILY,
       samples=lambda make, shapes: [
           Sample((make(shapes[1]), make(shapes[2]))),
           Sample((make(shapes[1]), make(shapes[2], -3, 4, np.int64))),

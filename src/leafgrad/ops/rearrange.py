@@ -12,6 +12,7 @@ import numpy as np
 from .registry import Sample, bind_method, defop, export_function
 from .shape import at_least, dims_arg, size_arg, wrap_dim
 from ..errors import shape_str
+from ..tensor import _wrap
 
 FAMILY = "shape"
 
@@ -31,15 +32,24 @@ def repeat_op(self, repeats):
 
 
 def repeat_self(grad, self_shape, repeats):
-    # out[r0*s0 + i0, ...] = self[i0, ...]: split each dim into (repeat, size), sum repeats
-    padded = (1,) * (len(repeats) - len(self_shape)) + tuple(self_shape)
-    inter = []
-    for r, s in zip(repeats, padded):
-        inter += [r, s]
-    g = grad.reshape(inter)
-    if inter:
-        g = g.sum(tuple(range(0, len(inter), 2)))
-    return g.reshape(self_shape)
+    """As PyTorch's repeat_backward: the new leading dims summed one by one, then each
+    repeated dim split into (repeat, size) and the repeats summed in one go."""
+    if 0 in repeats:
+        out = _wrap(np.zeros(self_shape, dtype=grad._data.dtype))
+        out._vc[0] = 1   # (PyTorch's zeros come from a fill in place)
+        return out
+    extra = len(repeats) - len(self_shape)
+    for _ in range(extra):
+        grad = grad.sum(0)
+    size, dims = [], []
+    for d, s in enumerate(self_shape):
+        if repeats[d + extra] != 1:
+            size.append(repeats[d + extra])
+            dims.append(len(size) - 1)
+        size.append(s)
+    if tuple(size) != tuple(grad._data.shape):
+        grad = grad.reshape(size)
+    return grad.sum(tuple(dims)) if dims else grad
 
 
 def _repeat_samples(make, shapes):

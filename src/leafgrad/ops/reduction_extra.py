@@ -25,7 +25,6 @@ from .reduction import (
     _count,
     _dims,
     _var_args,
-    _var_dtype,
     _wrap_dim,
     expand_grad,
     std_op,
@@ -226,16 +225,32 @@ def _mean_part(grad, self, dim, keepdim):
     return expand_grad(grad, shape, dim, keepdim) / n
 
 
+def _both(first, second):
+    """The sum of the two outputs' parts, either of which may be undefined (None): PyTorch
+    leaves out the part of an output nobody used (a NaN variance stays out of it)."""
+    if first is None:
+        return second
+    return first if second is None else first + second
+
+
 def var_mean_self(grads, self, dim, correction, keepdim):
-    return var_self(grads[0], self, dim, correction, keepdim) + _mean_part(grads[1], self, dim,
-                                                                           keepdim)
+    return _both(None if grads[0] is None else var_self(grads[0], self, dim, correction, keepdim),
+                 None if grads[1] is None else _mean_part(grads[1], self, dim, keepdim))
 
 
 def std_mean_self(grads, self, dim, correction, keepdim):
     from .reduction import std_self
-    std = self.std(dim, correction=correction, keepdim=keepdim)
-    return (std_self(grads[0], self, std, dim, correction, keepdim)
-            + _mean_part(grads[1], self, dim, keepdim))
+    std_part = None
+    if grads[0] is not None:
+        std = self.std(dim, correction=correction, keepdim=keepdim)
+        std_part = std_self(grads[0], self, std, dim, correction, keepdim)
+    return _both(std_part, None if grads[1] is None else _mean_part(grads[1], self, dim,
+                                                                     keepdim))
+
+
+def _defined_grads(grads, metas):
+    """The outputs' gradients as they come, None for an unused output."""
+    return list(grads)
 
 
 def _vm_samples(call):
@@ -249,12 +264,23 @@ def _vm_samples(call):
     return samples
 
 
+def _float_only(name):
+    """var_mean/std_mean take floating and complex inputs only (their own op's name)."""
+    message = f"{name} only support floating point and complex dtypes"
+
+    def rule(rec, args):
+        if args[0]._data.dtype.kind not in "fc":
+            raise RuntimeError(message)
+        return None, None
+    return rule
+
+
 _var_mean = defop("var_mean", var_mean_op, derivatives={"self": var_mean_self},
-                  dtype=_var_dtype, n_outputs=2, materialize=materialize_zeros, methods=(),
-                  functions=(), family=FAMILY, samples=_vm_samples("var_mean"))
+                  dtype=_float_only("var_mean"), n_outputs=2, materialize=_defined_grads,
+                  methods=(), functions=(), family=FAMILY, samples=_vm_samples("var_mean"))
 _std_mean = defop("std_mean", std_mean_op, derivatives={"self": std_mean_self},
-                  dtype=_var_dtype, n_outputs=2, materialize=materialize_zeros, methods=(),
-                  functions=(), family=FAMILY, samples=_vm_samples("std_mean"))
+                  dtype=_float_only("std_mean"), n_outputs=2, materialize=_defined_grads,
+                  methods=(), functions=(), family=FAMILY, samples=_vm_samples("std_mean"))
 
 
 _var_mean.node_class.n_outputs = 2
@@ -399,25 +425,30 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     name = "quantile"   # nanquantile's messages say quantile() too
+    # PyTorch's order: a number q's range; the interpolation; then the input's size, q's
+    # rank, the input's dtype, q's dtype, dim, and only then a q tensor's values
     q_is_tensor = isinstance(q, Tensor)
-    if q_is_tensor:
-        if q.ndim > 1:
-            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-        if q.dtype is not input.dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        qs = q._data.reshape(-1).astype(np.float64)
-    else:
-        qs = np.array([float(q)])
-    for v in qs:
-        if not 0 <= v <= 1:
-            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {v:g}")
+    if not q_is_tensor and not 0 <= float(q) <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {float(q):g}")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")
     if input.numel() == 0:
         raise RuntimeError(f"{name}() input tensor must be non-empty")
-    if input.dtype.np.kind != "f":
+    if q_is_tensor and q.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if input.dtype.np.kind != "f" or input.dtype.np.itemsize < 4:
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if q_is_tensor:
+        if q.dtype is not input.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        qs = q._data.reshape(-1).astype(np.float64)
+    else:
+        qs = np.array([float(q)])
+    if dim is not None:
+        _wrap_dim(dim, max(input.ndim, 1))
+    if q_is_tensor and not ((qs >= 0) & (qs <= 1)).all():
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
     # the reduced elements along a last dim; a size-1 dim left where keepdim wants one
     if dim is None:
         x = input.reshape([1] * input.ndim + [-1]) if keepdim else input.reshape(-1)

@@ -23,13 +23,16 @@ the written region zeroed, the one for the value is ``grad[index]`` summed to th
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .overlap import check_setitem, writable
+from .pointwise_common import not_implemented_formula
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
     inplace_check
-from .indexing import (_broadcast_pair, _index, _index_put, bounds_check, gather_check,
-                       index_arrays, parse_index, zeros_of)
+from .indexing import (_broadcast_pair, _index, _index_put, bounds_check, index_arrays,
+                       parse_index, zeros_of)
 from .shape import at_least, expand_op, wrap_dim
 from .views import check_view_inplace
 from ..autograd.graph import sum_to
@@ -68,33 +71,73 @@ def _dtype_name(np_dtype):
 
 
 # -- scatter / scatter_add ---------------------------------------------------------------------
-def _scatter_prepare(name, self, dim, index, src):
+def _scatter_check(self, dim, index, src):
+    """PyTorch's checks before a scatter kernel (scatter, scatter_add and scatter_reduce all
+    name ``scatter()``): ``dim``, dtypes, then the shapes (not for an empty index). ``src`` is
+    an ndarray or a number. Returns the wrapped dim."""
+    d = wrap_dim(dim, self.ndim)
     if index.dtype != np.int64 and index.dtype != np.int32:   # PyTorch 2.13 takes both
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if isinstance(src, np.ndarray) and src.dtype != self.dtype:
-        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
-    d = gather_check(name, self.shape, dim, index.shape)
-    if isinstance(src, np.ndarray) and src.ndim == index.ndim:
-        for k, (i, s) in enumerate(zip(index.shape, src.shape)):
-            if i > s:
-                raise RuntimeError(f"Size does not match at dimension {k} expected index "
-                                   f"[{', '.join(map(str, index.shape))}] to be no larger "
-                                   f"than src [{', '.join(map(str, src.shape))}] apart from "
-                                   f"dimension {d}" if k != d else "")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if index.size == 0:
+        return d
+    ndim = max(self.ndim, 1)   # a 0-d tensor counts as one of size 1 here
+    if max(index.ndim, 1) != ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    isize = index.shape or (1,)
+    ssize = self.shape or (1,)
+    wrong = any(k != d and isize[k] > ssize[k] for k in range(ndim))
+    has_src = isinstance(src, np.ndarray)
+    if not wrong and has_src:
+        for k in range(ndim):
+            if src.ndim and k >= src.ndim:   # PyTorch asks src.size(k)
+                raise IndexError(f"Dimension out of range (expected to be in range of "
+                                 f"[{-src.ndim}, {src.ndim - 1}], but got {k})")
+            if isize[k] > (src.shape[k] if src.ndim else 1):
+                wrong = True
+                break
+    if wrong:
+        if has_src and max(src.ndim, 1) != ndim:   # PyTorch names src's rank first then
+            raise RuntimeError("Index tensor must have the same number of dimensions as src "
+                               "tensor")
+        text = (f"Expected index [{', '.join(map(str, index.shape))}] to be no larger than "
+                f"self [{', '.join(map(str, self.shape))}] apart from dimension {d}")
+        if has_src:
+            text += f" and to be no larger size than src [{', '.join(map(str, src.shape))}]"
+        raise RuntimeError(text)
+    return d
+
+
+def _scatter_key(self, d, index, src):
+    """The kernel's part: ``src``'s rank, the index bounds; then ``(out, key, src)``: a copy
+    of ``self`` (1-D for a 0-d ``self``), the NumPy index it is written at, and the values
+    (``src`` cut to the index's extent)."""
     out = self.copy()
+    if index.size == 0:
+        return out.reshape(out.shape or (1,)), (np.zeros(0, np.int64),) * max(self.ndim, 1), (
+            np.zeros(0, self.dtype) if isinstance(src, np.ndarray) else src)
+    if isinstance(src, np.ndarray) and max(src.ndim, 1) != max(index.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     if self.ndim == 0:
         bounds_check(index, 1, 0)
-        return out.reshape(1), (index.reshape(-1) * 0,), out
+        if isinstance(src, np.ndarray) and src.ndim:
+            src = src.reshape(-1)[:index.size]
+        return out.reshape(1), (index.reshape(-1) * 0,), src
     bounds_check(index, self.shape[d], d)
     key = _mesh(index, d)
     if isinstance(src, np.ndarray) and src.ndim:
-        src = src[tuple(slice(0, s) for s in index.shape)]
+        src = src[tuple(slice(0, s) for s in index.shape)] if index.ndim else src.flat[0]
     return out, key, src
+
+
+def _scatter_prepare(self, dim, index, src):
+    return _scatter_key(self, _scatter_check(self, dim, index, src), index, src)
 
 
 def scatter_op(self, dim, index, src):
     """A copy of ``self`` with ``src[i][j]`` written at ``[index[i][j]][j]`` (dim 0)."""
-    out, key, src = _scatter_prepare("scatter", self, dim, index, src)
+    out, key, src = _scatter_prepare(self, dim, index, src)
     out[key] = src
     return out.reshape(self.shape)
 
@@ -124,26 +167,101 @@ _scatter_value = defop("scatter_value", scatter_op, inputs=("self", "index"),
                        family=FAMILY)
 
 
-def scatter(self, dim, index, src=None, *, value=None, reduce=None):
-    """``self.scatter(dim, index, src)`` or ``self.scatter(dim, index, value)``."""
-    if reduce is not None:
-        raise NotImplementedError("leafgrad does not implement scatter(..., reduce=...); use "
-                                  "scatter_add or scatter_reduce")
-    if src is None:
+def scatter_reduce_op(self, dim, index, src, reduce):
+    """``scatter(..., reduce='add'|'multiply')``: ``src`` (a tensor or a number) added to or
+    multiplied into ``self`` at the places ``index`` names. PyTorch cannot differentiate it."""
+    d = _scatter_check(self, dim, index, src)
+    if reduce != "add" and reduce != "multiply":
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    out, key, src = _scatter_key(self, d, index, src)
+    if not isinstance(src, np.ndarray):
+        src = np.asarray(src).astype(self.dtype)   # the number in self's dtype (2.5 -> 2)
+    (np.add if reduce == "add" else np.multiply).at(out, key, src)
+    return out.reshape(self.shape)
+
+
+def _reduce_records(name):
+    """(src, value) records of ``name`` (scatter / scatter_) with a reduce: grad_fn
+    NotImplemented, whose backward names the ATen op, as PyTorch's."""
+    formula = not_implemented_formula(name)
+    common = {"dtype": "same", "grad_fn_name": "NotImplemented", "methods": (),
+              "functions": (), "family": FAMILY}
+    return (defop(f"{name}_reduce_src", scatter_reduce_op, inputs=("self", "index", "src"),
+                  derivatives={"self": formula, "src": formula}, **common),
+            defop(f"{name}_reduce_value", scatter_reduce_op, inputs=("self", "index"),
+                  derivatives={"self": formula}, **common))
+
+
+_REDUCE = {False: _reduce_records("scatter"), True: _reduce_records("scatter_")}
+_DEPRECATED_REDUCE = ("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                      "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                      "instead for more reduction options.")
+_warned: list = []
+_NA = object()   # an argument not given (PyTorch refuses an explicit reduce=None)
+
+
+def _bad_arguments(name, function, args, kwargs):
+    """PyTorch's TypeError when no overload of scatter takes the arguments."""
+    got = [type(a).__name__ for a in args]
+    got += [f"{k}={type(v).__name__}" for k, v in kwargs.items() if v is not _NA]
+    head = "Tensor input, " if function else ""
+    tail = ", *, Tensor out = None" if function else ""
+    tail_r = ", Tensor out = None" if function else ""
+    lines = [f"({head}int dim, Tensor index, Tensor src{tail})",
+             f"({head}int dim, Tensor index, Tensor src, *, str reduce{tail_r})",
+             f"({head}int dim, Tensor index, Number value{tail})",
+             f"({head}int dim, Tensor index, Number value, *, str reduce{tail_r})"]
+    return TypeError(f"{name}() received an invalid combination of arguments - got "
+                     f"({', '.join(got)}), but expected one of:\n"
+                     + "".join(f" * {line}\n" for line in lines))
+
+
+def _overload_check(self, dim, index, src, value, reduce, inplace, function=False):
+    if (src is _NA) == (value is _NA) or src is None or value is None or reduce is None:
+        args = ((self,) if function else ()) + (dim, index) + (() if src is _NA else (src,))
+        raise _bad_arguments("scatter_" if inplace else "scatter", function, args,
+                             {"value": value, "reduce": reduce})
+
+
+def _scatter_any(self, dim, index, src, value, reduce, inplace, function=False):
+    _overload_check(self, dim, index, src, value, reduce, inplace, function)
+    if src is _NA:
         src = value
-    if isinstance(src, Tensor):
-        return _scatter.public(self, dim, index, src)
-    return _scatter_value.public(self, dim, index, src)
+    is_tensor = isinstance(src, Tensor)
+    if reduce is _NA:
+        return (_scatter if is_tensor else _scatter_value).public(self, dim, index, src)
+    if is_tensor and not _warned:   # PyTorch warns once per process (TORCH_WARN_ONCE)
+        _warned.append(True)
+        warnings.warn(_DEPRECATED_REDUCE, UserWarning, stacklevel=3)
+    return _REDUCE[inplace][not is_tensor].public(self, dim, index, src, reduce)
+
+
+def scatter(self, dim, index, src=_NA, *, value=_NA, reduce=_NA):
+    """``self.scatter(dim, index, src)`` or ``self.scatter(dim, index, value)``;
+    ``reduce='add'`` or ``'multiply'`` combines with ``self``'s values instead."""
+    return _scatter_any(self, dim, index, src, value, reduce, False)
+
+
+def scatter_function(input, dim, index, src=_NA, *, value=_NA, reduce=_NA):
+    """``torch.scatter``: see :meth:`Tensor.scatter`."""
+    return _scatter_any(input, dim, index, src, value, reduce, False, True)
+
+
+def scatter_(self, dim, index, src=_NA, *, value=_NA, reduce=_NA):
+    """In-place version of :meth:`scatter`."""
+    _overload_check(self, dim, index, src, value, reduce, True)   # argument parsing first
+    inplace_check(self, (dim, index, src), {"value": value})
+    return commit_inplace(self, _scatter_any(self, dim, index, src, value, reduce, True))
 
 
 bind_method("scatter", scatter)
-export_function("scatter", scatter)
-_inplace_variant(scatter, "scatter_")
+export_function("scatter", scatter_function)
+bind_method("scatter_", scatter_)
 
 
 def scatter_add_op(self, dim, index, src):
     """A copy of ``self`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (dim 0)."""
-    out, key, src = _scatter_prepare("scatter_add", self, dim, index, src)
+    out, key, src = _scatter_prepare(self, dim, index, src)
     np.add.at(out, key, src)
     return out.reshape(self.shape)
 
@@ -177,9 +295,19 @@ def index_add_op(self, dim, index, source, *, alpha=1):
                            f"tensor with dim {source.ndim}")
     src_n = source.shape[d] if source.ndim else 1
     if n_index != src_n:
+        if not source.ndim:   # PyTorch's message asks a 0-d source for its size
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
         raise RuntimeError(f"index_add_(): Number of indices ({n_index}) should be equal to "
                            f"source.size(dim): ({src_n}), for dim: {d}")
+    if source.ndim != self.ndim or any(a != b for k, (a, b) in enumerate(
+            zip(self.shape, source.shape)) if k != d):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = "
+                           f"[{', '.join(map(str, self.shape))}] source.shape = "
+                           f"[{', '.join(map(str, source.shape))}]")
     n = self.shape[d] if self.ndim else 1
+    if self.ndim > 1 and self.size == 0:   # PyTorch's kernel (and its bounds check) is skipped
+        return self.copy()
     if self.ndim > 1 and (d == 0 or d == self.ndim - 1):
         # PyTorch's kernel for the first or last dim names the index; the others do not
         bounds_check(index, n, d)
@@ -272,11 +400,15 @@ _inplace_variant(_put.public, "put_")
 
 def masked_scatter_op(self, mask, source):
     """A copy of ``self`` with ``source``'s first entries written where ``mask`` is True."""
-    if mask.dtype != np.bool_:
-        raise RuntimeError("masked_scatter_: expected BoolTensor for mask")
+    # PyTorch's order: the shapes, self/source dtypes, the mask's dtype, the count
     _, m = _broadcast_pair(self, mask)
     if m.shape != self.shape:
         _broadcast_pair(self, np.zeros(m.shape, bool))   # PyTorch's message for the mismatch
+    if source.dtype != self.dtype:   # (sic: no space after "got")
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
+                           f"got{_dtype_name(self.dtype)} and {_dtype_name(source.dtype)}")
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_scatter_: expected BoolTensor for mask")
     count = int(m.sum())
     if count > source.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")

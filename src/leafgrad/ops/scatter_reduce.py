@@ -24,9 +24,6 @@ FAMILY = "indexing"
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
-def _scatter_reduce_key(self, dim, index, src):
-    from .scatter import _scatter_prepare
-    return _scatter_prepare("scatter_reduce", self, dim, index, src)
 
 
 def _scattered(shape, dim, index):
@@ -46,10 +43,12 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     """``self`` with ``src``'s elements reduced (sum, prod, mean, amax, amin) into the
     places ``index`` names along ``dim``; ``include_self=False`` leaves ``self``'s old
     values out of those places."""
+    from .scatter import _scatter_check, _scatter_key
+    d = _scatter_check(self, dim, index, src)
     if reduce not in _REDUCES:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
-    out, key, src = _scatter_reduce_key(self, dim, index, src)
+    out, key, src = _scatter_key(self, d, index, src)
     if not include_self:
         if reduce in ("sum", "mean"):
             start = 0

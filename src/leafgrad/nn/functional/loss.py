@@ -450,10 +450,14 @@ def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, 
                          reduction: str = "mean") -> Tensor:
     reduction = legacy_reduction(size_average, reduce,
                                  reduction)
+    # PyTorch's composite: the margin in the input's dtype (a bool input so subtracts two
+    # bools), clamped in place; targets other than 1 take the margin term, other than -1
+    # the input itself (both for a target like 0)
     torch = _torch()
     zeros = torch.zeros_like(input)
-    loss = torch.where(target == 1, input, zeros) + \
-        torch.where(target == -1, (torch.full_like(input, margin) - input).clamp(min=0), zeros)
+    margin_clamp = (torch.full((), margin, dtype=input.dtype) - input).clamp_min_(0)
+    loss = torch.where(target != 1, margin_clamp, zeros) + \
+        torch.where(target != -1, input, zeros)
     return _reduce_loss(loss, reduction)
 
 
