@@ -338,7 +338,8 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see autograd.backward)."""
         if gradient is None and inputs is None and not create_graph and not retain_graph \
-                and self._grad_fn is not None and self._data.size == 1 and self._base is None:
+                and self._grad_fn is not None and self._data.size == 1 and self._base is None \
+                and self._data.dtype.kind == "f":
             # the everyday ``loss.backward()``: straight to the engine with a fresh seed
             seed = np.empty(self._data.shape, self._data.dtype)
             seed.fill(1)   # np.ones is a Python-level function: several times slower here

@@ -45,6 +45,9 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
             if out._requires_grad:
                 if out._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._data.dtype.kind != "f":   # an integer/bool result with history
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar "
+                                       f"outputs but got {out.dtype}")
                 seeds.append(_wrap(np.ones(out._data.shape, out._data.dtype)))
             else:
                 seeds.append(None)
