@@ -71,3 +71,12 @@ def test_implicit_gradient_of_a_non_float_output_with_history(dtype, how):
             return v.grad
         return L.autograd.grad(y, v)
     same_on_both(program)
+
+
+@pytest.mark.parametrize("shape", [(1, 2), (0, 2), (2, 0)])
+def test_pdist_backward_of_half(shape):
+    def program(L):
+        x = L.ones(shape, dtype=L.float16, requires_grad=True)
+        L.pdist(x).sum().backward()
+        return x.grad
+    same_on_both(program)

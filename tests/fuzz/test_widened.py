@@ -45,6 +45,11 @@ STATEMENTS = [
     "y = torch.cholesky_inverse(torch.ones(2))",
     "y = torch.cholesky_solve(torch.eye(2), torch.eye(2).double())",
     "y = torch.cholesky_solve(torch.eye(2).long(), torch.eye(2).long())",
+    # pdist's kernels have no half version: the forward where there are pairs and columns,
+    # the backward always (one function now serves torch.pdist and F.pdist)
+    "y = torch.pdist(torch.ones(3, 2).half())",
+    "y = torch.pdist(torch.ones(2, 0).half())",
+    "y = torch.nn.functional.pdist(torch.ones(1, 2).half())",
     # Cholesky stops at a NaN pivot as LAPACK's potrf does (CI fuzz seed 132)
     "y = torch.linalg.cholesky(torch.tensor([[float('nan')]]))",
     "y = torch.linalg.cholesky(torch.tensor([[4., 1.], [1., float('nan')]]).double())",

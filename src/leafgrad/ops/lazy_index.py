@@ -89,14 +89,14 @@ FUNCTIONS = {
         "block_diag column_stack corrcoef cov cumulative_trapezoid isin isreal msort "
         "narrow_copy renorm trapezoid trapz vander"),
     "nn_extra": (
-        "channel_shuffle native_channel_shuffle pixel_shuffle pixel_unshuffle"),
+        "channel_shuffle native_channel_shuffle pdist pixel_shuffle pixel_unshuffle"),
     "repeat_interleave": (
         "repeat_interleave"),
     "leafgrad.linalg": (
         "addbmm addmv addmv_ addr baddbmm cdist chain_matmul cholesky cholesky_inverse "
         "cholesky_solve cross det dist eig inner inverse kron logdet lstsq lu lu_solve "
-        "lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm pdist pinverse qr "
-        "slogdet solve svd symeig tensordot triangular_solve vdot"),
+        "lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm pinverse qr slogdet "
+        "solve svd symeig tensordot triangular_solve vdot"),
     "grid_sample": (
         "affine_grid_generator grid_sampler_2d grid_sampler_3d"),
 }
@@ -174,7 +174,7 @@ RECORDS = {
         "kron linalg_cholesky_ex linalg_cross linalg_det linalg_eigh linalg_eigvalsh "
         "linalg_inv_ex linalg_lstsq linalg_lu linalg_lu_factor_ex linalg_lu_solve "
         "linalg_matrix_exp linalg_pinv linalg_qr linalg_slogdet linalg_solve_ex "
-        "linalg_solve_triangular linalg_svd linalg_svdvals pdist triangular_solve vdot"),
+        "linalg_solve_triangular linalg_svd linalg_svdvals triangular_solve vdot"),
     "leafgrad._random_inplace": (
         "inplace_bernoulli_float inplace_bernoulli_tensor inplace_cauchy "
         "inplace_exponential inplace_geometric inplace_log_normal inplace_normal "

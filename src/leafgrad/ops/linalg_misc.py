@@ -1,4 +1,4 @@
-"""The rest of ``torch.linalg`` and its old ``torch.*`` names: ``pdist`` (a record),
+"""The rest of ``torch.linalg`` and its old ``torch.*`` names:
 ``linalg.vecdot``, ``vander``, ``tensorinv``, ``tensorsolve``, ``diagonal``,
 ``torch.nuclear_norm``, the functions PyTorch removed (``torch.solve``, ``torch.eig``, ...,
 which raise PyTorch's messages), and clear ``NotImplementedError``s for what needs complex
@@ -10,65 +10,16 @@ tensor(11.)
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
-from .registry import defop, export_function, bind_method, Sample, FUNCTIONS
-from .linalg import matmul
-from .norms import vector_norm_self
+from .registry import export_function, bind_method, FUNCTIONS
 from .linalg_decomp import inv, solve
 from .linalg_lu import lu_solve
 from .linalg_spectral import matrix_norm
-from ..tensor import Tensor, _wrap
+from ..tensor import _wrap
 
 FAMILY = "linalg"
-
-
-# -- pdist ---------------------------------------------------------------------------------------
-def _pair_matrix(n, dtype):
-    """(n(n-1)/2, n): row (i, j), i < j, has +1 at i and -1 at j: ``S @ x`` = row differences."""
-    i, j = np.triu_indices(n, 1)
-    S = np.zeros((len(i), n), dtype=dtype)
-    S[np.arange(len(i)), i] = 1
-    S[np.arange(len(i)), j] = -1
-    return S
-
-
-def pdist(self, p=2.0):
-    """Distances between every pair of rows ``i < j``, in row-major order."""
-    from .matmul_extra import _pairwise_norm
-    n = self.shape[0]
-    i, j = np.triu_indices(n, 1)
-    return _pairwise_norm(self[i] - self[j], p)
-
-
-def pdist_self(grad, self, result, p):
-    if p == 0:
-        return self * 0
-    S = _wrap(_pair_matrix(self._data.shape[0], self._data.dtype))
-    diff = matmul(S, self)
-    return matmul(S.t(), vector_norm_self(grad, diff, result, p, -1, False))
-
-
-# PyTorch has no second derivative of pdist: the registry compares values only
-_pdist = defop("pdist", pdist, derivatives={"self": pdist_self}, dtype="same", methods=(),
-               family=FAMILY,
-               samples=lambda make, shapes: [
-                   Sample((make((4, 3)),), call="pdist", grad=False),
-                   Sample((make((3, 2)), 1.0), call="pdist", grad=False),
-                   Sample((make((1, 2)),), call="pdist", grad=False)])
-
-
-def pdist_public(input, p=2):
-    """``torch.pdist`` / ``F.pdist``."""
-    if input.ndim != 2:
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError("pdist only supports floating-point dtypes")
-    if p < 0:
-        raise RuntimeError("pdist only supports non-negative p values")
-    return _pdist.public(input, float(p))
 
 
 # -- small composites ----------------------------------------------------------------------------
@@ -209,6 +160,5 @@ def _removed(name):
 for _name in _REMOVED:
     export_function(_name, _removed(_name))
     bind_method(_name, _removed(_name))
-export_function("pdist", pdist_public)
 export_function("nuclear_norm", nuclear_norm)
 bind_method("lu_solve", lambda self, LU_data, LU_pivots: lu_solve(LU_data, LU_pivots, self))

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Sample, defop
+from .registry import Sample, defop, export_function
 
 FAMILY = "nn_extra"
 
 __all__ = ["PRELU", "PIXEL_SHUFFLE", "PIXEL_UNSHUFFLE", "CHANNEL_SHUFFLE", "IM2COL", "COL2IM",
-           "PDIST", "UNFOLD"]
+           "PDIST", "UNFOLD", "pdist"]
 
 _NN = "nn.functional."
 
@@ -262,6 +262,8 @@ def _pdist_forward(self, p=2.0):
 def _pdist_forward_self(grad, self, p, result):
     """Each pair's gradient goes to row i and, negated, to row j (PyTorch's _pdist_backward:
     zero where the distance is zero)."""
+    if self._data.dtype == np.float16:   # PyTorch's backward kernel has no half version
+        raise NotImplementedError("\"pdist_backward\" not implemented for 'Half'")
     n = self.shape[0]
     i, j = (_index(a) for a in _pairs(n))
     diff = self.index_select(0, i) - self.index_select(0, j)
@@ -300,6 +302,24 @@ def _pdist_samples(make, shapes):
 PDIST = defop("_pdist_forward", _pdist_forward, derivatives={"self": _pdist_forward_self},
               dtype="same", methods=(), functions=(), grad_fn_name="PdistBackward0",
               family=FAMILY, samples=_pdist_samples)
+
+
+def pdist(input, p=2):
+    """``torch.pdist`` / ``F.pdist``: PyTorch's checks (2-D, floating, ``p >= 0``; its
+    forward kernel has no half version, used when there are pairs and columns)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n, m = input.shape
+    if input._data.dtype == np.float16 and n > 1 and m:
+        raise NotImplementedError("\"pdist\" not implemented for 'Half'")
+    return PDIST.public(input, float(p))
+
+
+export_function("pdist", pdist)
 
 
 # -- Tensor.unfold -------------------------------------------------------------------------------

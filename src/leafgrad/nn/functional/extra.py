@@ -18,8 +18,8 @@ import math
 import warnings
 
 from ...grad_mode import no_grad
-from ...ops.nn_extra import CHANNEL_SHUFFLE, COL2IM, IM2COL, PDIST, PIXEL_SHUFFLE, \
-    PIXEL_UNSHUFFLE, PRELU
+from ...ops.nn_extra import CHANNEL_SHUFFLE, COL2IM, IM2COL, PIXEL_SHUFFLE, \
+    PIXEL_UNSHUFFLE, PRELU, pdist as _pdist
 from ...ops.embedding_bag import EMBEDDING_BAG
 from ...ops.nn_layers import _indices, embedding_renorm_
 from ...ops.norm import NATIVE_BATCH_NORM
@@ -229,15 +229,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
                          _pair(padding), _pair(stride))
 
 
-def pdist(input: Tensor, p: float = 2) -> Tensor:
-    """The p-norm distances between the rows of an (N, M) input, upper triangle, row-major."""
-    if input.dim() != 2:
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
-    if not input.dtype.is_floating_point:
-        raise RuntimeError("pdist only supports floating-point dtypes")
-    if p < 0:
-        raise RuntimeError("pdist only supports non-negative p values")
-    return PDIST.public(input, float(p))
+pdist = _pdist   # torch.pdist's own function: the same checks
 
 
 # -- dropout -------------------------------------------------------------------------------------
