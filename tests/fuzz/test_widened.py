@@ -45,6 +45,16 @@ STATEMENTS = [
     "y = torch.cholesky_inverse(torch.ones(2))",
     "y = torch.cholesky_solve(torch.eye(2), torch.eye(2).double())",
     "y = torch.cholesky_solve(torch.eye(2).long(), torch.eye(2).long())",
+    # embedding from an empty table is index_select's error; embedding_bag takes float
+    # weights only (CI fuzz seeds 43, 92)
+    "y = torch.nn.functional.embedding(torch.tensor([0, 0]), torch.ones(0, 2))",
+    "y = torch.nn.functional.embedding(torch.tensor([[0], [0]]), torch.ones(0, 2))",
+    "y = torch.nn.functional.embedding_bag(torch.tensor([0, -1]), torch.ones(3, 1).bool(), "
+    "torch.tensor([0]), mode='max')",
+    "y = torch.nn.functional.embedding_bag(torch.tensor([0, 1]), torch.ones(3, 1).long(), "
+    "torch.tensor([0]), mode='mean')",
+    "y = torch.nn.functional.embedding_bag(torch.tensor([0, 1]), "
+    "torch.ones(3, 1).to(torch.uint8), torch.tensor([0]))",
     # pdist's kernels have no half version: the forward where there are pairs and columns,
     # the backward always (one function now serves torch.pdist and F.pdist)
     "y = torch.pdist(torch.ones(3, 2).half())",

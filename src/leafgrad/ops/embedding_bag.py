@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..tensor import _wrap
 from .registry import Sample, defop
 from .tensor_utils import get_num_threads as _num_threads
@@ -125,6 +126,13 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """One row per bag: the sum (optionally weighted), mean or maximum of its rows of
     ``weight``; empty bags give zeros."""
+    if weight.dtype.kind != "f":
+        # PyTorch's checkScalarTypes names a legacy type, or CPUBoolType for bool
+        name = "CPUBoolType" if weight.dtype == np.bool_ else \
+            "torch." + _dt.from_numpy_dtype(weight.dtype).tensor_type
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the "
+                           "following scalar types: Half, BFloat16, Float, Double; but got "
+                           f"{name} instead (while checking arguments for embedding_bag)")
     indices, offsets = _np(indices), _np(offsets)
     fast = _fast(weight, mode, padding_idx)
     n_bags, bag, keep, counts = _bags(indices, offsets, include_last_offset, padding_idx,

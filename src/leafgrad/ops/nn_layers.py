@@ -141,6 +141,8 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         raise RuntimeError("'weight' must be 2-D")
     idx = _indices(indices)
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
+        if not weight.shape[0]:     # PyTorch's index_select of an empty table
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
         raise IndexError("index out of range in self")
     return weight[idx]
 
