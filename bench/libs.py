@@ -26,6 +26,12 @@ def load_leafgrad():
     if os.path.isdir(SRC) and SRC not in sys.path:
         sys.path.insert(0, SRC)
     import leafgrad
+    # a LEAFGRAD_SRC without a leafgrad package in it (an export's root instead of its src/)
+    # would silently time an installed copy
+    where = os.path.realpath(os.path.dirname(os.path.dirname(leafgrad.__file__)))
+    if where != os.path.realpath(SRC):
+        raise ImportError(f"leafgrad was imported from {where}, not from {SRC} "
+                          "(LEAFGRAD_SRC must name the folder holding the leafgrad package)")
     return leafgrad
 
 
