@@ -184,3 +184,19 @@ def test_setitem_own_memory_on_expanded(case, grad):
             out.append(L.autograd.grad((b * b).sum(), [x])[0])
         return out
     same_on_both(run)
+
+
+# -- softmax / log_softmax of a 0-d input: the backward is computed, not assumed zero, so an
+# infinite or NaN gradient gives NaN as in PyTorch (fuzz: x23, float16 logit after softmax) -----
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("gv", [float("inf"), float("nan"), 2.5])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_softmax_0d_backward(fn, dtype, gv, create_graph):
+    def run(L):
+        dt = getattr(L, dtype)
+        x = L.tensor(0.3, dtype=dt, requires_grad=True)
+        s = getattr(L, fn)(x, 0)
+        g, = L.autograd.grad(s, x, L.tensor(gv, dtype=dt), create_graph=create_graph)
+        return g.isnan(), L.nan_to_num(g), g.requires_grad   # (NaN != NaN in the comparison)
+    same_on_both(run)
