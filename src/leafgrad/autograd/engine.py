@@ -3,8 +3,10 @@
 One iterative pass (no recursion, so 100,000-op chains are fine):
 1. walk the graph from the roots and count, for every node, how many edges lead into it;
 2. if only some inputs are wanted, mark the nodes that lead to them (the rest never run);
-3. run nodes whose every consumer has delivered its gradient (Kahn's order), summing fan-in
-   in a buffer per node, writing into leaves' ``.grad`` or into the list of wanted inputs;
+3. run nodes whose every consumer has delivered its gradient (Kahn's order), the most
+   recently made first, as PyTorch's engine (Note [Sequence numbers] in graph.py), summing
+   fan-in in a buffer per node, writing into leaves' ``.grad`` (at once: PyTorch's
+   AccumulateGrad comes first among ready nodes) or into the list of wanted inputs;
 4. free each node's saved values after it ran, unless ``retain_graph``.
 Backward formulas run under grad mode = ``create_graph``, so with it they are recorded and
 higher derivatives follow; without it they build nothing.
@@ -12,6 +14,7 @@ higher derivatives follow; without it they build nothing.
 from __future__ import annotations
 
 import sys
+from heapq import heappop, heappush
 
 import numpy as np
 
@@ -125,12 +128,16 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                 target_nodes.setdefault(id(t._grad_fn), []).append((t._output_nr, i))
         needed = _needed(root_fns, target_nodes, target_leaves)
 
-    # Note [Ready pairs]: ``ready`` holds (node, grads) pairs: a node's gradient buffer leaves
-    # ``buffers`` when its last consumer has delivered, so a node with one consumer (every node
-    # of a chain) never touches the dict. grads is None when no gradient arrived at all.
+    # Note [Ready nodes]: a node's gradient buffer leaves ``buffers`` when its last consumer
+    # has delivered, so a node with one consumer (every node of a chain) never touches the
+    # dict; grads is None when no gradient arrived at all. Ready nodes wait in ``ready``, a
+    # heap of (seq, node, grads) whose smallest seq (the negated creation number) is the
+    # newest node, PyTorch's order. While only one node is ready it waits in ``nxt`` and
+    # ``nxt_grads`` instead: a chain never pays for the heap.
     buffers: dict = {}
     leaf_sums: dict = {}   # id(leaf) -> gradient so far, for leaves reached by several edges
     ready = []
+    nxt = nxt_grads = None
     starts = []   # roots no other root leads to
     if not create_graph and not fresh_seeds:
         # A fresh wrapper: the user's seed array is then visibly shared, so a leaf's .grad
@@ -151,12 +158,23 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             _add_to_buffer(buffers, fn, t._output_nr, seed)
         if deps.get(fn, 0) == 0 and fn not in starts:
             starts.append(fn)
-    for fn in starts:
-        ready.append((fn, buffers.pop(fn, None)))
+    if len(starts) == 1:
+        nxt = starts[0]
+        nxt_grads = buffers.pop(nxt, None)
+    else:
+        for fn in starts:
+            heappush(ready, (fn._seq, fn, buffers.pop(fn, None)))
 
     capturing = captured is not None
-    while ready:
-        node, grads = ready.pop()
+    while True:
+        if nxt is not None:
+            node = nxt
+            grads = nxt_grads
+            nxt = nxt_grads = None
+        elif ready:
+            _, node, grads = heappop(ready)
+        else:
+            break
         if grads is None:
             grads = [None] * node.n_outputs
             has_grad = False
@@ -246,7 +264,14 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                 else:
                     old = buf[nr]
                     buf[nr] = g if old is None else old + g
-            ready.append((fn, buf))
+            if nxt is None and not ready:
+                nxt = fn
+                nxt_grads = buf
+            else:
+                if nxt is not None:
+                    heappush(ready, (nxt._seq, nxt, nxt_grads))
+                    nxt = nxt_grads = None
+                heappush(ready, (fn._seq, fn, buf))
     return captured
 
 

@@ -54,7 +54,7 @@ from .. import errors
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
 from .graph import Node, SavedOutput, stripped_name, sum_to, version_hint, with_change_note
-from .graph import anomaly as _anomaly
+from .graph import anomaly as _anomaly, next_seq
 
 __all__ = [
     "BackwardCFunction",
@@ -326,6 +326,7 @@ class Function(metaclass=FunctionMeta):
             args, kwargs = bound.args, bound.kwargs
         node_cls = cls._backward_cls
         node = node_cls.__new__(node_cls)
+        node._seq = next_seq()   # made before the forward runs, as PyTorch's
         arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
         needs = tuple(t and a._requires_grad for a, t in zip(args, arg_is_tensor))
         node.needs_input_grad = needs
@@ -512,6 +513,7 @@ def _error_output(t):
     leaf = _wrap(t._data, None, t._vc)
     leaf._requires_grad = True
     node = _OnceDifferentiableError.__new__(_OnceDifferentiableError)
+    node._seq = next_seq()
     node._edges = ((leaf, 0),)
     node._saved = ()
     node._versions = None

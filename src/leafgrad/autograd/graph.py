@@ -16,6 +16,7 @@ them, so a second backward through it works, as in PyTorch.
 """
 from __future__ import annotations
 
+import itertools
 import re
 import weakref
 
@@ -27,7 +28,17 @@ from ..grad_mode import state as _mode
 from ..tensor import DETACHED_INPLACE, Tensor, _wrap, where_changed
 
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle",
-           "anomaly", "version_hint"]
+           "anomaly", "version_hint", "next_seq"]
+
+# Note [Sequence numbers]
+# PyTorch numbers nodes in the order they are made, and its engine runs, among the nodes
+# whose gradients are complete, the most recently made one first (AccumulateGrad, numbered
+# last of all, as soon as it is ready). The order is visible: which of two failing nodes
+# raises, whether a leaf's .grad is written before a version-counter error, the order hooks
+# run in. Every node stores its number negated, ``node._seq = next_seq()`` when it is made
+# (one C call): the engine's heap pops the smallest, the newest node.
+next_seq = itertools.count(0, -1).__next__
+_ACC_SEQ = -(2 ** 64 - 1)   # AccumulateGrad's number: UINT64_MAX
 
 _SUFFIX = re.compile(r"Backward\d*$")
 
@@ -80,7 +91,7 @@ class Node:
 
     # Every node sets these four; the rarely used hook tables are class-level defaults,
     # overridden in the instance ``__dict__`` when someone registers a hook.
-    __slots__ = ("_edges", "_saved", "_versions", "_args", "__dict__", "__weakref__")
+    __slots__ = ("_edges", "_saved", "_versions", "_args", "_seq", "__dict__", "__weakref__")
     _pre_hooks = None           # Node.register_prehook: {id: fn(grad_outputs)}
     _hooks = None               # Node.register_hook: {id: fn(grad_inputs, grad_outputs)}
     _tensor_pre_hooks = None    # Tensor.register_hook on a non-leaf: {output_nr: {id: fn}}
@@ -99,6 +110,10 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def _sequence_nr(self) -> int:
+        """The order this node was made in (Note [Sequence numbers])."""
+        return -self._seq
 
     @property
     def next_functions(self):
@@ -169,6 +184,7 @@ class AccumulateGrad(Node):
         node = ref() if ref is not None else None
         if node is None:
             node = AccumulateGrad()
+            node._seq = _ACC_SEQ
             node.variable = leaf
             node._edges = ()
             node._saved = ()

@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _Device, _wrap, check_device, bump_version
-from .overlap import writable
+from .overlap import check_internal_overlap, writable
 from .pointwise_common import zeros_grad
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
     inplace_check
@@ -260,9 +260,14 @@ def fill_(self, value):
         if value._data.ndim != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
+        # unlike fill_ with a number, the tensor overload refuses an expanded self
         if _mode.grad_enabled and (self._requires_grad or value._requires_grad):
             inplace_check(self, (value,))
+            if 0 in self._data.strides:
+                check_internal_overlap(self._data)
             return commit_inplace(self, _fill_t.public(self, value), expanded_ok=True)
+        if 0 in self._data.strides:
+            check_internal_overlap(self._data)
         return _write_untracked(self, value._data.item())
     if _mode.grad_enabled and self._requires_grad:
         inplace_check(self)

@@ -99,8 +99,8 @@ def log_softmax_self(grad, result, dim):
 # backward: SoftmaxBackwardDataBackward0, LogSoftmaxBackwardDataBackward0.
 def _softmax_backward_data(grad_output, output, dim):
     """``output * (grad_output - sum(grad_output * output))``: softmax's gradient."""
-    if output.ndim == 0:
-        return np.zeros_like(grad_output)
+    if output.ndim == 0:   # one element: zero, or NaN from an infinite/NaN gradient as PyTorch
+        return _softmax_backward_data(grad_output.reshape(1), output.reshape(1), 0).reshape(())
     gy = grad_output * output
     gy -= output * gy.sum(axis=dim, keepdims=True)
     return gy
@@ -119,7 +119,8 @@ def _softmax_backward_data_output(grad, grad_output, output, dim):
 def _log_softmax_backward_data(grad_output, output, dim):
     """``grad_output - exp(output) * sum(grad_output)``: log_softmax's gradient."""
     if output.ndim == 0:
-        return np.zeros_like(grad_output)
+        return _log_softmax_backward_data(grad_output.reshape(1), output.reshape(1),
+                                          0).reshape(())
     out = np.exp(output)
     out *= np.add.reduce(grad_output, axis=dim, keepdims=True)   # ndarray.sum's reduction
     np.subtract(grad_output, out, out=out)

@@ -112,13 +112,16 @@ def writable(data: np.ndarray) -> np.ndarray:
     return alias
 
 
-def check_setitem(target: np.ndarray, value, advanced: bool) -> None:
+def check_setitem(target: np.ndarray, value, advanced: bool) -> bool:
     """The checks of ``x[index] = value`` on ``target`` (the basic part of the index applied
     as a view). A basic index writes with ``copy_`` (both checks); an advanced one with
     ``index_put_``, which allows an expanded ``target`` but no overlap at all with ``value``,
-    not even an exact one (``x[[0, 1]] = x`` is refused)."""
+    not even an exact one (``x[[0, 1]] = x`` is refused). True: the value is the target's
+    own memory (``same_data``), nothing is checked."""
     if not advanced:
         if 0 in target.strides:
+            if isinstance(value, Tensor) and same_data(target, value._data):
+                return True   # copy_ of a tensor onto its own memory: PyTorch returns early
             check_internal_overlap(target)
         if isinstance(value, Tensor) and value._data is not target:
             v = value._data
@@ -131,6 +134,37 @@ def check_setitem(target: np.ndarray, value, advanced: bool) -> None:
         if (np.may_share_memory(target, v) and target.size and v.size and _dense(target)
                 and _dense(v)):
             raise RuntimeError(PARTIAL_OVERLAP)
+
+
+def _expanded_strides(v: np.ndarray, shape) -> tuple:
+    """The strides PyTorch's ``expand`` gives ``v`` (already without leading size-1 dims) for
+    ``shape``: 0 where a dim is broadcast, the contiguous stride over the next dim for a new
+    leading dim (0 when ``v`` is 0-d)."""
+    strides = [0] * len(shape)
+    new = len(shape) - v.ndim
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= new:
+            size, stride = v.shape[i - new], v.strides[i - new]
+        else:
+            size = 1
+            stride = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0
+        strides[i] = stride if size == shape[i] else 0
+    return tuple(strides)
+
+
+def same_data(target: np.ndarray, v: np.ndarray) -> bool:
+    """Whether ``x[index] = v`` copies ``v`` onto exactly the memory it reads (same start,
+    dtype and strides once ``copy_to`` dropped its leading size-1 dims and expanded it):
+    PyTorch's ``copy_`` then returns before its overlap checks (``x[0] = x[0]`` on an
+    expanded ``x``)."""
+    lead = 0
+    while lead < v.ndim and v.shape[lead] == 1:
+        lead += 1
+    v = v[(0,) * lead + (Ellipsis,)]
+    if v.ndim > target.ndim or v.dtype != target.dtype:
+        return False
+    return (target.__array_interface__["data"][0] == v.__array_interface__["data"][0]
+            and _expanded_strides(v, target.shape) == target.strides)
 
 
 def _check_expanded_source(target: np.ndarray, v: np.ndarray) -> None:

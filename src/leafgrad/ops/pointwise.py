@@ -273,7 +273,13 @@ def _trunc_int_divide(a, b):
     return q + fix.astype(q.dtype)
 
 
-def div_mode_grad(grad):
+# PyTorch's formulas read ``other`` (and ``self``, for other's gradient) before testing the
+# rounding mode, so DivBackward2 saves them: a second backward through it fails once freed.
+def div_mode_self(grad, other, rounding_mode):
+    return zeros_grad(grad)
+
+
+def div_mode_other(grad, self, other, rounding_mode):
     return zeros_grad(grad)
 
 
@@ -282,8 +288,8 @@ def _div_mode_samples(make, shapes):
                    call="div") for m in ("floor", "trunc")]
 
 
-_div_mode = defop("div_mode", div_mode, derivatives={"self": div_mode_grad,
-                                                     "other": div_mode_grad},
+_div_mode = defop("div_mode", div_mode, derivatives={"self": div_mode_self,
+                                                     "other": div_mode_other},
                   grad_fn_name="DivBackward2", methods=(), functions=(),
                   samples=_div_mode_samples, family=FAMILY)
 

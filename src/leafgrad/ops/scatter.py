@@ -569,7 +569,7 @@ def setitem(self, index, value):
         raise TypeError(f"can't assign a str to a torch.{self.dtype.tensor_type}")
     if is_tensor and arrays is not None:
         _check_value_shape(value, target, True)
-    check_setitem(view._data, value, arrays is not None)   # Note [Memory overlap]
+    same = check_setitem(view._data, value, arrays is not None)   # Note [Memory overlap]
     if is_tensor and arrays is not None and value._data.dtype != self._data.dtype:
         # index_put_ casts nothing (a basic index's copy_ / fill_ does)
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
@@ -592,7 +592,8 @@ def setitem(self, index, value):
     # a real view is changed in place like any view: CopySlices on the base (ops/views.py)
     written = _writable_view(self, view, kind) if changed else self
     where = np.arange(written._data.size).reshape(written._data.shape)
-    commit_inplace(written, rec.public(written, np.asarray(where[key]), value))
+    commit_inplace(written, rec.public(written, np.asarray(where[key]), value),
+                   expanded_ok=bool(same))
 
 
 def _shaped_value(value, target, advanced):

@@ -37,7 +37,7 @@ import re
 import numpy as np
 
 from .. import errors
-from ..autograd.graph import Node
+from ..autograd.graph import Node, next_seq
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .registry import Sample, bind_method, defop, export_function
@@ -194,7 +194,7 @@ class CopySlices(Node):
     saved_names = ()
     # freed after every backward without retain_graph, whatever the op saved: PyTorch's
     # CopySlices drops its op, so a second backward raises (engine._free)
-    saved_is_tensor = (True, False)
+    saved_is_tensor = (True, False, False)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"   # PyTorch's C++-only nodes carry the namespace
@@ -202,26 +202,30 @@ class CopySlices(Node):
     def apply(self, grads, create_graph: bool):
         if self._saved is None:
             raise RuntimeError(errors.BACKWARD_TWICE)
-        op_node, index = self._saved
+        op_node, index, overlapping = self._saved
         grad = grads[0]
         if create_graph:
-            return self._apply_recorded(grad, op_node, index)
+            return self._apply_recorded(grad, op_node, index, overlapping, self._edges)
         result = np.array(grad._data, copy=True, order="C")
         flat = result.reshape(-1)
         # asarray: a 0-d index gives a NumPy scalar, whose copies the op's forward cannot
         # write through (x[...] = 0.5 on a 0-d view lost its zeroing)
         region = _wrap(np.asarray(flat[index]))
         op_grads = op_node.apply([region], create_graph)
+        if overlapping:
+            _check_slice_copy(op_grads, self._edges)
         flat[index] = 0
         if op_grads[0] is not None:
             np.add.at(flat, index, np.broadcast_to(op_grads[0]._data, index.shape))
         return [_wrap(result)] + list(op_grads[1:])
 
     @staticmethod
-    def _apply_recorded(grad, op_node, index):
+    def _apply_recorded(grad, op_node, index, overlapping, edges):
         """The same with leafgrad ops (take / put), so ``create_graph`` records a graph."""
         where = _wrap(index)
         op_grads = op_node.apply([grad.take(where)], True)
+        if overlapping:
+            _check_slice_copy(op_grads, edges)
         g = op_grads[0]
         if g is None:
             g = _wrap(np.zeros(index.shape, dtype=grad._data.dtype))
@@ -231,6 +235,16 @@ class CopySlices(Node):
 
 
 CopySlices.__name__ = CopySlices.__qualname__ = "CopySlices"
+
+
+def _check_slice_copy(op_grads, edges) -> None:
+    """PyTorch's CopySlices copies the op's gradient into the view's region of the base's
+    gradient (``grad_slice.copy_``): for a view with internal overlap (an expanded view
+    changed by ``fill_``, ``masked_fill_``, ``index_fill_``) that copy raises, once the op's
+    own backward has run, when the base needs a gradient."""
+    if op_grads[0] is not None and edges[0][0] is not None:
+        from .overlap import INTERNAL_OVERLAP
+        raise RuntimeError(INTERNAL_OVERLAP)
 
 
 _NO_GRAD_TAIL = (
@@ -332,14 +346,17 @@ def rebase_node(view: Tensor, op_node: Node) -> None:
     base = view._base
     size, stride, offset = positions(view._data, base._data)
     node = object.__new__(CopySlices)
+    node._seq = next_seq()   # after the op's own node, as PyTorch's
     if base._requires_grad:
         fn = base._grad_fn
         first = (fn, base._output_nr) if fn is not None else (base, 0)
     else:
         first = (None, 0)
     node._edges = (first,) + tuple(op_node._edges[1:])
+    # a stride-0 dim of size > 1: PyTorch's backward refuses it (_check_slice_copy)
+    overlapping = any(st == 0 and n > 1 for n, st in zip(size, stride))
     node._saved = (op_node, base_index(base._data.shape, _strides(base._data), size, stride,
-                                       offset))
+                                       offset), overlapping)
     node._versions = None
     node._args = None
     base._grad_fn = node
