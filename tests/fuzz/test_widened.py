@@ -55,6 +55,17 @@ STATEMENTS = [
     "torch.tensor([0]), mode='mean')",
     "y = torch.nn.functional.embedding_bag(torch.tensor([0, 1]), "
     "torch.ones(3, 1).to(torch.uint8), torch.tensor([0]))",
+    # embedding(max_norm=...) runs embedding_renorm_'s checks and loop first: a 2-D table,
+    # Long/Int indices (argument #2), select()'s index errors (10k fuzz run, seed 11)
+    "y = torch.nn.functional.embedding(torch.tensor([0, 1]), torch.ones(4, 4, 1, 3), "
+    "max_norm=0.5)",
+    "y = torch.nn.functional.embedding(torch.tensor([0.5]), torch.ones(3, 2), max_norm=0.5)",
+    "y = torch.nn.functional.embedding(torch.tensor([-4]), torch.ones(3, 2), max_norm=0.5)",
+    "y = torch.nn.functional.embedding(torch.tensor([3, 7]), torch.ones(3, 2), max_norm=0.5)",
+    "y = torch.nn.functional.embedding(torch.tensor([[1]]), torch.ones(3, 2) * 5, "
+    "max_norm=0.5)",
+    "y = torch.nn.functional.embedding(torch.tensor([True]), torch.ones(3, 2))",
+    "y = torch.nn.functional.embedding(torch.tensor([0.]).double(), torch.ones(3, 2))",
     # pdist's kernels have no half version: the forward where there are pairs and columns,
     # the backward always (one function now serves torch.pdist and F.pdist)
     "y = torch.pdist(torch.ones(3, 2).half())",

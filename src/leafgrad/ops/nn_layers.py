@@ -125,13 +125,13 @@ LAYER_NORM = defop(
 
 
 # -- embedding -----------------------------------------------------------------------------------
-def _indices(indices, function="embedding"):
+def _indices(indices, function="embedding", arg=1):
     data = indices._data if isinstance(indices, Tensor) else indices
     if data.dtype != np.int64 and data.dtype != np.int32:
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
-                           f"following scalar types: Long, Int; but got torch."
-                           f"{_type_name(data.dtype)}Tensor instead (while checking arguments "
-                           f"for {function})")
+        got = "CPUBoolType" if data.dtype == np.bool_ else f"torch.{_type_name(data.dtype)}Tensor"
+        raise RuntimeError(f"Expected tensor for argument #{arg} 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {got} instead (while "
+                           f"checking arguments for {function})")
     return data
 
 
@@ -204,16 +204,22 @@ def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
     exceeds ``max_norm`` down to ``max_norm`` (PyTorch's ``embedding_renorm_``: no gradient,
     the version counter moves)."""
     data = weight._data
-    rows = np.unique(_indices(indices, "embedding_renorm_"))
-    if rows.size:
-        if rows.min() < 0 or rows.max() >= data.shape[0]:
-            raise IndexError("index out of range in self")
-        picked = data[rows]
-        norms = np.linalg.norm(picked, ord=norm_type, axis=1)
-        big = norms > max_norm
-        if big.any():
-            scale = (max_norm / (norms[big] + 1e-7)).astype(data.dtype)
-            data[rows[big]] = picked[big] * scale[:, None]
+    if data.ndim != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {data.ndim}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for "
+                           f"embedding_renorm_)")
+    n = data.shape[0]
+    # PyTorch's loop: the distinct indices in order, each row taken by select() (negative
+    # indices count from the end; the first out of range raises select's IndexError); its
+    # norm read as a double, the scale computed in double and applied in the row's dtype
+    for i in np.unique(_indices(indices, "embedding_renorm_", 2)).tolist():
+        if not -n <= i < n:
+            raise IndexError(f"select(): index {i} out of range for tensor of size "
+                             f"[{n}, {data.shape[1]}] at dimension 0")
+        row = data[i]
+        norm = float(np.linalg.norm(row, ord=norm_type))
+        if norm > max_norm:
+            row *= data.dtype.type(max_norm / (norm + 1e-7))
     weight._vc[0] += 1
     return weight
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...ops.linalg import addmm_public as _addmm   # torch.addmm
-from ...ops.nn_layers import CONSTANT_PAD_ND, EMBEDDING, LAYER_NORM, embedding_renorm_
+from ...ops.nn_layers import CONSTANT_PAD_ND, EMBEDDING, LAYER_NORM, _indices, \
+    embedding_renorm_
 from ...tensor import Tensor, _wrap
 from .padding import pad_nonconstant
 
@@ -94,15 +95,12 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             if padding_idx < -weight.size(0):
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = weight.size(0) + padding_idx
-    if input.dtype.is_floating_point:
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
-                           "following scalar types: Long, Int; but got torch.FloatTensor "
-                           "instead (while checking arguments for embedding)")
     if max_norm is not None:
-        # PyTorch renormalizes the picked rows in place, outside autograd
+        # PyTorch renormalizes the picked rows in place, outside autograd (its checks first)
         from ...grad_mode import no_grad
         with no_grad():
             embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    _indices(input)   # Long or Int, else PyTorch's message naming the type
     if sparse:
         raise NotImplementedError("leafgrad has no sparse tensors: use embedding(sparse=False)")
     return EMBEDDING.public(weight, input, -1 if padding_idx is None else padding_idx,
