@@ -80,3 +80,17 @@ def test_pdist_backward_of_half(shape):
         L.pdist(x).sum().backward()
         return x.grad
     same_on_both(program)
+
+
+def test_std_gradient_is_zero_where_std_is_zero_even_for_infinite_grads():
+    # PyTorch's std backward masks (grad / (2 std)) where std == 0: 0, not inf * 0 = NaN
+    # (a division by a zero std sends an infinite gradient back; 10k fuzz run, seed 11)
+    def program(L):
+        x = L.tensor([1.5, 1.5], requires_grad=True)
+        y = L.tensor([2.0]) / x.std()
+        (g,) = L.autograd.grad(y.sum(), x, create_graph=True)
+        w = L.tensor([[1.5, 1.5], [1., 2.]], requires_grad=True)
+        (h,) = L.autograd.grad((w.std(1) * L.tensor([float("inf"), 1.])).sum(), w,
+                               create_graph=True)
+        return g, h, L.autograd.grad(h.sum(), w)[0]
+    same_on_both(program)

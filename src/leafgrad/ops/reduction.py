@@ -436,13 +436,12 @@ def _var_grad(grad, self, shape, axis, dim, dof, keepdim):
 
 
 def std_self(grad, self, result, dim, correction, keepdim):
-    # d std = d var / (2 std); where std is 0 the gradient is 0, as PyTorch.
+    # d std = d var / (2 std); where std is 0 the gradient is 0, as PyTorch's
+    # (grad / (2 std)).masked_fill_(std == 0, 0): 0 even for an infinite or NaN grad
+    g = grad / (result * 2)
     zero = result._data == 0
     if zero.any():
-        safe = result + _const(zero.astype(result._data.dtype))
-        g = grad / (safe * 2) * _const((~zero).astype(result._data.dtype))
-    else:
-        g = grad / (result * 2)
+        g = g.masked_fill_(_const(zero), 0)
     shape = self._data.shape
     axis = _dims(dim, len(shape))
     return _var_grad(g, self, shape, axis, dim, _count(shape, axis) - correction, keepdim)
