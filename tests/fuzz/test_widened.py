@@ -66,6 +66,16 @@ STATEMENTS = [
     "max_norm=0.5)",
     "y = torch.nn.functional.embedding(torch.tensor([True]), torch.ones(3, 2))",
     "y = torch.nn.functional.embedding(torch.tensor([0.]).double(), torch.ones(3, 2))",
+    # binary_cross_entropy's weight expands to target's size with weight's, then the kernel
+    # writes into the input's shape
+    "y = torch.nn.functional.binary_cross_entropy(torch.full((), 0.3), torch.full((), 0.5), "
+    "weight=torch.ones(1))",
+    "y = torch.nn.functional.binary_cross_entropy(torch.full((2, 1), 0.3), "
+    "torch.full((2, 1), 0.5), weight=torch.ones(2))",
+    "y = torch.nn.functional.binary_cross_entropy(torch.full((2,), 0.3), torch.full((2,), 0.5), "
+    "weight=torch.ones(3))",
+    "y = torch.nn.functional.binary_cross_entropy(torch.full((2, 3), 0.3), "
+    "torch.full((2, 3), 0.5), weight=torch.ones(3))",
     # pdist's kernels have no half version: the forward where there are pairs and columns,
     # the backward always (one function now serves torch.pdist and F.pdist)
     "y = torch.pdist(torch.ones(3, 2).half())",

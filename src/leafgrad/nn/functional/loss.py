@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as _np
+
 from ...ops.losses import (
     ADD_SCALAR,
     DIV_SCALAR,
@@ -286,8 +288,21 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_averag
         raise ValueError(f"Using a target size ({target.size()}) that is different to the "
                          f"input size ({input.size()}) is deprecated. Please ensure they have "
                          "the same size.")
-    if weight is not None:
-        weight = weight.expand(input.shape) if weight.shape != input.shape else weight
+    if weight is not None and weight.shape != input.shape:
+        # PyTorch's: the weight expanded to the size inferred from target's and its own; the
+        # kernel then writes into an output of the input's shape
+        ts, ws = tuple(target.shape), tuple(weight.shape)
+        for i in range(-1, -min(len(ts), len(ws)) - 1, -1):   # torch.broadcast_shapes' text
+            if ws[i] != ts[i] and ws[i] != 1 and ts[i] != 1:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {ws[i]} at {i}! "
+                    f"Mismatching argument at index 1 had torch.Size({list(ws)}); but "
+                    f"expected shape should be broadcastable to {list(ts)}")
+        new_size = tuple(_np.broadcast_shapes(ts, ws))
+        if new_size != tuple(input.shape):
+            raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the "
+                               f"broadcast shape {list(new_size)}")
+        weight = weight.expand(new_size)
     op = prim("binary_cross_entropy")
     if op is not None:
         return op(input, target, weight, code)
