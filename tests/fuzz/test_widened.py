@@ -65,6 +65,10 @@ STATEMENTS = [
     "y = torch.nn.functional.embedding(torch.tensor([[1]]), torch.ones(3, 2) * 5, "
     "max_norm=0.5)",
     "y = torch.nn.functional.embedding(torch.tensor([True]), torch.ones(3, 2))",
+    "y = torch.nn.functional.embedding(torch.tensor([3, 0, -1]), torch.ones(4, 1).long(), "
+    "max_norm=1.0)",
+    "y = torch.nn.functional.embedding(torch.tensor([5, 0]), torch.ones(4, 1).long(), "
+    "max_norm=1.0)",
     "y = torch.nn.functional.embedding(torch.tensor([0.]).double(), torch.ones(3, 2))",
     # binary_cross_entropy's weight expands to target's size with weight's, then the kernel
     # writes into the input's shape

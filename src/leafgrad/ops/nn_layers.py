@@ -216,6 +216,9 @@ def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float,
         if not -n <= i < n:
             raise IndexError(f"select(): index {i} out of range for tensor of size "
                              f"[{n}, {data.shape[1]}] at dimension 0")
+        if data.dtype.kind not in "fc":
+            raise RuntimeError(f"norm(): input dtype should be either floating point or "
+                               f"complex. Got {_type_name(data.dtype)} instead.")
         row = data[i]
         norm = float(np.linalg.norm(row, ord=norm_type))
         if norm > max_norm:
