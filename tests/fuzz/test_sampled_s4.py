@@ -94,3 +94,29 @@ def test_std_gradient_is_zero_where_std_is_zero_even_for_infinite_grads():
                                create_graph=True)
         return g, h, L.autograd.grad(h.sum(), w)[0]
     same_on_both(program)
+
+
+_TOPK_CASES = [
+    ([2.0] * 4, 2, True, True), ([2.0] * 6, 3, True, True), ([2.0] * 6, 3, False, True),
+    ([1.0, 2.0, 2.0, 1.0, 2.0, 1.0, 2.0], 4, True, True),
+    ([1.0, 5.0, 3.0, 4.0, 2.0], 3, True, False),
+    ([1.0, float("nan"), 1.0, float("nan"), 0.0], 3, True, True),
+    ([1.0, float("nan"), 1.0, float("nan"), 0.0], 3, False, True),
+    ([float(i % 3) for i in range(40)], 9, True, True),
+    ([float(i % 5) for i in range(130)], 2, True, True),
+    ([float(i % 4) for i in range(70)], 1, False, True), ([0.0, -0.0, 0.0, -0.0], 2, True, True),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_TOPK_CASES)))
+def test_topk_order_among_ties_and_unsorted(case):
+    # PyTorch's topk leaves equal values (and sorted=False results) in the order its C++
+    # selection (nth_element / partial_sort, then sort) moves them (10k fuzz run, seed 11)
+    values, k, largest, srt = _TOPK_CASES[case]
+
+    def program(L):
+        x = L.tensor([values, values[::-1]], dtype=L.float64, requires_grad=True)
+        v, i = x.topk(k, dim=1, largest=largest, sorted=srt)
+        (v * L.arange(v.numel(), dtype=v.dtype).reshape(v.shape)).sum().backward()
+        return i, x.grad
+    same_on_both(program)

@@ -94,22 +94,46 @@ def topk_op(self, k, dim=-1, largest=True, sorted=True):
     n = self.shape[wrap_dim(dim, self.ndim)] if self.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
-    idx = _order(self, dim, largest, ties_reversed=True)
     if self.ndim == 0:
-        return [self.copy(), idx]
+        return [self.copy(), np.zeros((), np.int64)]
     d = wrap_dim(dim, self.ndim)
-    idx = np.take(idx, np.arange(k), axis=d)
+    idx = _topk_indices(self, k, d, largest, sorted)
     return [np.take_along_axis(self, idx, d), idx]
 
 
-def topk_self(grads, self, k, dim, largest):
-    data = self._data
-    if data.ndim == 0:
+def _topk_indices(a, k, d, largest, sorted):
+    """Where topk's ``k`` values come from along ``d``: NumPy's sort for slices of distinct
+    values, PyTorch's own selection order for slices with ties or unsorted results (Note
+    [topk order] in stl_select.py)."""
+    idx = np.take(_order(a, d, largest, ties_reversed=True), np.arange(k), axis=d)
+    moved = np.moveaxis(a, d, -1)
+    n = moved.shape[-1]
+    if n < 2 or not k or not moved.size:
+        return idx
+    flat = moved.reshape(-1, n)
+    if sorted:
+        s = np.sort(flat, axis=-1)       # NaNs last
+        same = s[:, 1:] == s[:, :-1]
+        if s.dtype.kind == "f":
+            same |= np.isnan(s[:, 1:]) & np.isnan(s[:, :-1])
+        rows = np.nonzero(same.any(axis=-1))[0].tolist()
+        if not rows:
+            return idx
+    else:
+        rows = range(flat.shape[0])
+    from .stl_select import topk_order
+    out = np.moveaxis(idx, d, -1).reshape(-1, k).copy()
+    for r in rows:
+        out[r] = topk_order(flat[r].tolist(), k, largest, sorted)
+    return np.moveaxis(out.reshape(moved.shape[:-1] + (k,)), -1, d)
+
+
+def topk_self(grads, self_shape, dim, result1):
+    # PyTorch's: the gradient scattered by the saved indices (TopkBackward0's _saved_indices)
+    if not self_shape:
         return grads[0]
-    d = wrap_dim(dim, data.ndim)
-    idx = np.take(_order(data, dim, largest, ties_reversed=True), np.arange(k), axis=d)
-    zeros = _wrap(np.zeros(data.shape, grads[0]._data.dtype))
-    return zeros.scatter(d, _wrap(idx), grads[0])
+    zeros = _wrap(np.zeros(self_shape, grads[0]._data.dtype))
+    return zeros.scatter(wrap_dim(dim, len(self_shape)), result1, grads[0])
 
 
 def _topk_samples(make, shapes):

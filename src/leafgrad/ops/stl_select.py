@@ -1,0 +1,203 @@
+"""The order in which PyTorch's CPU ``topk`` leaves equal values: it runs the C++ standard
+library's selection on (value, index) pairs, so among ties the indices come out in the order
+those algorithms happen to move them. Rewritten here from the algorithms' published
+descriptions (GNU libstdc++'s introselect, introsort and heap routines), for one slice at a
+time; ``topk`` uses it only for slices with ties (or ``sorted=False``), where NumPy's order
+would differ.
+
+Note [topk order]
+For a slice of ``n`` values and ``k`` wanted, PyTorch builds the pairs in index order and
+* if ``k * 64 <= n``: ``partial_sort`` of the first ``k`` (a heap selection, then a heap sort);
+* else ``nth_element`` at ``k - 1``, then, when ``sorted``, ``sort`` of the first ``k - 1``.
+The comparison puts NaN first (largest) or last (smallest).
+"""
+from __future__ import annotations
+
+import math
+
+__all__ = ["topk_order"]
+
+_THRESHOLD = 16
+
+
+def _lg(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _move_median_to_first(a, result, x, y, z, less):
+    if less(a[x], a[y]):
+        if less(a[y], a[z]):
+            a[result], a[y] = a[y], a[result]
+        elif less(a[x], a[z]):
+            a[result], a[z] = a[z], a[result]
+        else:
+            a[result], a[x] = a[x], a[result]
+    elif less(a[x], a[z]):
+        a[result], a[x] = a[x], a[result]
+    elif less(a[y], a[z]):
+        a[result], a[z] = a[z], a[result]
+    else:
+        a[result], a[y] = a[y], a[result]
+
+
+def _unguarded_partition(a, first, last, pivot, less):
+    while True:
+        while less(a[first], a[pivot]):
+            first += 1
+        last -= 1
+        while less(a[pivot], a[last]):
+            last -= 1
+        if not first < last:
+            return first
+        a[first], a[last] = a[last], a[first]
+        first += 1
+
+
+def _partition_pivot(a, first, last, less):
+    mid = first + (last - first) // 2
+    _move_median_to_first(a, first, first + 1, mid, last - 1, less)
+    return _unguarded_partition(a, first + 1, last, first, less)
+
+
+def _insertion_sort(a, first, last, less):
+    if first == last:
+        return
+    for i in range(first + 1, last):
+        val = a[i]
+        if less(val, a[first]):
+            a[first + 1:i + 1] = a[first:i]
+            a[first] = val
+        else:
+            j = i
+            while less(val, a[j - 1]):
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = val
+
+
+def _adjust_heap(a, first, hole, length, value, less):
+    top = hole
+    child = hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if less(a[first + child], a[first + child - 1]):
+            child -= 1
+        a[first + hole] = a[first + child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        a[first + hole] = a[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and less(a[first + parent], value):
+        a[first + hole] = a[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    a[first + hole] = value
+
+
+def _make_heap(a, first, last, less):
+    length = last - first
+    if length < 2:
+        return
+    parent = (length - 2) // 2
+    while True:
+        _adjust_heap(a, first, parent, length, a[first + parent], less)
+        if parent == 0:
+            return
+        parent -= 1
+
+
+def _pop_heap(a, first, last, result, less):
+    value = a[result]
+    a[result] = a[first]
+    _adjust_heap(a, first, 0, last - first, value, less)
+
+
+def _heap_select(a, first, middle, last, less):
+    _make_heap(a, first, middle, less)
+    for i in range(middle, last):
+        if less(a[i], a[first]):
+            _pop_heap(a, first, middle, i, less)
+
+
+def _sort_heap(a, first, last, less):
+    while last - first > 1:
+        last -= 1
+        _pop_heap(a, first, last, last, less)
+
+
+def _partial_sort(a, first, middle, last, less):
+    _heap_select(a, first, middle, last, less)
+    _sort_heap(a, first, middle, less)
+
+
+def _nth_element(a, first, nth, last, less):
+    if first == last or nth == last:
+        return
+    depth = 2 * _lg(last - first)
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(a, first, nth + 1, last, less)
+            a[first], a[nth] = a[nth], a[first]
+            return
+        depth -= 1
+        cut = _partition_pivot(a, first, last, less)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(a, first, last, less)
+
+
+def _introsort_loop(a, first, last, depth, less):
+    while last - first > _THRESHOLD:
+        if depth == 0:
+            _partial_sort(a, first, last, last, less)
+            return
+        depth -= 1
+        cut = _partition_pivot(a, first, last, less)
+        _introsort_loop(a, cut, last, depth, less)
+        last = cut
+
+
+def _sort(a, first, last, less):
+    if first == last:
+        return
+    _introsort_loop(a, first, last, 2 * _lg(last - first), less)
+    if last - first > _THRESHOLD:
+        _insertion_sort(a, first, first + _THRESHOLD, less)
+        for i in range(first + _THRESHOLD, last):   # unguarded linear inserts
+            val = a[i]
+            j = i
+            while less(val, a[j - 1]):
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = val
+    else:
+        _insertion_sort(a, first, last, less)
+
+
+def _greater(p, q):
+    # NaN counts as the largest value
+    return (math.isnan(p[0]) and not math.isnan(q[0])) or p[0] > q[0]
+
+
+def _smaller(p, q):
+    return (not math.isnan(p[0]) and math.isnan(q[0])) or p[0] < q[0]
+
+
+def topk_order(values, k: int, largest: bool, sorted: bool) -> list:
+    """The indices of one slice's ``k`` results, in PyTorch's order (Note [topk order])."""
+    a = [(v, i) for i, v in enumerate(values)]
+    n = len(a)
+    if not k:
+        return []
+    less = _greater if largest else _smaller
+    if k * 64 <= n:
+        _partial_sort(a, 0, k, n, less)
+    else:
+        _nth_element(a, 0, k - 1, n, less)
+        if sorted:
+            _sort(a, 0, k - 1, less)
+    return [i for _, i in a[:k]]
