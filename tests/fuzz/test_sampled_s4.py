@@ -120,3 +120,16 @@ def test_topk_order_among_ties_and_unsorted(case):
         (v * L.arange(v.numel(), dtype=v.dtype).reshape(v.shape)).sum().backward()
         return i, x.grad
     same_on_both(program)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin"])
+def test_maximum_minimum_gradient_with_nan(name):
+    # PyTorch: where(self == other, grad / 2, grad).masked_fill_(loses, 0): where a side is
+    # NaN both get the whole gradient (10k fuzz run, seed 11)
+    def program(L):
+        nan = float("nan")
+        a = L.tensor([nan, 1., nan, 2., 1.], requires_grad=True)
+        b = L.tensor([1., nan, nan, 2., 3.], requires_grad=True)
+        getattr(L, name)(a, b).backward(L.tensor([1., 2., 3., 4., 5.]))
+        return a.grad, b.grad
+    same_on_both(program)

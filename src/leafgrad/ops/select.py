@@ -336,17 +336,18 @@ def minimum(self, other):
     return np.minimum(self, other)
 
 
-def _split_grad(grad, self, other, wins):
-    # Ties share the gradient equally, as in PyTorch.
-    return where(self == other, grad * 0.5, grad.masked_fill(~wins, 0.0))
+def _split_grad(grad, self, other, loses):
+    # PyTorch's: where(self == other, grad / 2, grad).masked_fill_(loses, 0): ties share the
+    # gradient, and where either side is NaN (no comparison holds) both get all of it
+    return where(self == other, grad * 0.5, grad).masked_fill_(loses, 0.0)
 
 
 def maximum_self(grad, self, other):
-    return _split_grad(grad, self, other, self > other)
+    return _split_grad(grad, self, other, self < other)
 
 
 def maximum_other(grad, self, other):
-    return _split_grad(grad, self, other, other > self)
+    return _split_grad(grad, self, other, self > other)
 
 
 def _max_samples(make, shapes):
