@@ -112,10 +112,14 @@ def _topk_indices(a, k, d, largest, sorted):
         return idx
     flat = moved.reshape(-1, n)
     if sorted:
-        s = np.sort(flat, axis=-1)       # NaNs last
-        same = s[:, 1:] == s[:, :-1]
+        # only ties among the k results, or at the k-th value, can change the answer
+        s = np.sort(flat, axis=-1)       # NaNs last, as the largest
+        if largest:
+            s = s[:, ::-1]
+        head, nxt = s[:, :min(k, n - 1)], s[:, 1:k + 1]
+        same = head == nxt
         if s.dtype.kind == "f":
-            same |= np.isnan(s[:, 1:]) & np.isnan(s[:, :-1])
+            same |= np.isnan(head) & np.isnan(nxt)
         rows = np.nonzero(same.any(axis=-1))[0].tolist()
         if not rows:
             return idx
