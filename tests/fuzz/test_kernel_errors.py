@@ -78,6 +78,16 @@ SOLVE_SHAPES = [((2, 2), (2,)), ((1, 1), (1,)), ((3, 2, 2), (3, 2)), ((2, 2), (3
                 ((2, 2), (3,)), ((2, 2, 2), (3,)), ((3, 3), (2, 3, 1)), ((1, 1), (1, 1))]
 
 
+def _same_shape_or_error(run):
+    """``run(lib)`` gives a result of the same shape on both, or the same error."""
+    try:
+        expected = run(torch)
+    except Exception:   # noqa: BLE001 - the texts are compared
+        assert_same_error(lambda: run(leafgrad), lambda: run(torch))
+    else:
+        assert tuple(run(leafgrad).shape) == tuple(expected.shape)
+
+
 @pytest.mark.parametrize("left", [True, False])
 @pytest.mark.parametrize("a,b", SOLVE_SHAPES)
 def test_solve_shape_checks(a, b, left):
@@ -85,12 +95,7 @@ def test_solve_shape_checks(a, b, left):
     def run(L):
         A = L.eye(a[-1]).expand(*a).contiguous()
         return L.linalg.solve(A, L.ones(*b), left=left)
-    try:
-        expected = run(torch)
-    except Exception:   # noqa: BLE001 - the texts are compared
-        assert_same_error(lambda: run(leafgrad), lambda: run(torch))
-    else:
-        assert tuple(run(leafgrad).shape) == tuple(expected.shape)
+    _same_shape_or_error(run)
 
 
 @pytest.mark.parametrize("shape", [(0, 0), (0, 2, 2)])   # (2, 0, 0) against B (0, 0, 1): the batch broadcast message numbers dims differently (left)
@@ -101,9 +106,4 @@ def test_lu_factor_of_empty_matrices(shape):
         def run(L, B=B):
             lu, piv = L.linalg.lu_factor(L.ones(*shape))
             return L.linalg.lu_solve(lu, piv, L.ones(*B))
-        try:
-            expected = run(torch)
-        except Exception:   # noqa: BLE001 - the texts are compared
-            assert_same_error(lambda: run(leafgrad), lambda: run(torch))
-        else:
-            assert tuple(run(leafgrad).shape) == tuple(expected.shape)
+        _same_shape_or_error(run)

@@ -222,7 +222,7 @@ STATEMENTS = [
 
 
 def _run(L, statement):
-    env = {"torch": L}
+    env = {"torch": L, "F": L.nn.functional}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

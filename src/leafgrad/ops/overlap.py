@@ -152,15 +152,21 @@ def _expanded_strides(v: np.ndarray, shape) -> tuple:
     return tuple(strides)
 
 
+def _strip_leading_ones(v: np.ndarray) -> np.ndarray:
+    """``v`` without its leading size-1 dims, as PyTorch's ``copy_to`` passes a value
+    (Ellipsis: a 0-d view, not a NumPy scalar)."""
+    lead = 0
+    while lead < v.ndim and v.shape[lead] == 1:
+        lead += 1
+    return v[(0,) * lead + (Ellipsis,)]
+
+
 def same_data(target: np.ndarray, v: np.ndarray) -> bool:
     """Whether ``x[index] = v`` copies ``v`` onto exactly the memory it reads (same start,
     dtype and strides once ``copy_to`` dropped its leading size-1 dims and expanded it):
     PyTorch's ``copy_`` then returns before its overlap checks (``x[0] = x[0]`` on an
     expanded ``x``)."""
-    lead = 0
-    while lead < v.ndim and v.shape[lead] == 1:
-        lead += 1
-    v = v[(0,) * lead + (Ellipsis,)]
+    v = _strip_leading_ones(v)
     if v.ndim > target.ndim or v.dtype != target.dtype:
         return False
     return (target.__array_interface__["data"][0] == v.__array_interface__["data"][0]
@@ -176,22 +182,10 @@ def _check_expanded_source(target: np.ndarray, v: np.ndarray) -> None:
     PyTorch calls the overlap "full" only when these strides equal the target's: ``x[0] = x``
     for ``x`` of shape (1, 1) is refused (strides (0,) against (1,)) while shape (1,) or
     (1, 1, 3) is allowed. An expanded value is otherwise "too hard" to check."""
-    lead = 0
-    while lead < v.ndim and v.shape[lead] == 1:
-        lead += 1
-    v = v[(0,) * lead + (Ellipsis,)]   # (Ellipsis: a 0-d view, not a NumPy scalar)
+    v = _strip_leading_ones(v)
     shape = target.shape
     if v.ndim > len(shape):
         return   # expand refuses it (checked before)
-    strides = [0] * len(shape)
-    new = len(shape) - v.ndim
-    for i in range(len(shape) - 1, -1, -1):
-        if i >= new:
-            size, stride = v.shape[i - new], v.strides[i - new]
-        else:
-            size = 1
-            stride = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0
-        strides[i] = stride if size == shape[i] else 0
     if not np.may_share_memory(target, v):
         return
     src = np.broadcast_to(v, shape)
@@ -200,6 +194,6 @@ def _check_expanded_source(target: np.ndarray, v: np.ndarray) -> None:
     if (target.__array_interface__["data"][0] == src.__array_interface__["data"][0]
             and target.nbytes == src.nbytes and target.itemsize == src.itemsize):
         # full overlap only with the same strides (size-1 dims included, as in PyTorch)
-        if tuple(strides) == target.strides:
+        if _expanded_strides(v, shape) == target.strides:
             return
     raise RuntimeError(PARTIAL_OVERLAP)

@@ -105,18 +105,19 @@ def _topk_indices(a, k, d, largest, sorted):
     """Where topk's ``k`` values come from along ``d``: NumPy's sort for slices of distinct
     values, PyTorch's own selection order for slices with ties or unsorted results (Note
     [topk order] in stl_select.py)."""
-    idx = np.take(_order(a, d, largest, ties_reversed=True), np.arange(k), axis=d)
+    order = _order(a, d, largest, ties_reversed=True)
+    idx = np.take(order, np.arange(k), axis=d)
     moved = np.moveaxis(a, d, -1)
     n = moved.shape[-1]
     if n < 2 or not k or not moved.size:
         return idx
     flat = moved.reshape(-1, n)
     if sorted:
-        # only ties among the k results, or at the k-th value, can change the answer
-        s = np.sort(flat, axis=-1)       # NaNs last, as the largest
-        if largest:
-            s = s[:, ::-1]
-        head, nxt = s[:, :min(k, n - 1)], s[:, 1:k + 1]
+        # only ties among the k results, or at the k-th value, can change the answer: the
+        # first k + 1 values in topk's order (NaN counted largest), neighbours compared
+        first = np.take(order, np.arange(min(k + 1, n)), axis=d)
+        s = np.moveaxis(np.take_along_axis(a, first, d), d, -1).reshape(flat.shape[0], -1)
+        head, nxt = s[:, :-1], s[:, 1:]
         same = head == nxt
         if s.dtype.kind == "f":
             same |= np.isnan(head) & np.isnan(nxt)
