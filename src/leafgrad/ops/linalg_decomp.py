@@ -324,8 +324,9 @@ def matrix_power(A, n, *, out=None):
 
 
 # -- cholesky ------------------------------------------------------------------------------------
-def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
-    """``(L, info)``: the lower (or upper) Cholesky factor."""
+def linalg_cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.cholesky"):
+    """``(L, info)``: the lower (or upper) Cholesky factor (``_name`` for the error: the
+    deprecated ``torch.cholesky`` says ``cholesky:``)."""
     try:
         L = np.linalg.cholesky(A)
         # NumPy factors NaN pivots through, where LAPACK's potrf stops (Note in cholesky_lapack)
@@ -340,7 +341,7 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
         L = np.array([p[0] for p in pairs], dtype=A.dtype).reshape(A.shape)
         info = np.array([p[1] for p in pairs], dtype=np.int32).reshape(A.shape[:-2])
         if check_errors:
-            raise_for_info("linalg.cholesky", info, not_pd_message)
+            raise_for_info(_name, info, not_pd_message)
     if upper:
         L = np.ascontiguousarray(np.swapaxes(L, -1, -2))
     return [L, info]
@@ -376,7 +377,8 @@ _chol = defop("linalg_cholesky_ex", linalg_cholesky_ex, inputs=("A",),
 
 def cholesky_legacy(self, upper=False):
     """``torch.cholesky`` (deprecated): one output."""
-    return np.ascontiguousarray(linalg_cholesky_ex(self, upper=upper, check_errors=True)[0])
+    return np.ascontiguousarray(linalg_cholesky_ex(self, upper=upper, check_errors=True,
+                                                   _name="cholesky")[0])
 
 
 def cholesky_self(grad, result, upper):
@@ -407,7 +409,7 @@ def cholesky_torch(input, upper=False, *, out=None):
     import warnings
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
                   "removed in a future PyTorch release.")
-    check_matrix("linalg.cholesky", input)
+    check_matrix("cholesky", input)
     check_kernel("cholesky_cpu", input)   # no float check first: the kernel names the dtype
     return _chol_legacy.public(input, upper)
 

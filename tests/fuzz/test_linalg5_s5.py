@@ -1,0 +1,29 @@
+"""Regressions from the seed-12/13 10k fuzz runs (issue 8, session 5): linear-algebra ops
+whose errors, values or saved-tensor checks differed from PyTorch's.
+
+Each statement runs in leafgrad and in torch (``test_widened._run``): both must raise the same
+exception type and first line, or give the same value, dtype, shape, grad_fn and version.
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import leafgrad
+
+from .test_widened import _run
+
+STATEMENTS = [
+    # the deprecated torch.cholesky names itself "cholesky" in all its errors
+    "y = torch.cholesky(torch.full((2, 2), float('nan')))",
+    "y = torch.cholesky(-torch.eye(2).unsqueeze(0))",
+    "y = torch.full((2, 2), float('nan')).cholesky(upper=True)",
+    "y = torch.cholesky(torch.ones(2, 3))",
+    "y = torch.cholesky(torch.ones(3))",
+    "y = torch.linalg.cholesky(-torch.eye(2).unsqueeze(0))",
+]
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_linalg_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)
