@@ -21,6 +21,12 @@ STATEMENTS = [
     "y = torch.cholesky(torch.ones(2, 3))",
     "y = torch.cholesky(torch.ones(3))",
     "y = torch.linalg.cholesky(-torch.eye(2).unsqueeze(0))",
+    # cosine_similarity refuses a non-float common dtype before the norms and the broadcast
+    "y = F.cosine_similarity(torch.ones(2, 2).long(), torch.ones(2, 2).long())",
+    "y = F.cosine_similarity(torch.ones(2).bool(), torch.ones(3).bool(), dim=0)",
+    "y = F.cosine_similarity(torch.ones(2).long(), torch.ones(2).bool(), dim=0)",
+    "y = F.cosine_similarity(torch.tensor(1), torch.tensor(2), dim=0)",
+    "y = F.cosine_similarity(torch.ones(2).long(), torch.ones(2), dim=0)",
 ]
 
 
