@@ -269,9 +269,15 @@ _solve = defop("linalg_solve_ex", linalg_solve_ex, inputs=("A", "B"),
                           call="linalg.solve")])
 
 
-def _solve_checks(A, B, left):
-    _checked("linalg.solve", A)
+def _solve_checks(A, B, left, fn="linalg_solve"):
+    # PyTorch's order: the arguments' types, A's dtype, the dtypes' match, then the shapes
+    for arg, pos, t in (("A", 1, A), ("B", 2, B)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(t).__name__}")
+    check_float("linalg.solve", A)
     check_same_dtype("linalg.solve", A, B, stop="")
+    check_matrix("linalg.solve", A)
     if B.ndim == 0:
         raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
     vector = _vector_case(A.shape, B.shape)
@@ -289,7 +295,7 @@ def _solve_checks(A, B, left):
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """``torch.linalg.solve_ex``: ``(result, info)``."""
-    _solve_checks(A, B, left)
+    _solve_checks(A, B, left, "linalg_solve_ex")
     return solve_ex_type(_solve.public(A, B, left=left, check_errors=check_errors))
 
 
