@@ -51,6 +51,65 @@ STATEMENTS = [
     'y = torch.linalg.solve(torch.ones(2, 2), 1.0)',
     'y = torch.linalg.solve(1.0, torch.ones(2, 2))',
     'y = torch.linalg.solve_ex(torch.ones(2, 2), torch.ones(2).long())[0]',
+    # linalg.lstsq: the driver named; MKL refuses NaN in A (argument 4, 5 for gels) or B (6, 7)
+    # as a failed internal assert, one info per matrix of A's batch (later broadcast
+    # elements write over earlier ones); gels refuses rank-deficient A (exact zero pivot),
+    # solves through QR (no singular value cutoff), zeroes an all-zero A's solution and
+    # residuals
+    "y = torch.linalg.lstsq(torch.ones(2), torch.ones(2, 1), driver='bad')[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 2), torch.tensor(1.), driver='bad')[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 2), torch.ones(2, 1).double(), driver='bad')[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 2), torch.ones(3, 1), driver='bad')[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 2).half(), torch.ones(2, 1).half(), driver='bad')[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 2), torch.ones(2, 1), driver='bad')[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 2).double(), torch.ones(2, 1).double(), "
+    "driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.ones(3, 2).double(), torch.ones(3, 1).double(), "
+    "driver='gelsy')[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[float('nan')]]), torch.ones(1, 1))[0]",
+    "y = torch.linalg.lstsq(torch.ones(1, 1), torch.tensor([[float('nan')]]))[0]",
+    "y = torch.linalg.lstsq(torch.ones(1, 1), torch.tensor([float('nan')]))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[float('nan')]]), torch.tensor([[float('nan')]]))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[float('inf')]]), torch.tensor([[float('inf')]]))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[float('nan')]]).double(), torch.ones(1, 1).double(), "
+    "driver='gelsd')[0]",
+    "y = torch.linalg.lstsq(torch.ones(1, 1), torch.tensor([[float('nan')]]), driver='gelss')[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[float('nan')]]), torch.ones(1, 1), driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.ones(1, 1), torch.tensor([[float('nan')]]), driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[[float('nan')]]]), torch.ones(1, 1, 1))[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 1, 1), torch.tensor([[[1.]], [[float('nan')]]]))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[[1.]], [[float('nan')]]]), "
+    "torch.tensor([[[float('nan')]], [[1.]]]))[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 1, 1), torch.tensor([[1.], [float('nan')]]))[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 1, 0), torch.full((2, 1, 1), float('nan')))[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 3), torch.tensor([[float('nan')], [1.]]))[0]",
+    "y = torch.linalg.lstsq(torch.ones(3, 2), torch.tensor([[float('nan')], [1.], [2.]]))[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 2, 2), torch.ones(3, 2, 1), driver='bad')[0]",
+    "y = torch.linalg.lstsq(torch.ones(1, 2, 2), torch.ones(1, 2, 1), driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.ones(1, 2, 2), torch.ones(2, 2, 1), driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[[1., 0], [0, 1]], [[1., 1], [1, 1]]]), torch.ones(2, "
+    "2, 1), driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[0., 1], [0, 1]]), torch.ones(2, 1), driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[1., 0], [0, 0]]), torch.ones(2, 1), driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.zeros(2, 2), torch.ones(2, 1), driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.zeros(2, 3), torch.ones(2, 1), driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[1e-30, 0], [0, 1]]), torch.ones(2, 1), "
+    "driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[2., 1], [1, 3], [0, 1]]).double(), torch.ones(3, "
+    "2).double(), driver='gels')[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 1, 1, 1), torch.tensor([1., 1, "
+    "float('nan')]).reshape(1, 3, 1, 1))[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 1, 1, 1), torch.tensor([1., float('nan'), "
+    "1]).reshape(1, 3, 1, 1))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([1., float('nan')]).reshape(2, 1, 1, 1), torch.ones(1, "
+    "3, 1, 1))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([1., float('nan'), 1]).reshape(1, 3, 1, 1), "
+    "torch.ones(2, 1, 1, 1))[0]",
+    "y = torch.linalg.lstsq(torch.ones(1, 1, 1) * float('nan'), torch.ones(2, 1, 1))[0]",
+    "y = torch.linalg.lstsq(torch.zeros(3, 2), torch.ones(3, 1), driver='gels')[1]",
+    "y = torch.linalg.lstsq(torch.tensor([[[0., 0], [0, 0], [0, 0]], [[1., 2], [2, 4], [3, "
+    "7]]]), torch.ones(2, 3, 1), driver='gels')[1]",
+    "y = torch.linalg.lstsq(torch.ones(2, 2, 1), torch.ones(2, 2, 1), driver='gels')[2]",
 ]
 
 

@@ -196,3 +196,64 @@ def np_svd(A: np.ndarray, **kwargs):
                        lambda i: "The algorithm failed to converge because the input matrix "
                                  "contained non-finite values.")
         raise
+
+
+LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def _gels_rank_info(a: np.ndarray) -> int:
+    """LAPACK gels' ``info`` for one matrix: 0 for an all-zero matrix (gels returns a zero
+    solution), else the 1-based index of the first exactly-zero diagonal entry of the
+    triangular factor of its QR (m >= n) or LQ (m < n) factorization (0 if none)."""
+    if not a.any():
+        return 0
+    r = np.linalg.qr(a if a.shape[0] >= a.shape[1] else a.T, mode="r")
+    zero = np.nonzero(np.diagonal(r) == 0)[0]
+    return int(zero[0]) + 1 if len(zero) else 0
+
+
+def check_lstsq_lapack(a: np.ndarray, b: np.ndarray, driver) -> None:
+    """The errors PyTorch's LAPACK (MKL) ``linalg.lstsq`` raises after all its argument checks.
+
+    MKL refuses NaN inputs as illegal arguments (A is argument 4, B argument 6 of gelsy, gelsd
+    and gelss; 5 and 7 of gels), which PyTorch reports as a failed internal assert; gels
+    refuses a rank-deficient A (exact zero on R's diagonal). ``b`` is a matrix (a vector B
+    given its column). PyTorch loops over the broadcast batch but keeps one ``info`` per
+    matrix of A's own batch, each written over by the later batch elements that share it;
+    the first nonzero one is reported, naming its batch element when A has more than one."""
+    if not a.size:
+        return
+    gels = driver == "gels"
+    if not gels and not (np.isnan(a).any() or np.isnan(b).any()):
+        return   # the common case: one pass over each input
+    a_batch = a.shape[:-2]
+    batch = np.broadcast_shapes(a_batch, b.shape[:-2])
+    bad_a = np.broadcast_to(np.isnan(a).any(axis=(-2, -1)), batch).reshape(-1)
+    bad_b = np.broadcast_to(np.isnan(b).any(axis=(-2, -1)), batch).reshape(-1)
+    # where each broadcast element writes its info: its index in A's own batch
+    n_a = int(np.prod(a_batch, dtype=np.int64))
+    slot = np.broadcast_to(np.arange(n_a).reshape(a_batch), batch).reshape(-1)
+    a_flat = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    info = np.zeros(n_a, dtype=np.int64)
+    for i in range(bad_a.size):
+        if bad_a[i]:
+            code = -(5 if gels else 4)
+        elif bad_b[i]:
+            code = -(7 if gels else 6)
+        else:
+            code = _gels_rank_info(a_flat[i]) if gels else 0
+        info[slot[i]] = code
+    bad = np.nonzero(info)[0]
+    if not len(bad):
+        return
+    i = int(bad[0])
+    where = f"(Batch element {i}): " if info.size > 1 else ""
+    if info[i] < 0:
+        raise RuntimeError(
+            f'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+            f'BatchLinearAlgebra.cpp":1613, please report a bug to PyTorch. torch.linalg.lstsq: '
+            f'{where}Argument {-int(info[i])} has illegal value. Most certainly there is a bug in '
+            f'the implementation calling the backend library.')
+    raise _LinAlgError(f"torch.linalg.lstsq: {where}The least squares solution could not be "
+                       f"computed because the input matrix does not have full rank (error "
+                       f"code: {int(info[i])}).")

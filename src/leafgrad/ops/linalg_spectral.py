@@ -25,7 +25,8 @@ from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, eye_like, tri_mask,
-                            check_kernel, check_low_precision, np_svd, type_name)
+                            check_kernel, check_low_precision, np_svd, type_name,
+                            check_lstsq_lapack, LSTSQ_DRIVERS)
 from .linalg_decomp import solve_triangular
 from ..autograd.graph import sum_to
 from ..errors import broadcast_error
@@ -365,6 +366,26 @@ def _wants_residuals(A_shape, driver):
     return driver in ("gelsd", "gelss", "gels") and A_shape[-2] > A_shape[-1]
 
 
+def _gels_solve(a, b):
+    """gels' solution: through the QR factorization of ``a`` (m >= n) or of its transpose
+    (m < n, the minimum-norm solution); ``a`` has full rank (checked) or is all zeros, whose
+    solution gels sets to zeros."""
+    zero = ~a.any(axis=(-2, -1))
+    if zero.any():
+        a = np.where(zero[..., None, None], _eye_rect(a.shape[-2:], a.dtype), a)
+    if a.shape[-2] >= a.shape[-1]:
+        q, r = np.linalg.qr(a)
+        x = np.linalg.solve(r, np.swapaxes(q, -1, -2) @ b)
+    else:
+        q, r = np.linalg.qr(np.swapaxes(a, -1, -2))
+        x = q @ np.linalg.solve(np.swapaxes(r, -1, -2), b)
+    return np.where(zero[..., None, None], 0, x) if zero.any() else x
+
+
+def _eye_rect(shape, dtype):
+    return np.eye(shape[0], shape[1], dtype=dtype)
+
+
 def linalg_lstsq(self, b, rcond=None, driver=None):
     """``[solution, residuals]``: ``pinv(self) @ b`` (b a matrix: ``..., m, k``) and, for
     the drivers that report them, the squared residual norms of each column. A vector b
@@ -372,9 +393,16 @@ def linalg_lstsq(self, b, rcond=None, driver=None):
     vector = b.ndim == self.ndim - 1
     if vector:
         b = b[..., None]
-    X = linalg_pinv(self, None, rcond) @ b
+    if driver == "gels" and self.size:
+        X = _gels_solve(self, b)   # full rank (checked): no cutoff of small singular values
+    else:
+        X = linalg_pinv(self, None, rcond) @ b
     resid = np.zeros((0,), self.dtype)
-    if _wants_residuals(self.shape, driver):
+    if driver == "gels" and _wants_residuals(self.shape, driver):
+        # no rank test: gels zeroes B (so the residual too) for an all-zero matrix
+        r = self @ X - b
+        resid = np.where(self.any(axis=(-2, -1))[..., None], (r * r).sum(-2), 0)
+    elif _wants_residuals(self.shape, driver):
         S = np_svd(self, compute_uv=False)
         if (S[..., -1] > np.finfo(self.dtype).eps * max(self.shape[-2:]) * S[..., 0]).all():
             r = self @ X - b
@@ -456,6 +484,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if A.shape[-2] != B.shape[-1 if vector else -2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match "
                            f"other.size({-1 if vector else -2})")
+    if driver is not None and driver not in LSTSQ_DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
+                           "(gels, gelsy, gelsd, gelss)")
     _check_float_or_double(A)
     b_batch = tuple(B.shape[:-1]) if A.ndim - B.ndim == 1 else tuple(B.shape[:-2])
     if b_batch != tuple(A.shape[:-2]):
@@ -465,9 +496,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if B.ndim == A.ndim - 1 and not vector:
         raise NotImplementedError("leafgrad: linalg.lstsq with a B of one dim fewer than A "
                                   "that is not A's shape less its last dim is not implemented")
+    check_lstsq_lapack(A._data, B._data[..., None] if vector else B._data, driver)
     X, resid = _lstsq.public(A, B, rcond, driver)
     rank = matrix_rank(A) if driver in ("gelsd", "gelss", "gelsy", None) else \
-        _wrap(np.zeros((), np.int64))
+        _wrap(np.zeros((0,), np.int64))
     sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else \
         _wrap(np.zeros((0,), A._data.dtype))
     return lstsq_type((X, resid, rank, sv))
