@@ -110,6 +110,97 @@ STATEMENTS = [
     "y = torch.linalg.lstsq(torch.tensor([[[0., 0], [0, 0], [0, 0]], [[1., 2], [2, 4], [3, "
     "7]]]), torch.ones(2, 3, 1), driver='gels')[1]",
     "y = torch.linalg.lstsq(torch.ones(2, 2, 1), torch.ones(2, 2, 1), driver='gels')[2]",
+    # singular triangular solves divide by the zero pivots (BLAS trsm: infs and NaNs, no
+    # error): solve_triangular, triangular_solve, cholesky_solve, lu_solve, solve_ex and
+    # inv_ex (LAPACK getrf + getrs), row interchanges that do not spread infs; only the
+    # factor's triangle is read; cholesky_inverse refuses a zero on the diagonal
+    "y = torch.linalg.solve_triangular(torch.tensor([[0., 1], [0, 2]]), torch.tensor([[0.], "
+    "[1]]), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.tensor([[1., 1], [0, 0]]), torch.tensor([[1.], "
+    "[0]]), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.tensor([[1., 1], [0, 0]]), torch.tensor([[1.], "
+    "[1]]), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.tensor([[0., 0], [1, 1]]), torch.tensor([[1.], "
+    "[1]]), upper=False)",
+    "y = torch.linalg.solve_triangular(torch.tensor([[0., 0], [1, 1]]), torch.tensor([[1., 1]]), "
+    "upper=False, left=False)",
+    "y = torch.linalg.solve_triangular(torch.tensor([[0., 0], [1, 1]]), torch.tensor([[1., 1]]), "
+    "upper=True, left=False)",
+    "y = torch.linalg.solve_triangular(torch.tensor([[1., float('nan')], [0, 1]]), "
+    "torch.tensor([[1.], [1]]), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.tensor([[1., float('nan')], [0, 1]]), "
+    "torch.tensor([[1.], [1]]), upper=False)",
+    "y = torch.linalg.solve_triangular(torch.tensor([[float('inf'), 1], [0, 1]]), "
+    "torch.tensor([[1.], [1]]), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.zeros(2, 2, 2), torch.ones(2, 1), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.tensor([[0., 1], [0, 2]]).double(), "
+    "torch.tensor([[0.], [1]]).double(), upper=True, unitriangular=True)",
+    "y = torch.triangular_solve(torch.tensor([[0.], [1]]), torch.tensor([[0., 1], [0, 2]]))[0]",
+    "y = torch.triangular_solve(torch.tensor([[1.], [1]]), torch.tensor([[0., 0], [1, 1]]), "
+    "upper=False)[0]",
+    "y = torch.triangular_solve(torch.tensor([[1.], [1]]), torch.tensor([[0., 0], [1, 1]]), "
+    "upper=False, transpose=True)[0]",
+    "y = torch.cholesky_solve(torch.tensor([[1.], [1]]), torch.tensor([[0., 0], [1, 1]]))",
+    "y = torch.cholesky_solve(torch.tensor([[1.], [1]]), torch.tensor([[1., 0], [1, 0]]))",
+    "y = torch.cholesky_solve(torch.tensor([[1.], [1]]), torch.tensor([[1., 1], [0, 0]]), "
+    "upper=True)",
+    "y = torch.cholesky_inverse(torch.tensor([[0., 0], [1, 1]]))",
+    "y = torch.cholesky_inverse(torch.tensor([[1., 0], [1, 0]]))",
+    "y = torch.cholesky_inverse(torch.tensor([[1., 1], [0, 0]]), upper=True)",
+    "y = torch.linalg.lu_solve(torch.tensor([[0., 1], [0, 1]]), torch.tensor([1, 2], "
+    "dtype=torch.int32), torch.ones(2, 1))",
+    "y = torch.linalg.lu_solve(torch.tensor([[1., 1], [0, 0]]), torch.tensor([1, 2], "
+    "dtype=torch.int32), torch.ones(2, 1))",
+    "y = torch.linalg.lu_solve(torch.tensor([[1., 1], [0, 0]]), torch.tensor([1, 2], "
+    "dtype=torch.int32), torch.ones(2, 1), adjoint=True)",
+    "y = torch.linalg.lu_solve(torch.tensor([[1., 1], [0, 0]]), torch.tensor([1, 2], "
+    "dtype=torch.int32), torch.ones(1, 2), left=False)",
+    "y = torch.linalg.solve(torch.zeros(2, 2), torch.ones(2, 1))",
+    "y = torch.linalg.solve_ex(torch.zeros(2, 2), torch.ones(2, 1))[0]",
+    "y = torch.linalg.solve_ex(torch.ones(2, 2), torch.ones(2, 1))[0]",
+    "y = torch.linalg.solve_ex(torch.tensor([[1., float('nan')], [0, 1]]), torch.ones(2, 1))[0]",
+    "y = torch.linalg.solve(torch.tensor([[1., float('nan')], [0, 1]]), torch.ones(2, 1))",
+    "y = torch.linalg.eigh(torch.full((2, 2), float('nan')))[0]",
+    "y = torch.linalg.eigvalsh(torch.full((2, 2), float('nan')))",
+    "y = torch.linalg.eigvalsh(torch.tensor([[1., float('inf')], [float('inf'), 1]]))",
+    "y = torch.linalg.qr(torch.full((2, 2), float('nan')))[0]",
+    "y = torch.linalg.det(torch.full((2, 2), float('nan')))",
+    "y = torch.linalg.slogdet(torch.full((2, 2), float('nan')))[1]",
+    "y = torch.linalg.inv(torch.full((2, 2), float('nan')))",
+    "y = torch.linalg.inv_ex(torch.zeros(2, 2))[0]",
+    "y = torch.linalg.inv_ex(torch.zeros(2, 2))[1]",
+    "y = torch.linalg.matrix_rank(torch.full((2, 2), float('nan')))",
+    "y = torch.linalg.pinv(torch.full((2, 2), float('nan')))",
+    "y = torch.linalg.svdvals(torch.full((2, 2), float('inf')))",
+    "y = torch.linalg.cond(torch.zeros(2, 2))",
+    "y = torch.linalg.cond(torch.zeros(2, 2), p=1)",
+    "y = torch.linalg.cond(torch.zeros(2, 2), p='fro')",
+    "y = torch.linalg.matrix_power(torch.zeros(2, 2), -1)",
+    "y = torch.linalg.matrix_exp(torch.full((2, 2), float('nan')))",
+    "y = torch.linalg.lu_factor(torch.full((2, 2), float('nan')))[0]",
+    "y = torch.linalg.lu(torch.full((2, 2), float('nan')))[2]",
+    "y = torch.linalg.lu(torch.zeros(2, 2))[2]",
+    "y = torch.logdet(torch.zeros(2, 2))",
+    "y = torch.logdet(-torch.eye(2))",
+    "y = torch.linalg.cholesky_ex(torch.full((2, 2), float('nan')))[0]",
+    "y = torch.linalg.cholesky_ex(torch.full((2, 2), float('nan')))[1]",
+    "y = torch.linalg.lstsq(torch.zeros(2, 2), torch.ones(2, 1))[0]",
+    "y = torch.linalg.svd(torch.full((2, 2), float('nan')))[1]",
+    "y = torch.linalg.matrix_norm(torch.full((2, 2), float('nan')), ord=2)",
+    "y = torch.linalg.matrix_norm(torch.full((2, 2), float('nan')), ord='nuc')",
+    "y = torch.linalg.lu_solve(*torch.linalg.lu_factor_ex(torch.tensor([[0., 0], [1, 2]]))[:2], "
+    "torch.tensor([[1., 0], [1, 0]]), adjoint=True)",
+    "y = torch.linalg.lu_solve(*torch.linalg.lu_factor_ex(torch.tensor([[1., 2], [2, 4]]))[:2], "
+    "torch.tensor([[0., 1]]), left=False)",
+    "y = torch.linalg.solve_ex(torch.tensor([[0., 0], [1, 2]]), torch.tensor([[1., 0]]), "
+    "left=False)[0]",
+    "y = torch.linalg.solve_ex(torch.tensor([[[1., 2], [2, 4]], [[1., 0], [0, 1]]]), "
+    "torch.tensor([[1.], [1.]]))[0]",
+    "y = torch.linalg.inv_ex(torch.tensor([[[1., 2], [2, 4]], [[2., 0], [0, 1]]]))[0]",
+    "y = torch.cholesky_inverse(torch.tensor([[2., 5, 7], [1, 3, 4], [1, 1, 2]]))",
+    "y = torch.cholesky_inverse(torch.tensor([[2., 5, 7], [1, 3, 4], [1, 1, 2]]), upper=True)",
+    "y = torch.cholesky_inverse(torch.tensor([[[2., 0], [1, 0]], [[1., 0], [0, 1]]]))",
+    "y = torch.cholesky_solve(torch.ones(2, 1), torch.tensor([[2., 5], [1, 3]]))",
 ]
 
 

@@ -257,3 +257,37 @@ def check_lstsq_lapack(a: np.ndarray, b: np.ndarray, driver) -> None:
     raise _LinAlgError(f"torch.linalg.lstsq: {where}The least squares solution could not be "
                        f"computed because the input matrix does not have full rank (error "
                        f"code: {int(info[i])}).")
+
+
+def trsm(T: np.ndarray, B: np.ndarray, upper: bool, unit: bool = False,
+         skip_zeros: bool = False) -> np.ndarray:
+    """``X`` with ``T X = B`` as BLAS trsm computes it, reading only the ``upper`` (or lower)
+    triangle of ``T`` (its diagonal taken as ones when ``unit``); the batches broadcast.
+
+    A zero on the diagonal is not an error: substitution divides by it, so PyTorch's infs and
+    NaNs come out (and a NaN or inf in T spreads only where substitution carries it). Finite
+    inputs with a nonzero diagonal take LAPACK's solver, which gives the same values up to
+    rounding. ``skip_zeros``: zero entries of the solution so far are not divided nor carried
+    (0 / 0 and 0 * inf stay 0), as MKL's transposed solves (getrs with ``trans``) do."""
+    T = np.triu(T) if upper else np.tril(T)
+    n = T.shape[-1]
+    if unit:
+        T = T.copy()
+        T[..., np.arange(n), np.arange(n)] = 1
+    diag = np.diagonal(T, axis1=-2, axis2=-1)
+    if diag.all() and np.isfinite(T).all() and np.isfinite(B).all():
+        return np.linalg.solve(T, B)
+    batch = np.broadcast_shapes(T.shape[:-2], B.shape[:-2])
+    T = np.broadcast_to(T, batch + T.shape[-2:])
+    X = np.array(np.broadcast_to(B, batch + B.shape[-2:]), dtype=np.result_type(T, B))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for k in (range(n - 1, -1, -1) if upper else range(n)):
+            if not unit:
+                q = X[..., k, :] / T[..., k, k, None]
+                X[..., k, :] = np.where(X[..., k, :] != 0, q, X[..., k, :]) if skip_zeros else q
+            rest = slice(0, k) if upper else slice(k + 1, n)
+            step = T[..., rest, k, None] * X[..., k, None, :]
+            if skip_zeros:
+                step = np.where(X[..., k, None, :] != 0, step, 0)
+            X[..., rest, :] -= step
+    return X

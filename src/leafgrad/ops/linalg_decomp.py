@@ -21,7 +21,7 @@ from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, first_zero_pivot,
                             cholesky_lapack, batch_info, raise_for_info, singular_message,
                             not_pd_message, eye_like, tri_mask, type_name,
-                            getrs_adjoint, check_kernel, check_low_precision)
+                            getrs_adjoint, check_kernel, check_low_precision, trsm)
 from ..autograd.graph import sum_to
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
@@ -57,14 +57,18 @@ def linalg_inv_ex(A, *, check_errors=False):
         info = batch_info(A, first_zero_pivot)
         if check_errors:
             raise_for_info("linalg.inv", info, singular_message)
-        # the invertible matrices of the batch still get their inverse
-        flat, flat_info = A.reshape((-1,) + A.shape[-2:]), info.reshape(-1)
-        inverse = np.full(flat.shape, np.nan, dtype=A.dtype)
-        ok = flat_info == 0
-        if ok.any():
-            inverse[ok] = np.linalg.inv(flat[ok])
-        inverse = inverse.reshape(A.shape)
+        inverse = _getrf_getrs(A, np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype),
+                                                  A.shape))
     return [inverse, info]
+
+
+def _getrf_getrs(A, B, adjoint=False):
+    """``A X = B`` (``A^T X = B``) as PyTorch's LAPACK does it for singular A: the LU
+    factorization, then triangular solves that divide by its zero pivots (infs and NaNs, no
+    error)."""
+    from .linalg_lu import getrs, lu_packed   # (linalg_lu imports this module)
+    LU, pivots, _ = lu_packed(A)
+    return getrs(LU, pivots, B, adjoint)
 
 
 def linalg_inv_ex_A(grads, result):
@@ -215,10 +219,17 @@ def _vector_case(A_shape, B_shape):
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     """``(X, info)`` with ``A X = B``."""
-    if not left:    # X A = B  <=>  A^T X^T = B^T
-        x, info = linalg_solve_ex(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2),
-                                  check_errors=check_errors)
-        return [np.swapaxes(x, -1, -2), info]
+    if not left:    # X A = B  <=>  A^T X^T = B^T (singular: A's own LU, solved transposed)
+        try:
+            x = np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2))
+            return [np.swapaxes(x, -1, -2), np.zeros(A.shape[:-2], dtype=np.int32)]
+        except np.linalg.LinAlgError:
+            info = batch_info(A, first_zero_pivot)
+            if check_errors:
+                raise_for_info("torch.linalg.solve", info, lambda i: "The solver failed "
+                               "because the input matrix is singular.")
+            x = _getrf_getrs(A, np.swapaxes(B, -1, -2), adjoint=True)
+            return [np.swapaxes(x, -1, -2), info]
     vector = _vector_case(A.shape, B.shape)
     b = B[..., None] if vector else B
     try:
@@ -229,8 +240,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
         if check_errors:   # (A's own batch element, not the broadcast one)
             raise_for_info("torch.linalg.solve", info, lambda i: "The solver failed because "
                            "the input matrix is singular.")
-        x = np.full(np.broadcast_shapes(A.shape[:-2] + (1, 1), b.shape[:-2] + (1, 1))
-                    [:-2] + b.shape[-2:], np.nan, dtype=A.dtype)
+        x = _getrf_getrs(A, b)
     return [x[..., 0] if vector else x, info]
 
 
@@ -426,8 +436,12 @@ def _from_factor(L, upper):
 
 
 def cholesky_solve(self, input2, upper=False):
-    """``X`` with ``(L L^T) X = self``, ``input2`` being ``L`` (or ``U`` when ``upper``)."""
-    return np.linalg.solve(_from_factor(input2, upper), self)
+    """``X`` with ``(L L^T) X = self``, ``input2`` being ``L`` (or ``U`` when ``upper``):
+    two triangular solves, as LAPACK's potrs (a zero on the diagonal gives infs and NaNs)."""
+    factor_t = np.swapaxes(input2, -1, -2)
+    if upper:      # U^T U X = B
+        return trsm(input2, trsm(factor_t, self, upper=False), upper=True)
+    return trsm(factor_t, trsm(input2, self, upper=False), upper=True)
 
 
 def _factor_grad(M, factor, upper):
@@ -491,8 +505,16 @@ def _cholesky_inverse_dtype(rec, args):
 
 
 def cholesky_inverse(self, upper=False):
-    """``(L L^T)^{-1}`` from the factor ``L`` (or ``U``)."""
-    return np.linalg.inv(_from_factor(self, upper))
+    """``(L L^T)^{-1}`` from the factor ``L`` (or ``U``); LAPACK's potri refuses a zero on
+    the factor's diagonal."""
+    raise_for_info("cholesky_inverse", batch_info(self, _first_zero_diagonal), singular_message)
+    # only the factor's triangle is read
+    return np.linalg.inv(_from_factor(np.triu(self) if upper else np.tril(self), upper))
+
+
+def _first_zero_diagonal(m):
+    zero = np.nonzero(np.diagonal(m) == 0)[0]
+    return int(zero[0]) + 1 if len(zero) else 0
 
 
 def cholesky_inverse_self(grad, self, result, upper):
@@ -508,21 +530,13 @@ _ci = defop("cholesky_inverse", cholesky_inverse, derivatives={"self": cholesky_
 
 
 # -- triangular solve ----------------------------------------------------------------------------
-def _triangle(A, upper, unitriangular):
-    T = np.triu(A) if upper else np.tril(A)
-    if unitriangular:
-        idx = np.arange(A.shape[-1])
-        T = T.copy()
-        T[..., idx, idx] = 1
-    return T
-
-
 def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
     """``X`` with ``T X = B`` (``X T = B`` if not ``left``), T the triangle of ``self``."""
-    T = _triangle(self, upper, unitriangular)
     if left:
-        return np.linalg.solve(T, B)
-    return np.swapaxes(np.linalg.solve(np.swapaxes(T, -1, -2), np.swapaxes(B, -1, -2)), -1, -2)
+        return trsm(self, B, upper, unitriangular)
+    # X T = B  <=>  T^T X^T = B^T
+    return np.swapaxes(trsm(np.swapaxes(self, -1, -2), np.swapaxes(B, -1, -2), not upper,
+                            unitriangular), -1, -2)
 
 
 def _tri_gB(grad, self, upper, left, unitriangular):

@@ -23,7 +23,7 @@ from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
-                            type_name)
+                            type_name, trsm)
 from .linalg_decomp import solve_triangular, _wellcond
 from ..autograd.graph import sum_to
 from ..errors import broadcast_error
@@ -222,14 +222,38 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if not left:   # X A = B  <=>  A^T X^T = B^T
         return np.swapaxes(linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2),
                                            adjoint=not adjoint), -1, -2)
-    n = LU.shape[-1]
-    L, U = _unpack(LU, n)
-    A = permutation(pivots, n, LU.dtype) @ L @ U
+    return getrs(LU, pivots, B, adjoint)
+
+
+def getrs(LU, pivots, B, adjoint=False):
+    """LAPACK's getrs: with ``A = P L U``, ``X = U^-1 L^-1 P^T B`` (adjoint: ``P L^-T U^-T B``),
+    the triangular solves as trsm (a zero pivot of U gives infs and NaNs, no error); the
+    batches broadcast."""
+    # the row interchanges by indexing: a product with P would spread infs as NaNs
+    perm = _row_order(pivots, LU.shape[-1])
+    LU_t = np.swapaxes(LU, -1, -2)
     if adjoint:
-        A = np.swapaxes(A, -1, -2)
-    batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
-    return np.linalg.solve(np.broadcast_to(A, batch + A.shape[-2:]),
-                           np.broadcast_to(B, batch + B.shape[-2:]))
+        Z = trsm(LU_t, trsm(LU_t, B, upper=False), upper=True, unit=True)
+        batch = np.broadcast_shapes(perm.shape[:-1], Z.shape[:-2])
+        inverse = np.argsort(np.broadcast_to(perm, batch + perm.shape[-1:]), axis=-1)
+        return np.take_along_axis(np.broadcast_to(Z, batch + Z.shape[-2:]), inverse[..., None],
+                                  axis=-2)
+    batch = np.broadcast_shapes(perm.shape[:-1], B.shape[:-2])
+    PtB = np.take_along_axis(np.broadcast_to(B, batch + B.shape[-2:]),
+                             np.broadcast_to(perm, batch + perm.shape[-1:])[..., None], axis=-2)
+    return trsm(LU, trsm(LU, PtB, upper=False, unit=True), upper=True)
+
+
+def _row_order(pivots: np.ndarray, m: int) -> np.ndarray:
+    """``perm`` with ``(P^T B)[j] = B[perm[j]]`` for LAPACK pivots (batched)."""
+    flat = pivots.reshape((math.prod(pivots.shape[:-1]), pivots.shape[-1]))
+    out = np.empty((flat.shape[0], m), dtype=np.intp)
+    for i, piv in enumerate(flat):
+        perm = np.arange(m)
+        for j, p in enumerate(piv):
+            perm[[j, p - 1]] = perm[[p - 1, j]]
+        out[i] = perm
+    return out.reshape(pivots.shape[:-1] + (m,))
 
 
 def linalg_lu_solve_B(grad, LU, pivots, left, adjoint):
@@ -305,13 +329,10 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 # -- torch.triangular_solve ----------------------------------------------------------------------
 def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
     """``(X, A.clone())`` with ``op(T) X = self``, T the triangle of ``A``."""
-    T = np.triu(A) if upper else np.tril(A)
-    if unitriangular:
-        idx = np.arange(A.shape[-1])
-        T[..., idx, idx] = 1
-    if transpose:
-        T = np.swapaxes(T, -1, -2)
-    X = np.linalg.solve(T, self)
+    if transpose:   # op(T) = T^T: the other triangle of A^T
+        X = trsm(np.swapaxes(A, -1, -2), self, not upper, unitriangular)
+    else:
+        X = trsm(A, self, upper, unitriangular)
     # the coefficient comes back broadcast to the batch shape
     return [X, np.broadcast_to(A, X.shape[:-2] + A.shape[-2:]).copy()]
 
