@@ -201,6 +201,182 @@ STATEMENTS = [
     "y = torch.cholesky_inverse(torch.tensor([[2., 5, 7], [1, 3, 4], [1, 1, 2]]), upper=True)",
     "y = torch.cholesky_inverse(torch.tensor([[[2., 0], [1, 0]], [[1., 0], [0, 1]]]))",
     "y = torch.cholesky_solve(torch.ones(2, 1), torch.tensor([[2., 5], [1, 3]]))",
+    # the outputs PyTorch's backward formulas save (linalg_lu's P, L, U; lu_factor_ex's LU
+    # and pivots; solve's, cholesky_solve's, lu_solve's, solve_triangular's result whichever
+    # input needs a gradient; eigh/svd/qr outputs; slogdet's sign; prod's result) are saved,
+    # so changing one in place is caught, naming it among the differentiable outputs
+    "x = torch.ones(1, 1).requires_grad_(); p, l, "
+    "u = torch.linalg.lu(x * 2); l.mul_(2); y = torch.autograd.grad(u.sum(), x)[0]",
+    "x = torch.ones(1, 1).requires_grad_(); p, l, "
+    "u = torch.linalg.lu(x * 2); u.mul_(2); y = torch.autograd.grad(l.sum(), x)[0]",
+    "x = torch.ones(1, 1).requires_grad_(); p, l, "
+    "u = torch.linalg.lu(x * 2); p.mul_(2); y = torch.autograd.grad(l.sum(), x)[0]",
+    "x = torch.ones(1, 1).requires_grad_(); p, l, "
+    "u = torch.linalg.lu(x * 2); u.mul_(2); y = torch.autograd.grad((l + u).sum(), x)[0]",
+    "x = torch.ones(1, 1).requires_grad_(); p, l, "
+    "u = torch.linalg.lu(x * 2); l.add_(1); y = (l + u).sum(); y.backward()",
+    "x = torch.ones(3, 2).requires_grad_(); p, l, "
+    "u = torch.linalg.lu(x * 2); l.add_(1); y = torch.autograd.grad(u.sum(), x)[0]",
+    "x = torch.ones(2, 3).requires_grad_(); p, l, "
+    "u = torch.linalg.lu(x * 2); u.add_(1); y = torch.autograd.grad(l.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.solve(x, torch.ones(2, "
+    "1)); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.solve_ex(x, torch.ones(2, "
+    "1))[0]; y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); b = torch.ones(2, "
+    "1).requires_grad_(); y = torch.linalg.solve(x, "
+    "b); y.mul_(2); y = torch.autograd.grad(y.sum(), b)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.cholesky_solve(torch.ones(2, 1), "
+    "x); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = torch.ones(2, 1).requires_grad_(); y = torch.cholesky_solve(x, "
+    "torch.eye(2) * 3); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.inv(x); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.inv_ex(x)[0]; y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.cholesky(x); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.cholesky_inverse(x); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.solve_triangular(x, torch.ones(2, "
+    "1), upper=True); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.triangular_solve(torch.ones(2, 1), "
+    "x)[0]; y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.lu_factor(x)[0]; y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); lu, "
+    "piv = torch.linalg.lu_factor(x.detach()); lu.requires_grad_(); y = "
+    "torch.linalg.lu_solve(lu, piv, torch.ones(2, "
+    "1)); y.mul_(2); y = torch.autograd.grad(y.sum(), lu)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.det(x); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.slogdet(x)[1]; y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.logdet(x); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.matrix_exp(x); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.pinv(x); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.eigh(x)[0]; y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.eigh(x)[1]; y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.eigvalsh(x); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.svdvals(x); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.svd(x)[1]; y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.svd(x)[0]; y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.qr(x)[0]; y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.qr(x)[1]; y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.lstsq(x, torch.ones(2, "
+    "1))[0]; y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.matrix_norm(x, "
+    "'nuc'); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.vector_norm(x); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = torch.ones(2, 3).requires_grad_(); y = x.prod(); y.mul_(2); y = torch.autograd.grad(y, "
+    "x)[0]",
+    "x = torch.ones(2, "
+    "3).requires_grad_(); y = x.prod(1); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = torch.ones(2, 3).requires_grad_(); y = x.prod(1, "
+    "keepdim=True); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = torch.tensor([[1., 0, 2], [1, 2, "
+    "3]]).requires_grad_(); y = x.prod(1); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = torch.tensor([[1., 0, 2], [1, 2, "
+    "3]]).requires_grad_(); y = x.prod(); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = torch.tensor(2.).requires_grad_(); y = x.prod(0); y.mul_(2); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = torch.ones(2, "
+    "3).requires_grad_(); y = x.cumprod(1); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); t = torch.ones(2, 2).requires_grad_(); w, "
+    "V = torch.linalg.eigh(x); z = V * t; V.mul_(2); y = torch.autograd.grad(z.sum(), t)[0]",
+    "x = torch.ones(3, 2).requires_grad_(); t = torch.ones(2).requires_grad_(); v, "
+    "i = (x * 1).max(0); z = v * t; v.mul_(2); y = torch.autograd.grad(z.sum(), t)[0]",
+    "x = torch.ones(4).requires_grad_(); t = torch.ones(2).requires_grad_(); a, "
+    "b = (x * 1).split(2); z = b * t; b.mul_(2); y = torch.autograd.grad(z.sum(), t)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.solve(x, torch.ones(2, "
+    "1)); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.solve(x, "
+    "torch.ones(2)); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(1) * 3).requires_grad_(); y = torch.linalg.solve(x, "
+    "torch.ones(1)); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(1) * 3).requires_grad_(); y = torch.linalg.solve(x, torch.ones(1, "
+    "1)); y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(1) * 3).requires_grad_(); y = torch.linalg.solve(x, torch.ones(1, "
+    "1)); y.mul_(2); y.sum().backward(create_graph=True); y = x.grad",
+    "x = (torch.eye(1) * 3).requires_grad_(); y = torch.linalg.solve(x, torch.ones(1, "
+    "1)); y.mul_(2); y = torch.autograd.grad(y.sum(), x, create_graph=True)[0]",
+    "x = (torch.eye(1) * 3).requires_grad_(); y = torch.linalg.solve(x, torch.ones(1, "
+    "1)); z = y.t(); z.mul_(2); y = torch.autograd.grad(z.sum(), x)[0]",
+    "x = (torch.eye(1) * 3).requires_grad_(); y = torch.linalg.solve(x, torch.ones(1, "
+    "1)); z = y.repeat(1, 2); y.mul_(2); y = torch.autograd.grad(z.sum(), x)[0]",
+    "x = (torch.eye(1) * 3).requires_grad_(); y = torch.linalg.solve(x, torch.ones(1, "
+    "1)); z = y.t().repeat(1, 2); y.mul_(2); y = torch.autograd.grad(z.sum(), x)[0]",
+    "x = (torch.eye(1) * 3).requires_grad_(); y = torch.linalg.solve(x, torch.ones(1, "
+    "1)); z = y.t(); w = z.repeat(1, 2); z.mul_(2); y = torch.autograd.grad(w.sum(), x)[0]",
+    "x = torch.tensor(0.5).requires_grad_(); a = x.reshape(1, "
+    "1) + 2 * torch.eye(1); b = torch.ones(1, 1); y = torch.linalg.solve(a, "
+    "b); y.div_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "b = torch.ones(2, 1).requires_grad_(); y = torch.linalg.solve(torch.eye(2) * 3, "
+    "b); y.mul_(2); y = torch.autograd.grad(y.sum(), b)[0]",
+    "b = torch.ones(2).requires_grad_(); y = torch.linalg.solve(torch.eye(2) * 3, "
+    "b); y.mul_(2); y = torch.autograd.grad(y.sum(), b)[0]",
+    "b = torch.ones(1, 2).requires_grad_(); y = torch.linalg.solve(torch.eye(2) * 3, b, "
+    "left=False); y.mul_(2); y = torch.autograd.grad(y.sum(), b)[0]",
+    "b = torch.ones(2, 1).requires_grad_(); y = torch.linalg.solve_ex(torch.eye(2) * 3, "
+    "b)[0]; y.mul_(2); y = torch.autograd.grad(y.sum(), b)[0]",
+    "b = torch.ones(2, 1).requires_grad_(); y = torch.linalg.solve_triangular(torch.eye(2) * 3, "
+    "b, upper=True); y.mul_(2); y = torch.autograd.grad(y.sum(), b)[0]",
+    "b = torch.ones(2, 1).requires_grad_(); y = torch.triangular_solve(b, "
+    "torch.eye(2) * 3)[0]; y.mul_(2); y = torch.autograd.grad(y.sum(), b)[0]",
+    "b = torch.ones(2, 1).requires_grad_(); y = torch.triangular_solve(b, "
+    "torch.eye(2) * 3)[1]; y = torch.triangular_solve(b, "
+    "torch.eye(2) * 3); y[1].mul_(2); y = torch.autograd.grad(y[0].sum(), b)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.triangular_solve(torch.ones(2, 1), "
+    "x); y[1].mul_(2); y = torch.autograd.grad(y[0].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.triangular_solve(torch.ones(2, 1), "
+    "x); y[0].mul_(2); y = torch.autograd.grad(y[0].sum(), x)[0]",
+    "b = torch.ones(2, 1).requires_grad_(); lu, "
+    "piv = torch.linalg.lu_factor(torch.eye(2) * 3); y = torch.linalg.lu_solve(lu, piv, "
+    "b); y.mul_(2); y = torch.autograd.grad(y.sum(), b)[0]",
+    "b = torch.ones(2, 1).requires_grad_(); y = torch.cholesky_solve(b, "
+    "torch.eye(2) * 3); y.mul_(2); y = torch.autograd.grad(y.sum(), b)[0]",
+    "b = torch.ones(2, 1).requires_grad_(); y = torch.linalg.lstsq(torch.eye(2) * 3, "
+    "b)[0]; y.mul_(2); y = torch.autograd.grad(y.sum(), b)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.lstsq(x, torch.ones(2, "
+    "1))[0]; y.mul_(2); y = torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.lu_factor_ex(x); y[1].add_(1); y "
+    "= torch.autograd.grad(y[0].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.lu_factor_ex(x); y[2].add_(1); y "
+    "= torch.autograd.grad(y[0].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.cholesky_ex(x); y[1].add_(1); y = "
+    "torch.autograd.grad(y[0].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.inv_ex(x); y[1].add_(1); y = "
+    "torch.autograd.grad(y[0].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.slogdet(x); y[0].add_(1); y = "
+    "torch.autograd.grad(y[1].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.slogdet(x); y[1].add_(1); y = "
+    "torch.autograd.grad(y[1].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.qr(x); y[0].add_(1); y = "
+    "torch.autograd.grad(y[1].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.svd(x); y[2].add_(1); y = "
+    "torch.autograd.grad(y[1].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.eigh(x); y[1].add_(1); y = "
+    "torch.autograd.grad(y[0].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.matrix_exp(x); y.add_(1); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.pinv(x); y.add_(1); y = "
+    "torch.autograd.grad(y.sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.linalg.svd(x, "
+    "full_matrices=False); y[0].add_(1); y = torch.autograd.grad(y[1].sum(), x)[0]",
+    "x = (torch.eye(2) * 3).requires_grad_(); y = torch.svd(x); y[2].add_(1); y = "
+    "torch.autograd.grad(y[1].sum(), x)[0]",
 ]
 
 

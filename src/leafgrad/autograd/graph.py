@@ -75,7 +75,9 @@ class SavedOutput:
 
     # view_fn (set only for an in-place op on a view): a weak reference to the view's node,
     # which PyTorch's version error names while it is alive
-    __slots__ = ("data", "vc", "view_fn")
+    # nr (set only for another differentiable output, saved by a multi-output op's formula
+    # as ``result<nr>``): which output the version error names
+    __slots__ = ("data", "vc", "view_fn", "nr")
 
     def __init__(self, tensor: Tensor):
         self.data = tensor._data
@@ -225,7 +227,7 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
     # saved_tensor_args: index arguments PyTorch holds as tensors (IndexBackward0's indices),
     # so freeing them makes a second backward fail as there
     counted = record.extra.get("saved_tensor_args", ())
-    is_tensor = tuple(kind == "result" or kind == "output" or (kind == "arg" and (
+    is_tensor = tuple(kind in ("result", "output", "saved_output") or (kind == "arg" and (
         pos in record.input_pos or record.params[pos] in counted))
         for kind, pos in record.saved_sources)
     kinds = [kind for kind, _ in record.saved_sources]
@@ -473,13 +475,29 @@ def _check_version(node, value, version) -> None:
                 except RuntimeError:
                     pass
             producer = stripped_name(fn) if fn is not None else None
-        which = f", which is output 0 of {producer}," if producer else ""
+        which = f", which is output {_output_index(value, node, fn)} of {producer}," \
+            if producer else ""
         raise with_change_note(RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{errors.tensor_type_str(dtype_t)} "
             f"{errors.shape_str(shape)}]{which} is at version {current}; expected version "
             f"{version} instead. {version_hint()}"),
             value.vc if type(value) is SavedOutput else value._vc)
+
+
+def _output_index(value, node, fn) -> int:
+    """Which output of its node a saved tensor is, as PyTorch numbers them: among the
+    differentiable outputs only (linalg_lu's L is output 0); a record computing one output of
+    a PyTorch op (svdvals: LinalgSvd's S) says which in ``extra["result_nr"]``."""
+    if type(value) is SavedOutput:
+        nr = getattr(value, "nr", None)
+        if nr is None:
+            record = getattr(node, "record", None)
+            return record.extra.get("result_nr", 0) if record is not None else 0
+    else:
+        nr, node = value._output_nr, fn
+    diff = getattr(getattr(node, "record", None), "differentiable_outputs", None)
+    return sum(1 for d in diff[:nr] if d) if diff is not None else nr
 
 
 def _check_not_detached(node, i) -> None:

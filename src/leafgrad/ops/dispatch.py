@@ -336,9 +336,9 @@ def refresh_view(view: Tensor) -> None:
     refresh(view)
 
 
-_ARG, _RESULT, _SHAPE, _DTYPE, _STRIDES, _OUTPUT = 0, 1, 2, 3, 4, 5
+_ARG, _RESULT, _SHAPE, _DTYPE, _STRIDES, _OUTPUT, _SAVED_OUTPUT = 0, 1, 2, 3, 4, 5, 6
 _KINDS = {"arg": _ARG, "result": _RESULT, "shape": _SHAPE, "dtype": _DTYPE,
-          "strides": _STRIDES, "output": _OUTPUT}
+          "strides": _STRIDES, "output": _OUTPUT, "saved_output": _SAVED_OUTPUT}
 
 
 def _plan(rec, mask):
@@ -415,6 +415,16 @@ def record_node(rec, args: tuple, results) -> None:
                     versions = [None] * len(saved)
                 versions[i] = v._vc[0]
                 saved[i] = v
+            elif kind == _SAVED_OUTPUT:   # another differentiable output (``result2``)
+                v = results[pos]
+                if versions is None:
+                    versions = [None] * len(saved)
+                versions[i] = v._vc[0]
+                out = _new(SavedOutput)
+                out.data = v._data
+                out.vc = v._vc
+                out.nr = pos
+                saved[i] = out
             elif kind == _STRIDES:
                 v = args[pos]
                 if isinstance(v, Tensor):

@@ -144,7 +144,7 @@ def linalg_slogdet(A):
     return [np.asarray(sign, dtype=A.dtype), np.asarray(logabs, dtype=A.dtype)]
 
 
-def linalg_slogdet_A(grads, A):
+def linalg_slogdet_A(grads, A, result):   # result (the sign): saved as PyTorch does
     g = grads[1]
     if g is None:   # the sign of a real matrix has no derivative: PyTorch's is undefined
         return None
@@ -261,7 +261,7 @@ def linalg_solve_ex_A(grads, A, B, result, left, A_shape):
     return sum_to(gA, A_shape)
 
 
-def linalg_solve_ex_B(grads, A, left, B_shape):
+def linalg_solve_ex_B(grads, A, result, left, B_shape):   # result: saved as PyTorch does
     return sum_to(_solve_B_grad(grads, A, left), B_shape)
 
 
@@ -450,7 +450,7 @@ def _factor_grad(M, factor, upper):
     return matmul(factor, S) if upper else matmul(S, factor)
 
 
-def cholesky_solve_self(grad, input2, upper):
+def cholesky_solve_self(grad, input2, result, upper):   # result: saved as PyTorch does
     return _cs.public(grad, input2, upper)
 
 
@@ -552,7 +552,8 @@ def linalg_solve_triangular_self(grad, self, B, result, upper, left, unitriangul
     return sum_to(gA * mask, self_shape)
 
 
-def linalg_solve_triangular_B(grad, self, upper, left, unitriangular, B_shape):
+def linalg_solve_triangular_B(grad, self, result, upper, left, unitriangular, B_shape):
+    # result: saved (unused) as PyTorch's formula for both inputs does
     return sum_to(_tri_gB(grad, self, upper, left, unitriangular), B_shape)
 
 

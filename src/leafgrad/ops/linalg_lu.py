@@ -128,7 +128,9 @@ def _raise_singular(name, info):
                            f"linalg.lu_factor_ex(A, pivot)")
 
 
-def linalg_lu_factor_ex_A(grads, A):
+# The outputs PyTorch's formulas save are declared (``result``, ``result1``...) though the
+# formulas recompute the factors from A: changing one in place is then caught as in PyTorch.
+def linalg_lu_factor_ex_A(grads, A, result, result1):
     P, L, U = _lu.public(A, True)
     g = grads[0]     # the packed factors: L's part below the diagonal, U's on and above
     n = g._data.shape[-1]
@@ -158,7 +160,7 @@ def linalg_lu(A, pivot=True):
     return [permutation(piv, A.shape[-2], A.dtype), L, U]
 
 
-def linalg_lu_A(grads, A, result):
+def linalg_lu_A(grads, A, result0, result1, result2):
     P, L, U = _lu.public(A, True)
     return _lu_grad(A, P.detach(), L, U, grads[1], grads[2])
 
@@ -256,7 +258,7 @@ def _row_order(pivots: np.ndarray, m: int) -> np.ndarray:
     return out.reshape(pivots.shape[:-1] + (m,))
 
 
-def linalg_lu_solve_B(grad, LU, pivots, left, adjoint):
+def linalg_lu_solve_B(grad, LU, pivots, result, left, adjoint):   # result: saved as PyTorch
     return _lus.public(LU, pivots, grad, left=left, adjoint=not adjoint)
 
 
@@ -341,7 +343,8 @@ def _ts_self_grad(grads, A, upper, transpose, unitriangular):
     return _ts.public(grads[0], A, upper, not transpose, unitriangular)[0]
 
 
-def triangular_solve_self(grads, A, upper, transpose, unitriangular, self_shape):
+def triangular_solve_self(grads, A, result, upper, transpose, unitriangular, self_shape):
+    # result (the solution): saved (unused) as PyTorch's formula for both inputs does
     return sum_to(_ts_self_grad(grads, A, upper, transpose, unitriangular), self_shape)
 
 

@@ -104,7 +104,7 @@ def _svd_grad(A, gU, gS, gVh):
     return out
 
 
-def linalg_svd_A(grads, A):
+def linalg_svd_A(grads, A, result, result1, result2):   # the outputs: saved as PyTorch
     return _svd_grad(A, grads[0], grads[1], grads[2])
 
 
@@ -124,14 +124,14 @@ def linalg_svdvals(A):
     return np_svd(A, compute_uv=False)
 
 
-def linalg_svdvals_A(grad, A):
+def linalg_svdvals_A(grad, A, result):   # result: saved as PyTorch's svd saves S
     return _svd_grad(A, None, grad, None)
 
 
 _svdvals = defop("linalg_svdvals", linalg_svdvals, inputs=("A",),
                  derivatives={"A": linalg_svdvals_A}, dtype="same",
                  grad_fn_name="LinalgSvdBackward0", methods=(), functions=(), family=FAMILY,
-                 samples=_svd_samples)
+                 samples=_svd_samples, result_nr=1)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
@@ -183,7 +183,7 @@ def _eigh_grad(A, UPLO, gL, gV):
     return (g + g.mT) * 0.5
 
 
-def linalg_eigh_A(grads, A, UPLO):
+def linalg_eigh_A(grads, A, result, result1, UPLO):   # the outputs: saved as PyTorch
     return _eigh_grad(A, UPLO, grads[0], grads[1])
 
 
@@ -199,7 +199,7 @@ def linalg_eigvalsh(A, UPLO="L"):
     return np.linalg.eigvalsh(A, UPLO=UPLO)
 
 
-def linalg_eigvalsh_A(grad, A, UPLO):
+def linalg_eigvalsh_A(grad, A, result, UPLO):   # result: saved as PyTorch's eigh does
     return _eigh_grad(A, UPLO, grad, None)
 
 
@@ -253,7 +253,7 @@ def linalg_qr(A, mode="reduced"):
     return [Q, R]
 
 
-def linalg_qr_A(grads, A, result, mode):
+def linalg_qr_A(grads, A, result, result1, mode):   # R (result1): saved as PyTorch
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
                            "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "

@@ -323,13 +323,15 @@ def _prod_others(x, axis):
     return p / safe * (none + one * other_zero_value)
 
 
-def prod_all_self(grad, self):
+# ``result`` is saved (unused: the formula recomputes from ``self``) so that changing the
+# product in place is caught, as PyTorch's prod_backward saves it
+def prod_all_self(grad, self, result):
     if self._data.ndim == 0:
         return grad
     return grad.expand(self._data.shape) * _prod_others(self, None)
 
 
-def prod_dim_self(grad, self, dim, keepdim):
+def prod_dim_self(grad, self, result, dim, keepdim):
     if self._data.ndim == 0:
         return grad
     axis = _wrap_dim(dim, self._data.ndim)

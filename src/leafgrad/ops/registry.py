@@ -276,13 +276,18 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
             sources.append(("result", None))
             rec.has_saved_output = True
         elif s[:6] == "result" and s[6:].isdigit():
-            # another output, non-differentiable (max_pool's indices: PyTorch's result1),
-            # saved as the tensor itself so that changing it in place is caught
+            # another output: a non-differentiable one (max_pool's indices: PyTorch's result1)
+            # saved as the tensor itself, a differentiable one (linalg_lu's U) as a
+            # SavedOutput (no cycle through its grad_fn), so changing it in place is caught
             nr = int(s[6:])
-            if not 0 < nr < n_outputs or differentiable_outputs is None or \
-                    differentiable_outputs[nr]:
-                raise ValueError(f"op {name}: {s!r} must name a non-differentiable output")
-            sources.append(("output", nr))
+            if not 0 <= nr < n_outputs:
+                raise ValueError(f"op {name}: {s!r} names no output")
+            if differentiable_outputs is not None and not differentiable_outputs[nr]:
+                sources.append(("output", nr))
+            elif nr == 0:
+                raise ValueError(f"op {name}: save a differentiable output 0 as 'result'")
+            else:
+                sources.append(("saved_output", nr))
         elif s in params:
             sources.append(("arg", params.index(s)))
         elif s.endswith("_shapes") and s[:-7] in params:
