@@ -377,6 +377,20 @@ STATEMENTS = [
     "full_matrices=False); y[0].add_(1); y = torch.autograd.grad(y[1].sum(), x)[0]",
     "x = (torch.eye(2) * 3).requires_grad_(); y = torch.svd(x); y[2].add_(1); y = "
     "torch.autograd.grad(y[1].sum(), x)[0]",
+    # matrix_exp: a 1x1 matrix is its entry's exp; a matrix with an inf or NaN is all NaN
+    "y = torch.linalg.matrix_exp(torch.tensor([[float('-inf')]]).double())",
+    "y = torch.linalg.matrix_exp(torch.tensor([[float('inf')]]))",
+    "y = torch.linalg.matrix_exp(torch.tensor([[float('nan')]]))",
+    "y = torch.linalg.matrix_exp(torch.full((2, 2), float('inf')))",
+    "y = torch.linalg.matrix_exp(torch.full((2, 2), float('-inf')).double())",
+    "y = torch.linalg.matrix_exp(torch.tensor([[1., float('inf')], [0, 1]]))",
+    "y = torch.linalg.matrix_exp(torch.tensor([[[1., float('inf')], [0, 1]], [[1., 0], [0, 1]]]))",
+    "y = torch.linalg.matrix_exp(torch.tensor([[1e30, 0], [0, 1]]))",
+    "y = torch.linalg.matrix_exp(torch.tensor([[-1e30, 0], [0, 1]]))",
+    "y = torch.linalg.matrix_exp(torch.tensor([[[2.]], [[-1.]]]))",
+    "y = torch.tensor([[float('-inf')]]).matrix_exp()",
+    "x = torch.tensor([[0.5]]).requires_grad_(); y = "
+    "torch.autograd.grad(torch.linalg.matrix_exp(x).sum(), x)[0]",
 ]
 
 

@@ -586,8 +586,14 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 # -- matrix_exp ----------------------------------------------------------------------------------
 def linalg_matrix_exp(self):
     """``exp(A)`` by scaling and squaring a degree-18 Taylor polynomial."""
+    if self.shape[-1] == 1:   # PyTorch: a 1x1 matrix is its entry's exp (inf, -inf too)
+        return np.exp(self)
     if self.dtype == np.float32:   # in double, rounded once: as accurate as PyTorch's Pade
         return linalg_matrix_exp(self.astype(np.float64)).astype(np.float32)
+    finite = np.isfinite(self).all(axis=(-2, -1))
+    if not finite.all():   # a matrix with an inf or NaN comes out all NaN, as PyTorch's
+        out = linalg_matrix_exp(np.where(finite[..., None, None], self, 0))
+        return np.where(finite[..., None, None], out, np.nan)
     norm = np.abs(self).sum(-2).max(-1, initial=0) if self.size else np.zeros(())
     s = int(max(0, np.ceil(np.log2(max(float(np.max(norm)), 1e-300))) + 1))
     X = self / (2.0 ** s)
