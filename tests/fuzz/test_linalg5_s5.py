@@ -391,6 +391,31 @@ STATEMENTS = [
     "y = torch.tensor([[float('-inf')]]).matrix_exp()",
     "x = torch.tensor([[0.5]]).requires_grad_(); y = "
     "torch.autograd.grad(torch.linalg.matrix_exp(x).sum(), x)[0]",
+    # lstsq (gelsy, the default): QR without column pivoting (PyTorch's pivot array fixes
+    # every column), rank from the leading blocks of R, minimum-norm solution of its first
+    # rank rows; an inf in B spoils the whole solution. (Matrices whose columns come in
+    # decreasing norm: PyTorch leaves the pivot array uninitialized, so where pivoting
+    # would reorder columns its rank-deficient results can vary between calls.)
+    "y = torch.linalg.lstsq(torch.tensor([[2., 1], [4, 2]]), torch.ones(2, 1))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[2., 1], [4, 2]]), torch.ones(2, 1))[2]",
+    "y = torch.linalg.lstsq(torch.tensor([[3., 1, 2], [3, 1, 2]]), torch.tensor([[1.], [-1]]))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[3., 1, 2], [3, 1, 2]]), torch.tensor([[1.], [2]]))[2]",
+    "y = torch.linalg.lstsq(torch.tensor([[3., 1], [3, 1], [0, 0]]).double(), "
+    "torch.tensor([[1.], [-1], [1]]).double())[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[1., 0], [0, 1e-9]]).double(), torch.ones(2, "
+    "1).double())[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[1., 0], [0, 1e-9]]).double(), torch.ones(2, "
+    "1).double(), rcond=1e-5)[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[1., 0], [0, 1e-9]]), torch.ones(2, 1))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[1., 0], [0, 1e-9]]), torch.ones(2, 1))[2]",
+    "y = torch.linalg.lstsq(torch.tensor([[[2., 1], [4, 2]], [[1., 0], [0, 3]]]), torch.ones(2, "
+    "2, 1))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[[2., 1], [4, 2]], [[1., 0], [0, 3]]]), torch.ones(2, "
+    "2, 1), driver='gelsy')[2]",
+    "y = torch.linalg.lstsq(torch.tensor([[1., 0], [0, 1]]), torch.tensor([[float('inf'), 1], "
+    "[1, 1]]))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[1.]]), torch.tensor([[float('inf')]]))[0]",
+    "y = torch.linalg.lstsq(torch.tensor([[1., 2], [3, 4], [5, 6]]), torch.ones(3))[0]",
 ]
 
 

@@ -382,6 +382,39 @@ def _gels_solve(a, b):
     return np.where(zero[..., None, None], 0, x) if zero.any() else x
 
 
+def _gelsy(a, b, rcond):
+    """``(X, rank)`` as PyTorch's gelsy call gives them. PyTorch's pivot array makes every
+    column a leading one, so the QR has no column pivoting: the rank is the largest ``k``
+    whose leading ``k x k`` block of R has a condition number below ``1 / rcond`` (LAPACK
+    estimates it incrementally; a zero first pivot is rank 0), and the solution is the
+    minimum-norm one of the first ``rank`` rows of ``R X = Q^T b``. ``b`` is a matrix; the
+    batches broadcast."""
+    m, n = a.shape[-2:]
+    if rcond is None or rcond < 0:
+        rcond = np.finfo(a.dtype).eps * max(m, n)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a_flat = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1, m, n))
+    b_flat = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    X = np.zeros((a_flat.shape[0], n, b.shape[-1]), dtype=a.dtype)
+    ranks = np.zeros(a_flat.shape[0], dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i, (ai, bi) in enumerate(zip(a_flat, b_flat)):
+            q, r = np.linalg.qr(ai)
+            rank = 0
+            for k in range(1, min(m, n) + 1):
+                s = np.linalg.svd(r[:k, :k], compute_uv=False)
+                if not s[-1] > rcond * s[0]:   # (NaN: not full rank either)
+                    break
+                rank = k
+            ranks[i] = rank
+            if not np.isfinite(bi).all():
+                X[i] = np.nan   # gelsy scales B by its norm: an inf spoils every column
+            elif rank:
+                c = q[:, :rank].T @ bi
+                X[i] = np.linalg.lstsq(r[:rank], c, rcond=None)[0]
+    return X.reshape(batch + X.shape[-2:]), ranks.reshape(batch)
+
+
 def _eye_rect(shape, dtype):
     return np.eye(shape[0], shape[1], dtype=dtype)
 
@@ -395,6 +428,8 @@ def linalg_lstsq(self, b, rcond=None, driver=None):
         b = b[..., None]
     if driver == "gels" and self.size:
         X = _gels_solve(self, b)   # full rank (checked): no cutoff of small singular values
+    elif driver in (None, "gelsy") and self.size:
+        X = _gelsy(self, b, rcond)[0]
     else:
         X = linalg_pinv(self, None, rcond) @ b
     resid = np.zeros((0,), self.dtype)
@@ -498,8 +533,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
                                   "that is not A's shape less its last dim is not implemented")
     check_lstsq_lapack(A._data, B._data[..., None] if vector else B._data, driver)
     X, resid = _lstsq.public(A, B, rcond, driver)
-    rank = matrix_rank(A) if driver in ("gelsd", "gelss", "gelsy", None) else \
-        _wrap(np.zeros((0,), np.int64))
+    if driver in (None, "gelsy"):   # (A's own batch: PyTorch keeps one rank per matrix of A)
+        rank = _wrap(_gelsy(A._data, np.zeros(A.shape[:-1] + (1,), A._data.dtype),
+                            rcond)[1] if A.numel() else np.zeros(A.shape[:-2], np.int64))
+    elif driver in ("gelsd", "gelss"):
+        rank = matrix_rank(A)
+    else:
+        rank = _wrap(np.zeros((0,), np.int64))
     sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else \
         _wrap(np.zeros((0,), A._data.dtype))
     return lstsq_type((X, resid, rank, sv))
