@@ -308,8 +308,10 @@ def index_add_op(self, dim, index, source, *, alpha=1):
     n = self.shape[d] if self.ndim else 1
     if self.ndim > 1 and self.size == 0:   # PyTorch's kernel (and its bounds check) is skipped
         return self.copy()
-    if self.ndim > 1 and (d == 0 or d == self.ndim - 1):
-        # PyTorch's kernel for the first or last dim names the index; the others do not
+    if self.ndim > 1 and (d == 0 or d == self.ndim - 1) and alpha == 1 \
+            and not isinstance(alpha, bool):
+        # PyTorch's kernel for the first or last dim with alpha 1 names the index; the others
+        # (and a bool alpha, which is not the number 1 there) do not
         bounds_check(index, n, d)
     elif index.size and (index.max() >= n or index.min() < 0):
         raise IndexError("index out of range in self")

@@ -1,0 +1,96 @@
+"""Regressions from the seed-12 and seed-13 10k fuzz runs (issue 8, session 5): tensor ops that
+raised another exception type or message than PyTorch, raised where PyTorch returns, or
+leaked a NumPy error.
+
+Each statement runs in leafgrad and in torch (``test_widened._run``): both must raise the same
+exception type and first line, or give the same value, dtype, shape, grad_fn and version.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import leafgrad
+
+from .test_widened import _run
+
+STATEMENTS = [
+    # unbind of a 0-d tensor checks dim (range [-1, 0]) before refusing the 0-d tensor
+    "y = torch.zeros(()).unbind(-2)[0]",
+    "y = torch.zeros(()).unbind(1)[0]",
+    "y = torch.zeros(()).unbind(-1)[0]",
+    "y = torch.unbind(torch.zeros(()), 0)[0]",
+    # repeat_interleave of a 0-d tensor with a tensor of repeats: any dim is named unchecked
+    "y = torch.zeros(()).repeat_interleave(torch.tensor([1]), dim=-2)",
+    "y = torch.zeros(()).repeat_interleave(torch.tensor([1, 2]), dim=5)",
+    "y = torch.zeros(()).repeat_interleave(torch.tensor(1), dim=-1)",
+    "y = torch.zeros(()).repeat_interleave(2, dim=3)",
+    "y = torch.zeros(()).repeat_interleave(2, dim=-1)",
+    # index_add: the first/last-dim kernel (which names the bad index) runs for alpha 1 only
+    "y = torch.zeros(1, 1).long().index_add(0, torch.tensor([-1, 0]), torch.ones(2, 1).long(), "
+    "alpha=2)",
+    "y = torch.zeros(2, 3).index_add(0, torch.tensor([9]), torch.ones(1, 3), alpha=True)",
+    "y = torch.zeros(2, 3).index_add(1, torch.tensor([9]), torch.ones(2, 1), alpha=1.0)",
+    "y = torch.zeros(2, 3).index_add(1, torch.tensor([9]), torch.ones(2, 1), alpha=-0.5)",
+    "y = torch.zeros(2, 3, 4).index_add(1, torch.tensor([9]), torch.ones(2, 1, 4))",
+    # index_fill of an empty tensor: PyTorch's restrided view needs storage (any index), unless
+    # that view is empty too; then the indices are not checked
+    "y = torch.zeros(0).index_fill(0, torch.tensor([0]), 1.5)",
+    "y = torch.zeros(0).index_fill(0, torch.tensor([-1, 5]), torch.tensor(1.5))",
+    "y = torch.zeros(0, 2).index_fill(0, torch.tensor([0]), 1.5)",
+    "y = torch.zeros(2, 0).index_fill(1, torch.tensor([0]), 1.5)",
+    "y = torch.zeros(0, 2).index_fill(1, torch.tensor([7]), 1.5)",
+    "y = torch.zeros(2, 0).index_fill(0, torch.tensor([5]), 1.5)",
+    "y = torch.zeros(3, 0, 2).half().index_fill(2, torch.tensor([5, 1, 1]), 1.5)",
+    "y = torch.zeros(0).long().index_fill(0, torch.tensor([0]), 1)",
+    "y = torch.zeros(0).index_fill(0, torch.tensor([], dtype=torch.long), 1.5)",
+    # index_fill's checks in PyTorch's order: value rank, index dtype, dim, index rank, bounds
+    "y = torch.zeros(3).index_fill(0, torch.tensor([[0.]]), torch.ones(2))",
+    "y = torch.zeros(3).index_fill(5, torch.tensor([[0.]]), 1.5)",
+    "y = torch.zeros(3).index_fill(5, torch.tensor([[0]]), 1.5)",
+    "y = torch.zeros(3).index_fill(0, torch.tensor([[0]]), 1.5)",
+    "y = torch.zeros(()).index_fill(0, torch.tensor([[0]]), 1.)",
+    "y = torch.zeros(3).index_fill(0, torch.tensor([0], dtype=torch.int32), torch.tensor(1.))",
+    "y = torch.zeros(3).index_fill_(0, torch.tensor([True]), 1.5)",
+    "y = torch.zeros(()).index_fill(0, torch.tensor([3]), 1.)",
+    "y = torch.zeros(3).index_fill(0, torch.tensor(1), 1.)",
+    # logcumsumexp checks dim before the dtype
+    "y = torch.zeros(()).bool().logcumsumexp(1)",
+    "y = torch.zeros(3).long().logcumsumexp(-2)",
+    "y = torch.zeros(3).long().logcumsumexp(0)",
+    # cummax/cummin of a 0-d tensor name themselves for a bad dim
+    "y = torch.zeros(()).cummin(-2)[0]",
+    "y = torch.zeros(()).cummax(1)[1]",
+    "y = torch.cummin(torch.zeros(()).long(), 3)[0]",
+    "y = torch.zeros(()).cummax(-1)[1]",
+    "y = torch.zeros(3).cummin(3)[0]",
+    # mode: PyTorch's CPU kernel std::sorts (value, index) pairs; NaNs (never equal, never
+    # ordered) and slices longer than 16 (introsort, unstable) decide the value and index
+    "y = torch.tensor([float('nan'), 0.38, float('nan'), float('nan')]).mode(-1, True)[1]",
+    "y = torch.tensor([float('nan'), 0.38, float('nan'), float('nan')]).mode()[0]",
+    "y = torch.tensor([2., float('nan'), 1., float('nan')]).mode()[1]",
+    "y = torch.tensor([float('nan'), .5, float('nan'), .5, 1.]).mode()[0]",
+    "y = torch.tensor([float('nan')]).double().mode(0)[1]",
+    "y = (torch.arange(51) % 3).float().mode()[1]",
+    "y = (torch.arange(48) % 4 // 3).mode()[1]",
+]
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_err5_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)
+
+
+def test_mode_matches_torch_on_random_slices():
+    # ties and NaNs over slice lengths on both sides of std::sort's insertion-sort threshold
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(1, 70))
+        a = rng.integers(0, int(rng.integers(1, 5)), (2, n)).astype(np.float32)
+        if rng.random() < 0.5:
+            a[rng.random(a.shape) < 0.3] = np.nan
+        values, indices = torch.tensor(a).mode(-1)
+        ours = leafgrad.tensor(a).mode(-1)
+        np.testing.assert_array_equal(ours[0].numpy(), values.numpy())
+        np.testing.assert_array_equal(ours[1].numpy(), indices.numpy())
