@@ -74,6 +74,13 @@ STATEMENTS = [
     "y = torch.tensor([float('nan')]).double().mode(0)[1]",
     "y = (torch.arange(51) % 3).float().mode()[1]",
     "y = (torch.arange(48) % 4 // 3).mode()[1]",
+    # cosine_similarity expands its inputs with infer_size's message (not broadcast_shapes')
+    "y = F.cosine_similarity(torch.ones(3), torch.ones(4), 0)",
+    "y = F.cosine_similarity(torch.ones(4, 2, 1), torch.ones(4, 2), -1)",
+    "y = F.cosine_similarity(torch.ones(2, 3), torch.ones(4, 5), 1)",
+    "y = F.cosine_similarity(torch.ones(2, 3), torch.ones(3, 3, 3), 1)",
+    "y = F.cosine_similarity(torch.ones(3).long(), torch.ones(4), 5)",
+    "y = F.cosine_similarity(torch.ones(2, 1).requires_grad_(), torch.ones(3), 1)",
 ]
 
 
