@@ -81,6 +81,20 @@ STATEMENTS = [
     "y = F.cosine_similarity(torch.ones(2, 3), torch.ones(3, 3, 3), 1)",
     "y = F.cosine_similarity(torch.ones(3).long(), torch.ones(4), 5)",
     "y = F.cosine_similarity(torch.ones(2, 1).requires_grad_(), torch.ones(3), 1)",
+    # gather/scatter name the first bad index in the order PyTorch's kernel visits the index:
+    # the index dim outside the inner (merged) loop unless it is the last dim
+    "y = torch.zeros(3, 4, 1).gather(1, torch.tensor([[[0], [-3], [1], [2]], [[3], [2], [0], "
+    "[-1]], [[1], [1], [1], [1]]]))",
+    "y = torch.zeros(3, 4).gather(0, torch.tensor([[0, 1, 1, 1], [1, 9, 1, 1], [-7, 1, 1, 1]]))",
+    "y = torch.zeros(3, 4).gather(1, torch.tensor([[0, 1, 1, 1], [1, 9, 1, 1], [-7, 1, 1, 1]]))",
+    "y = torch.zeros(2, 3, 4).gather(1, torch.tensor([[[0, 0, 0, -2], [0, 0, 0, 0], "
+    "[0, 7, 0, 0]], [[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]]))",
+    "y = torch.zeros(4, 2).scatter(0, torch.tensor([[0, 5], [-1, 0]]), torch.ones(2, 2))",
+    "y = torch.zeros(4, 3).scatter(0, torch.tensor([[0, 5], [-1, 0]]), torch.ones(2, 2))",
+    "y = torch.zeros(4, 2).scatter_add(0, torch.tensor([[0, 5], [-1, 0]]), torch.ones(2, 3))",
+    "y = torch.zeros(4, 2).scatter(0, torch.tensor([[0, 5], [-1, 0]]), 2.0)",
+    "y = torch.zeros(4, 2).scatter_reduce(0, torch.tensor([[0, 5], [-1, 0]]), torch.ones(2, 2), "
+    "'amax')",
 ]
 
 

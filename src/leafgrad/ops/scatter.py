@@ -124,7 +124,8 @@ def _scatter_key(self, d, index, src):
         if isinstance(src, np.ndarray) and src.ndim:
             src = src.reshape(-1)[:index.size]
         return out.reshape(1), (index.reshape(-1) * 0,), src
-    bounds_check(index, self.shape[d], d)
+    bounds_check(index, self.shape[d], d,
+                 (self.shape, src.shape) if isinstance(src, np.ndarray) else (self.shape,))
     key = _mesh(index, d)
     if isinstance(src, np.ndarray) and src.ndim:
         src = src[tuple(slice(0, s) for s in index.shape)] if index.ndim else src.flat[0]
