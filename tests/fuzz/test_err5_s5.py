@@ -95,6 +95,30 @@ STATEMENTS = [
     "y = torch.zeros(4, 2).scatter(0, torch.tensor([[0, 5], [-1, 0]]), 2.0)",
     "y = torch.zeros(4, 2).scatter_reduce(0, torch.tensor([[0, 5], [-1, 0]]), torch.ones(2, 2), "
     "'amax')",
+    # dist with p=0: PyTorch's gradient is undefined; for `other` it negates it, which raises
+    "x = torch.ones(1, 1, 3, dtype=torch.float64).requires_grad_(); "
+    "y = torch.autograd.grad(torch.dist(x, x * 2, 0), x)[0]",
+    "x = torch.ones(3).requires_grad_(); y = torch.autograd.grad(torch.dist(torch.zeros(3), x, 0),"
+    " x)[0]",
+    "x = torch.ones(1, 3).requires_grad_(); torch.dist(x, torch.zeros(3), 0).backward(); "
+    "y = torch.zeros(1) if x.grad is None else x.grad",
+    "x = torch.ones(1, 3).requires_grad_(); "
+    "y = torch.autograd.grad(torch.dist(x, torch.zeros(3), 0), x, materialize_grads=True)[0]",
+    # adaptive average pooling's backward refuses an empty non-batch dim of grad_output
+    "x = torch.ones(1, 1, 2, 1).requires_grad_(); "
+    "y = torch.autograd.grad(F.adaptive_avg_pool2d(x, (0, 1)).sum(), x)[0]",
+    "x = torch.ones(1, 2, 1).requires_grad_(); "
+    "y = torch.autograd.grad(F.adaptive_avg_pool2d(x, (0, 1)).sum(), x)[0]",
+    "x = torch.ones(1, 2, 1, 3).requires_grad_(); "
+    "y = torch.autograd.grad(F.adaptive_avg_pool3d(x, (1, 1, 0)).sum(), x)[0]",
+    "x = torch.ones(1, 1, 2).requires_grad_(); "
+    "y = torch.autograd.grad(F.adaptive_avg_pool1d(x, 0).sum(), x)[0]",
+    "x = torch.ones(1, 1, 2, 2).requires_grad_(); "
+    "y = torch.autograd.grad(F.interpolate(x, scale_factor=0.4, mode='area').sum(), x)[0]",
+    "x = torch.ones(0, 1, 2, 2).requires_grad_(); "
+    "y = torch.autograd.grad(F.adaptive_avg_pool2d(x, (2, 1)).sum(), x)[0]",
+    "x = torch.ones(2, 0, 2, 2).requires_grad_(); "
+    "y = torch.autograd.grad(F.adaptive_avg_pool2d(x, (2, 1)).sum(), x)[0]",
 ]
 
 
