@@ -121,6 +121,21 @@ STATEMENTS = [
     "y = torch.autograd.grad(F.adaptive_avg_pool2d(x, (2, 1)).sum(), x)[0]",
 ]
 
+# ops that return (values, indices) save the indices tensor they return: changing it in place
+# makes the backward fail, naming that tensor (its own shape, keepdim or not)
+for _op in ("min(-1)", "max(0)", "min(0, True)", "max(0, keepdim=True)", "kthvalue(1, 0)",
+            "mode(0)", "median(0)", "nanmedian(0)", "sort(0)", "sort(0, True)", "topk(1, 0)",
+            "cummax(0)", "cummin(0)"):
+    STATEMENTS += [
+        f"x = torch.tensor(1.5).requires_grad_(); v, i = x.{_op}; i.add_(0); "
+        f"y = torch.autograd.grad(v.sum(), x)[0]",
+        f"x = torch.tensor([1.5, 2.]).requires_grad_(); v, i = x.{_op}; i.add_(0); "
+        f"y = torch.autograd.grad(v.sum(), x)[0]",
+        f"x = torch.tensor([[1.5, 2.], [3, 1]]).requires_grad_(); v, i = x.{_op}; "
+        f"g = torch.autograd.grad(v.sum(), x, create_graph=True)[0]; "
+        f"y = torch.autograd.grad((g * g).sum(), x)[0] if g.requires_grad else g",
+    ]
+
 
 @pytest.mark.parametrize("statement", STATEMENTS)
 def test_err5_like_torch(statement):

@@ -72,14 +72,17 @@ def cum_extreme(self, dim, indices):
     """The values at the running arg-extreme ``indices`` (chosen by the wrapper)."""
     if self.ndim == 0:
         return self.copy()
-    return np.take_along_axis(self, indices, _wrap_dim(dim, self.ndim))
+    data = indices._data if isinstance(indices, Tensor) else indices
+    return np.take_along_axis(self, data, _wrap_dim(dim, self.ndim))
 
 
 def cum_extreme_self(grad, self_shape, dim, indices):
     if not self_shape:
         return grad
     zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
-    return zeros.scatter_add(_wrap_dim(dim, len(self_shape)), _wrap(indices), grad)
+    if not isinstance(indices, Tensor):
+        indices = _wrap(indices)
+    return zeros.scatter_add(_wrap_dim(dim, len(self_shape)), indices, grad)
 
 
 def _cum_samples(call):
@@ -105,9 +108,10 @@ def _cum_public(rec, name, larger):
         if d.ndim == 0 and dim not in (-1, 0):
             raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
         axis = _wrap_dim(dim, max(d.ndim, 1))
-        idx = (np.zeros(d.shape, np.int64) if d.ndim == 0
-               else _cum_extreme_indices(d, axis, larger))
-        return getattr(return_types, name)((rec.public(input, axis, idx), _wrap(idx)))
+        idx = _wrap(np.zeros(d.shape, np.int64) if d.ndim == 0
+                    else _cum_extreme_indices(d, axis, larger))
+        # the indices tensor returned is the one the node saves, as PyTorch's
+        return getattr(return_types, name)((rec.public(input, axis, idx), idx))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Running {'maximum' if larger else 'minimum'} along ``dim`` and its indices."
     return fn
