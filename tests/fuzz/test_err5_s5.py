@@ -135,6 +135,27 @@ for _op in ("min(-1)", "max(0)", "min(0, True)", "max(0, keepdim=True)", "kthval
         f"g = torch.autograd.grad(v.sum(), x, create_graph=True)[0]; "
         f"y = torch.autograd.grad((g * g).sum(), x)[0] if g.requires_grad else g",
     ]
+# their gradient is PyTorch's zeros with the gradient scattered in place (version 2)
+STATEMENTS += [
+    "x = torch.tensor(1.5).requires_grad_(); v, i = x.sort(0); "
+    "y = torch.autograd.grad(v.sum(), x)[0]",
+    "x = torch.tensor(1.5).requires_grad_(); v, i = x.topk(1, 0); "
+    "y = torch.autograd.grad(v.sum(), x)[0]",
+    "x = torch.tensor(1.5).requires_grad_(); w = torch.ones(()).requires_grad_(); "
+    "v, i = x.sort(0); y = torch.autograd.grad(v, x, w, create_graph=True)[0]",
+    "x = torch.tensor([[1.5, 2.], [3, 1]]).requires_grad_(); w = torch.ones(1, 2).requires_grad_();"
+    " v, i = x.topk(1, 0); y = torch.autograd.grad(v, x, w, create_graph=True)[0]",
+    "x = torch.zeros(0, 2).requires_grad_(); v, i = x.sort(0); "
+    "y = torch.autograd.grad(v.sum(), x)[0]",
+    "x = torch.tensor(1.5).requires_grad_(); v, i = x.cummax(0); "
+    "y = torch.autograd.grad(v.sum(), x)[0]",
+    "x = torch.tensor([1.5, 2.]).requires_grad_(); w = torch.ones(2).requires_grad_(); "
+    "v, i = x.cummin(0); y = torch.autograd.grad(v, x, w, create_graph=True)[0]",
+    "x = torch.tensor(1.5).requires_grad_(); w = torch.ones(()).requires_grad_(); "
+    "v, i = x.cummin(0); y = torch.autograd.grad(v, x, w, create_graph=True)[0]",
+    "x = torch.zeros(0).requires_grad_(); v, i = x.cummin(0); "
+    "y = torch.autograd.grad(v.sum(), x)[0]",
+]
 
 
 @pytest.mark.parametrize("statement", STATEMENTS)

@@ -77,12 +77,14 @@ def cum_extreme(self, dim, indices):
 
 
 def cum_extreme_self(grad, self_shape, dim, indices):
-    if not self_shape:
-        return grad
+    # PyTorch's: zeros (one in-place fill) with scatter_add_ of the gradient (version 2)
     zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
     if not isinstance(indices, Tensor):
         indices = _wrap(indices)
-    return zeros.scatter_add(_wrap_dim(dim, len(self_shape)), indices, grad)
+    out = zeros.scatter_add(_wrap_dim(dim, max(len(self_shape), 1)), indices, grad)
+    if out._data.size:
+        out._vc[0] = 2
+    return out
 
 
 def _cum_samples(call):
