@@ -121,6 +121,18 @@ STATEMENTS = [
     "y = torch.autograd.grad(F.adaptive_avg_pool2d(x, (2, 1)).sum(), x)[0]",
 ]
 
+STATEMENTS += [
+    # a node whose needed formulas use nothing saved (copysign's other) still runs; its
+    # gradient is PyTorch's zeros_like(other) (other's shape and dtype, version 1)
+    "x = torch.ones(1).requires_grad_(); "
+    "y = torch.autograd.grad(torch.copysign(torch.ones(1), x).sum(), x)[0]",
+    "x = torch.ones(1).requires_grad_(); w = torch.ones(1).requires_grad_(); "
+    "y = torch.autograd.grad(torch.copysign(torch.ones(1), x), x, w, create_graph=True)[0]",
+    "x = torch.ones(2, dtype=torch.float64).requires_grad_(); "
+    "y = torch.autograd.grad(torch.copysign(torch.ones(2, 1, dtype=torch.float16), x).sum(), "
+    "x)[0]",
+]
+
 # ops that return (values, indices) save the indices tensor they return: changing it in place
 # makes the backward fail, naming that tensor (its own shape, keepdim or not)
 for _op in ("min(-1)", "max(0)", "min(0, True)", "max(0, keepdim=True)", "kthvalue(1, 0)",
