@@ -122,6 +122,16 @@ STATEMENTS = [
 ]
 
 STATEMENTS += [
+    # softmax/log_softmax: dim first, then an empty input of any dtype comes back as it is
+    "y = torch.zeros(0, 3).long().log_softmax(-1)",
+    "y = torch.zeros(3, 0).long().log_softmax(0)",
+    "y = torch.zeros(0, 2, 3).long().softmax(1)",
+    "y = F.softmax(torch.zeros(0, 3).bool(), -1)",
+    "y = torch.zeros(0, 3).long().log_softmax(5)",
+    "y = torch.zeros(2, 3).long().softmax(0)",
+    "y = torch.zeros(0, 3).long().softmax(1, dtype=torch.float64)",
+    "x = torch.zeros(0, 3).requires_grad_(); "
+    "y = torch.autograd.grad(F.log_softmax(x, 1).sum(), x)[0]",
     # a node whose needed formulas use nothing saved (copysign's other) still runs; its
     # gradient is PyTorch's zeros_like(other) (other's shape and dtype, version 1)
     "x = torch.ones(1).requires_grad_(); "
