@@ -81,6 +81,11 @@ STATEMENTS = [
     "y = F.cosine_similarity(torch.ones(2, 3), torch.ones(3, 3, 3), 1)",
     "y = F.cosine_similarity(torch.ones(3).long(), torch.ones(4), 5)",
     "y = F.cosine_similarity(torch.ones(2, 1).requires_grad_(), torch.ones(3), 1)",
+    # ... after its dtype check: the common dtype must be floating
+    "y = F.cosine_similarity(torch.ones(3).long(), torch.ones(3).long(), 0)",
+    "y = F.cosine_similarity(torch.ones(3).long(), torch.ones(4).bool(), 4)",
+    "y = F.cosine_similarity(torch.ones(3).byte(), torch.ones(3).char(), 0)",
+    "y = F.cosine_similarity(torch.ones(3).half(), torch.ones(3).long(), 0)",
     # gather/scatter name the first bad index in the order PyTorch's kernel visits the index:
     # the index dim outside the inner (merged) loop unless it is the last dim
     "y = torch.zeros(3, 4, 1).gather(1, torch.tensor([[[0], [-3], [1], [2]], [[3], [2], [0], "

@@ -407,6 +407,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     its norm (clamped to ``eps`` without recording), then the product summed (SumBackward1)."""
     torch = _torch()
     common = torch.result_type(x1, x2)
+    if not common.is_floating_point and not common.is_complex:   # checked before the shapes
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{common.tensor_type[:-len('Tensor')]}")
     if not x1.dtype.is_floating_point and not x1.dtype.is_complex:
         x1 = x1.to(common)
     if not x2.dtype.is_floating_point and not x2.dtype.is_complex:
