@@ -148,6 +148,19 @@ STATEMENTS += [
     "x)[0]",
 ]
 
+STATEMENTS += [
+    # prod saves its result (ProdBackward0/1): changing the product in place fails the backward
+    "x = torch.tensor([[1., 2.]]).requires_grad_(); p = x.prod(1); q = p * 1; p.add_(1); "
+    "y = torch.autograd.grad(q.sum(), x)[0]",
+    "x = torch.tensor([[1., 2.]]).requires_grad_(); p = x.prod(1, keepdim=True); p.add_(1); "
+    "y = torch.autograd.grad(p.sum(), x)[0]",
+    "x = torch.tensor([[1., 2.]]).requires_grad_(); p = x.prod(); p.add_(1); "
+    "y = torch.autograd.grad(p.sum(), x)[0]",
+    "x = torch.tensor(2.).requires_grad_(); p = x.prod(0); p.add_(1); "
+    "y = torch.autograd.grad(p.sum(), x)[0]",
+    "x = torch.tensor([[0., 2.]]).requires_grad_(); y = torch.autograd.grad(x.prod(1).sum(), x)[0]",
+]
+
 # ops that return (values, indices) save the indices tensor they return: changing it in place
 # makes the backward fail, naming that tensor (its own shape, keepdim or not)
 for _op in ("min(-1)", "max(0)", "min(0, True)", "max(0, keepdim=True)", "kthvalue(1, 0)",

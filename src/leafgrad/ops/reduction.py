@@ -323,13 +323,15 @@ def _prod_others(x, axis):
     return p / safe * (none + one * other_zero_value)
 
 
-def prod_all_self(grad, self):
+# ``result`` is saved as PyTorch's ProdBackward saves it (so changing the product in place
+# fails the backward there too), though the formula recomputes what it needs from ``self``
+def prod_all_self(grad, self, result):
     if self._data.ndim == 0:
         return grad
     return grad.expand(self._data.shape) * _prod_others(self, None)
 
 
-def prod_dim_self(grad, self, dim, keepdim):
+def prod_dim_self(grad, self, result, dim, keepdim):
     if self._data.ndim == 0:
         return grad
     axis = _wrap_dim(dim, self._data.ndim)
