@@ -149,6 +149,21 @@ STATEMENTS += [
 ]
 
 STATEMENTS += [
+    # clamp's min/max gradients combine two masks in place, as PyTorch: the first mask cannot
+    # grow by broadcasting
+    "x = torch.ones(1); lo = torch.zeros(1).requires_grad_(); hi = torch.ones(2); "
+    "y = torch.autograd.grad(x.clamp(min=lo, max=hi).sum(), lo)[0]",
+    "x = torch.ones(1); lo = torch.zeros(2).requires_grad_(); hi = torch.ones(1).requires_grad_(); "
+    "y = torch.autograd.grad(x.clamp(min=lo, max=hi).sum(), hi)[0]",
+    "x = torch.ones(2); lo = torch.zeros(1).requires_grad_(); hi = torch.ones(2).requires_grad_(); "
+    "y = torch.autograd.grad(x.clamp(min=lo, max=hi).sum(), lo)[0]",
+    "x = torch.ones(3); lo = torch.zeros(2, 1); hi = torch.ones(1, 3).requires_grad_(); "
+    "y = torch.autograd.grad(x.clamp(min=lo, max=hi).sum(), hi)[0]",
+    "x = torch.ones(1); lo = torch.zeros(2, 1); hi = torch.ones(1, 3).requires_grad_(); "
+    "y = torch.autograd.grad(x.clamp(min=lo, max=hi).sum(), hi)[0]",
+]
+
+STATEMENTS += [
     # prod saves its result (ProdBackward0/1): changing the product in place fails the backward
     "x = torch.tensor([[1., 2.]]).requires_grad_(); p = x.prod(1); q = p * 1; p.add_(1); "
     "y = torch.autograd.grad(q.sum(), x)[0]",
