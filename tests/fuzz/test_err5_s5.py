@@ -174,6 +174,22 @@ STATEMENTS += [
     "x = torch.tensor(2.).requires_grad_(); p = x.prod(0); p.add_(1); "
     "y = torch.autograd.grad(p.sum(), x)[0]",
     "x = torch.tensor([[0., 2.]]).requires_grad_(); y = torch.autograd.grad(x.prod(1).sum(), x)[0]",
+    # without zeros its gradient is grad * (result / self): a second derivative goes through
+    # the saved result, so through the first graph (freed here)
+    "x = torch.tensor([1.5, 2., -3.]).requires_grad_(); g = torch.autograd.grad(x.prod(0, True)"
+    ".sum(), x, create_graph=True, retain_graph=False)[0]; "
+    "y = torch.autograd.grad(g.sum(), x)[0]",
+    "x = torch.tensor([[1.5, 2., -3.]]).requires_grad_(); "
+    "g = torch.autograd.grad(x.prod(), x, create_graph=True)[0]; "
+    "y = torch.autograd.grad(g.sum(), x)[0] * 1",
+    "x = torch.tensor([[1.5, 2., -3.]]).requires_grad_(); "
+    "g = torch.autograd.grad(x.prod(1), x, torch.ones(1, requires_grad=True), "
+    "create_graph=True)[0]; y = torch.autograd.grad(g.sum(), x)[0] * 1",
+    "x = torch.tensor([[1.5, 2., -3.]]).requires_grad_(); "
+    "g = torch.autograd.grad(x.prod(1, dtype=torch.float64).sum(), x, create_graph=True)[0]; "
+    "y = g",
+    "x = torch.tensor([[1.5, 0., -3.]]).requires_grad_(); "
+    "y = torch.autograd.grad(x.prod(1).sum(), x, create_graph=True)[0]",
 ]
 
 # ops that return (values, indices) save the indices tensor they return: changing it in place
