@@ -297,7 +297,8 @@ class OpNode(Node):
         if versions is not None:
             check_versions(self, saved, versions)
         slot = self._result_slot
-        if slot is not None and type(saved[slot]) is SavedOutput:
+        # (``saved`` is empty when the inputs needing a gradient use nothing saved)
+        if slot is not None and saved and type(saved[slot]) is SavedOutput:
             saved = list(saved)
             saved[slot] = saved[slot].unpack(self, create_graph)
         if not self._plain:

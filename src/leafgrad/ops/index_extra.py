@@ -120,14 +120,23 @@ defop("index_copy", index_copy, inputs=("self", "source"),
 
 def index_fill(self, dim, index, value):
     """``self`` with the slices ``index`` along ``dim`` set to ``value``."""
-    out = self.copy()
-    idx = _index_array(index, "index_fill")
+    # PyTorch's checks in its order: value's rank, index's dtype, dim, index's rank
     if isinstance(value, (Tensor, np.ndarray)):   # (index_fill_tensor passes an ndarray)
         if value.ndim:
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but "
                                f"got tensor with {value.ndim} dimension(s).")
         value = value._data if isinstance(value, Tensor) else value
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
     d = _wrap_dim(dim, max(self.ndim, 1))
+    if idx.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    idx = idx.reshape(-1)
+    out = self.copy()
+    if self.size == 0 and self.ndim:
+        _empty_fill_check(self.shape, d, idx.size, self.dtype.itemsize)
+        return out
     n = self.shape[d] if self.ndim else 1
     for i in idx.tolist():   # negative indices count from the end, as PyTorch's
         if not -n <= i < n:
@@ -138,6 +147,27 @@ def index_fill(self, dim, index, value):
         _wrap_dim(dim, 1)   # a 0-d self still checks dim, as one of size 1
         out[...] = value
     return out
+
+
+def _empty_fill_check(shape, d, k, itemsize):
+    """PyTorch fills through a view of ``self`` with ``dim`` restrided to the ``k`` indices
+    (stride 0): over an empty ``self`` that view needs storage unless it is empty too, and the
+    indices are never read (so never bounds-checked)."""
+    sizes = list(shape)
+    sizes[d] = k
+    if 0 in sizes:
+        return
+    strides, step = [], 1
+    for size in reversed(shape):   # contiguous strides, as PyTorch's (size 0 counts as 1)
+        strides.append(step)
+        step *= max(size, 1)
+    strides.reverse()
+    strides[d] = 0
+    need = itemsize * (1 + sum((a - 1) * b for a, b in zip(sizes, strides)))
+    raise RuntimeError(f"setStorage: sizes [{', '.join(map(str, sizes))}], strides "
+                       f"[{', '.join(map(str, strides))}], storage offset 0, and itemsize "
+                       f"{itemsize} requiring a storage size of {need} are out of bounds for "
+                       f"storage of size 0")
 
 
 def index_fill_self(grad, dim, index):

@@ -495,11 +495,19 @@ def gather_check(name, self_shape, dim, index_shape, dims_word="self"):
     return d
 
 
-def bounds_check(index, n, d):
+def bounds_check(index, n, d, operands=None):
+    """PyTorch's error for the first index outside ``[0, n)``; ``operands``: for gather and
+    scatter, the shapes of the kernel's other tensors, which decide the order it visits the
+    index in (Note [gather/scatter visiting order])."""
     if index.size:
-        bad = index[(index >= n) | (index < 0)]
+        mask = (index >= n) | (index < 0)
+        bad = index[mask]
         if bad.size:
-            raise RuntimeError(f"index {int(bad.flat[0])} is out of bounds for dimension {d} "
+            first = bad.flat[0]
+            if operands is not None and (bad != first).any():
+                from .scatter_order import first_visited
+                first = index[first_visited(mask, d, operands)]
+            raise RuntimeError(f"index {int(first)} is out of bounds for dimension {d} "
                                f"with size {n}")
 
 
@@ -511,7 +519,7 @@ def gather_op(self, dim, index, *, sparse_grad=False):
     if self.ndim == 0:
         bounds_check(index, 1, 0)
         return self.reshape(index.shape).copy()
-    bounds_check(index, self.shape[d], d)
+    bounds_check(index, self.shape[d], d, (self.shape,))
     sub = self[tuple(slice(0, s) if k != d else slice(None)
                      for k, s in enumerate(index.shape))]
     return np.take_along_axis(sub, index, axis=d)

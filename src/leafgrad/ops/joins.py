@@ -317,9 +317,9 @@ export_function("chunk", chunk)
 
 def unbind_op(self, dim=0):
     """The slices along ``dim``, each a view without that dim."""
+    d = wrap_dim(dim, self.ndim)   # a 0-d tensor takes dims -1 and 0 before refusing
     if self.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = wrap_dim(dim, self.ndim)
     index = [slice(None)] * self.ndim
     out = []
     for i in range(self.shape[d]):

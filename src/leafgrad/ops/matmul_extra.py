@@ -688,13 +688,16 @@ def dist(self, other, p=2):
 
 
 def dist_self(grad, self, other, result, p):
-    return sum_to(vector_norm_self(grad, self - other, result, p, None, False),
-                  self._data.shape)
+    g = vector_norm_self(grad, self - other, result, p, None, False)
+    return None if g is None else sum_to(g, self._data.shape)   # p = 0: undefined, as PyTorch
 
 
 def dist_other(grad, self, other, result, p):
-    return sum_to(-vector_norm_self(grad, self - other, result, p, None, False),
-                  other._data.shape)
+    g = vector_norm_self(grad, self - other, result, p, None, False)
+    if g is None:   # p = 0: PyTorch negates the undefined gradient, which raises
+        raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in "
+                           "C++) for argument #0 'self'")
+    return sum_to(-g, other._data.shape)
 
 
 def _dist_rule(rec, args):

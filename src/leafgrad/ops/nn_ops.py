@@ -38,6 +38,10 @@ def _softmax_dtype(name):
             return d, d
         d = args[0]._data.dtype
         if d.kind not in "fc":
+            data = args[0]._data
+            _axis(args[1], data.ndim)   # PyTorch checks dim, then skips an empty input
+            if data.size == 0:
+                return d, d
             last = args[1] in (-1, args[0]._data.ndim - 1) or args[0]._data.ndim == 0
             kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
             raise NotImplementedError(f'"{kernel}" not implemented for '
@@ -65,6 +69,8 @@ def softmax(self, dim, dtype=None):
         _axis(dim, 0)
         return np.exp(self - self)   # 1, but nan for nan and inf, as PyTorch
     axis = _axis(dim, self.ndim)
+    if self.size == 0:   # (any dtype: PyTorch runs no kernel)
+        return self.copy()
     e = _shifted(self, axis)
     np.exp(e, out=e)
     e /= e.sum(axis=axis, keepdims=True)
@@ -77,6 +83,8 @@ def log_softmax(self, dim, dtype=None):
         _axis(dim, 0)
         return self - self   # 0, but nan for nan and inf, as PyTorch
     axis = _axis(dim, self.ndim)
+    if self.size == 0:   # (any dtype: PyTorch runs no kernel)
+        return self.copy()
     z = _shifted(self, axis)
     lse = np.add.reduce(np.exp(z), axis=axis, keepdims=True)   # ndarray.sum's reduction
     np.log(lse, out=lse)

@@ -254,8 +254,11 @@ def copysign_self(grad, self, result):
     return grad * (self.sgn() * result.sgn())
 
 
-def copysign_other(grad):
-    return zeros_grad(grad)
+def copysign_other(grad, other_shape, other_dtype):
+    # PyTorch's zeros_like(other): other's shape and dtype, filled in place (version 1)
+    out = _wrap(np.zeros(other_shape, other_dtype.np))
+    out._vc[0] = 1
+    return out
 
 
 defop("copysign", copysign, derivatives={"self": copysign_self, "other": copysign_other},

@@ -323,11 +323,14 @@ def _prod_others(x, axis):
     return p / safe * (none + one * other_zero_value)
 
 
-# ``result`` is saved (unused: the formula recomputes from ``self``) so that changing the
-# product in place is caught, as PyTorch's prod_backward saves it
+# Without zeros, PyTorch's ``grad * (result / self)``: the saved result is part of the
+# double-backward graph (and changing it in place fails the backward), as there; with zeros,
+# Note [prod with zeros].
 def prod_all_self(grad, self, result):
     if self._data.ndim == 0:
         return grad
+    if not (self._data == 0).any():
+        return grad * (result / self)
     return grad.expand(self._data.shape) * _prod_others(self, None)
 
 
@@ -335,7 +338,10 @@ def prod_dim_self(grad, self, result, dim, keepdim):
     if self._data.ndim == 0:
         return grad
     axis = _wrap_dim(dim, self._data.ndim)
-    return expand_grad(grad, self._data.shape, dim, keepdim) * _prod_others(self, axis)
+    g = expand_grad(grad, self._data.shape, dim, keepdim)
+    if not (self._data == 0).any():
+        return g * ((result if keepdim else result.unsqueeze(axis)) / self)
+    return g * _prod_others(self, axis)
 
 
 def _prod_samples(make, shapes):

@@ -32,6 +32,7 @@ from .reduction import (
     var_self,
 )
 from .registry import FUNCTIONS, Sample, bind_method, defop, export_function
+from .stl_select import sort_pairs
 
 __all__: list = []
 
@@ -71,14 +72,19 @@ def cum_extreme(self, dim, indices):
     """The values at the running arg-extreme ``indices`` (chosen by the wrapper)."""
     if self.ndim == 0:
         return self.copy()
-    return np.take_along_axis(self, indices, _wrap_dim(dim, self.ndim))
+    data = indices._data if isinstance(indices, Tensor) else indices
+    return np.take_along_axis(self, data, _wrap_dim(dim, self.ndim))
 
 
 def cum_extreme_self(grad, self_shape, dim, indices):
-    if not self_shape:
-        return grad
+    # PyTorch's: zeros (one in-place fill) with scatter_add_ of the gradient (version 2)
     zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
-    return zeros.scatter_add(_wrap_dim(dim, len(self_shape)), _wrap(indices), grad)
+    if not isinstance(indices, Tensor):
+        indices = _wrap(indices)
+    out = zeros.scatter_add(_wrap_dim(dim, max(len(self_shape), 1)), indices, grad)
+    if out._data.size:
+        out._vc[0] = 2
+    return out
 
 
 def _cum_samples(call):
@@ -101,10 +107,13 @@ _cummin = defop("cummin", cum_extreme, derivatives={"self": cum_extreme_self}, d
 def _cum_public(rec, name, larger):
     def fn(input, dim):
         d = input._data
+        if d.ndim == 0 and dim not in (-1, 0):
+            raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
         axis = _wrap_dim(dim, max(d.ndim, 1))
-        idx = (np.zeros(d.shape, np.int64) if d.ndim == 0
-               else _cum_extreme_indices(d, axis, larger))
-        return getattr(return_types, name)((rec.public(input, axis, idx), _wrap(idx)))
+        idx = _wrap(np.zeros(d.shape, np.int64) if d.ndim == 0
+                    else _cum_extreme_indices(d, axis, larger))
+        # the indices tensor returned is the one the node saves, as PyTorch's
+        return getattr(return_types, name)((rec.public(input, axis, idx), idx))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Running {'maximum' if larger else 'minimum'} along ``dim`` and its indices."
     return fn
@@ -117,12 +126,12 @@ _public("cummin", _cum_public(_cummin, "cummin", False))
 # -- logcumsumexp ----------------------------------------------------------------------------
 def logcumsumexp(self, dim):
     """``log(cumsum(exp(self)))`` along ``dim``, computed stably."""
+    axis = _wrap_dim(dim, max(self.ndim, 1))   # PyTorch checks dim before the dtype
     if self.dtype.kind != "f":
         raise not_implemented_for("logcumsumexp_out_cpu", self.dtype)
     if self.ndim == 0:
-        _wrap_dim(dim, 1)
         return self.copy()
-    return np.logaddexp.accumulate(self, axis=_wrap_dim(dim, self.ndim))
+    return np.logaddexp.accumulate(self, axis=axis)
 
 
 def logcumsumexp_self(grad, self, result, dim):
@@ -355,11 +364,34 @@ def _mode_pick(data, axis):
     moved = np.moveaxis(data, axis, -1)
     rows = moved.reshape(-1, moved.shape[-1])
     out = np.empty(rows.shape[0], np.int64)
+    n = rows.shape[-1]
+    with_nan = (np.isnan(rows).any(axis=-1) if rows.dtype.kind == "f"
+                else np.zeros(rows.shape[0], bool))
     for r, row in enumerate(rows):
-        values, counts = np.unique(row, return_counts=True)
-        best = values[np.argmax(counts)]          # the smallest of the most frequent
-        out[r] = np.nonzero(row == best)[0][-1]   # its last occurrence, as PyTorch's CPU
+        if n <= 16 and not with_nan[r]:
+            # a short slice is insertion-sorted (stable): the smallest of the most frequent
+            # values, at its last occurrence
+            values, counts = np.unique(row, return_counts=True)
+            best = values[np.argmax(counts)]
+            out[r] = np.nonzero(row == best)[0][-1]
+        else:
+            out[r] = _mode_index(row)
     return np.expand_dims(out.reshape(moved.shape[:-1]), axis)
+
+
+def _mode_index(row):
+    """PyTorch's CPU kernel: ``std::sort`` the (value, index) pairs, then the first longest run
+    of equal neighbours wins (NaNs never equal, so each is a run of one) with the index of the
+    run's last pair."""
+    pairs = sort_pairs(row.tolist())
+    best, best_count, count = 0, 0, 0
+    for i, (value, index) in enumerate(pairs):
+        count += 1
+        if i == len(pairs) - 1 or value != pairs[i + 1][0]:
+            if count > best_count:
+                best, best_count = index, count
+            count = 0
+    return best
 
 
 def mode(input, dim=-1, keepdim=False):

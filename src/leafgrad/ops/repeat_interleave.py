@@ -48,9 +48,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         input = input.flatten()
         dim = 0
     if input.dim() == 0:   # PyTorch's messages for a 0-d input
-        _wrap_dim(dim, 0)
-        if isinstance(repeats, Tensor):
+        if isinstance(repeats, Tensor):   # any dim, unchecked
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        _wrap_dim(dim, 0)
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
                          "1)")
     dim = _wrap_dim(dim, input.dim())

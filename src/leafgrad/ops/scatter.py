@@ -124,7 +124,8 @@ def _scatter_key(self, d, index, src):
         if isinstance(src, np.ndarray) and src.ndim:
             src = src.reshape(-1)[:index.size]
         return out.reshape(1), (index.reshape(-1) * 0,), src
-    bounds_check(index, self.shape[d], d)
+    bounds_check(index, self.shape[d], d,
+                 (self.shape, src.shape) if isinstance(src, np.ndarray) else (self.shape,))
     key = _mesh(index, d)
     if isinstance(src, np.ndarray) and src.ndim:
         src = src[tuple(slice(0, s) for s in index.shape)] if index.ndim else src.flat[0]
@@ -308,8 +309,10 @@ def index_add_op(self, dim, index, source, *, alpha=1):
     n = self.shape[d] if self.ndim else 1
     if self.ndim > 1 and self.size == 0:   # PyTorch's kernel (and its bounds check) is skipped
         return self.copy()
-    if self.ndim > 1 and (d == 0 or d == self.ndim - 1):
-        # PyTorch's kernel for the first or last dim names the index; the others do not
+    if self.ndim > 1 and (d == 0 or d == self.ndim - 1) and alpha == 1 \
+            and not isinstance(alpha, bool):
+        # PyTorch's kernel for the first or last dim with alpha 1 names the index; the others
+        # (and a bool alpha, which is not the number 1 there) do not
         bounds_check(index, n, d)
     elif index.size and (index.max() >= n or index.min() < 0):
         raise IndexError("index out of range in self")

@@ -136,15 +136,21 @@ def clamp_tensor(self, min=None, max=None):
     return self
 
 
+def _inplace_mask_check(self, bound, other_shape):
+    """PyTorch combines two masks in place (``mask.logical_and_(other)``), the first of
+    ``self`` and ``bound``'s shapes: that fails when the second broadcasts it larger (a
+    PyTorch limitation, kept for parity)."""
+    low = np.broadcast_shapes(self._data.shape, bound._data.shape)
+    both = np.broadcast_shapes(low, other_shape)
+    if low != both:
+        raise RuntimeError(f"output with shape [{', '.join(map(str, low))}] doesn't match "
+                           f"the broadcast shape [{', '.join(map(str, both))}]")
+
+
 def clamp_tensor_self(grad, self, min, max):
     if min is not None and max is not None:
-        # PyTorch computes (self >= min).logical_and_(self <= max) in place, which fails when
-        # max broadcasts the mask to a larger shape (a PyTorch limitation, kept for parity)
-        low = np.broadcast_shapes(self._data.shape, min._data.shape)
-        both = np.broadcast_shapes(low, max._data.shape)
-        if low != both:
-            raise RuntimeError(f"output with shape [{', '.join(map(str, low))}] doesn't match "
-                               f"the broadcast shape [{', '.join(map(str, both))}]")
+        # (self >= min).logical_and_(self <= max)
+        _inplace_mask_check(self, min, np.broadcast_shapes(self._data.shape, max._data.shape))
     keep = None
     if min is not None:
         keep = self >= min
@@ -156,6 +162,8 @@ def clamp_tensor_self(grad, self, min, max):
 def clamp_tensor_min(grad, self, min, max):
     below = self < min
     if max is not None:
+        # (self < min).logical_and_(min < max)
+        _inplace_mask_check(self, min, np.broadcast_shapes(min._data.shape, max._data.shape))
         below = below & (min < max)
     return grad.masked_fill(~below, 0.0)
 
@@ -163,6 +171,8 @@ def clamp_tensor_min(grad, self, min, max):
 def clamp_tensor_max(grad, self, min, max):
     above = self > max
     if min is not None:
+        # (self > max).logical_or_(max < min)
+        _inplace_mask_check(self, max, np.broadcast_shapes(min._data.shape, max._data.shape))
         above = above | (min > max)   # strictly, as PyTorch: min == max keeps it at self
     return grad.masked_fill(~above, 0.0)
 

@@ -1,9 +1,8 @@
 """Sorting: sort, argsort, topk. The values are differentiable, the indices are not.
 
 The backward writes each value's gradient back where the value came from:
-``zeros.scatter(dim, indices, grad)`` (ScatterBackward0 in a second derivative). The indices
-are recomputed from the saved input rather than saved, since a formula only sees output 0;
-ties cannot change the result's values, and for distinct values the order is unique.
+``zeros.scatter(dim, indices, grad)`` (ScatterBackward0 in a second derivative), with the
+indices output saved (``result1``) as PyTorch does, so changing it in place is caught.
 
 >>> import leafgrad as torch
 >>> torch.tensor([3.0, 1.0, 2.0]).sort()
@@ -52,13 +51,18 @@ def sort_op(self, dim=-1, descending=False, stable=False):
     return [np.take_along_axis(self, idx, wrap_dim(dim, self.ndim)), idx]
 
 
-def sort_self(grads, self, dim, descending):
-    data = self._data
-    if data.ndim == 0:
-        return grads[0]
-    idx = _order(data, dim, descending)
-    zeros = _wrap(np.zeros(data.shape, grads[0]._data.dtype))
-    return zeros.scatter(dim, _wrap(idx), grads[0])
+def _scatter_back(grad, self_shape, dim, indices):
+    """PyTorch's value_selecting_reduction_backward: zeros (one in-place fill) with the
+    gradient scattered in place by the saved indices: version 2."""
+    zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
+    out = zeros.scatter(wrap_dim(dim, max(len(self_shape), 1)), indices, grad)
+    out._vc[0] = 2
+    return out
+
+
+def sort_self(grads, self_shape, dim, result1):
+    # (SortBackward0's _saved_indices)
+    return _scatter_back(grads[0], self_shape, dim, result1)
 
 
 def _sort_samples(make, shapes):
@@ -134,11 +138,8 @@ def _topk_indices(a, k, d, largest, sorted):
 
 
 def topk_self(grads, self_shape, dim, result1):
-    # PyTorch's: the gradient scattered by the saved indices (TopkBackward0's _saved_indices)
-    if not self_shape:
-        return grads[0]
-    zeros = _wrap(np.zeros(self_shape, grads[0]._data.dtype))
-    return zeros.scatter(wrap_dim(dim, len(self_shape)), result1, grads[0])
+    # (TopkBackward0's _saved_indices)
+    return _scatter_back(grads[0], self_shape, dim, result1)
 
 
 def _topk_samples(make, shapes):

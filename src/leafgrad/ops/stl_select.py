@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["topk_order"]
+__all__ = ["topk_order", "sort_pairs"]
 
 _THRESHOLD = 16
 
@@ -185,6 +185,20 @@ def _greater(p, q):
 
 def _smaller(p, q):
     return (not math.isnan(p[0]) and math.isnan(q[0])) or p[0] < q[0]
+
+
+def _plain_less(p, q):
+    # C++'s operator<: a NaN is neither smaller nor larger than anything
+    return p[0] < q[0]
+
+
+def sort_pairs(values) -> list:
+    """``std::sort`` of the ``(value, index)`` pairs of one slice by ``value < value``, as
+    PyTorch's CPU ``mode`` runs it: ties (and NaNs, which compare false) end up in the order
+    the algorithm happens to leave them."""
+    a = [(v, i) for i, v in enumerate(values)]
+    _sort(a, 0, len(a), _plain_less)
+    return a
 
 
 def topk_order(values, k: int, largest: bool, sorted: bool) -> list:

@@ -407,7 +407,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     its norm (clamped to ``eps`` without recording), then the product summed (SumBackward1)."""
     torch = _torch()
     common = torch.result_type(x1, x2)
-    if not common.is_floating_point and not common.is_complex:
+    if not common.is_floating_point and not common.is_complex:   # checked before the shapes
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{common.tensor_type[:-len('Tensor')]}")
     if not x1.dtype.is_floating_point and not x1.dtype.is_complex:
@@ -417,6 +417,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     # expand_outplace: inputs of one shape are used as they are, else both are expanded
     # (ExpandBackward0 even on the one already of the full shape)
     if tuple(x1.shape) != tuple(x2.shape):
+        from ...errors import broadcast_error
+        error = broadcast_error((x1.shape, x2.shape))   # infer_size's message, as PyTorch
+        if error is not None:
+            raise error
         shape = torch.broadcast_shapes(x1.shape, x2.shape)
         x1, x2 = x1.expand(shape), x2.expand(shape)
     n1 = torch.linalg.vector_norm(x1, 2, dim, keepdim=True).clone()
