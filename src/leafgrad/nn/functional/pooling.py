@@ -133,7 +133,7 @@ def _single(value, fname: str, what: str) -> int:
 
 def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
     """max_pool1d's own checks (PyTorch's messages)."""
-    if input.dim() not in (2, 3):
+    if input.dim() not in (2, 3) or 0 in input.shape[-2:]:
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{list(input.shape)}")
     k = _single(kernel_size, "max_pool1d", "kernel_size")
@@ -259,11 +259,11 @@ def _check_pool3d(input, kernel, stride, padding, dilation, ceil_mode, fname):
                            + _tdims("dilation", dilation))
     if len(shape) not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
-    for i, size in enumerate(shape[-4:]):
-        if size == 0:
-            raise RuntimeError(f"{fname}: Expected input's non-batch dimensions to have "
-                               f"positive length, but input has a shape of {list(shape)} and "
-                               f"non-batch dimension {i} has length zero!")
+    if 0 in shape[-4:]:
+        # PyTorch's message names dimension 0 whichever non-batch dim is empty
+        raise RuntimeError(f"{fname}: Expected input's non-batch dimensions to have "
+                           f"positive length, but input has a shape of {list(shape)} and "
+                           f"non-batch dimension 0 has length zero!")
     (kt, kh, kw), (pt, ph, pw) = kernel, padding
     if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
         raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "

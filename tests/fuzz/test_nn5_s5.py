@@ -1,0 +1,47 @@
+"""NN-op regressions from the session-5 10k fuzz runs (seeds 12 and 13, issue 8): pooling,
+losses, convolutions, softmax and einsum against PyTorch.
+
+Each statement runs in leafgrad and in torch, both on one thread; both must raise the same
+exception type and first line, or give the same value (``y``), dtype, shape and ``grad_fn``
+name (``tests/fuzz/test_widened.py``'s observation without ``_version``).
+"""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import leafgrad
+
+from .test_widened import _run
+
+STATEMENTS = [
+    # max_pool1d refuses an empty non-batch dim (before its argument checks); max_pool3d and
+    # avg_pool3d name "non-batch dimension 0" whichever one is empty
+    "y = F.max_pool1d(torch.ones(1, 1, 0), 1)",
+    "y = F.max_pool1d(torch.ones(1, 0, 3), 2, padding=5)",
+    "y = F.max_pool1d(torch.ones(0, 3), 1)",
+    "y = F.max_pool1d(torch.ones(0, 1, 3), 3)",
+    "y = F.max_pool1d(torch.ones(0, 1, 3), 0)",
+    "y = F.max_pool1d(torch.ones(1, 1, 0), 1, return_indices=True)[0]",
+    "y = F.max_pool1d(torch.ones(0, 1, 3), 1, return_indices=True)[1]",
+    "y = F.max_pool3d(torch.ones(1, 1, 1, 1, 0), 1)",
+    "y = F.max_pool3d(torch.ones(2, 3, 2, 0, 2), 1)",
+    "y = F.avg_pool3d(torch.ones(1, 0, 1, 1), 1)",
+    "y = F.max_pool3d(torch.ones(0, 1, 1, 1), 1)",
+    "y = F.max_pool3d(torch.ones(0, 1, 1, 1, 1), 1)",
+]
+
+
+@pytest.fixture
+def one_thread():
+    before = (torch.get_num_threads(), leafgrad.get_num_threads())
+    torch.set_num_threads(1)
+    leafgrad.set_num_threads(1)
+    yield
+    torch.set_num_threads(before[0])
+    leafgrad.set_num_threads(before[1])
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_nn_like_torch(statement, one_thread):
+    assert _run(leafgrad, statement)[:4] == _run(torch, statement)[:4]
