@@ -29,6 +29,18 @@ STATEMENTS = [
     "y = F.avg_pool3d(torch.ones(1, 0, 1, 1), 1)",
     "y = F.max_pool3d(torch.ones(0, 1, 1, 1), 1)",
     "y = F.max_pool3d(torch.ones(0, 1, 1, 1, 1), 1)",
+    # adaptive_avg_pool2d's backward refuses an empty non-batch dim of grad_output (its
+    # forward allowed it; output size 1 is a mean and has no such backward)
+    "x = torch.ones(1, 0, 1, requires_grad=True); F.adaptive_avg_pool1d(x, "
+    "2).sum().backward(); y = x.grad",
+    "x = torch.ones(1, 0, 1, 1, requires_grad=True); F.adaptive_avg_pool2d(x, (1, "
+    "2)).sum().backward(); y = x.grad",
+    "x = torch.ones(0, 1, 1, requires_grad=True); F.adaptive_avg_pool2d(x, "
+    "2).sum().backward(); y = x.grad",
+    "x = torch.ones(0, 2, 1, 1, requires_grad=True); F.adaptive_avg_pool2d(x, "
+    "2).sum().backward(); y = x.grad",
+    "x = torch.ones(1, 0, 1, requires_grad=True); F.adaptive_avg_pool1d(x, "
+    "1).sum().backward(); y = x.grad",
 ]
 
 
