@@ -41,6 +41,23 @@ STATEMENTS = [
     "2).sum().backward(); y = x.grad",
     "x = torch.ones(1, 0, 1, requires_grad=True); F.adaptive_avg_pool1d(x, "
     "1).sum().backward(); y = x.grad",
+    # cosine_embedding_loss: a 0-d target wants 1-d inputs, a 1-d target 2-d ones (checked first)
+    "y = F.cosine_embedding_loss(torch.ones(4, 1), torch.ones(4, 1, 3), torch.ones(4))",
+    "y = F.cosine_embedding_loss(torch.ones(2), torch.ones(1, 1), torch.tensor(1.))",
+    "y = F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 1))",
+    "y = F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(3), torch.ones(2))",
+    "y = F.cosine_embedding_loss(torch.ones(3), torch.ones(3), torch.ones(1))",
+    "y = F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.tensor(1.))",
+    "y = F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(1, 3), torch.tensor([1, "
+    "-1]), reduction='none')",
+    "y = F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(3))",
+    "y = F.cosine_embedding_loss(torch.ones(3), torch.ones(3), torch.tensor(-1), margin=-0.5)",
+    "y = F.cosine_embedding_loss(torch.ones(2, 3, requires_grad=True), torch.ones(2, 3), "
+    "torch.tensor([1, -1]), reduction='none')",
+    "y = F.cosine_embedding_loss(torch.ones(2, 3, requires_grad=True), torch.ones(2, 3), "
+    "torch.tensor([1, -1]), reduction='sum')",
+    "y = F.cosine_embedding_loss(torch.ones(2, 3, dtype=torch.long), torch.ones(2, 3), "
+    "torch.tensor([1, -1]))",
 ]
 
 
