@@ -58,6 +58,19 @@ STATEMENTS = [
     "torch.tensor([1, -1]), reduction='sum')",
     "y = F.cosine_embedding_loss(torch.ones(2, 3, dtype=torch.long), torch.ones(2, 3), "
     "torch.tensor([1, -1]))",
+    # softmax/log_softmax return an empty integer or bool input as it is (non-empty ones are refused)
+    "y = torch.ones(0, 3, dtype=torch.long).log_softmax(-1)",
+    "y = torch.ones(0, 3, dtype=torch.long).softmax(0)",
+    "y = torch.ones(3, 0, dtype=torch.bool).log_softmax(0)",
+    "y = torch.ones(0, dtype=torch.uint8).softmax(-1)",
+    "y = torch.ones(0, dtype=torch.int32).softmax(2)",
+    "y = torch.ones(0, 2, dtype=torch.long).softmax(-1, dtype=torch.float64)",
+    "y = F.log_softmax(torch.ones(2, 0, dtype=torch.long), 1)",
+    "y = F.softmax(torch.ones(2, 0, dtype=torch.long), 1)",
+    "y = torch.ones(2, 3, dtype=torch.long).softmax(0)",
+    "y = torch.ones(2, 3, dtype=torch.long).log_softmax(-1)",
+    "y = torch.ones((), dtype=torch.long).log_softmax(0)",
+    "y = torch.ones(0, 3, requires_grad=True).log_softmax(-1)",
 ]
 
 

@@ -37,7 +37,7 @@ def _softmax_dtype(name):
             d = _dt.to_dtype(dtype).np
             return d, d
         d = args[0]._data.dtype
-        if d.kind not in "fc":
+        if d.kind not in "fc" and args[0]._data.size:   # PyTorch returns empty ones as they are
             last = args[1] in (-1, args[0]._data.ndim - 1) or args[0]._data.ndim == 0
             kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
             raise NotImplementedError(f'"{kernel}" not implemented for '
@@ -65,6 +65,8 @@ def softmax(self, dim, dtype=None):
         _axis(dim, 0)
         return np.exp(self - self)   # 1, but nan for nan and inf, as PyTorch
     axis = _axis(dim, self.ndim)
+    if not self.size:
+        return self.copy()   # of any dtype (integer ones are refused only when not empty)
     e = _shifted(self, axis)
     np.exp(e, out=e)
     e /= e.sum(axis=axis, keepdims=True)
@@ -77,6 +79,8 @@ def log_softmax(self, dim, dtype=None):
         _axis(dim, 0)
         return self - self   # 0, but nan for nan and inf, as PyTorch
     axis = _axis(dim, self.ndim)
+    if not self.size:
+        return self.copy()   # of any dtype (integer ones are refused only when not empty)
     z = _shifted(self, axis)
     lse = np.add.reduce(np.exp(z), axis=axis, keepdims=True)   # ndarray.sum's reduction
     np.log(lse, out=lse)
