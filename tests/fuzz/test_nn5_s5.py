@@ -71,6 +71,39 @@ STATEMENTS = [
     "y = torch.ones(2, 3, dtype=torch.long).log_softmax(-1)",
     "y = torch.ones((), dtype=torch.long).log_softmax(0)",
     "y = torch.ones(0, 3, requires_grad=True).log_softmax(-1)",
+    # convolutions: float32 inputs take MKLDNN (whose dtype messages differ) as PyTorch's use_mkldnn
+    # decides: grouped, big (kernels over 3x3, inputs over 20480 elements) and batched ones, unless an
+    # unstrided undilated 1x1 kernel runs on one thread or a transposed one's output padding reaches
+    # its stride; the slow kernels' dtype dispatch comes before their weight-dtype check; bool
+    # types are named CPUBoolType
+    "y = F.conv1d(torch.ones(1, 3, 1), torch.ones(6, 1, 2).double(), "
+    "torch.ones(6).double(), padding='same', groups=3)",
+    "y = F.conv1d(torch.ones(1, 2, 3), torch.ones(2, 1, 2).double(), groups=2)",
+    "y = F.conv1d(torch.ones(1, 2, 3), torch.ones(2, 1, 1).double(), groups=2)",
+    "y = F.conv2d(torch.ones(1, 1, 5, 5), torch.ones(1, 1, 4, 4).double())",
+    "y = F.conv2d(torch.ones(1, 1, 5, 5), torch.ones(1, 1, 3, 4).double())",
+    "y = F.conv1d(torch.ones(1, 1, 20481), torch.ones(1, 1, 2).double())",
+    "y = F.conv1d(torch.ones(1, 1, 20480), torch.ones(1, 1, 2).double())",
+    "y = F.conv3d(torch.ones(1, 1, 2, 10300, 1), torch.ones(1, 1, 1, 1, 1).double(), stride=2)",
+    "y = F.conv_transpose1d(torch.ones(2, 1, 3), torch.ones(1, 1, 1).double())",
+    "y = F.conv_transpose1d(torch.ones(1, 2, 3), torch.ones(2, 1, 2).double(), groups=2)",
+    "y = F.conv_transpose1d(torch.ones(2, 1, 3), torch.ones(1, 1, 2).double(), stride=2, "
+    "output_padding=1, dilation=2)",
+    "y = F.conv_transpose1d(torch.ones(1, 2, 6), torch.ones(2, 1, 2), "
+    "torch.ones(2).double(), groups=2)",
+    "y = F.conv_transpose1d(torch.ones(1, 1, 1, dtype=torch.bool), torch.ones(1, 1, 2, "
+    "dtype=torch.long), torch.ones(1, dtype=torch.long), dilation=2)",
+    "y = F.conv_transpose1d(torch.ones(1, 1, 1, dtype=torch.bool), torch.ones(1, 1, 2, "
+    "dtype=torch.bool), dilation=2)",
+    "y = F.conv_transpose1d(torch.ones(1, 1, 1, dtype=torch.long), torch.ones(1, 1, 2, "
+    "dtype=torch.bool))",
+    "y = F.conv1d(torch.ones(1, 1, 3, dtype=torch.bool), torch.ones(1, 1, 2, dtype=torch.long))",
+    "y = F.conv1d(torch.ones(1, 1, 3, dtype=torch.long), torch.ones(1, 1, 2, dtype=torch.bool))",
+    "y = F.conv2d(torch.ones(1, 1, 3, 3, dtype=torch.int32), torch.ones(1, 1, 1, 1, "
+    "dtype=torch.long), dilation=2)",
+    "y = F.conv1d(torch.ones(2, 1, 3), torch.ones(1, 1, 2, dtype=torch.bool))",
+    "y = F.conv_transpose1d(torch.ones(2, 1, 3), torch.ones(1, 1, 2), torch.ones(1, "
+    "dtype=torch.bool))",
 ]
 
 
