@@ -104,6 +104,14 @@ STATEMENTS = [
     "y = F.conv1d(torch.ones(2, 1, 3), torch.ones(1, 1, 2, dtype=torch.bool))",
     "y = F.conv_transpose1d(torch.ones(2, 1, 3), torch.ones(1, 1, 2), torch.ones(1, "
     "dtype=torch.bool))",
+    # einsum: a dim of the ellipsis that does not broadcast is named by its place in the operand
+    "y = torch.einsum('...i,...i->...', torch.ones(48, 2), torch.ones(3, 1))",
+    "y = torch.einsum('...i,...i->...', torch.ones(2, 48, 2), torch.ones(2, 3, 2))",
+    "y = torch.einsum('...i,i...', torch.ones(5, 48, 2), torch.ones(2, 5, 3))",
+    "y = torch.einsum('a...i,b...i', torch.ones(1, 5, 48, 2), torch.ones(1, 5, 3, 2))",
+    "y = torch.einsum('...,...,...', torch.ones(2, 3), torch.ones(1, 3), torch.ones(3, 2))",
+    "y = torch.einsum('...ij,...ij', torch.ones(1, 2, 3), torch.ones(1, 3, 3))",
+    "y = torch.einsum('...i,...i->...', torch.ones(1, 4, 2), torch.ones(3, 1, 2))",
 ]
 
 

@@ -139,8 +139,13 @@ def einsum(equation, *operands):
     ins, out = _explicit(equation, [t._data.shape for t in operands])
     sizes = {}
     for k, (i, t) in enumerate(zip(ins, operands)):
-        for c, n in zip(i, t._data.shape):
+        for d, (c, n) in enumerate(zip(i, t._data.shape)):
             if c in sizes and n != sizes[c] and n != 1 and sizes[c] != 1:
+                if c not in equation:   # a letter _explicit gave a dim of the ellipsis
+                    raise RuntimeError(f"einsum(): dimension {d} covered by ellipsis in operand "
+                                       f"{k}has size {n} which does not broadcast with "
+                                       f"previously seen ellipsis with size {sizes[c]} for "
+                                       "the respective dimension")
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which "
                                    f"does not broadcast with previously seen size {sizes[c]}")
             sizes[c] = n if c not in sizes or sizes[c] == 1 else sizes[c]
