@@ -126,6 +126,18 @@ STATEMENTS = [
     "requires_grad=True).clamp(lo, hi).sum(), hi)[0]",
     "lo = torch.full((2,), -1., requires_grad=True); y = "
     "torch.autograd.grad(torch.zeros(1).clamp(lo, torch.ones(2)).sum(), lo)[0]",
+    # max_pool1d without a gradient to record (PyTorch's max_pool1d_impl) returns a new tensor, at
+    # version 1 when the input has no batch dim (squeezed in place)
+    "x = torch.ones(1, 3); y = F.max_pool1d(x, 1); y = torch.tensor([y._version, y._base "
+    "is None])",
+    "x = torch.ones(2, 1, 3); y = F.max_pool1d(x, 2); y = torch.tensor([y._version, "
+    "y._base is None])",
+    "x = torch.ones(1, 3, requires_grad=True); y = F.max_pool1d(x, 1); y = "
+    "torch.tensor([y._version, y._base is None])",
+    "x = torch.ones(1, 3, requires_grad=True); y = F.max_pool1d(x.detach(), 1, "
+    "dilation=2); y = torch.tensor([y._version, y._base is None])",
+    "x = torch.ones(1, 3, requires_grad=True); y = F.max_pool1d(x, 1, "
+    "return_indices=True)[0]; y = torch.tensor([y._version, y._base is None])",
 ]
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from ...ops.pooling import max_pool, pool_output_size
 from ...ops.pooling_avg import AVG_POOL
-from ...tensor import Tensor
+from ...grad_mode import state as _mode
+from ...tensor import Tensor, _wrap
 
 __all__ = [
     "avg_pool1d",
@@ -183,6 +184,13 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                      _to2d(dilation, 1), ceil_mode, return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
+    if not (input.requires_grad and _mode.grad_enabled):
+        # PyTorch's max_pool1d_impl (no gradient wanted): a new tensor, not a view, squeezed
+        # in place when the input has no batch dim (so at version 1)
+        result = _wrap(out._data.reshape(out._data.shape[:-2] + out._data.shape[-1:]))
+        if input.dim() == 2:
+            result._vc[0] = 1
+        return result
     return out.squeeze(-2)
 
 
