@@ -138,6 +138,19 @@ STATEMENTS = [
     "dilation=2); y = torch.tensor([y._version, y._base is None])",
     "x = torch.ones(1, 3, requires_grad=True); y = F.max_pool1d(x, 1, "
     "return_indices=True)[0]; y = torch.tensor([y._version, y._base is None])",
+    # pdist's gradient is PyTorch's _pdist_backward node (PdistBackwardBackward0, no derivative of
+    # its own), for p = 0 too (was a plain zero tensor)
+    "x = torch.ones(1, 1, requires_grad=True); y = torch.autograd.grad(F.pdist(x, p=0), x, "
+    "torch.ones(0), create_graph=True)[0]",
+    "x = torch.tensor([[0.5, 1.], [2., -1.], [0.5, 3.]], requires_grad=True); y = "
+    "torch.autograd.grad(F.pdist(x, p=0).sum(), x, create_graph=True)[0]",
+    "x = torch.tensor([[0.5, 1.], [2., -1.], [0.5, 3.]], requires_grad=True); y = "
+    "torch.autograd.grad(F.pdist(x, p=0.5).sum(), x, create_graph=True)[0]",
+    "x = torch.tensor([[0.5, 1.], [2., -1.], [0.5, 1.]], requires_grad=True); y = "
+    "torch.autograd.grad(F.pdist(x, p=3).sum(), x, create_graph=True)[0]",
+    "x = torch.tensor([[0.5, 1.], [2., -1.], [0.5, 3.]], requires_grad=True); g = "
+    "torch.autograd.grad(F.pdist(x).sum(), x, create_graph=True)[0]; y = "
+    "torch.autograd.grad(g.sum(), x)[0]",
 ]
 
 
