@@ -151,6 +151,24 @@ STATEMENTS = [
     "x = torch.tensor([[0.5, 1.], [2., -1.], [0.5, 3.]], requires_grad=True); g = "
     "torch.autograd.grad(F.pdist(x).sum(), x, create_graph=True)[0]; y = "
     "torch.autograd.grad(g.sum(), x)[0]",
+    # einsum's gradients under create_graph come out of PyTorch's last node: a permute, or a squeeze
+    # for an operand that lacks some subscript
+    "a = torch.ones(2, 3, dtype=torch.float64, requires_grad=True); b = torch.ones(2, 3, "
+    "dtype=torch.float64, requires_grad=True); y = "
+    "torch.autograd.grad(torch.einsum('...i,...i->...', a, b), a, torch.ones(2, "
+    "requires_grad=True), create_graph=True)[0]",
+    "a = torch.ones(2, 3, dtype=torch.float64, requires_grad=True); b = torch.ones(3, "
+    "dtype=torch.float64, requires_grad=True); y = "
+    "torch.autograd.grad((torch.einsum('ij,j->i', a, b) ** 2).sum(), b, "
+    "create_graph=True)[0]",
+    "a = torch.ones(2, 3, dtype=torch.float64, requires_grad=True); b = torch.ones(3, 4, "
+    "dtype=torch.float64, requires_grad=True); y = "
+    "torch.autograd.grad((torch.einsum('ij,jk->ik', a, b) ** 2).sum(), a, "
+    "create_graph=True)[0]",
+    "a = torch.ones(2, 1, 3, dtype=torch.float64, requires_grad=True); b = torch.ones(4, "
+    "3, dtype=torch.float64, requires_grad=True); y = "
+    "torch.autograd.grad((torch.einsum('...i,...i->...', a, b) ** 2).sum(), a, "
+    "create_graph=True)[0]",
 ]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..grad_mode import state as _mode
 from .dispatch import _make_view
 from .registry import defop, export_function, Sample
 from ..tensor import Tensor, _wrap
@@ -74,6 +75,7 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
     for i, s in zip(ins, tensors_shapes):
         for c, n in zip(i, s):
             sizes[c] = max(sizes.get(c, 1), n)
+    labels = set("".join(ins))
     grads = []
     for k, (spec, shape) in enumerate(zip(ins, tensors_shapes)):
         if not operands[k].requires_grad:
@@ -98,6 +100,14 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
             g = g.sum(summed, keepdim=True)
         if tuple(g.shape) != tuple(shape):
             g = g.expand(shape)
+        if _mode.grad_enabled:
+            # under create_graph the gradient's node is PyTorch's: its einsum unsqueezes an
+            # operand that lacks some subscript, then permutes every operand, so the
+            # gradient comes out of a squeeze or of a permute
+            if set(spec) != labels:
+                g = g.unsqueeze(0).squeeze(0)
+            else:
+                g = g.permute(tuple(range(g.dim())))
         grads.append(g)
     return grads
 
