@@ -155,6 +155,24 @@ STATEMENTS = [
     "3, dtype=torch.float64, requires_grad=True); y = "
     "torch.autograd.grad((torch.einsum('...i,...i->...', a, b) ** 2).sum(), a, "
     "create_graph=True)[0]",
+    # embedding of a weight with rows but no columns: PyTorch's index_select names the first bad
+    # index (a RuntimeError), also after max_norm's renorm
+    "y = F.embedding(torch.tensor([0, 1, -2, 1, 0]), torch.ones(2, 0), max_norm=0.5)",
+    "y = F.embedding(torch.tensor([0, 1, -2, 1, 0]), torch.ones(2, 0))",
+    "y = F.embedding(torch.tensor([0, 1, 2]), torch.ones(2, 0))",
+    "y = F.embedding(torch.tensor([0, 1, -3]), torch.ones(2, 0))",
+    "y = F.embedding(torch.tensor([[0, 1], [3, 0]]), torch.ones(2, 0))",
+    "y = F.embedding(torch.tensor([0, 1]), torch.ones(2, 0))",
+    "y = F.embedding(torch.tensor([0, 1, 5]), torch.ones(2, 3), max_norm=0.5)",
+    "y = F.embedding(torch.tensor([0, 1, -1]), torch.ones(2, 3), max_norm=0.5)",
+    "y = F.embedding(torch.tensor([0, 1, -3]), torch.ones(2, 3), max_norm=0.5)",
+    "y = F.embedding(torch.tensor([0, 5, 1, -2]), torch.ones(2, 3), max_norm=0.5)",
+    "y = F.embedding(torch.tensor([0, 5]), torch.ones(2, 3))",
+    "y = F.embedding(torch.tensor([0, 1, 5]), torch.ones(2, 0), max_norm=0.5)",
+    "y = F.embedding(torch.tensor([0, 1, -3]), torch.ones(2, 0), max_norm=0.5)",
+    "y = F.embedding(torch.tensor([0, 1, -1]), torch.ones(2, 0), max_norm=0.5)",
+    "y = F.embedding(torch.tensor([0, 1, -1]), torch.ones(2, 0), padding_idx=0)",
+    "y = F.embedding(torch.tensor([0, 1, -1]), torch.ones(2, 0, requires_grad=True))",
 ]
 
 
