@@ -173,6 +173,14 @@ STATEMENTS = [
     "y = F.embedding(torch.tensor([0, 1, -1]), torch.ones(2, 0), max_norm=0.5)",
     "y = F.embedding(torch.tensor([0, 1, -1]), torch.ones(2, 0), padding_idx=0)",
     "y = F.embedding(torch.tensor([0, 1, -1]), torch.ones(2, 0, requires_grad=True))",
+    # einsum of mixed dtypes: the gradient is cast before PyTorch's last node
+    "a = torch.ones(1, 1, requires_grad=True); b = torch.ones(1, 1, 4, 1, "
+    "dtype=torch.float64, requires_grad=True); y = "
+    "torch.autograd.grad(torch.einsum('...i,...i->...', a, b).sum(), a, "
+    "create_graph=True)[0]",
+    "a = torch.ones(2, 3, requires_grad=True); b = torch.ones(3, dtype=torch.float64, "
+    "requires_grad=True); y = torch.autograd.grad((torch.einsum('ij,j->i', a, b) ** "
+    "2).sum(), a, create_graph=True)[0]",
 ]
 
 

@@ -103,7 +103,10 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
         if _mode.grad_enabled:
             # under create_graph the gradient's node is PyTorch's: its einsum unsqueezes an
             # operand that lacks some subscript, then permutes every operand, so the
-            # gradient comes out of a squeeze or of a permute
+            # gradient comes out of a squeeze or of a permute (after the cast to the
+            # operand's dtype, which its promoting multiply's backward does)
+            if g.dtype != operands[k].dtype:
+                g = g.to(operands[k].dtype)
             if set(spec) != labels:
                 g = g.unsqueeze(0).squeeze(0)
             else:
