@@ -181,6 +181,30 @@ STATEMENTS = [
     "a = torch.ones(2, 3, requires_grad=True); b = torch.ones(3, dtype=torch.float64, "
     "requires_grad=True); y = torch.autograd.grad((torch.einsum('ij,j->i', a, b) ** "
     "2).sum(), a, create_graph=True)[0]",
+    # the engine computes an op's input gradients only where a wanted input needs them (PyTorch's
+    # should_compute_output): clamp's min/max gradients combine masks in place and fail only when
+    # computed (s4 seed 11, s5 seeds 12/13)
+    "lo = torch.full((), -1., requires_grad=True); y = "
+    "torch.autograd.grad(torch.zeros(()).clamp(lo, torch.ones(1)).sum(), lo)[0]",
+    "hi = torch.full((), 1., requires_grad=True); y = "
+    "torch.autograd.grad(torch.zeros(()).clamp(-torch.ones(2), hi).sum(), hi)[0]",
+    "lo = torch.full((2, 1), -1., requires_grad=True); hi = torch.full((1, 3), 1., "
+    "requires_grad=True); y = torch.autograd.grad(torch.zeros(()).clamp(lo, hi).sum(), "
+    "[hi, lo])[0]",
+    "x = torch.tensor(0.5, requires_grad=True); lo = torch.tensor([-1.], "
+    "requires_grad=True); y = torch.autograd.grad(x.clamp(lo, x), lo, torch.ones(1))[0]",
+    "x = torch.tensor(0.5, requires_grad=True); lo = torch.tensor([-1.], "
+    "requires_grad=True); hi = torch.tensor(0.5, requires_grad=True); y = "
+    "torch.autograd.grad(x.clamp(lo, hi), x, torch.ones(1))[0]",
+    "x = torch.tensor(0.5, requires_grad=True); lo = torch.tensor([-1.], "
+    "requires_grad=True); hi = torch.tensor(0.5, requires_grad=True); y = "
+    "torch.autograd.grad(x.clamp(lo, hi), hi, torch.ones(1))[0]",
+    "x = torch.tensor(0.5, requires_grad=True); lo = torch.tensor([-1.], "
+    "requires_grad=True); hi = torch.tensor(0.5, requires_grad=True); x.clamp(lo, "
+    "hi).backward(torch.ones(1)); y = lo.grad",
+    "x = torch.tensor(0.5, requires_grad=True); lo = torch.tensor([-1.], "
+    "requires_grad=True); hi = torch.tensor(0.5, requires_grad=True); x.clamp(lo, "
+    "hi).backward(torch.ones(1), inputs=[lo]); y = lo.grad",
 ]
 
 

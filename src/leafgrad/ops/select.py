@@ -136,18 +136,23 @@ def clamp_tensor(self, min=None, max=None):
     return self
 
 
+def _check_mask_in_place(self, bound, min, max):
+    """PyTorch's clamp gradients combine two masks in place (``mask.logical_and_(other)``),
+    the first shaped like ``self`` broadcast with ``bound``: that fails when the other
+    broadcasts to a larger shape."""
+    mask = np.broadcast_shapes(self._data.shape, bound._data.shape)
+    full = np.broadcast_shapes(mask, min._data.shape, max._data.shape)
+    if mask != full:
+        raise RuntimeError(f"output with shape [{', '.join(map(str, mask))}] doesn't match "
+                           f"the broadcast shape [{', '.join(map(str, full))}]")
+
+
 def clamp_tensor_self(grad, self, min, max):
     if min is not None and max is not None:
         # PyTorch computes (self >= min).logical_and_(self <= max) in place, which fails when
-        # max broadcasts the mask to a larger shape (a PyTorch limitation, kept for parity).
-        # Its min and max gradients combine masks so too, but only when computed: PyTorch's
-        # engine skips gradients no wanted input needs, leafgrad's nodes compute them all,
-        # so checking there would raise where PyTorch does not (autograd.grad(y, [self]))
-        low = np.broadcast_shapes(self._data.shape, min._data.shape)
-        both = np.broadcast_shapes(low, max._data.shape)
-        if low != both:
-            raise RuntimeError(f"output with shape [{', '.join(map(str, low))}] doesn't match "
-                               f"the broadcast shape [{', '.join(map(str, both))}]")
+        # max broadcasts the mask to a larger shape (a PyTorch limitation, kept for parity;
+        # the engine computes only the wanted inputs' gradients, as PyTorch's)
+        _check_mask_in_place(self, min, min, max)
     keep = None
     if min is not None:
         keep = self >= min
@@ -159,6 +164,7 @@ def clamp_tensor_self(grad, self, min, max):
 def clamp_tensor_min(grad, self, min, max):
     below = self < min
     if max is not None:
+        _check_mask_in_place(self, min, min, max)   # (self < min).logical_and_(min < max)
         below = below & (min < max)
     return grad.masked_fill(~below, 0.0)
 
@@ -166,6 +172,7 @@ def clamp_tensor_min(grad, self, min, max):
 def clamp_tensor_max(grad, self, min, max):
     above = self > max
     if min is not None:
+        _check_mask_in_place(self, max, min, max)   # (self > max).logical_or_(max < min)
         above = above | (min > max)   # strictly, as PyTorch: min == max keeps it at self
     return grad.masked_fill(~above, 0.0)
 
