@@ -20,7 +20,7 @@ import numpy as np
 
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
-from .graph import Node, SavedOutput, anomaly as _anomaly
+from .graph import Node, OpNode, SavedOutput, anomaly as _anomaly
 
 __all__ = ["execute", "accumulate_grad"]
 
@@ -166,6 +166,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             heappush(ready, (fn._seq, fn, buffers.pop(fn, None)))
 
     capturing = captured is not None
+    wanted = None
     while True:
         if nxt is not None:
             node = nxt
@@ -197,6 +198,8 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                         captured[i] = g if captured[i] is None else captured[i] + g
             if not run_it:
                 grads = None
+            elif isinstance(node, OpNode):
+                wanted = _wanted_edges(node._edges, needed, target_leaves, target_nodes)
         if (node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None
                 or node._pre_hooks is not None) and grads is not None:
             grads = _run_pre_hooks(node, grads)
@@ -211,6 +214,9 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             if _anomaly.enabled:
                 # anomaly mode: forward trace on errors, NaN check (autograd/anomaly_mode.py)
                 grad_inputs = _anomaly.run_node(node, grads, create_graph)
+            elif wanted is not None:
+                grad_inputs = node.apply(grads, create_graph, wanted)
+                wanted = None
             else:
                 grad_inputs = node.apply(grads, create_graph)
             if node._hooks:
@@ -276,6 +282,25 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
 
 
 _NONES = [(None,) * n for n in range(8)]
+
+
+def _wanted_edges(edges, needed, target_leaves, target_nodes):
+    """Which of an op node's inputs need their gradient when only some inputs are wanted
+    (``autograd.grad``, ``inputs=``): as PyTorch's engine, a derivative that leads nowhere
+    wanted is not computed (some PyTorch formulas fail only when computed). None: all."""
+    mask = None
+    for i, (fn, _) in enumerate(edges):
+        if fn is None:
+            continue
+        if isinstance(fn, Tensor):
+            keep = id(fn) in target_leaves
+        else:
+            keep = id(fn) in needed or id(fn) in target_nodes
+        if not keep:
+            if mask is None:
+                mask = [True] * len(edges)
+            mask[i] = False
+    return mask
 
 
 def _add_to_buffer(buffers, node, nr, g):

@@ -289,7 +289,9 @@ class OpNode(Node):
     __slots__ = ()
     record = None
 
-    def apply(self, grads, create_graph: bool):
+    def apply(self, grads, create_graph: bool, wanted=None):
+        """The gradients of the inputs; ``wanted`` (a list of flags, from the engine) skips
+        those no wanted input needs, as PyTorch computes only the needed ones."""
         saved = self._saved
         if saved is None:
             raise RuntimeError(errors.BACKWARD_TWICE)
@@ -302,13 +304,13 @@ class OpNode(Node):
             saved = list(saved)
             saved[slot] = saved[slot].unpack(self, create_graph)
         if not self._plain:
-            return self._apply_general(grads, saved, create_graph)
+            return self._apply_general(grads, saved, create_graph, wanted)
         grad = grads[0]
         meta = self._args
         out = []
         i = 0
         for (fn, _), call in zip(self._edges, self._calls):
-            if fn is None or call is None:
+            if fn is None or call is None or (wanted is not None and not wanted[i]):
                 out.append(None)
             else:
                 formula, idx = call
@@ -329,7 +331,7 @@ class OpNode(Node):
             i += 1
         return out
 
-    def _apply_general(self, grads, saved, create_graph):
+    def _apply_general(self, grads, saved, create_graph, wanted=None):
         """Several outputs (gradients materialized first) or a list input."""
         rec = self.record
         if rec.n_outputs > 1:
@@ -339,8 +341,8 @@ class OpNode(Node):
         if rec.list_input:
             return self._apply_list(grad, saved)
         out = []
-        for (fn, _), call in zip(self._edges, self._calls):
-            if fn is None or call is None:
+        for i, ((fn, _), call) in enumerate(zip(self._edges, self._calls)):
+            if fn is None or call is None or (wanted is not None and not wanted[i]):
                 out.append(None)
             else:
                 formula, idx = call

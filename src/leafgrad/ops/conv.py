@@ -213,8 +213,14 @@ _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "in
             "bool": "bool"}
 
 
+# dtypes without a legacy tensor type: PyTorch's type string names the backend's type
+_TYPE_NAMES = {"bool": "CPUBoolType", "complex64": "CPUComplexFloatType",
+               "complex128": "CPUComplexDoubleType"}
+
+
 def _type_name(d) -> str:
-    return "torch." + _dt.from_numpy_dtype(d).tensor_type
+    name = _TYPE_NAMES.get(np.dtype(d).name)
+    return name if name is not None else "torch." + _dt.from_numpy_dtype(d).tensor_type
 
 
 def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
@@ -298,17 +304,15 @@ def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
     if math.prod(ish) == 0:
         raise RuntimeError("Only zero batch or zero channel inputs are supported, but got input "
                            f"shape: {_size(_as_2d(ish))}")
-    # a batched float input takes the MKLDNN path, whose messages differ; PyTorch's
-    # use_mkldnn leaves an unstrided 1x1 kernel on a batch under 16 to the slow path when it
-    # runs on one thread (a 1-d convolution runs as 2-d with a kernel height of 1); a
-    # transposed one takes MKLDNN for any batched float input
-    mkldnn = idt == np.float32 and ish[0] > 1 and (transposed or (
-        any(v != 1 for v in stride) or any(v != 1 for v in dilation) or ish[0] >= 16
-        or wsh[-1] != 1 or (len(wsh) > 3 and wsh[-2] != 1) or _num_threads() > 1))
+    mkldnn = idt == np.float32 and _use_mkldnn(ish, wsh, stride, dilation, transposed,
+                                               output_padding, groups)
     if not mkldnn and math.prod(wsh) == 0:
         _check_empty_weight(wsh, transposed, dilation)
     if transposed and not mkldnn:   # the slow transposed kernels check their output size
         _check_transposed_size(ish, wsh, stride, padding, dilation, output_padding)
+    if idt.kind in "biu" and idt != np.int64:
+        # the slow kernels' dtype dispatch comes before their weight and bias checks
+        _check_kernel_dtype(idt, transposed, k, wsh, stride, padding, dilation, groups)
     if idt != wdt:
         if not mkldnn:
             raise RuntimeError(f"expected scalar type {_dt.from_numpy_dtype(idt).tensor_type[:-6]}"
@@ -318,13 +322,28 @@ def check_conv_args(input, weight, bias, stride, padding, dilation, transposed,
                            "is a dense tensor")
     if bdt is not None and bdt != idt:
         if transposed:
-            _check_transposed_bias(idt, bdt, ish[0], k)
+            _check_transposed_bias(idt, bdt, mkldnn, k)
         elif mkldnn:   # the slow kernels add a bias of another dtype into the output
             raise RuntimeError(f"Input type ({_type_name(idt)}) and bias type "
                                f"({_type_name(bdt)}) should be the same or input should be a "
                                "MKLDNN tensor and bias is a dense tensor")
-    if idt.kind in "biu" and idt != np.int64:
-        _check_kernel_dtype(idt, transposed, k, wsh, stride, padding, dilation, groups)
+
+
+def _use_mkldnn(ish, wsh, stride, dilation, transposed, output_padding, groups) -> bool:
+    """Whether PyTorch runs a float32 convolution with MKLDNN (whose messages differ from the
+    slow kernels'): not a transposed one whose output padding reaches its stride; else an
+    unstrided, undilated 1x1 kernel on a batch under 16 on one thread is left to the slow
+    path, and of the rest only grouped ones, kernels over 3x3 both ways, batches over one
+    and inputs over 20480 elements (counted over four dims) take it. A 1-d convolution
+    runs as a 2-d one of unit height."""
+    if transposed and any(p >= s for p, s in zip(output_padding, stride)):
+        return False
+    i4, w4 = _as_2d(ish), _as_2d(wsh)
+    if not (any(v != 1 for v in stride) or any(v != 1 for v in dilation) or i4[0] >= 16
+            or w4[-1] != 1 or w4[-2] != 1 or _num_threads() > 1):
+        return False
+    return (groups > 1 or (w4[-1] > 3 and w4[-2] > 3) or i4[0] > 1
+            or i4[0] * i4[1] * i4[2] * i4[3] > 20480)
 
 
 def _as_2d(shape) -> tuple:
@@ -382,11 +401,11 @@ def _check_kernel_dtype(idt, transposed, k, wsh, stride, padding, dilation, grou
     raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
 
-def _check_transposed_bias(idt, bdt, batch: int, k: int) -> None:
-    """A transposed convolution's bias of another dtype: the batched float32 (MKLDNN) and the
+def _check_transposed_bias(idt, bdt, mkldnn: bool, k: int) -> None:
+    """A transposed convolution's bias of another dtype: the MKLDNN path and the
     3-d kernels refuse it; the 1-d/2-d ones add it into the output in place, so only a cast
     the output's dtype cannot take (a float bias into an integer output) fails."""
-    if idt == np.float32 and batch > 1:
+    if mkldnn:
         raise RuntimeError(f"Input type ({_type_name(idt)}) and bias type ({_type_name(bdt)}) "
                            "should be the same or input should be a MKLDNN tensor and bias is "
                            "a dense tensor")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..grad_mode import state as _mode
 from .dispatch import _make_view
 from .registry import defop, export_function, Sample
 from ..tensor import Tensor, _wrap
@@ -74,6 +75,7 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
     for i, s in zip(ins, tensors_shapes):
         for c, n in zip(i, s):
             sizes[c] = max(sizes.get(c, 1), n)
+    labels = set("".join(ins))
     grads = []
     for k, (spec, shape) in enumerate(zip(ins, tensors_shapes)):
         if not operands[k].requires_grad:
@@ -98,6 +100,17 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
             g = g.sum(summed, keepdim=True)
         if tuple(g.shape) != tuple(shape):
             g = g.expand(shape)
+        if _mode.grad_enabled:
+            # under create_graph the gradient's node is PyTorch's: its einsum unsqueezes an
+            # operand that lacks some subscript, then permutes every operand, so the
+            # gradient comes out of a squeeze or of a permute (after the cast to the
+            # operand's dtype, which its promoting multiply's backward does)
+            if g.dtype != operands[k].dtype:
+                g = g.to(operands[k].dtype)
+            if set(spec) != labels:
+                g = g.unsqueeze(0).squeeze(0)
+            else:
+                g = g.permute(tuple(range(g.dim())))
         grads.append(g)
     return grads
 
@@ -139,8 +152,13 @@ def einsum(equation, *operands):
     ins, out = _explicit(equation, [t._data.shape for t in operands])
     sizes = {}
     for k, (i, t) in enumerate(zip(ins, operands)):
-        for c, n in zip(i, t._data.shape):
+        for d, (c, n) in enumerate(zip(i, t._data.shape)):
             if c in sizes and n != sizes[c] and n != 1 and sizes[c] != 1:
+                if c not in equation:   # a letter _explicit gave a dim of the ellipsis
+                    raise RuntimeError(f"einsum(): dimension {d} covered by ellipsis in operand "
+                                       f"{k}has size {n} which does not broadcast with "
+                                       f"previously seen ellipsis with size {sizes[c]} for "
+                                       "the respective dimension")
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which "
                                    f"does not broadcast with previously seen size {sizes[c]}")
             sizes[c] = n if c not in sizes or sizes[c] == 1 else sizes[c]

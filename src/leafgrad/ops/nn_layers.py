@@ -143,6 +143,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
         if not weight.shape[0]:     # PyTorch's index_select of an empty table
             raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if not weight.size:   # rows without columns: its empty-input path names the value
+            flat = idx.reshape(-1)
+            bad = flat[(flat < 0) | (flat >= weight.shape[0])][0]
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} "
+                               f"axis_dim={weight.shape[0]}")
         raise IndexError("index out of range in self")
     return weight[idx]
 

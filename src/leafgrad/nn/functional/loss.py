@@ -443,6 +443,13 @@ def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_aver
                           reduce=None, reduction: str = "mean") -> Tensor:
     reduction = legacy_reduction(size_average, reduce,
                                  reduction)
+    if target.dim() not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = target.dim() + 1   # one row per target entry
+    if input1.dim() != want or input2.dim() != want:
+        raise RuntimeError(f"{target.dim()}D target tensor expects {want}D input tensors, but "
+                           f"found inputs with sizes {list(input1.shape)} and "
+                           f"{list(input2.shape)}.")
     torch = _torch()
     # PyTorch's own formula (not cosine_similarity's): the 1e-12 goes into each squared
     # magnitude before the product, which decides the rounding of near-zero gradients.

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from ...ops.pooling import max_pool, pool_output_size
 from ...ops.pooling_avg import AVG_POOL
-from ...tensor import Tensor
+from ...grad_mode import state as _mode
+from ...tensor import Tensor, _wrap
 
 __all__ = [
     "avg_pool1d",
@@ -133,7 +134,7 @@ def _single(value, fname: str, what: str) -> int:
 
 def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
     """max_pool1d's own checks (PyTorch's messages)."""
-    if input.dim() not in (2, 3):
+    if input.dim() not in (2, 3) or 0 in input.shape[-2:]:
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
                            f"dim batch size for input, but got:{list(input.shape)}")
     k = _single(kernel_size, "max_pool1d", "kernel_size")
@@ -183,6 +184,13 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                      _to2d(dilation, 1), ceil_mode, return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
+    if not (input.requires_grad and _mode.grad_enabled):
+        # PyTorch's max_pool1d_impl (no gradient wanted): a new tensor, not a view, squeezed
+        # in place when the input has no batch dim (so at version 1)
+        result = _wrap(out._data.reshape(out._data.shape[:-2] + out._data.shape[-1:]))
+        if input.dim() == 2:
+            result._vc[0] = 1
+        return result
     return out.squeeze(-2)
 
 
@@ -259,11 +267,11 @@ def _check_pool3d(input, kernel, stride, padding, dilation, ceil_mode, fname):
                            + _tdims("dilation", dilation))
     if len(shape) not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
-    for i, size in enumerate(shape[-4:]):
-        if size == 0:
-            raise RuntimeError(f"{fname}: Expected input's non-batch dimensions to have "
-                               f"positive length, but input has a shape of {list(shape)} and "
-                               f"non-batch dimension {i} has length zero!")
+    if 0 in shape[-4:]:
+        # PyTorch's message names dimension 0 whichever non-batch dim is empty
+        raise RuntimeError(f"{fname}: Expected input's non-batch dimensions to have "
+                           f"positive length, but input has a shape of {list(shape)} and "
+                           f"non-batch dimension 0 has length zero!")
     (kt, kh, kw), (pt, ph, pw) = kernel, padding
     if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
         raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but "
