@@ -172,13 +172,12 @@ _TYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char"
 def _adaptive_backward(n):
     def adaptive_avg_pool_backward(grad_output, self):
         """The adjoint: each spatial dim mapped by its averaging matrix transposed."""
-        if n == 2 and 0 in grad_output.shape[1:]:
-            # PyTorch's 2-d backward refuses what its forward allowed (an empty channel dim)
-            dim = grad_output.shape.index(0, 1)
-            raise RuntimeError("adaptive_avg_pool2d_backward(): Expected grad_output to have "
-                               "non-zero size for non-batch dimensions, but grad_output has "
-                               f"sizes {list(grad_output.shape)} with dimension {dim} being "
-                               "empty")
+        for i in range(1, grad_output.ndim):   # PyTorch's check (an empty batch is fine)
+            if grad_output.shape[i] == 0:
+                raise RuntimeError(
+                    f"adaptive_avg_pool{n}d_backward(): Expected grad_output to have non-zero "
+                    f"size for non-batch dimensions, but grad_output has sizes "
+                    f"[{', '.join(map(str, grad_output.shape))}] with dimension {i} being empty")
         mats = [adaptive_matrix(size, o, grad_output.dtype).T
                 for size, o in zip(self.shape[-n:], grad_output.shape[-n:])]
         return _separable(flat_planes(grad_output, n), mats).reshape(self.shape)
