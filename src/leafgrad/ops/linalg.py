@@ -479,7 +479,7 @@ def addmm_mat1(grad, mat2, mat1_strides, alpha):
     if not _mode.grad_enabled and alpha == 1:
         g = grad._data
         if column_major(mat1_strides, g.shape[0]):
-            return _wrap(np.matmul(mat2._data, g.T)).t()
+            return _wrap(np.matmul(mat2._data, g.T).T)
         return _wrap(np.matmul(g, mat2._data.T))
     if column_major(mat1_strides, grad._data.shape[0]):
         g = matmul(mat2, grad.t()).t()   # see Note [Gradients in the operand's layout]
@@ -492,9 +492,9 @@ def addmm_mat2(grad, mat1, mat2_strides, alpha):
     if not _mode.grad_enabled and alpha == 1:   # Note [Plain NumPy without create_graph]
         g, m = grad._data, mat1._data
         if column_major(mat2_strides, m.shape[1]):
-            # nn.Linear's weight.t(): the weight's layout, as a leafgrad view of the product,
-            # so the engine can hand the product itself to weight.grad (engine._sole_view)
-            return _wrap(np.matmul(g.T, m)).t()
+            # nn.Linear's weight.t(): the weight's layout, a NumPy view of the product, so
+            # the engine can hand the product itself to weight.grad (engine._sole_view)
+            return _wrap(np.matmul(g.T, m).T)
         return _wrap(np.matmul(m.T, g))
     if column_major(mat2_strides, mat1._data.shape[1]):
         g = matmul(grad.t(), mat1).t()   # nn.Linear's weight.t(): the weight's own layout

@@ -10,6 +10,8 @@ tensor([0.0900, 0.2447, 0.6652])
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -18,6 +20,7 @@ from ..tensor import _wrap
 from .registry import Sample, defop
 
 FAMILY = "nn_ops"
+_isfinite = math.isfinite
 
 
 def _axis(dim, ndim):
@@ -56,7 +59,9 @@ def _shifted(self, axis):
         return self.copy()   # nothing to normalise (an empty max has no identity)
     # the ufuncs' own reductions: ndarray.max / .all are Python functions around them
     m = np.maximum.reduce(self, axis=axis, keepdims=True)
-    if not np.logical_and.reduce(np.isfinite(m), axis=None):
+    # one reduction tells whether every maximum is finite: a sum of finite numbers is finite
+    # (unless it overflows, which only sends rare inputs down the careful path)
+    if not _isfinite(float(np.add.reduce(m, axis=None))):
         # only -inf maxima (all -inf rows) are replaced: a +inf max must give nan rows, as
         # PyTorch's (inf - inf)
         m = np.where(m == -np.inf, 0, m)

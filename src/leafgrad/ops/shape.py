@@ -27,7 +27,8 @@ from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .registry import Sample, bind_method, defop, export_function
 from ..autograd.graph import sum_to
 from ..errors import shape_str
-from ..tensor import _wrap_dim
+from ..tensor import _wrap, _wrap_dim
+from ..grad_mode import state as _mode
 
 FAMILY = "shape"
 
@@ -303,6 +304,10 @@ def t_op(self):
 
 
 def t_self(grad):
+    if not _mode.grad_enabled:
+        # Note [Plain NumPy without create_graph] in ops/linalg.py: nn.Linear's weight.t()
+        # runs this once per step; the transposed array, without a trip through the dispatcher
+        return _wrap(grad._data.T)
     return grad.t()
 
 

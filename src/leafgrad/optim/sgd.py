@@ -52,7 +52,11 @@ class SGD(Optimizer):
                     g = p._grad
                     if g is not None:
                         param = p._data
-                        param -= lr * g._data
+                        # lr as a NumPy scalar of the parameter's dtype: the same product as
+                        # a Python float (NumPy casts that to the array's dtype), without
+                        # NumPy's slower path for Python numbers
+                        param -= param.dtype.type(lr) * g._data if param.dtype.kind == "f" \
+                            else lr * g._data
                         changed.append(p)
                 continue
             for p, param, grad in self._params_with_grad(group):
