@@ -39,3 +39,40 @@ def test_cross_then_topk_order():
         v, i = L.linalg.cross(x, x).topk(3, largest=False)
         return i.tolist(), (v > 0).tolist(), (v < 0).tolist()
     same_on_both(run)
+
+
+def _nan_safe(L, t):
+    """(isnan mask, values with NaN as 0): NaN != NaN in the comparison."""
+    return None if t is None else (t.isnan(), L.nan_to_num(t, nan=0.0, posinf=9e9, neginf=-9e9))
+
+
+# -- vector_norm's backward is PyTorch's norm_backward op for op: at a zero norm the first
+# derivative is 0 and the second NaN (cosine_similarity of a zero vector, fuzz seed 12 x20) ---
+@pytest.mark.parametrize("ord", [2, 3, 1.5, 0.5])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (0, False), (1, True), (-1, False)])
+@pytest.mark.parametrize("zero", ["all", "row", "none"])
+def test_vector_norm_double_backward_at_zero(ord, dim, keepdim, zero):
+    def run(L):
+        data = [[0.5, -1.25, 2.0], [0.0, 0.0, 0.0]]
+        if zero == "all":
+            data = [[0.0] * 3] * 2
+        elif zero == "none":
+            data[1] = [0.25, 0.0, -3.0]
+        x = L.tensor(data, dtype=L.float64, requires_grad=True)
+        n = L.linalg.vector_norm(x, ord, dim, keepdim)
+        g, = L.autograd.grad((n * 1.5).sum(), x, create_graph=True)
+        gg, = L.autograd.grad((g * L.linspace(-1, 1, 6, dtype=L.float64).reshape(2, 3)).sum(),
+                              x, allow_unused=True)
+        return _nan_safe(L, g), type(g.grad_fn).__name__, _nan_safe(L, gg)
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_cosine_similarity_zero_double_backward(shape):
+    def run(L):
+        x = L.zeros(shape, dtype=L.float64, requires_grad=True)
+        c = L.nn.functional.cosine_similarity(x * 1, x * 1, dim=0)
+        g, = L.autograd.grad(c, x, create_graph=True)
+        gg, = L.autograd.grad((g * 1.5).sum(), x, allow_unused=True)
+        return _nan_safe(L, g), _nan_safe(L, gg)
+    same_on_both(run)
