@@ -116,6 +116,10 @@ def linalg_det(A):
 
 
 def linalg_det_A(grad, A, result):
+    if A.shape[-1] == 1:
+        # PyTorch's shortcut for 1x1 matrices: the gradient is the incoming one, reshaped (it
+        # does not depend on A: no graph back to A under create_graph, 1 at a singular A)
+        return grad.unsqueeze(-1).unsqueeze(-1).expand(A.shape)
     out, info = _inv.public(A, check_errors=False)
     g = grad.unsqueeze(-1).unsqueeze(-1) * result.unsqueeze(-1).unsqueeze(-1)
     bad = info._data != 0
