@@ -98,3 +98,24 @@ def test_det_1x1_backward(shape, grad_grad):
         # (for n > 1 PyTorch's graph is a solve; leafgrad's differs inside, values agree)
         return g, g.requires_grad, names if shape[-1] == 1 else None
     same_on_both(run)
+
+
+# -- pdist's backward is its own op under create_graph (PdistBackwardBackward0), for every p and
+# also with no pairs: the gradient requires grad; differentiating it raises (fuzz seed 13 x4) -
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 0.5, 3.0, float("inf")])
+@pytest.mark.parametrize("rows", [1, 3])
+def test_pdist_backward_records_its_node(p, rows):
+    def run(L):
+        data = [[0.3, 1.2], [0.5, -1.0], [0.3, 0.1]][:rows]
+        x = L.tensor(data, requires_grad=True)
+        d = L.nn.functional.pdist(x, p=p)
+        w = L.linspace(0.5, 1.5, d.numel())
+        g, = L.autograd.grad(d, x, w, create_graph=True)
+        names = [None if f is None else type(f).__name__ for f, _ in g.grad_fn.next_functions]
+        try:
+            L.autograd.grad(g.sum(), x)
+            err = None
+        except Exception as exc:   # noqa: BLE001
+            err = (type(exc).__name__, str(exc))
+        return g, g.requires_grad, type(g.grad_fn).__name__, names, err
+    same_on_both(run)

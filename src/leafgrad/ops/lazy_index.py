@@ -163,8 +163,8 @@ RECORDS = {
         "upsample_bicubic2d upsample_bilinear2d upsample_linear1d upsample_nearest1d "
         "upsample_nearest2d upsample_nearest3d upsample_trilinear3d"),
     "nn_extra": (
-        "_pdist_forward _prelu_kernel col2im im2col native_channel_shuffle "
-        "pixel_shuffle pixel_unshuffle unfold"),
+        "_pdist_backward _pdist_forward _prelu_kernel col2im im2col "
+        "native_channel_shuffle pixel_shuffle pixel_unshuffle unfold"),
     "margin_losses": (
         "multi_margin_loss multilabel_margin_loss"),
     "embedding_bag": (

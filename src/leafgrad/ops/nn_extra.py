@@ -260,34 +260,49 @@ def _pdist_forward(self, p=2.0):
 
 
 def _pdist_forward_self(grad, self, p, result):
-    """Each pair's gradient goes to row i and, negated, to row j (PyTorch's _pdist_backward:
-    zero where the distance is zero)."""
     if self._data.dtype == np.float16:   # PyTorch's backward kernel has no half version
         raise NotImplementedError("\"pdist_backward\" not implemented for 'Half'")
+    return PDIST_BACKWARD.public(grad, self, p, result)
+
+
+def _pdist_backward(grad, self, p, pdist):
+    """Each pair's gradient goes to row i and, negated, to row j (PyTorch's _pdist_backward:
+    zero where the distance is zero)."""
+    out = np.zeros(self.shape, np.result_type(grad, self, pdist))
     n = self.shape[0]
-    i, j = (_index(a) for a in _pairs(n))
-    diff = self.index_select(0, i) - self.index_select(0, j)
-    dist = result.unsqueeze(-1)
-    zero = diff.new_zeros(())
-    if p == 0:
-        return self.new_zeros(self.shape)
-    if p == 1:
-        local = diff.sign()
-    elif p == np.inf:
-        local = diff.sign() * (diff.abs() == dist)
-    elif p == 2:
-        local = diff / dist
-    else:
-        local = diff.sign() * diff.abs().pow(p - 1) / dist.pow(p - 1)
-        if p < 1:
-            local = local.where(diff != 0, zero)
-    local = (grad.unsqueeze(-1) * local).where(dist != 0, zero)
-    return self.new_zeros(self.shape).index_add(0, i, local).index_add(0, j, -local)
+    if p == 0 or n < 2 or not self.size:
+        return out.astype(self.dtype, copy=False)
+    i, j = _pairs(n)
+    diff = self[i] - self[j]
+    dist = pdist[:, None]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if p == 1:
+            local = np.sign(diff)
+        elif p == np.inf:
+            local = np.sign(diff) * (np.abs(diff) == dist)
+        elif p == 2:
+            local = diff / dist
+        else:
+            local = np.sign(diff) * np.abs(diff) ** (p - 1) / dist ** (p - 1)
+            if p < 1:
+                local = np.where(diff != 0, local, 0)
+        local = np.where(dist != 0, grad[:, None] * local, 0)
+    np.add.at(out, i, local)
+    np.add.at(out, j, -local)
+    return out.astype(self.dtype, copy=False)
 
 
-def _index(a):
-    from ..tensor import _wrap
-    return _wrap(np.ascontiguousarray(a, dtype=np.int64))
+def _pdist_backward_not_implemented(grad):
+    raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
+
+
+# PyTorch records _pdist_backward under create_graph (PdistBackwardBackward0) and cannot
+# differentiate it: the gradient requires grad, a second backward raises
+PDIST_BACKWARD = defop(
+    "_pdist_backward", _pdist_backward, inputs=("grad", "self", "pdist"),
+    derivatives={name: _pdist_backward_not_implemented for name in ("grad", "self", "pdist")},
+    dtype="same", grad_fn_name="PdistBackwardBackward0", methods=(), functions=(),
+    family=FAMILY)
 
 
 def _pdist_samples(make, shapes):
