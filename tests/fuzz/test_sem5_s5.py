@@ -119,3 +119,16 @@ def test_pdist_backward_records_its_node(p, rows):
             err = (type(exc).__name__, str(exc))
         return g, g.requires_grad, type(g.grad_fn).__name__, names, err
     same_on_both(run)
+
+
+# -- cumprod over a dim of size 1 (or of at most one element): PyTorch's backward passes the
+# gradient unchanged, so under create_graph it does not require grad (fuzz seed 13 x2) -------
+@pytest.mark.parametrize("shape,dim", [((1, 1), 0), ((3, 1), 1), ((1,), 0), ((), 0),
+                                       ((3, 1), 0), ((0, 2), 1)])
+def test_cumprod_size_one_backward(shape, dim):
+    def run(L):
+        x = L.linspace(-0.5, 1.5, int(np.prod(shape))).reshape(shape).requires_grad_()
+        y = x.cumprod(dim)
+        g, = L.autograd.grad(y, x, L.ones(shape) * 2, create_graph=True)
+        return g, g.requires_grad, None if g.grad_fn is None else type(g.grad_fn).__name__
+    same_on_both(run)
