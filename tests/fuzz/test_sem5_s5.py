@@ -132,3 +132,20 @@ def test_cumprod_size_one_backward(shape, dim):
         g, = L.autograd.grad(y, x, L.ones(shape) * 2, create_graph=True)
         return g, g.requires_grad, None if g.grad_fn is None else type(g.grad_fn).__name__
     same_on_both(run)
+
+
+# -- max_pool1d of an unbatched input when no gradient is needed: PyTorch's max_pool1d_impl
+# squeezes its result in place, a fresh tensor at version 1 (fuzz seed 12 x11) ---------------
+@pytest.mark.parametrize("shape", [(1, 3), (2, 4), (1, 2, 3)])
+@pytest.mark.parametrize("mode", ["plain", "grad", "no_grad", "indices"])
+def test_max_pool1d_result_version(shape, mode):
+    def run(L):
+        x = L.linspace(-1, 1, int(np.prod(shape))).reshape(shape)
+        if mode in ("grad", "no_grad"):
+            x.requires_grad_()
+        F = L.nn.functional
+        with L.no_grad() if mode == "no_grad" else L.enable_grad():
+            y = F.max_pool1d(x, 2, stride=1, padding=1, return_indices=mode == "indices")
+        y = y[0] if mode == "indices" else y
+        return y, y._version, y._base is None, y.requires_grad
+    same_on_both(run)

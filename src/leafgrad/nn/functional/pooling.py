@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from ...ops.pooling import max_pool, pool_output_size
 from ...ops.pooling_avg import AVG_POOL
-from ...tensor import Tensor
+from ...grad_mode import is_grad_enabled
+from ...tensor import Tensor, _wrap
 
 __all__ = [
     "avg_pool1d",
@@ -183,6 +184,10 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
                      _to2d(dilation, 1), ceil_mode, return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
+    if not (input.requires_grad and is_grad_enabled()):
+        # PyTorch's max_pool1d_impl (taken when no gradient is needed) makes a fresh tensor (not
+        # a view) and squeezes the batch dim of an unbatched one in place: version 1
+        return _wrap(out._data.squeeze(-2), vc=[int(input.dim() == 2)])
     return out.squeeze(-2)
 
 
