@@ -149,3 +149,37 @@ def test_max_pool1d_result_version(shape, mode):
         y = y[0] if mode == "indices" else y
         return y, y._version, y._base is None, y.requires_grad
     same_on_both(run)
+
+
+# -- clamp's backward is PyTorch's where(mask, grad, 0) (WhereBackward0 under create_graph), a NaN
+# input getting 0 where PyTorch's mask says so; nan_to_num's is grad * isfinite(self);
+# hardtanh's passes the gradient at NaN (fuzz seed 12 x4) ------------------------------------
+_BOUNDED = {
+    "minmax": lambda L, x, lo, hi: x.clamp(-1, 1), "min": lambda L, x, lo, hi: x.clamp(min=-1),
+    "max": lambda L, x, lo, hi: x.clamp(max=1), "tmin": lambda L, x, lo, hi: x.clamp(min=lo),
+    "tmax": lambda L, x, lo, hi: x.clamp(max=hi), "tminmax": lambda L, x, lo, hi: x.clamp(lo, hi),
+    "clamp_min": lambda L, x, lo, hi: x.clamp_min(0.1),
+    "clamp_max": lambda L, x, lo, hi: x.clamp_max(0.1),
+    "clamp_min_t": lambda L, x, lo, hi: x.clamp_min(lo),
+    "clamp_max_t": lambda L, x, lo, hi: x.clamp_max(hi),
+    "clip_crossed": lambda L, x, lo, hi: x.clip(1, -1),
+    "hardtanh": lambda L, x, lo, hi: L.nn.functional.hardtanh(x),
+    "relu6": lambda L, x, lo, hi: L.nn.functional.relu6(x),
+    "nan_to_num": lambda L, x, lo, hi: x.nan_to_num(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BOUNDED))
+@pytest.mark.parametrize("nan", [False, True])
+def test_bounded_backward_names_and_nan(case, nan):
+    def run(L):
+        bad = float("nan") if nan else 0.2
+        x = L.tensor([[-1.5, bad, 2.0, float("inf")]], dtype=L.float64, requires_grad=True)
+        lo = L.tensor([[-1.0, 0.5, bad, 0.0]], dtype=L.float64, requires_grad=True)
+        hi = L.tensor([[1.0, 1.5, 1.0, bad]], dtype=L.float64, requires_grad=True)
+        y = _BOUNDED[case](L, x, lo, hi)
+        w = L.tensor([[1.0, 2.0, 3.0, float("inf")]], dtype=L.float64, requires_grad=True)
+        gs = L.autograd.grad((y * w).nan_to_num(posinf=7.0).sum(), [x, lo, hi],
+                             create_graph=True, allow_unused=True)
+        return [None if g is None else (type(g.grad_fn).__name__,) + _nan_safe(L, g) for g in gs]
+    same_on_both(run)

@@ -106,7 +106,7 @@ def clamp_scalar_self(grad, self, min, max):
         keep = self >= min
     else:
         keep = (self >= min) & (self <= max)
-    return grad.masked_fill(~keep, 0.0)
+    return grad.where(keep, 0.0)
 
 
 def _clamp_samples(make, shapes):
@@ -150,21 +150,21 @@ def clamp_tensor_self(grad, self, min, max):
         keep = self >= min
     if max is not None:
         keep = self <= max if keep is None else keep & (self <= max)
-    return grad.masked_fill(~keep, 0.0)
+    return grad.where(keep, 0.0)
 
 
 def clamp_tensor_min(grad, self, min, max):
     below = self < min
     if max is not None:
         below = below & (min < max)
-    return grad.masked_fill(~below, 0.0)
+    return grad.where(below, 0.0)
 
 
 def clamp_tensor_max(grad, self, min, max):
     above = self > max
     if min is not None:
         above = above | (min > max)   # strictly, as PyTorch: min == max keeps it at self
-    return grad.masked_fill(~above, 0.0)
+    return grad.where(above, 0.0)
 
 
 def _clamp_tensor_samples(make, shapes):
@@ -243,7 +243,7 @@ def clamp_min_scalar(self, min):
 
 
 def clamp_min_scalar_self(grad, self, min):
-    return grad.masked_fill(self < min, 0.0)
+    return grad.where(self >= min, 0.0)   # PyTorch's where: NaN self gets 0
 
 
 def clamp_max_scalar(self, max):
@@ -254,7 +254,7 @@ def clamp_max_scalar(self, max):
 
 
 def clamp_max_scalar_self(grad, self, max):
-    return grad.masked_fill(self > max, 0.0)
+    return grad.where(self <= max, 0.0)   # PyTorch's where: NaN self gets 0
 
 
 def clamp_min_tensor(self, min):
@@ -263,7 +263,7 @@ def clamp_min_tensor(self, min):
 
 
 def clamp_min_tensor_min(grad, self, min):
-    return grad.masked_fill(self >= min, 0.0)
+    return grad.where(self < min, 0.0)
 
 
 def clamp_max_tensor(self, max):
@@ -272,7 +272,7 @@ def clamp_max_tensor(self, max):
 
 
 def clamp_max_tensor_max(grad, self, max):
-    return grad.masked_fill(self <= max, 0.0)
+    return grad.where(self > max, 0.0)
 
 
 def _bound_samples(fn):
@@ -480,7 +480,7 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
 
 
 def nan_to_num_self(grad, self):
-    return grad.masked_fill(~self.isfinite(), 0.0)
+    return grad * self.isfinite()   # PyTorch's formula (MulBackward0; inf * 0 is NaN)
 
 
 defop("nan_to_num", nan_to_num, derivatives={"self": nan_to_num_self}, dtype="same",
