@@ -183,3 +183,23 @@ def test_bounded_backward_names_and_nan(case, nan):
                              create_graph=True, allow_unused=True)
         return [None if g is None else (type(g.grad_fn).__name__,) + _nan_safe(L, g) for g in gs]
     same_on_both(run)
+
+
+# -- einsum of two or more operands under create_graph: each gradient ends in the node PyTorch's
+# ends in (SqueezeBackward1 for an operand lacking a label, else PermuteBackward0) (fuzz
+# seed 13: 'MulBackward0' != 'PermuteBackward0') --------------------------------------------
+@pytest.mark.parametrize("eq,shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("i,i->", [(3,), (3,)]), ("ij,j", [(2, 3), (3,)]),
+    ("...j,jk->...k", [(2, 2, 3), (3, 2)]), ("ij,k->ijk", [(2, 3), (2,)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("...i,...i->...", [(3,), (2, 3)]),
+    ("...i,...i->...", [(1, 1), (1, 1)]), ("ij,ij->ij", [(2, 3), (2, 3)]),
+    ("ij,ij->", [(1, 3), (2, 3)]), ("ij->ji", [(2, 3)]), ("ij->", [(2, 3)])])
+def test_einsum_gradient_last_node(eq, shapes):
+    def run(L):
+        ops = [L.linspace(0.5, 2, int(np.prod(s)), dtype=L.float64).reshape(s).requires_grad_()
+               for s in shapes]
+        r = L.einsum(eq, *ops)
+        gs = L.autograd.grad(r, ops, L.ones_like(r) * 1.5, create_graph=True)
+        gg = L.autograd.grad(sum((g * g).sum() for g in gs), ops, allow_unused=True)
+        return [(g, type(g.grad_fn).__name__) for g in gs], gg
+    same_on_both(run)

@@ -74,6 +74,7 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
     for i, s in zip(ins, tensors_shapes):
         for c, n in zip(i, s):
             sizes[c] = max(sizes.get(c, 1), n)
+    labels = set(out).union(*ins)
     grads = []
     for k, (spec, shape) in enumerate(zip(ins, tensors_shapes)):
         if not operands[k].requires_grad:
@@ -98,8 +99,19 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
             g = g.sum(summed, keepdim=True)
         if tuple(g.shape) != tuple(shape):
             g = g.expand(shape)
+        if others and g.requires_grad:
+            g = _last_step(g, labels - set(spec))
         grads.append(g)
     return grads
+
+
+def _last_step(g, missing):
+    """Under create_graph, end the gradient in the node PyTorch's ends in: its einsum unsqueezes
+    an operand for each label it lacks, then permutes it, and the backward undoes those last
+    (SqueezeBackward1 where a label is missing, else PermuteBackward0). Values unchanged."""
+    if missing:
+        return g.unsqueeze(-1).squeeze(-1)
+    return g.permute(tuple(range(g.dim())))
 
 
 def _reduce_to(grad, out, target):
