@@ -323,17 +323,29 @@ def _prod_others(x, axis):
     return p / safe * (none + one * other_zero_value)
 
 
-def prod_all_self(grad, self):
-    if self._data.ndim == 0:
+# PyTorch's prod_backward: without zeros grad * (result / self), reading the saved result (so a
+# second backward through a freed graph fails there, as in PyTorch); with zeros the safe
+# formula, for the whole product on the flattened input, viewed back (ViewBackward0)
+def prod_all_self(grad, self, result):
+    d = self._data
+    if d.ndim == 0:
         return grad
-    return grad.expand(self._data.shape) * _prod_others(self, None)
+    if not (d == 0).any():
+        return grad * (result / self)
+    flat = self.reshape(-1)
+    return (grad.expand(flat.shape) * _prod_others(flat, 0)).view(d.shape)
 
 
-def prod_dim_self(grad, self, dim, keepdim):
-    if self._data.ndim == 0:
+def prod_dim_self(grad, self, result, dim, keepdim):
+    d = self._data
+    if d.ndim == 0:
         return grad
-    axis = _wrap_dim(dim, self._data.ndim)
-    return expand_grad(grad, self._data.shape, dim, keepdim) * _prod_others(self, axis)
+    axis = _wrap_dim(dim, d.ndim)
+    if not (d == 0).any():
+        if not keepdim:
+            grad, result = grad.unsqueeze(axis), result.unsqueeze(axis)
+        return grad * (result / self)
+    return expand_grad(grad, d.shape, dim, keepdim) * _prod_others(self, axis)
 
 
 def _prod_samples(make, shapes):
