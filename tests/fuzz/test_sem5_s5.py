@@ -238,3 +238,46 @@ def test_prod_result_changed_in_place(kind):
             return str(exc)
         return x.grad
     same_on_both(run)
+
+
+# -- what a node saves decides which in-place change fails the backward, and the first node to
+# fail (newest first) names the tensor: sort saves its indices, not self (fuzz seed 12: 'output
+# 0 of AsStrided' != 'output 0 of Exp'); gather and cummax/cummin save self, as PyTorch ----
+_SAVES = {
+    "sort": lambda x: x.sort(0)[0], "msort": lambda x: x.msort(),
+    "kthvalue": lambda x: x.kthvalue(2, 0)[0], "median_dim": lambda x: x.median(0)[0],
+    "mode": lambda x: x.mode(0)[0], "max_dim": lambda x: x.max(0)[0],
+    "cummax": lambda x: x.cummax(0)[0], "cummin": lambda x: x.cummin(1)[0],
+    "topk": lambda x: x.topk(2, 0)[0], "quantile": lambda x: x.quantile(0.3, 0),
+    "gather": lambda x: x.gather(0, x.argsort(0)), "prod": lambda x: x.prod(0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SAVES))
+def test_saved_input_changed_in_place(name):
+    def run(L):
+        b = L.tensor([[0.5, 2.0], [1.5, -1.0], [0.25, 3.0]], requires_grad=True)
+        x = b * 1
+        y = _SAVES[name](x)
+        x.add_(1)
+        try:
+            y.sum().backward()
+        except RuntimeError as exc:
+            return str(exc)
+        return b.grad
+    same_on_both(run)
+
+
+def test_quantile_then_in_place_names_the_exp_output():
+    def run(L):
+        b = L.tensor(-2.93, requires_grad=True)
+        t = (b * 0).masked_fill(b != b, 1.0)
+        t.exp_()
+        q = t.quantile(1.0, interpolation="higher")
+        t.div_(q)
+        try:
+            t.backward(retain_graph=True, create_graph=True)
+        except RuntimeError as exc:
+            return str(exc)
+        return b.grad
+    same_on_both(run)

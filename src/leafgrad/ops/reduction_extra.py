@@ -74,11 +74,13 @@ def cum_extreme(self, dim, indices):
     return np.take_along_axis(self, indices, _wrap_dim(dim, self.ndim))
 
 
-def cum_extreme_self(grad, self_shape, dim, indices):
-    if not self_shape:
+def cum_extreme_self(grad, self, dim, indices):
+    # PyTorch's cummaxmin_backward saves self (an in-place change of it fails the backward)
+    shape = self._data.shape
+    if not shape:
         return grad
-    zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
-    return zeros.scatter_add(_wrap_dim(dim, len(self_shape)), _wrap(indices), grad)
+    zeros = _wrap(np.zeros(shape, grad._data.dtype))
+    return zeros.scatter_add(_wrap_dim(dim, len(shape)), _wrap(indices), grad)
 
 
 def _cum_samples(call):

@@ -52,13 +52,13 @@ def sort_op(self, dim=-1, descending=False, stable=False):
     return [np.take_along_axis(self, idx, wrap_dim(dim, self.ndim)), idx]
 
 
-def sort_self(grads, self, dim, descending):
-    data = self._data
-    if data.ndim == 0:
+def sort_self(grads, self_shape, dim, result1):
+    # PyTorch's: the gradient scattered by the saved indices; self is not saved (an in-place
+    # change of it after the sort does not fail the backward here)
+    if not self_shape:
         return grads[0]
-    idx = _order(data, dim, descending)
-    zeros = _wrap(np.zeros(data.shape, grads[0]._data.dtype))
-    return zeros.scatter(dim, _wrap(idx), grads[0])
+    zeros = _wrap(np.zeros(self_shape, grads[0]._data.dtype))
+    return zeros.scatter(dim, result1, grads[0])
 
 
 def _sort_samples(make, shapes):
