@@ -281,3 +281,22 @@ def test_quantile_then_in_place_names_the_exp_output():
             return str(exc)
         return b.grad
     same_on_both(run)
+
+
+# -- matrix_exp: exp for 1x1 matrices (exp(-inf) = 0, PyTorch's shortcut), NaN for a larger
+# matrix holding inf/NaN (was OverflowError; fuzz seed 12) ----------------------------------
+@pytest.mark.parametrize("value", [float("-inf"), float("inf"), float("nan"), 0.5])
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (3, 1, 1)])
+def test_matrix_exp_non_finite(value, shape):
+    def run(L):
+        r = L.linalg.matrix_exp(L.full(shape, value, dtype=L.float64))
+        return _nan_safe(L, r)
+    same_on_both(run)
+
+
+def test_matrix_exp_batch_with_one_non_finite():
+    def run(L):
+        A = L.tensor([[[1.0, float("-inf")], [0.0, 1.0]], [[0.5, 0.2], [0.1, 0.3]]],
+                     dtype=L.float64)
+        return _nan_safe(L, L.linalg.matrix_exp(A))
+    same_on_both(run)

@@ -567,9 +567,17 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 # -- matrix_exp ----------------------------------------------------------------------------------
 def linalg_matrix_exp(self):
     """``exp(A)`` by scaling and squaring a degree-18 Taylor polynomial."""
+    if self.shape[-1] == 1:
+        return np.exp(self)   # PyTorch's shortcut for 1x1 matrices (exp(-inf) is 0)
     if self.dtype == np.float32:   # in double, rounded once: as accurate as PyTorch's Pade
         return linalg_matrix_exp(self.astype(np.float64)).astype(np.float32)
     norm = np.abs(self).sum(-2).max(-1, initial=0) if self.size else np.zeros(())
+    bad = ~np.isfinite(norm)
+    if bad.any():
+        # PyTorch: NaN for a matrix holding inf or NaN (the others as usual)
+        with np.errstate(invalid="ignore"):
+            out = linalg_matrix_exp(np.where(bad[..., None, None], 0, self).astype(self.dtype))
+        return np.where(bad[..., None, None], np.nan, out).astype(self.dtype, copy=False)
     s = int(max(0, np.ceil(np.log2(max(float(np.max(norm)), 1e-300))) + 1))
     X = self / (2.0 ** s)
     out = np.broadcast_to(np.eye(self.shape[-1], dtype=self.dtype), self.shape).copy()
