@@ -300,3 +300,25 @@ def test_matrix_exp_batch_with_one_non_finite():
                      dtype=L.float64)
         return _nan_safe(L, L.linalg.matrix_exp(A))
     same_on_both(run)
+
+
+# -- clamp with tensor bounds: each input's gradient combines two masks in place as PyTorch's,
+# failing when the second broadcasts the first larger (fuzz seed 13: "output with shape [1]
+# doesn't match the broadcast shape [2]") ----------------------------------------------------
+@pytest.mark.parametrize("shapes", [((1,), (2,), (1,)), ((1,), (1,), (2,)), ((2,), (1,), (1,)),
+                                    ((1,), (2,), (2,)), ((2, 1), (1,), (2, 2))])
+@pytest.mark.parametrize("wants", ["self", "min", "max", "all"])
+def test_clamp_tensor_bounds_backward_shapes(shapes, wants):
+    def run(L):
+        x, lo, hi = (L.linspace(-1, 1, int(np.prod(s))).reshape(s) for s in shapes)
+        lo, hi = lo - 0.5, hi + 0.25
+        ts = {"self": x, "min": lo, "max": hi}
+        wrt = list(ts.values()) if wants == "all" else [ts[wants]]
+        for t in wrt:
+            t.requires_grad_()
+        y = x.clamp(lo, hi)
+        try:
+            return L.autograd.grad(y, wrt, L.ones_like(y))
+        except RuntimeError as exc:
+            return str(exc)
+    same_on_both(run)

@@ -136,15 +136,19 @@ def clamp_tensor(self, min=None, max=None):
     return self
 
 
+def _in_place_mask(a, b, c, d):
+    """PyTorch combines two masks in place, ``(a ? b).logical_and_(c ? d)``, which fails when
+    the second broadcasts the first to a larger shape (a PyTorch limitation, kept for parity)."""
+    first = np.broadcast_shapes(a._data.shape, b._data.shape)
+    both = np.broadcast_shapes(first, c._data.shape, d._data.shape)
+    if first != both:
+        raise RuntimeError(f"output with shape [{', '.join(map(str, first))}] doesn't match "
+                           f"the broadcast shape [{', '.join(map(str, both))}]")
+
+
 def clamp_tensor_self(grad, self, min, max):
     if min is not None and max is not None:
-        # PyTorch computes (self >= min).logical_and_(self <= max) in place, which fails when
-        # max broadcasts the mask to a larger shape (a PyTorch limitation, kept for parity)
-        low = np.broadcast_shapes(self._data.shape, min._data.shape)
-        both = np.broadcast_shapes(low, max._data.shape)
-        if low != both:
-            raise RuntimeError(f"output with shape [{', '.join(map(str, low))}] doesn't match "
-                               f"the broadcast shape [{', '.join(map(str, both))}]")
+        _in_place_mask(self, min, self, max)      # (self >= min).logical_and_(self <= max)
     keep = None
     if min is not None:
         keep = self >= min
@@ -156,6 +160,7 @@ def clamp_tensor_self(grad, self, min, max):
 def clamp_tensor_min(grad, self, min, max):
     below = self < min
     if max is not None:
+        _in_place_mask(self, min, min, max)       # (self < min).logical_and_(min < max)
         below = below & (min < max)
     return grad.where(below, 0.0)
 
@@ -163,6 +168,7 @@ def clamp_tensor_min(grad, self, min, max):
 def clamp_tensor_max(grad, self, min, max):
     above = self > max
     if min is not None:
+        _in_place_mask(self, max, max, min)       # (self > max).logical_or_(max < min)
         above = above | (min > max)   # strictly, as PyTorch: min == max keeps it at self
     return grad.where(above, 0.0)
 
