@@ -322,3 +322,18 @@ def test_clamp_tensor_bounds_backward_shapes(shapes, wants):
         except RuntimeError as exc:
             return str(exc)
     same_on_both(run)
+
+
+# -- a node whose saved output is needed only by an input that needs no gradient (copysign of a
+# constant by a tensor that requires grad): the backward runs (was IndexError: tuple index out
+# of range; fuzz seed 13) ---------------------------------------------------------------------
+@pytest.mark.parametrize("self_value", ["bool", "float", "float_grad"])
+def test_copysign_other_only_backward(self_value):
+    def run(L):
+        a = {"bool": L.tensor([False, True]), "float": L.tensor([1.5, -2.0]),
+             "float_grad": L.tensor([1.5, -2.0], requires_grad=True)}[self_value]
+        b = L.tensor([2.5, -0.5], requires_grad=True)
+        y = L.copysign(a, b)
+        y.backward(L.ones(2))
+        return y, b.grad, a.grad
+    same_on_both(run)

@@ -295,7 +295,8 @@ class OpNode(Node):
         if versions is not None:
             check_versions(self, saved, versions)
         slot = self._result_slot
-        if slot is not None and type(saved[slot]) is SavedOutput:
+        # (saved is shorter when no input that needs the output needed a gradient)
+        if slot is not None and slot < len(saved) and type(saved[slot]) is SavedOutput:
             saved = list(saved)
             saved[slot] = saved[slot].unpack(self, create_graph)
         if not self._plain:
