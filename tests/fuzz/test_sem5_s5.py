@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from oracle import same_on_both
 
 import leafgrad
-from oracle import same_on_both
 
 
 # -- cross: PyTorch computes each component as fma(a_i, b_j, -(a_j * b_i)), so cross(x, x) is a
@@ -271,7 +271,7 @@ def test_saved_input_changed_in_place(name):
 def test_quantile_then_in_place_names_the_exp_output():
     def run(L):
         b = L.tensor(-2.93, requires_grad=True)
-        t = (b * 0).masked_fill(b != b, 1.0)
+        t = (b * 0).masked_fill(b.isnan(), 1.0)
         t.exp_()
         q = t.quantile(1.0, interpolation="higher")
         t.div_(q)
@@ -337,3 +337,64 @@ def test_copysign_other_only_backward(self_value):
         y.backward(L.ones(2))
         return y, b.grad, a.grad
     same_on_both(run)
+
+
+# -- the fuzz programs of the causes above, replayed whole (tests/fuzz/programs.difference):
+# each must now run alike on leafgrad and torch (seeds 12 and 13 of session 5) ------------
+_PROGRAMS = [
+    # seed 12 x29 trace[2][2].values:
+    "Program(leaves=[Leaf(shape=(), dtype='float32', requires_grad=False, seed=769, scale=1.0), Leaf(shape=(3,), dtype='float64', requires_grad=False, seed=3854, scale=1.0), Leaf(shape=(), dtype='int64', requires_grad=False, seed=10278, scale=3.0), Leaf(shape=(1, 4, 3), dtype='float64', requires_grad=True, seed=12830, scale=1.0)], steps=[Step(op='sigmoid', seed=65536, no_grad=False), Step(op='inplace_unary', seed=565, no_grad=False), Step(op='loss_extra', seed=5276, no_grad=False), Step(op='addcmul', seed=647, no_grad=False)], ending=Ending(kind='none', seed=1591, retain_graph=False, create_graph=False, twice=True, allow_unused=None, give_gradient=False))",
+    # seed 12 x20 trace[4][1][0].values:
+    "Program(leaves=[Leaf(shape=(), dtype='float64', requires_grad=True, seed=366, scale=1.0)], steps=[Step(op='rearrange', seed=624, no_grad=False), Step(op='remainder', seed=37912, no_grad=False), Step(op='distance', seed=2503, no_grad=False)], ending=Ending(kind='grad', seed=3356, retain_graph=True, create_graph=True, twice=False, allow_unused=True, give_gradient=False))",
+    # seed 12 x13 trace[5][1][3].requires_grad: leafgrad True != torch False
+    "Program(leaves=[Leaf(shape=(4, 1), dtype='float32', requires_grad=True, seed=2051, scale=0.1), Leaf(shape=(), dtype='bool', requires_grad=False, seed=3959, scale=1.0), Leaf(shape=(1, 4, 1), dtype='float32', requires_grad=True, seed=3, scale=1.0), Leaf(shape=(), dtype='float32', requires_grad=True, seed=550, scale=0.1)], steps=[Step(op='linalg_square', seed=377, no_grad=False), Step(op='linalg_square', seed=377, no_grad=False), Step(op='eq', seed=531, no_grad=False), Step(op='fmin', seed=1160, no_grad=True)], ending=Ending(kind='backward', seed=1003, retain_graph=True, create_graph=True, twice=False, allow_unused=True, give_gradient=True))",
+    # seed 12 x11 trace[3][2]._version: leafgrad 0 != torch 1
+    "Program(leaves=[Leaf(shape=(1,), dtype='int64', requires_grad=False, seed=13384, scale=3.0), Leaf(shape=(), dtype='float32', requires_grad=True, seed=42126, scale=3.0), Leaf(shape=(), dtype='float64', requires_grad=False, seed=65536, scale=1.0)], steps=[Step(op='inplace_binary', seed=65535, no_grad=False), Step(op='log1p', seed=35, no_grad=True), Step(op='cast', seed=232, no_grad=False), Step(op='pooling', seed=624, no_grad=False), Step(op='positive', seed=860, no_grad=False), Step(op='clamp_tensor', seed=154, no_grad=False), Step(op='round_decimals', seed=624, no_grad=False)], ending=Ending(kind='backward', seed=473, retain_graph=True, create_graph=False, twice=False, allow_unused=True, give_gradient=False))",
+    # seed 12 x9 trace lengths 8 != 7
+    "Program(leaves=[Leaf(shape=(), dtype='bool', requires_grad=False, seed=2639, scale=0.1), Leaf(shape=(), dtype='float32', requires_grad=False, seed=1165, scale=0.1), Leaf(shape=(), dtype='float16', requires_grad=True, seed=198, scale=1.0), Leaf(shape=(1, 1, 1), dtype='float32', requires_grad=True, seed=46, scale=0.1)], steps=[Step(op='getitem', seed=836, no_grad=False), Step(op='embedding', seed=179, no_grad=False), Step(op='scan', seed=449, no_grad=False), Step(op='fmin', seed=510, no_grad=False)], ending=Ending(kind='grad', seed=36289, retain_graph=True, create_graph=True, twice=False, allow_unused=False, give_gradient=True))",
+    # seed 12 x4 trace[2][1][2].grad_fn: leafgrad 'MaskedFillBackward0' != torch 'Where
+    "Program(leaves=[Leaf(shape=(), dtype='float32', requires_grad=True, seed=901, scale=3.0), Leaf(shape=(1, 2), dtype='float32', requires_grad=True, seed=52487, scale=1.0), Leaf(shape=(), dtype='float64', requires_grad=True, seed=237, scale=1.0), Leaf(shape=(1, 1), dtype='float64', requires_grad=True, seed=6781, scale=0.1)], steps=[Step(op='clamp', seed=43317, no_grad=False), Step(op='linalg_square', seed=1276, no_grad=False)], ending=Ending(kind='grad', seed=9952, retain_graph=False, create_graph=True, twice=False, allow_unused=True, give_gradient=False))",
+    # seed 12 x3 trace[7][1]: only torch raised ('E', 'RuntimeError', 'Trying to backwa
+    "Program(leaves=[Leaf(shape=(3,), dtype='float32', requires_grad=True, seed=11052, scale=3.0)], steps=[Step(op='activation', seed=550, no_grad=False), Step(op='cast', seed=65536, no_grad=False), Step(op='reduce_dim', seed=217, no_grad=False), Step(op='index_ops', seed=39, no_grad=True), Step(op='activation', seed=217, no_grad=True)], ending=Ending(kind='grad', seed=10324, retain_graph=False, create_graph=True, twice=True, allow_unused=None, give_gradient=False))",
+    # seed 12 x2 trace[6][2]: ('E', 'OverflowError', 'cannot convert float infinity to 
+    "Program(leaves=[Leaf(shape=(), dtype='float16', requires_grad=False, seed=2181, scale=1.0), Leaf(shape=(1, 2), dtype='float64', requires_grad=False, seed=394, scale=1.0), Leaf(shape=(), dtype='float32', requires_grad=False, seed=85, scale=1.0), Leaf(shape=(1, 1), dtype='float32', requires_grad=False, seed=5966, scale=1.0)], steps=[Step(op='loss', seed=1785, no_grad=True), Step(op='inplace_unary', seed=541, no_grad=False), Step(op='reduce_values_indices', seed=1765, no_grad=False), Step(op='loss_extra', seed=1164, no_grad=False), Step(op='linalg_square', seed=304, no_grad=False), Step(op='log', seed=299, no_grad=False), Step(op='linalg_square', seed=541, no_grad=False), Step(op='linalg_square', seed=304, no_grad=False)], ending=Ending(kind='grad', seed=497, retain_graph=True, create_graph=True, twice=True, allow_unused=False, give_gradient=True))",
+    # seed 12 x2 trace[7][1][2]: leafgrad 'one of the variables needed for gradient com
+    "Program(leaves=[Leaf(shape=(), dtype='float32', requires_grad=True, seed=48007, scale=1.0), Leaf(shape=(), dtype='float32', requires_grad=True, seed=54008, scale=3.0)], steps=[Step(op='inplace_binary', seed=54008, no_grad=False), Step(op='unique_search', seed=15130, no_grad=False), Step(op='inplace_binary', seed=117, no_grad=False), Step(op='index_ops', seed=8926, no_grad=False), Step(op='inplace_unary', seed=404, no_grad=False), Step(op='unique_search', seed=15130, no_grad=False), Step(op='inplace_binary', seed=54008, no_grad=False)], ending=Ending(kind='backward', seed=5700, retain_graph=True, create_graph=True, twice=False, allow_unused=True, give_gradient=False))",
+    # seed 13 x13 trace[1][2].values:
+    "Program(leaves=[Leaf(shape=(1, 4, 4), dtype='float32', requires_grad=False, seed=123, scale=1.0), Leaf(shape=(4, 1, 1), dtype='float64', requires_grad=True, seed=324, scale=1.0)], steps=[Step(op='activation', seed=630, no_grad=False), Step(op='clamp_tensor', seed=41568, no_grad=True), Step(op='rearrange', seed=1736, no_grad=False), Step(op='activation', seed=17836, no_grad=False)], ending=Ending(kind='grad', seed=466, retain_graph=None, create_graph=False, twice=False, allow_unused=True, give_gradient=True))",
+    # seed 13 x6 trace[1][2][1].values:
+    "Program(leaves=[Leaf(shape=(3,), dtype='float32', requires_grad=True, seed=10967, scale=3.0)], steps=[Step(op='linalg_products', seed=4, no_grad=False), Step(op='reduce_values_indices', seed=12323, no_grad=False), Step(op='relu', seed=14440, no_grad=False)], ending=Ending(kind='backward', seed=10637, retain_graph=False, create_graph=True, twice=False, allow_unused=None, give_gradient=True))",
+    # seed 13 x4 trace[6][1][2].requires_grad: leafgrad False != torch True
+    "Program(leaves=[Leaf(shape=(), dtype='float32', requires_grad=False, seed=782, scale=1.0), Leaf(shape=(), dtype='float64', requires_grad=True, seed=28585, scale=1.0), Leaf(shape=(), dtype='float32', requires_grad=True, seed=217, scale=0.1)], steps=[Step(op='distance', seed=1183, no_grad=False), Step(op='triangular', seed=19385, no_grad=False), Step(op='triangular', seed=384, no_grad=True), Step(op='loss_extra', seed=31, no_grad=False)], ending=Ending(kind='backward', seed=200, retain_graph=None, create_graph=True, twice=True, allow_unused=True, give_gradient=True))",
+    # seed 13 x4 trace[8][1]: only torch raised ('E', 'RuntimeError', "output with shap
+    "Program(leaves=[Leaf(shape=(), dtype='float32', requires_grad=True, seed=960, scale=1.0), Leaf(shape=(2,), dtype='float32', requires_grad=True, seed=24743, scale=3.0)], steps=[Step(op='acos', seed=513, no_grad=False), Step(op='special', seed=652, no_grad=False), Step(op='pad', seed=322, no_grad=False), Step(op='clamp_tensor', seed=317, no_grad=False), Step(op='log10', seed=679, no_grad=False), Step(op='index_ops', seed=35319, no_grad=False), Step(op='clamp_tensor', seed=317, no_grad=False), Step(op='scatter_family', seed=822, no_grad=False)], ending=Ending(kind='grad', seed=52431, retain_graph=False, create_graph=False, twice=True, allow_unused=False, give_gradient=True))",
+    # seed 13 x2 trace[6][1][0].requires_grad: leafgrad True != torch False
+    "Program(leaves=[Leaf(shape=(1, 1), dtype='float32', requires_grad=True, seed=67, scale=1.0)], steps=[Step(op='pooling', seed=580, no_grad=False), Step(op='scan', seed=14627, no_grad=False), Step(op='narrow_split', seed=5157, no_grad=True), Step(op='linalg_products', seed=5311, no_grad=True)], ending=Ending(kind='backward', seed=33258, retain_graph=None, create_graph=True, twice=True, allow_unused=True, give_gradient=False))",
+    # seed 13 x2 trace[5][1]: only torch raised ('E', 'RuntimeError', 'one of the varia
+    "Program(leaves=[Leaf(shape=(1, 2), dtype='float32', requires_grad=True, seed=439, scale=1.0), Leaf(shape=(4, 1), dtype='float64', requires_grad=True, seed=108, scale=1.0)], steps=[Step(op='pooling', seed=382, no_grad=False), Step(op='reduce_all', seed=723, no_grad=False), Step(op='activation', seed=664, no_grad=False), Step(op='reduce_dim', seed=382, no_grad=False), Step(op='inplace_binary', seed=9390, no_grad=True)], ending=Ending(kind='backward', seed=55369, retain_graph=None, create_graph=True, twice=True, allow_unused=True, give_gradient=True))",
+    # seed 13 x2 trace[5][1]: only torch raised ('E', 'RuntimeError', 'one of the varia
+    "Program(leaves=[Leaf(shape=(1, 2), dtype='float32', requires_grad=True, seed=439, scale=1.0), Leaf(shape=(4, 1), dtype='float64', requires_grad=True, seed=108, scale=1.0)], steps=[Step(op='pooling', seed=382, no_grad=False), Step(op='reduce_all', seed=723, no_grad=False), Step(op='activation', seed=2, no_grad=False), Step(op='reduce_dim', seed=382, no_grad=False), Step(op='inplace_binary', seed=9390, no_grad=True)], ending=Ending(kind='backward', seed=55369, retain_graph=None, create_graph=True, twice=True, allow_unused=None, give_gradient=True))",
+    # seed 13 x2 trace[5][1]: only torch raised ('E', 'RuntimeError', 'one of the varia
+    "Program(leaves=[Leaf(shape=(1, 2), dtype='float32', requires_grad=True, seed=439, scale=1.0), Leaf(shape=(4, 2), dtype='float64', requires_grad=True, seed=108, scale=1.0)], steps=[Step(op='pooling', seed=382, no_grad=False), Step(op='reduce_all', seed=723, no_grad=False), Step(op='reduce_dim', seed=2, no_grad=False), Step(op='reduce_dim', seed=382, no_grad=False), Step(op='inplace_binary', seed=9390, no_grad=True)], ending=Ending(kind='backward', seed=55369, retain_graph=None, create_graph=True, twice=True, allow_unused=None, give_gradient=True))",
+    # seed 13 x1 trace[8][1]: only leafgrad raised ('E', 'IndexError', 'tuple index out
+    "Program(leaves=[Leaf(shape=(2,), dtype='int64', requires_grad=False, seed=6, scale=1.0), Leaf(shape=(1,), dtype='float32', requires_grad=True, seed=839, scale=3.0), Leaf(shape=(1, 1), dtype='float32', requires_grad=False, seed=2881, scale=1.0)], steps=[Step(op='getitem', seed=260, no_grad=False), Step(op='dunder_scalar', seed=3158, no_grad=False), Step(op='linalg_products', seed=0, no_grad=False), Step(op='pointwise_extra', seed=14401, no_grad=False), Step(op='embedding', seed=593, no_grad=False), Step(op='pointwise_extra', seed=14401, no_grad=False), Step(op='div_mode', seed=266, no_grad=True), Step(op='rearrange', seed=3792, no_grad=False)], ending=Ending(kind='backward', seed=831, retain_graph=False, create_graph=False, twice=False, allow_unused=False, give_gradient=True))",
+    # seed 13 x1 trace[4][1][2]: None != ('T', 'float32', (), False, True, None, None, 
+    "Program(leaves=[Leaf(shape=(2,), dtype='float32', requires_grad=True, seed=512, scale=1.0), Leaf(shape=(1, 3, 1, 2), dtype='float32', requires_grad=True, seed=79, scale=3.0)], steps=[Step(op='activation', seed=8320, no_grad=False), Step(op='reduce_all', seed=2, no_grad=False)], ending=Ending(kind='grad', seed=44509, retain_graph=True, create_graph=True, twice=True, allow_unused=True, give_gradient=False))",
+    # seed 13 x1 trace[5][2]._version: leafgrad 0 != torch 1
+    "Program(leaves=[Leaf(shape=(), dtype='float32', requires_grad=True, seed=11293, scale=1.0), Leaf(shape=(), dtype='float32', requires_grad=False, seed=740, scale=1.0)], steps=[Step(op='loss', seed=0, no_grad=False), Step(op='scan_extra', seed=3989, no_grad=True), Step(op='scatter_family', seed=11139, no_grad=True), Step(op='getitem', seed=725, no_grad=False), Step(op='logical_xor', seed=34231, no_grad=False), Step(op='pooling', seed=1359, no_grad=False), Step(op='add_alpha', seed=19692, no_grad=False), Step(op='transpose', seed=165, no_grad=False)], ending=Ending(kind='none', seed=18887, retain_graph=True, create_graph=False, twice=True, allow_unused=None, give_gradient=True))",
+    # seed 13 x1 trace lengths 11 != 12
+    "Program(leaves=[Leaf(shape=(1, 2, 1), dtype='float64', requires_grad=True, seed=20215, scale=3.0)], steps=[Step(op='linalg_products', seed=1, no_grad=False), Step(op='mul', seed=13644, no_grad=False), Step(op='pointwise_extra', seed=554, no_grad=False), Step(op='linalg_products', seed=372, no_grad=False), Step(op='pooling', seed=11061, no_grad=False), Step(op='mul', seed=3766, no_grad=False), Step(op='linalg_square', seed=515, no_grad=False), Step(op='getitem', seed=254, no_grad=True)], ending=Ending(kind='grad', seed=4419, retain_graph=False, create_graph=True, twice=False, allow_unused=True, give_gradient=True))",
+    # seed 13 x1 trace[8][1][0].grad_fn: leafgrad 'MulBackward0' != torch 'PermuteBackw
+    "Program(leaves=[Leaf(shape=(1, 1), dtype='float64', requires_grad=True, seed=798, scale=1.0), Leaf(shape=(), dtype='float64', requires_grad=True, seed=1016, scale=1.0)], steps=[Step(op='linalg_square', seed=3156, no_grad=False), Step(op='meshgrid', seed=65536, no_grad=False), Step(op='loss_extra', seed=621, no_grad=True), Step(op='add_alpha', seed=4511, no_grad=False), Step(op='matmul', seed=65535, no_grad=False), Step(op='pointwise_extra', seed=1035, no_grad=False), Step(op='matmul', seed=196, no_grad=False), Step(op='reduce_all', seed=3733, no_grad=False)], ending=Ending(kind='grad', seed=9543, retain_graph=None, create_graph=True, twice=False, allow_unused=True, give_gradient=True))",
+]
+
+
+@pytest.mark.parametrize("text", _PROGRAMS)
+def test_fuzz_program_replays(text):
+    import warnings
+
+    from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
+    program = eval(text)   # a Program repr written above
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert difference(program) is None
