@@ -358,10 +358,28 @@ def _mode_pick(data, axis):
     rows = moved.reshape(-1, moved.shape[-1])
     out = np.empty(rows.shape[0], np.int64)
     for r, row in enumerate(rows):
+        if row.dtype.kind == "f" and np.isnan(row).any():
+            out[r] = _mode_with_nan(row)
+            continue
         values, counts = np.unique(row, return_counts=True)
         best = values[np.argmax(counts)]          # the smallest of the most frequent
         out[r] = np.nonzero(row == best)[0][-1]   # its last occurrence, as PyTorch's CPU
     return np.expand_dims(out.reshape(moved.shape[:-1]), axis)
+
+
+def _mode_with_nan(row):
+    """PyTorch's CPU mode: the (value, index) pairs std::sort-ed by value, then the first of the
+    longest runs of equal values (NaN equals nothing, so each NaN is a run of one)."""
+    from .stl_select import sorted_pairs
+    pairs = sorted_pairs(row.tolist())
+    best, best_i, run = 0, 0, 0
+    for i, (v, k) in enumerate(pairs):
+        run += 1
+        if i == len(pairs) - 1 or v != pairs[i + 1][0]:
+            if run > best:
+                best, best_i = run, k
+            run = 0
+    return best_i
 
 
 def mode(input, dim=-1, keepdim=False):
