@@ -95,11 +95,13 @@ _median0 = defop("median_all", median_all, derivatives={"self": evenly_self}, dt
 
 # -- along a dim: values and indices -------------------------------------------------------------
 def select_dim(self, dim, keepdim, indices):
-    """The values at ``indices`` (chosen by the wrapper, kept with keepdim) along ``dim``."""
+    """The values at ``indices`` (chosen by the wrapper: the returned index tensor, of the
+    output's shape) along ``dim``."""
     if self.ndim == 0:
         return self.copy()
     axis = _wrap_dim(dim, self.ndim)
-    out = np.take_along_axis(self, indices, axis)
+    idx = indices._data if keepdim else np.expand_dims(indices._data, axis)
+    out = np.take_along_axis(self, idx, axis)
     return out if keepdim else np.squeeze(out, axis)
 
 
@@ -109,6 +111,8 @@ def select_dim_self(grad, self_shape, dim, keepdim, indices):
     recorded = grad._requires_grad and _mode.grad_enabled
     axis = _wrap_dim(dim, len(self_shape) or 1)   # (this module defines its own max)
     g = grad if keepdim or not self_shape else grad.unsqueeze(axis)
+    indices = indices._data if keepdim or not self_shape else \
+        np.expand_dims(indices._data, axis)
     if recorded:
         from .scatter import _scatter
         zeros = _wrap(np.zeros(self_shape, dtype=grad._data.dtype))
@@ -155,18 +159,20 @@ def _check_keepdim(name, keepdim):
 def _along(rec, name, pick, input, dim, keepdim):
     _check_keepdim(name, keepdim)
     d = input._data
+    # the node saves the returned index tensor itself, as PyTorch: changing it in place
+    # fails the backward
     if d.ndim == 0:
         _wrap_dim(dim, 1)
-        idx = np.zeros((), np.int64)
+        idx = _wrap(np.zeros((), np.int64))
         values = rec.public(input, dim, keepdim, idx)
-        return getattr(return_types, name)((values, _wrap(idx)))
+        return getattr(return_types, name)((values, idx))
     axis = _wrap_dim(dim, d.ndim)
     if d.shape[axis] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
     idx = pick(d, axis)
-    values = rec.public(input, axis, keepdim, idx)
-    out_idx = idx if keepdim else np.squeeze(idx, axis)
-    return getattr(return_types, name)((values, _const(out_idx)))
+    out_idx = _const(idx if keepdim else np.squeeze(idx, axis))
+    values = rec.public(input, axis, keepdim, out_idx)
+    return getattr(return_types, name)((values, out_idx))
 
 
 def _argmax_keep(d, axis):

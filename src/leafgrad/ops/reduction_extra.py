@@ -71,7 +71,7 @@ def cum_extreme(self, dim, indices):
     """The values at the running arg-extreme ``indices`` (chosen by the wrapper)."""
     if self.ndim == 0:
         return self.copy()
-    return np.take_along_axis(self, indices, _wrap_dim(dim, self.ndim))
+    return np.take_along_axis(self, indices._data, _wrap_dim(dim, self.ndim))
 
 
 def cum_extreme_self(grad, self, dim, indices):
@@ -80,7 +80,7 @@ def cum_extreme_self(grad, self, dim, indices):
     if not shape:
         return grad
     zeros = _wrap(np.zeros(shape, grad._data.dtype))
-    return zeros.scatter_add(_wrap_dim(dim, len(shape)), _wrap(indices), grad)
+    return zeros.scatter_add(_wrap_dim(dim, len(shape)), indices, grad)
 
 
 def _cum_samples(call):
@@ -104,9 +104,10 @@ def _cum_public(rec, name, larger):
     def fn(input, dim):
         d = input._data
         axis = _wrap_dim(dim, max(d.ndim, 1))
-        idx = (np.zeros(d.shape, np.int64) if d.ndim == 0
-               else _cum_extreme_indices(d, axis, larger))
-        return getattr(return_types, name)((rec.public(input, axis, idx), _wrap(idx)))
+        idx = _wrap(np.zeros(d.shape, np.int64) if d.ndim == 0
+                    else _cum_extreme_indices(d, axis, larger))
+        # the node saves the returned index tensor itself (changing it fails the backward)
+        return getattr(return_types, name)((rec.public(input, axis, idx), idx))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Running {'maximum' if larger else 'minimum'} along ``dim`` and its indices."
     return fn
