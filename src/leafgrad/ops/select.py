@@ -611,12 +611,19 @@ def atan2(self, other):
     return np.arctan2(self, other)
 
 
+def _atan2_recip(self, other):
+    """PyTorch's 1 / (self^2 + other^2), 0 where that sum is 0 (so the gradient at the
+    origin, or where the sum underflows, is 0 rather than NaN)."""
+    denom = self * self + other * other
+    return denom.reciprocal().masked_fill(denom == 0, 0.0)
+
+
 def atan2_self(grad, self, other):
-    return grad * (other / (self * self + other * other))
+    return grad * other * _atan2_recip(self, other)
 
 
 def atan2_other(grad, self, other):
-    return grad * (-self / (self * self + other * other))
+    return grad * -self * _atan2_recip(self, other)
 
 
 defop("atan2", atan2, derivatives={"self": atan2_self, "other": atan2_other},
