@@ -457,3 +457,15 @@ def test_atan2_backward_at_zero(point):
         names = [[type(f).__name__ for f, _ in x.grad_fn.next_functions] for x in g]
         return [_nan_safe(L, x) for x in g], names
     same_on_both(run)
+
+
+# -- cdist's kernel and NaN: the inf-norm folds max(agg, |d|) from 0 (a NaN difference never
+# wins), the 0-norm sums min(ceil(|d|), 1) (NaN makes it NaN) (fuzz seed 13) ----------------
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, float("inf")])
+def test_cdist_nan(p):
+    def run(L):
+        nan = float("nan")
+        a = L.tensor([[nan, 0.5], [0.3, 0.2]], dtype=L.float64)
+        b = L.tensor([[0.1, 0.2], [nan, nan], [0.4, nan], [0.3, 0.2]], dtype=L.float64)
+        return _nan_safe(L, L.cdist(a, b, p=p, compute_mode="donot_use_mm_for_euclid_dist"))
+    same_on_both(run)

@@ -651,7 +651,15 @@ def _pairwise_norm(diff, p, axis=-1):
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """Pairwise ``p``-norm distances between the rows of ``x1`` and of ``x2``."""
-    return _pairwise_norm(x1[..., :, None, :] - x2[..., None, :, :], p)
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    # PyTorch's kernel, where NaN differs from vector_norm: the inf-norm folds
+    # std::max(agg, |d|) from 0 (a NaN difference never wins), the 0-norm sums
+    # min(ceil(|d|), 1) (a NaN difference makes it NaN)
+    if p == math.inf:
+        return np.fmax.reduce(np.abs(diff), axis=-1, initial=0)
+    if p == 0:
+        return np.sum(np.minimum(np.ceil(np.abs(diff)), 1), axis=-1)
+    return _pairwise_norm(diff, p)
 
 
 def _cdist_grad(grad, x1, x2, result, p):
