@@ -469,3 +469,22 @@ def test_cdist_nan(p):
         b = L.tensor([[0.1, 0.2], [nan, nan], [0.4, nan], [0.3, 0.2]], dtype=L.float64)
         return _nan_safe(L, L.cdist(a, b, p=p, compute_mode="donot_use_mm_for_euclid_dist"))
     same_on_both(run)
+
+
+# -- var/std without degrees of freedom (over all elements, or a 0-d input): PyTorch's backward
+# is grad * where(self == mean, nan, inf), so a gradient with history gives one with history,
+# and its sign follows grad; std goes through the same var backward (fuzz seed 13) --------
+@pytest.mark.parametrize("name", ["var", "std", "var_mean", "std_mean", "var_dim0d"])
+@pytest.mark.parametrize("data,corr", [([1.0, 2.0], 2), ([1.0, 1.0, 3.0], 5), ([0.5], 1)])
+@pytest.mark.parametrize("gv", [-3.0, 0.0, 2.0])
+def test_var_std_no_dof_backward(name, data, corr, gv):
+    def run(L):
+        x = L.tensor(data, requires_grad=True)
+        y = {"var": lambda: x.var(correction=corr), "std": lambda: x.std(correction=corr),
+             "var_mean": lambda: L.var_mean(x, correction=corr)[0],
+             "std_mean": lambda: L.std_mean(x, correction=corr)[0],
+             "var_dim0d": lambda: x[0].var(-1)}[name]()
+        w = L.tensor(gv, requires_grad=True)
+        g, = L.autograd.grad(y, x, w * 1, create_graph=True)
+        return _nan_safe(L, g), g.requires_grad
+    same_on_both(run)

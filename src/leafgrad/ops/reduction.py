@@ -430,12 +430,12 @@ def var_self(grad, self, dim, correction, keepdim):
     axis = _dims(dim, len(shape))
     dof = _count(shape, axis) - correction
     if dof <= 0 and (dim is None or not shape):
-        # PyTorch's var_backward over all elements without degrees of freedom: NaN where
-        # self equals its mean, inf elsewhere, without the incoming gradient (so no graph,
-        # even under create_graph)
+        # PyTorch's var_backward over all elements without degrees of freedom: the incoming
+        # gradient times NaN where self equals its mean, inf elsewhere (a constant: a graph
+        # under create_graph only through the gradient)
         d = self._data
         with np.errstate(invalid="ignore"):
-            return _const(np.where(d == d.mean(), np.nan, np.inf).astype(d.dtype))
+            return grad * _const(np.where(d == d.mean(), np.nan, np.inf).astype(d.dtype))
     return _var_grad(grad, self, shape, axis, dim, dof, keepdim)
 
 
@@ -454,9 +454,7 @@ def std_self(grad, self, result, dim, correction, keepdim):
     zero = result._data == 0
     if zero.any():
         g = g.masked_fill_(_const(zero), 0)
-    shape = self._data.shape
-    axis = _dims(dim, len(shape))
-    return _var_grad(g, self, shape, axis, dim, _count(shape, axis) - correction, keepdim)
+    return var_self(g, self, dim, correction, keepdim)   # PyTorch's var_backward, as var's
 
 
 _var = defop("var", var_op, derivatives={"self": var_self}, dtype=_var_dtype, methods=(),
