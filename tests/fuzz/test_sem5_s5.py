@@ -494,3 +494,17 @@ def test_var_std_no_dof_backward(name, data, corr, gv):
         g, = L.autograd.grad(y, x, w * 1, create_graph=True)
         return _nan_safe(L, g), g.requires_grad
     same_on_both(run)
+
+
+# -- slogdet of a matrix whose LU holds NaN: PyTorch's sign is 0 (the product of sgn(diag(U)))
+# (fuzz seed 13 rerun: sign 1 != 0) -----------------------------------------------------------
+def test_slogdet_sign_with_nan():
+    def run(L):
+        nan = float("nan")
+        out = []
+        for A in ([[nan]], [[nan, 1.0], [2.0, 3.0]], [[-2.0]], [[0.0]], [[float("inf")]],
+                  [[[1.0, 2.0], [3.0, 4.0]], [[nan, 0.0], [0.0, 1.0]]]):
+            sign, logabs = L.linalg.slogdet(L.tensor(A, dtype=L.float64))
+            out.append((sign.abs(), logabs.isnan()))
+        return out
+    same_on_both(run)

@@ -140,7 +140,10 @@ _det = defop("linalg_det", linalg_det, inputs=("A",), derivatives={"A": linalg_d
 
 def linalg_slogdet(A):
     """``(sign, log|det|)`` of each matrix."""
-    sign, logabs = np.linalg.slogdet(A)
+    with np.errstate(invalid="ignore"):
+        sign, logabs = np.linalg.slogdet(A)
+    # PyTorch's sign is the product of sgn(diag(U)): 0 when the LU holds NaN (logabs NaN)
+    sign = np.where(np.isnan(logabs), 0, sign)
     return [np.asarray(sign, dtype=A.dtype), np.asarray(logabs, dtype=A.dtype)]
 
 
