@@ -215,12 +215,3 @@ def topk_order(values, k: int, largest: bool, sorted: bool) -> list:
         if sorted:
             _sort(a, 0, k - 1, less)
     return [i for _, i in a[:k]]
-
-
-def sorted_pairs(values) -> list:
-    """``std::sort`` of one slice's (value, index) pairs by ``value <`` alone, as PyTorch's CPU
-    ``mode`` sorts them: with NaN (never less, never greater) the order is what the algorithm
-    leaves, not a sorted one."""
-    a = [(v, i) for i, v in enumerate(values)]
-    _sort(a, 0, len(a), lambda p, q: p[0] < q[0])
-    return a
