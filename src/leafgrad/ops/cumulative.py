@@ -106,9 +106,9 @@ def cumprod_self(grad, self, result, dim):
     value but not in derivative (one other zero ``x_k`` inside the product) are kept to first
     order, so second derivatives match PyTorch's too.
     """
-    if self._data.ndim == 0:
-        return grad
     d = self._data
+    if d.ndim == 0 or d.size <= 1 or d.shape[_axis(dim, d.ndim)] == 1:
+        return grad    # PyTorch's shortcut: the gradient passes unchanged (no graph to self)
     axis = _axis(dim, d.ndim)
     zero = d == 0
     if not zero.any():

@@ -525,8 +525,9 @@ def gather_op(self, dim, index, *, sparse_grad=False):
     return np.take_along_axis(sub, index, axis=d)
 
 
-def gather_self(grad, self_shape, dim, index):
-    return zeros_of(self_shape, grad._data.dtype).scatter_add(dim, index, grad)
+def gather_self(grad, self, dim, index):
+    # PyTorch's GatherBackward0 saves self (an in-place change of it fails the backward)
+    return zeros_of(self._data.shape, grad._data.dtype).scatter_add(dim, index, grad)
 
 
 def _gather_samples(make, shapes):

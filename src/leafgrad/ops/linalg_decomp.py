@@ -120,6 +120,10 @@ def linalg_det(A):
 
 
 def linalg_det_A(grad, A, result):
+    if A.shape[-1] == 1:
+        # PyTorch's shortcut for 1x1 matrices: the gradient is the incoming one, reshaped (it
+        # does not depend on A: no graph back to A under create_graph, 1 at a singular A)
+        return grad.unsqueeze(-1).unsqueeze(-1).expand(A.shape)
     out, info = _inv.public(A, check_errors=False)
     g = grad.unsqueeze(-1).unsqueeze(-1) * result.unsqueeze(-1).unsqueeze(-1)
     bad = info._data != 0
@@ -140,7 +144,10 @@ _det = defop("linalg_det", linalg_det, inputs=("A",), derivatives={"A": linalg_d
 
 def linalg_slogdet(A):
     """``(sign, log|det|)`` of each matrix."""
-    sign, logabs = np.linalg.slogdet(A)
+    with np.errstate(invalid="ignore"):
+        sign, logabs = np.linalg.slogdet(A)
+    # PyTorch's sign is the product of sgn(diag(U)): 0 when the LU holds NaN (logabs NaN)
+    sign = np.where(np.isnan(logabs), 0, sign)
     return [np.asarray(sign, dtype=A.dtype), np.asarray(logabs, dtype=A.dtype)]
 
 
@@ -595,6 +602,12 @@ def linalg_matrix_exp(self):
         out = linalg_matrix_exp(np.where(finite[..., None, None], self, 0))
         return np.where(finite[..., None, None], out, np.nan)
     norm = np.abs(self).sum(-2).max(-1, initial=0) if self.size else np.zeros(())
+    bad = ~np.isfinite(norm)
+    if bad.any():
+        # PyTorch: NaN for a matrix holding inf or NaN (the others as usual)
+        with np.errstate(invalid="ignore"):
+            out = linalg_matrix_exp(np.where(bad[..., None, None], 0, self).astype(self.dtype))
+        return np.where(bad[..., None, None], np.nan, out).astype(self.dtype, copy=False)
     s = int(max(0, np.ceil(np.log2(max(float(np.max(norm)), 1e-300))) + 1))
     X = self / (2.0 ** s)
     out = np.broadcast_to(np.eye(self.shape[-1], dtype=self.dtype), self.shape).copy()

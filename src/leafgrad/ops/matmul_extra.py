@@ -541,7 +541,39 @@ def chain_matmul(*matrices, out=None):
 def linalg_cross(self, other, dim=-1):
     """Cross product of 3-vectors along ``dim`` (inputs broadcast)."""
     shape = np.broadcast_shapes(self.shape, other.shape)
-    return np.cross(np.broadcast_to(self, shape), np.broadcast_to(other, shape), axis=dim)
+    a, b = np.broadcast_to(self, shape), np.broadcast_to(other, shape)
+    if a.dtype not in (np.float32, np.float64):
+        return np.cross(a, b, axis=dim)
+    # PyTorch's kernel computes each component as fma(a_i, b_j, -(a_j * b_i)): cross(x, x) is
+    # then the tiny rounding error of a product, not 0 (and its sign orders topk/sort)
+    a, b = np.moveaxis(a, dim, -1), np.moveaxis(b, dim, -1)
+    out = np.stack([_fms(a[..., 1], b[..., 2], a[..., 2], b[..., 1]),
+                    _fms(a[..., 2], b[..., 0], a[..., 0], b[..., 2]),
+                    _fms(a[..., 0], b[..., 1], a[..., 1], b[..., 0])], -1)
+    return np.moveaxis(out, -1, dim)
+
+
+def _fms(a, b, c, d):
+    """``fma(a, b, -(c * d))``: ``a * b`` exact, ``c * d`` rounded, one rounding at the end."""
+    if a.dtype == np.float32:
+        # a float32 product is exact in float64
+        return (a.astype(np.float64) * b - (c * d).astype(np.float64)).astype(np.float32)
+    p = a * b
+    # Dekker's TwoProduct: e is a * b - p exactly
+    split = 134217729.0
+    t = split * a
+    ah = t - (t - a)
+    al = a - ah
+    t = split * b
+    bh = t - (t - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    # Knuth's TwoSum: h + err is p - q exactly
+    q = c * d
+    h = p - q
+    v = h - p
+    err = (p - (h - v)) + (-q - v)
+    return h + (err + e)
 
 
 def linalg_cross_self(grad, other, dim):
@@ -619,7 +651,15 @@ def _pairwise_norm(diff, p, axis=-1):
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """Pairwise ``p``-norm distances between the rows of ``x1`` and of ``x2``."""
-    return _pairwise_norm(x1[..., :, None, :] - x2[..., None, :, :], p)
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    # PyTorch's kernel, where NaN differs from vector_norm: the inf-norm folds
+    # std::max(agg, |d|) from 0 (a NaN difference never wins), the 0-norm sums
+    # min(ceil(|d|), 1) (a NaN difference makes it NaN)
+    if p == math.inf:
+        return np.fmax.reduce(np.abs(diff), axis=-1, initial=0)
+    if p == 0:
+        return np.sum(np.minimum(np.ceil(np.abs(diff)), 1), axis=-1)
+    return _pairwise_norm(diff, p)
 
 
 def _cdist_grad(grad, x1, x2, result, p):

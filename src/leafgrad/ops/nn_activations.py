@@ -249,9 +249,10 @@ def hardtanh_self(grad, self, min_val, max_val):
 
 
 def hardtanh_backward(grad_output, self, min_val, max_val):
-    """``grad_output`` strictly inside ``(min_val, max_val)``, 0 elsewhere."""
-    return np.where((self > min_val) & (self < max_val), grad_output,
-                    np.zeros((), grad_output.dtype))
+    """0 at or beyond a bound, ``grad_output`` elsewhere (NaN inputs too, as PyTorch's
+    kernel)."""
+    return np.where((self <= min_val) | (self >= max_val), np.zeros((), grad_output.dtype),
+                    grad_output)
 
 
 def hardtanh_backward_grad_output(grad, self, min_val, max_val):

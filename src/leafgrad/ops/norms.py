@@ -76,31 +76,29 @@ def vector_norm_self(grad, self, result, ord, dim, keepdim):
     d = self._data
     shape = d.shape
     axis = _dims(dim, len(shape))
-    sign = np.sign(d)
     if ord == 0:
         return None          # PyTorch leaves the gradient undefined (not even zeros)
     if ord == 1:
         return expand_grad(grad, shape, dim, keepdim) * self.sign()
-    r = result._data
-    if not keepdim and shape:
-        r = r.reshape([1 if axis is None or i in axis else s for i, s in enumerate(shape)])
+    keep = [1 if axis is None or i in axis else s for i, s in enumerate(shape)]
     if ord in (math.inf, -math.inf):
+        r = result._data.reshape(keep) if not keepdim and shape else result._data
         mask = np.abs(d) == r
         # in self's dtype: NumPy's bool / int division gives float64
         scale = np.asarray(mask / mask.sum(axis=axis, keepdims=True), dtype=d.dtype)
         return expand_grad(grad, shape, dim, keepdim) * _const(scale) * self.sign()
-    zero = result._data == 0
-    if zero.any():      # the norm is 0 there: the gradient is 0, as in PyTorch
-        safe = result + _const(zero.astype(d.dtype))
-        g = grad * _const((~zero).astype(d.dtype))
-    else:
-        safe, g = result, grad
+    # PyTorch's norm_backward, op for op: where the norm is 0 the first derivative is 0 (masked),
+    # and the second is NaN (0 / 0 inside the masked division), as in PyTorch
+    norm = result
+    if not keepdim and shape:
+        grad, norm = grad.reshape(keep), result.reshape(keep)
     if ord == 2:
-        return self * expand_grad(g / safe, shape, dim, keepdim)
-    # d ||x||_p = sign(x) |x|^(p-1) / ||x||^(p-1); |x| written as x * sign(x) so it differentiates
-    xz = _const((d == 0).astype(d.dtype))
-    abs_pow = (self * _const(sign) + xz).pow(ord - 1) * _const(sign)
-    return abs_pow * expand_grad(g / safe.pow(ord - 1), shape, dim, keepdim)
+        return grad * (self / norm).masked_fill(norm == 0, 0)
+    if ord < 1:
+        scaled = self.sign() * self.abs().pow(ord - 1).masked_fill(self == 0, 0)
+        return scaled * grad * norm.pow(1 - ord)
+    scaled = self.sign() * self.abs().pow(ord - 1) if ord < 2 else self * self.abs().pow(ord - 2)
+    return scaled * (grad / norm.pow(ord - 1)).masked_fill(norm == 0, 0)
 
 
 def _norm_samples(make, shapes):
@@ -110,8 +108,6 @@ def _norm_samples(make, shapes):
         out.append(Sample((make(base), p), call="norm"))
     out.append(Sample((make(base),), {"dim": -1, "keepdim": True}, call="norm"))
     out.append(Sample((make(base), 2, 0), call="norm"))
-    # (the zero vector's first-order gradient is checked in tests/test_linalg.py: PyTorch's
-    # second derivative there is NaN, an artefact of its formula that leafgrad does not copy)
     ties = np.asarray(np.round(make(base)))
     out.append(Sample((ties, math.inf), call="norm"))
     return out

@@ -323,25 +323,29 @@ def _prod_others(x, axis):
     return p / safe * (none + one * other_zero_value)
 
 
-# Without zeros, PyTorch's ``grad * (result / self)``: the saved result is part of the
-# double-backward graph (and changing it in place fails the backward), as there; with zeros,
-# Note [prod with zeros].
+# PyTorch's prod_backward: without zeros grad * (result / self), reading the saved result (so a
+# second backward through a freed graph fails there, as in PyTorch); with zeros the safe
+# formula, for the whole product on the flattened input, viewed back (ViewBackward0)
 def prod_all_self(grad, self, result):
-    if self._data.ndim == 0:
+    d = self._data
+    if d.ndim == 0:
         return grad
-    if not (self._data == 0).any():
+    if not (d == 0).any():
         return grad * (result / self)
-    return grad.expand(self._data.shape) * _prod_others(self, None)
+    flat = self.reshape(-1)
+    return (grad.expand(flat.shape) * _prod_others(flat, 0)).view(d.shape)
 
 
 def prod_dim_self(grad, self, result, dim, keepdim):
-    if self._data.ndim == 0:
+    d = self._data
+    if d.ndim == 0:
         return grad
-    axis = _wrap_dim(dim, self._data.ndim)
-    g = expand_grad(grad, self._data.shape, dim, keepdim)
-    if not (self._data == 0).any():
-        return g * ((result if keepdim else result.unsqueeze(axis)) / self)
-    return g * _prod_others(self, axis)
+    axis = _wrap_dim(dim, d.ndim)
+    if not (d == 0).any():
+        if not keepdim:
+            grad, result = grad.unsqueeze(axis), result.unsqueeze(axis)
+        return grad * (result / self)
+    return expand_grad(grad, d.shape, dim, keepdim) * _prod_others(self, axis)
 
 
 def _prod_samples(make, shapes):
@@ -426,12 +430,12 @@ def var_self(grad, self, dim, correction, keepdim):
     axis = _dims(dim, len(shape))
     dof = _count(shape, axis) - correction
     if dof <= 0 and (dim is None or not shape):
-        # PyTorch's var_backward over all elements without degrees of freedom: NaN where
-        # self equals its mean, inf elsewhere, without the incoming gradient (so no graph,
-        # even under create_graph)
+        # PyTorch's var_backward over all elements without degrees of freedom: the incoming
+        # gradient times NaN where self equals its mean, inf elsewhere (a constant: a graph
+        # under create_graph only through the gradient)
         d = self._data
         with np.errstate(invalid="ignore"):
-            return _const(np.where(d == d.mean(), np.nan, np.inf).astype(d.dtype))
+            return grad * _const(np.where(d == d.mean(), np.nan, np.inf).astype(d.dtype))
     return _var_grad(grad, self, shape, axis, dim, dof, keepdim)
 
 
@@ -450,9 +454,7 @@ def std_self(grad, self, result, dim, correction, keepdim):
     zero = result._data == 0
     if zero.any():
         g = g.masked_fill_(_const(zero), 0)
-    shape = self._data.shape
-    axis = _dims(dim, len(shape))
-    return _var_grad(g, self, shape, axis, dim, _count(shape, axis) - correction, keepdim)
+    return var_self(g, self, dim, correction, keepdim)   # PyTorch's var_backward, as var's
 
 
 _var = defop("var", var_op, derivatives={"self": var_self}, dtype=_var_dtype, methods=(),

@@ -76,8 +76,10 @@ def cum_extreme(self, dim, indices):
     return np.take_along_axis(self, data, _wrap_dim(dim, self.ndim))
 
 
-def cum_extreme_self(grad, self_shape, dim, indices):
-    # PyTorch's: zeros (one in-place fill) with scatter_add_ of the gradient (version 2)
+def cum_extreme_self(grad, self, dim, indices):
+    # PyTorch's cummaxmin_backward saves self (an in-place change of it fails the backward):
+    # zeros (one in-place fill) with scatter_add_ of the gradient (version 2)
+    self_shape = self._data.shape
     zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
     if not isinstance(indices, Tensor):
         indices = _wrap(indices)

@@ -106,7 +106,7 @@ def clamp_scalar_self(grad, self, min, max):
         keep = self >= min
     else:
         keep = (self >= min) & (self <= max)
-    return grad.masked_fill(~keep, 0.0)
+    return grad.where(keep, 0.0)
 
 
 def _clamp_samples(make, shapes):
@@ -156,7 +156,7 @@ def clamp_tensor_self(grad, self, min, max):
         keep = self >= min
     if max is not None:
         keep = self <= max if keep is None else keep & (self <= max)
-    return grad.masked_fill(~keep, 0.0)
+    return grad.where(keep, 0.0)
 
 
 def clamp_tensor_min(grad, self, min, max):
@@ -165,7 +165,7 @@ def clamp_tensor_min(grad, self, min, max):
         # (self < min).logical_and_(min < max)
         _inplace_mask_check(self, min, np.broadcast_shapes(min._data.shape, max._data.shape))
         below = below & (min < max)
-    return grad.masked_fill(~below, 0.0)
+    return grad.where(below, 0.0)
 
 
 def clamp_tensor_max(grad, self, min, max):
@@ -174,7 +174,7 @@ def clamp_tensor_max(grad, self, min, max):
         # (self > max).logical_or_(max < min)
         _inplace_mask_check(self, max, np.broadcast_shapes(min._data.shape, max._data.shape))
         above = above | (min > max)   # strictly, as PyTorch: min == max keeps it at self
-    return grad.masked_fill(~above, 0.0)
+    return grad.where(above, 0.0)
 
 
 def _clamp_tensor_samples(make, shapes):
@@ -253,7 +253,7 @@ def clamp_min_scalar(self, min):
 
 
 def clamp_min_scalar_self(grad, self, min):
-    return grad.masked_fill(self < min, 0.0)
+    return grad.where(self >= min, 0.0)   # PyTorch's where: NaN self gets 0
 
 
 def clamp_max_scalar(self, max):
@@ -264,7 +264,7 @@ def clamp_max_scalar(self, max):
 
 
 def clamp_max_scalar_self(grad, self, max):
-    return grad.masked_fill(self > max, 0.0)
+    return grad.where(self <= max, 0.0)   # PyTorch's where: NaN self gets 0
 
 
 def clamp_min_tensor(self, min):
@@ -273,7 +273,7 @@ def clamp_min_tensor(self, min):
 
 
 def clamp_min_tensor_min(grad, self, min):
-    return grad.masked_fill(self >= min, 0.0)
+    return grad.where(self < min, 0.0)
 
 
 def clamp_max_tensor(self, max):
@@ -282,7 +282,7 @@ def clamp_max_tensor(self, max):
 
 
 def clamp_max_tensor_max(grad, self, max):
-    return grad.masked_fill(self <= max, 0.0)
+    return grad.where(self > max, 0.0)
 
 
 def _bound_samples(fn):
@@ -490,7 +490,7 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
 
 
 def nan_to_num_self(grad, self):
-    return grad.masked_fill(~self.isfinite(), 0.0)
+    return grad * self.isfinite()   # PyTorch's formula (MulBackward0; inf * 0 is NaN)
 
 
 defop("nan_to_num", nan_to_num, derivatives={"self": nan_to_num_self}, dtype="same",
@@ -615,12 +615,19 @@ def atan2(self, other):
     return np.arctan2(self, other)
 
 
+def _atan2_recip(self, other):
+    """PyTorch's 1 / (self^2 + other^2), 0 where that sum is 0 (so the gradient at the
+    origin, or where the sum underflows, is 0 rather than NaN)."""
+    denom = self * self + other * other
+    return denom.reciprocal().masked_fill(denom == 0, 0.0)
+
+
 def atan2_self(grad, self, other):
-    return grad * (other / (self * self + other * other))
+    return grad * other * _atan2_recip(self, other)
 
 
 def atan2_other(grad, self, other):
-    return grad * (-self / (self * self + other * other))
+    return grad * -self * _atan2_recip(self, other)
 
 
 defop("atan2", atan2, derivatives={"self": atan2_self, "other": atan2_other},

@@ -12,6 +12,7 @@ tensor([[[1.5000, 3.5000]]])
 """
 from __future__ import annotations
 
+from ...grad_mode import is_grad_enabled
 from ...ops.pooling import max_pool, pool_output_size
 from ...ops.pooling_avg import AVG_POOL
 from ...grad_mode import state as _mode
