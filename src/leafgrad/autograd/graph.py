@@ -303,14 +303,17 @@ class OpNode(Node):
         if slot is not None and saved and type(saved[slot]) is SavedOutput:
             saved = list(saved)
             saved[slot] = saved[slot].unpack(self, create_graph)
+        calls = self._calls
+        if wanted is not None:   # a derivative nobody wants is not computed
+            calls = [c if w else None for c, w in zip(calls, wanted)]
         if not self._plain:
-            return self._apply_general(grads, saved, create_graph, wanted)
+            return self._apply_general(grads, saved, create_graph, calls)
         grad = grads[0]
         meta = self._args
         out = []
         i = 0
-        for (fn, _), call in zip(self._edges, self._calls):
-            if fn is None or call is None or (wanted is not None and not wanted[i]):
+        for (fn, _), call in zip(self._edges, calls):
+            if fn is None or call is None:
                 out.append(None)
             else:
                 formula, idx = call
@@ -331,7 +334,7 @@ class OpNode(Node):
             i += 1
         return out
 
-    def _apply_general(self, grads, saved, create_graph, wanted=None):
+    def _apply_general(self, grads, saved, create_graph, calls):
         """Several outputs (gradients materialized first) or a list input."""
         rec = self.record
         if rec.n_outputs > 1:
@@ -341,8 +344,8 @@ class OpNode(Node):
         if rec.list_input:
             return self._apply_list(grad, saved)
         out = []
-        for i, ((fn, _), call) in enumerate(zip(self._edges, self._calls)):
-            if fn is None or call is None or (wanted is not None and not wanted[i]):
+        for (fn, _), call in zip(self._edges, calls):
+            if fn is None or call is None:
                 out.append(None)
             else:
                 formula, idx = call
