@@ -246,3 +246,19 @@ def test_mode_matches_torch_on_random_slices():
         ours = leafgrad.tensor(a).mode(-1)
         np.testing.assert_array_equal(ours[0].numpy(), values.numpy())
         np.testing.assert_array_equal(ours[1].numpy(), indices.numpy())
+
+
+# -- kthvalue of bool: the k range is checked first, and a 0-d tensor is returned before the
+# kernel's dtype check (fuzz seed 14) ----------------------------------------------------------
+KTHVALUE_BOOL = [
+    "y = torch.kthvalue(torch.tensor(False), 1, 0)[0]",
+    "y = torch.kthvalue(torch.tensor(True), 1, -1, keepdim=True)[1]",
+    "y = torch.kthvalue(torch.tensor(True), 2, 0)[0]",
+    "y = torch.kthvalue(torch.tensor([True, False, True]), 1, 0)[0]",
+    "y = torch.kthvalue(torch.tensor([True, False, True]), 5, 0)[0]",
+]
+
+
+@pytest.mark.parametrize("statement", KTHVALUE_BOOL)
+def test_kthvalue_bool_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)

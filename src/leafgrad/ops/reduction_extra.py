@@ -342,11 +342,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest element along ``dim`` and its index."""
     d = input._data
     axis = _wrap_dim(dim, max(d.ndim, 1))
-    if d.dtype == np.bool_:
-        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     n = d.shape[axis] if d.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    if d.dtype == np.bool_ and d.ndim:   # PyTorch returns a 0-d tensor before its kernel
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
 
     def pick(data, axis):
         order = np.argsort(data, axis=axis, kind="stable")
