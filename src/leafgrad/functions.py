@@ -84,7 +84,11 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
              equal_nan: bool = False) -> bool:
     """True when every element of ``input`` is close to ``other`` (see ``isclose``)."""
     _check_isclose(input, other, rtol, atol)
-    return bool(np.all(_isclose_array(input._data, other._data, rtol, atol, equal_nan)))
+    try:
+        return bool(np.all(_isclose_array(input._data, other._data, rtol, atol, equal_nan)))
+    except ValueError as exc:   # NumPy's broadcast error, as PyTorch words it (isclose's)
+        from .errors import broadcast_error
+        raise (broadcast_error([input.shape, other.shape]) or exc) from None
 
 
 def equal(input: Tensor, other: Tensor) -> bool:

@@ -262,3 +262,17 @@ KTHVALUE_BOOL = [
 @pytest.mark.parametrize("statement", KTHVALUE_BOOL)
 def test_kthvalue_bool_like_torch(statement):
     assert _run(leafgrad, statement) == _run(torch, statement)
+
+
+# -- allclose of shapes that do not broadcast: isclose's RuntimeError, not NumPy's ValueError
+# (fuzz seed 14) -------------------------------------------------------------------------------
+ALLCLOSE_SHAPES = [
+    "y = torch.tensor(torch.allclose(torch.ones(1, 2), torch.ones(3)))",
+    "y = torch.tensor(torch.allclose(torch.ones(4, 1), torch.ones(2, 3)))",
+    "y = torch.tensor(torch.allclose(torch.ones(2, 1), torch.ones(3)))",
+]
+
+
+@pytest.mark.parametrize("statement", ALLCLOSE_SHAPES)
+def test_allclose_shapes_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)
