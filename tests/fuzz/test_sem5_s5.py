@@ -508,3 +508,20 @@ def test_slogdet_sign_with_nan():
             out.append((sign.abs(), logabs.isnan()))
         return out
     same_on_both(run)
+
+
+# -- logit's gradient is PyTorch's where(inside, grad / (x (1 - x)), nan or 0): WhereBackward0
+# under create_graph, not MaskedFillBackward0 (fuzz seed 14) ------------------------------------
+@pytest.mark.parametrize("eps", [None, 0.2])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_logit_gradient_is_a_where(eps, dtype):
+    def run(L):
+        x = L.tensor([0.1, 0.5, 0.95, 1.5, -0.2, float("nan")], requires_grad=True,
+                     dtype=getattr(L, dtype))
+        g, = L.autograd.grad(L.logit(x, eps).sum(), x, create_graph=True)
+        h, = L.autograd.grad(g.sum(), x)
+        names = [type(g.grad_fn).__name__] + [None if f is None else type(f).__name__
+                                             for f, _ in g.grad_fn.next_functions]
+        # NaN marked by a number: the oracle compares lists, where nan != nan
+        return g.detach().nan_to_num(nan=-7.0), h.nan_to_num(nan=-7.0), names
+    same_on_both(run)

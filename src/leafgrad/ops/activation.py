@@ -312,10 +312,11 @@ def logit(self, eps=None):
 
 
 def logit_self(grad, self, eps):
+    # PyTorch's logit_backward: where(inside, grad / (self * (1 - self)), nan or 0)
     out = grad / (self * (1 - self))
     if eps is None:
-        return out.masked_fill((self < 0) | (self > 1), math.nan)
-    return out.masked_fill((self < eps) | (self > 1 - eps), 0.0)
+        return out.where((self >= 0) & (self <= 1), math.nan)
+    return out.where((self >= eps) & (self <= 1 - eps), 0.0)
 
 
 defop("logit", logit, derivatives={"self": logit_self}, dtype="promote_float",
