@@ -276,3 +276,21 @@ ALLCLOSE_SHAPES = [
 @pytest.mark.parametrize("statement", ALLCLOSE_SHAPES)
 def test_allclose_shapes_like_torch(statement):
     assert _run(leafgrad, statement) == _run(torch, statement)
+
+
+# -- an integer index out of range: PyTorch names the item's position in the index, not the
+# dim of the tensor it selects from (x[0, 7] says dimension 1) ---------------------------------
+INT_INDEX_POSITION = [
+    "x = torch.ones(2, 1, 3); y = x[0, 7]",
+    "x = torch.ones(2, 1, 3); y = x[1, 0, 5]",
+    "x = torch.ones(2, 1, 3); y = x[:, 3]",
+    "x = torch.ones(2, 1, 3); y = x[None, 0, 4]",
+    "x = torch.ones(2, 1, 3); y = x[..., 9]",
+    "x = torch.ones(2, 1, 3); y = x[0][7]",
+    "x = torch.ones(2, 1, 3); x[0, 7] = 1.0; y = x",
+]
+
+
+@pytest.mark.parametrize("statement", INT_INDEX_POSITION)
+def test_int_index_position_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)

@@ -346,13 +346,14 @@ def parse_index(self: Tensor, index):
     tensors = []         # (dim in result, index) in order
     changed = False
     seen_ellipsis = False
-    for item in index:
+    for position, item in enumerate(index):
         i = _as_int(item)
         if i is not None:
             n = result._data.shape[dim]
             if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size "
-                                 f"{n}")
+                # PyTorch names the item's position in the index, not the tensor's dim
+                raise IndexError(f"index {i} is out of bounds for dimension {position} with "
+                                 f"size {n}")
             result = _select.public(result, dim, i)
             changed = True
         elif isinstance(item, slice):
