@@ -58,6 +58,16 @@ def _check_isclose(input, other, rtol, atol) -> None:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
 
 
+def _close(input, other, rtol, atol, equal_nan) -> np.ndarray:
+    """isclose's checks and its boolean array (isclose and allclose)."""
+    _check_isclose(input, other, rtol, atol)
+    try:
+        return _isclose_array(input._data, other._data, rtol, atol, equal_nan)
+    except ValueError as exc:   # NumPy's broadcast error, as PyTorch words it
+        from .errors import broadcast_error
+        raise (broadcast_error([input.shape, other.shape]) or exc) from None
+
+
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """``|input - other| <= atol + rtol * |other|`` elementwise (equal infinities are close).
@@ -66,29 +76,17 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     >>> torch.isclose(torch.tensor([1.0, float("nan")]), torch.tensor([1.0, float("nan")]))
     tensor([ True, False])
     """
-    _check_isclose(input, other, rtol, atol)
-    try:
-        out = _wrap(np.asarray(_isclose_array(input._data, other._data, rtol, atol,
-                                              equal_nan)))
-        # PyTorch builds the answer from ``input == other`` with in-place ORs: one for NaNs
-        # (floating inputs with equal_nan), one for the tolerance (unless both are 0)
-        out._vc[0] = int(equal_nan and input._data.dtype.kind == "f") + \
-            int(rtol != 0 or atol != 0)
-        return out
-    except ValueError as exc:   # NumPy's broadcast error, as PyTorch words it
-        from .errors import broadcast_error
-        raise (broadcast_error([input.shape, other.shape]) or exc) from None
+    out = _wrap(np.asarray(_close(input, other, rtol, atol, equal_nan)))
+    # PyTorch builds the answer from ``input == other`` with in-place ORs: one for NaNs
+    # (floating inputs with equal_nan), one for the tolerance (unless both are 0)
+    out._vc[0] = int(equal_nan and input._data.dtype.kind == "f") + int(rtol != 0 or atol != 0)
+    return out
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """True when every element of ``input`` is close to ``other`` (see ``isclose``)."""
-    _check_isclose(input, other, rtol, atol)
-    try:
-        return bool(np.all(_isclose_array(input._data, other._data, rtol, atol, equal_nan)))
-    except ValueError as exc:   # NumPy's broadcast error, as PyTorch words it (isclose's)
-        from .errors import broadcast_error
-        raise (broadcast_error([input.shape, other.shape]) or exc) from None
+    return bool(np.all(_close(input, other, rtol, atol, equal_nan)))
 
 
 def equal(input: Tensor, other: Tensor) -> bool:

@@ -226,6 +226,27 @@ STATEMENTS += [
     "v, i = x.cummin(0); y = torch.autograd.grad(v, x, w, create_graph=True)[0]",
     "x = torch.zeros(0).requires_grad_(); v, i = x.cummin(0); "
     "y = torch.autograd.grad(v.sum(), x)[0]",
+    # kthvalue of bool: the k range is checked first, and a 0-d tensor is returned before the
+    # kernel's dtype check (fuzz seed 14)
+    "y = torch.kthvalue(torch.tensor(False), 1, 0)[0]",
+    "y = torch.kthvalue(torch.tensor(True), 1, -1, keepdim=True)[1]",
+    "y = torch.kthvalue(torch.tensor(True), 2, 0)[0]",
+    "y = torch.kthvalue(torch.tensor([True, False, True]), 1, 0)[0]",
+    "y = torch.kthvalue(torch.tensor([True, False, True]), 5, 0)[0]",
+    # allclose of shapes that do not broadcast: isclose's RuntimeError, not NumPy's ValueError
+    # (fuzz seed 14)
+    "y = torch.tensor(torch.allclose(torch.ones(1, 2), torch.ones(3)))",
+    "y = torch.tensor(torch.allclose(torch.ones(4, 1), torch.ones(2, 3)))",
+    "y = torch.tensor(torch.allclose(torch.ones(2, 1), torch.ones(3)))",
+    # an integer index out of range: PyTorch names the item's position in the index, not the
+    # dim of the tensor it selects from (x[0, 7] says dimension 1)
+    "x = torch.ones(2, 1, 3); y = x[0, 7]",
+    "x = torch.ones(2, 1, 3); y = x[1, 0, 5]",
+    "x = torch.ones(2, 1, 3); y = x[:, 3]",
+    "x = torch.ones(2, 1, 3); y = x[None, 0, 4]",
+    "x = torch.ones(2, 1, 3); y = x[..., 9]",
+    "x = torch.ones(2, 1, 3); y = x[0][7]",
+    "x = torch.ones(2, 1, 3); x[0, 7] = 1.0; y = x",
 ]
 
 
@@ -247,50 +268,3 @@ def test_mode_matches_torch_on_random_slices():
         np.testing.assert_array_equal(ours[0].numpy(), values.numpy())
         np.testing.assert_array_equal(ours[1].numpy(), indices.numpy())
 
-
-# -- kthvalue of bool: the k range is checked first, and a 0-d tensor is returned before the
-# kernel's dtype check (fuzz seed 14) ----------------------------------------------------------
-KTHVALUE_BOOL = [
-    "y = torch.kthvalue(torch.tensor(False), 1, 0)[0]",
-    "y = torch.kthvalue(torch.tensor(True), 1, -1, keepdim=True)[1]",
-    "y = torch.kthvalue(torch.tensor(True), 2, 0)[0]",
-    "y = torch.kthvalue(torch.tensor([True, False, True]), 1, 0)[0]",
-    "y = torch.kthvalue(torch.tensor([True, False, True]), 5, 0)[0]",
-]
-
-
-@pytest.mark.parametrize("statement", KTHVALUE_BOOL)
-def test_kthvalue_bool_like_torch(statement):
-    assert _run(leafgrad, statement) == _run(torch, statement)
-
-
-# -- allclose of shapes that do not broadcast: isclose's RuntimeError, not NumPy's ValueError
-# (fuzz seed 14) -------------------------------------------------------------------------------
-ALLCLOSE_SHAPES = [
-    "y = torch.tensor(torch.allclose(torch.ones(1, 2), torch.ones(3)))",
-    "y = torch.tensor(torch.allclose(torch.ones(4, 1), torch.ones(2, 3)))",
-    "y = torch.tensor(torch.allclose(torch.ones(2, 1), torch.ones(3)))",
-]
-
-
-@pytest.mark.parametrize("statement", ALLCLOSE_SHAPES)
-def test_allclose_shapes_like_torch(statement):
-    assert _run(leafgrad, statement) == _run(torch, statement)
-
-
-# -- an integer index out of range: PyTorch names the item's position in the index, not the
-# dim of the tensor it selects from (x[0, 7] says dimension 1) ---------------------------------
-INT_INDEX_POSITION = [
-    "x = torch.ones(2, 1, 3); y = x[0, 7]",
-    "x = torch.ones(2, 1, 3); y = x[1, 0, 5]",
-    "x = torch.ones(2, 1, 3); y = x[:, 3]",
-    "x = torch.ones(2, 1, 3); y = x[None, 0, 4]",
-    "x = torch.ones(2, 1, 3); y = x[..., 9]",
-    "x = torch.ones(2, 1, 3); y = x[0][7]",
-    "x = torch.ones(2, 1, 3); x[0, 7] = 1.0; y = x",
-]
-
-
-@pytest.mark.parametrize("statement", INT_INDEX_POSITION)
-def test_int_index_position_like_torch(statement):
-    assert _run(leafgrad, statement) == _run(torch, statement)

@@ -213,16 +213,6 @@ STATEMENTS = [
 ]
 
 
-@pytest.fixture
-def one_thread():
-    before = (torch.get_num_threads(), leafgrad.get_num_threads())
-    torch.set_num_threads(1)
-    leafgrad.set_num_threads(1)
-    yield
-    torch.set_num_threads(before[0])
-    leafgrad.set_num_threads(before[1])
-
-
 @pytest.mark.parametrize("statement", STATEMENTS)
 def test_nn_error_like_torch(statement, one_thread):
     # test_widened's observation without its _version (these statements never compared it)

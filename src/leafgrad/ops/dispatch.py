@@ -420,9 +420,7 @@ def record_node(rec, args: tuple, results) -> None:
                 if versions is None:
                     versions = [None] * len(saved)
                 versions[i] = v._vc[0]
-                out = _new(SavedOutput)
-                out.data = v._data
-                out.vc = v._vc
+                out = SavedOutput(v)
                 out.nr = pos
                 saved[i] = out
             elif kind == _STRIDES:

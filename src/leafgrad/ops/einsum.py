@@ -115,15 +115,6 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
     return grads
 
 
-def _last_step(g, missing):
-    """Under create_graph, end the gradient in the node PyTorch's ends in: its einsum unsqueezes
-    an operand for each label it lacks, then permutes it, and the backward undoes those last
-    (SqueezeBackward1 where a label is missing, else PermuteBackward0). Values unchanged."""
-    if missing:
-        return g.unsqueeze(-1).squeeze(-1)
-    return g.permute(tuple(range(g.dim())))
-
-
 def _reduce_to(grad, out, target):
     """Single operand: the gradient is the output's, transposed to the operand's order."""
     return einsum(out + "->" + target, grad)
