@@ -213,28 +213,9 @@ def _run_step(L, env, step):
             out = spec.fn(L, r, *xs)
     except Exception as exc:   # noqa: BLE001 - errors are compared, not hidden
         return ("step", step.op, _obs(L, exc), r.log)
-    if step.no_grad:
-        out = _mask_no_grad_views(L, out)
     obs = _obs(L, out)
     _add_outputs(L, env, out)
     return ("step", step.op, obs, r.log)
-
-
-def _mask_no_grad_views(L, out):
-    """Known divergence (reported): PyTorch 2.13 says a view made under no_grad of a tensor
-    that requires grad has requires_grad=True (and later ops on it record nodes whose backward
-    reaches nothing); leafgrad says False. Such outputs go on detached, so programs stay
-    comparable (their values, dtypes and shapes are still compared)."""
-    if isinstance(out, L.Tensor):
-        return out.detach() if _no_grad_view_of_grad(out) else out
-    if isinstance(out, (tuple, list)):
-        return tuple(_mask_no_grad_views(L, o) for o in out)
-    return out
-
-
-def _no_grad_view_of_grad(x):
-    base = getattr(x, "_base", None)
-    return base is not None and base.requires_grad
 
 
 def _grads_of(L, env):
@@ -246,13 +227,7 @@ def _grads_of(L, env):
             continue
         seen.add(id(x))
         if _read(lambda: x.is_leaf or x.retains_grad) is True:
-            g = _obs_grad(L, x.grad)
-            if g is not None and g[5] is not None:
-                # Known divergence (reported): after backward(create_graph=True) PyTorch's
-                # AccumulateGrad stores a copy (CopyBackwards); leafgrad stores the gradient
-                # itself. Compare only that the stored gradient has a graph.
-                g = g[:5] + ("<graph>",) + g[6:]
-            out.append(g)
+            out.append(_obs_grad(L, x.grad))
     return ("grads", out)
 
 

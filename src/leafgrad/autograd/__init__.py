@@ -82,7 +82,10 @@ def _check_inputs(inputs):
 def _check_roots(outputs):
     for i, out in enumerate(outputs):
         _fresh(out)
-        if not out._requires_grad:
+        # a view made under no_grad of a tensor that requires grad says requires_grad=True,
+        # yet as an output it has no gradient edge, so PyTorch refuses it (ops/views.py)
+        if not out._requires_grad or (out._grad_fn is None and out._meta is not None
+                                      and out._meta.get("no_grad_view")):
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
 
