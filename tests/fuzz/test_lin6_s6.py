@@ -45,6 +45,36 @@ STATEMENTS = [
     _BIG + "y = torch.cdist(x, z.float())",
     _BIG + "y = torch.cdist(x.half(), z.half())",
     "y = torch.cdist(torch.ones(2, 2), torch.ones(2, 2), compute_mode='bad')",
+    # triangular_solve checks the dtypes' match, A square, the sizes, the batch broadcast,
+    # then the kernel's dtype (on empty inputs too)
+    "y = torch.triangular_solve(torch.ones(2, 1).double(), torch.ones(1, 1))[0]",
+    "y = torch.triangular_solve(torch.ones(4, 1).bool(), torch.ones(1, 1).long())[0]",
+    "y = torch.triangular_solve(torch.ones(2, 1), torch.ones(2, 3))[0]",
+    "y = torch.triangular_solve(torch.ones(2, 1).double(), torch.ones(3, 3, 1))[0]",
+    "y = torch.triangular_solve(torch.ones(3, 1), torch.ones(2, 2))[0]",
+    "y = torch.triangular_solve(torch.ones(2, 2, 1), torch.ones(3, 2, 2))[0]",
+    "y = torch.triangular_solve(torch.ones(0, 1).long(), torch.ones(0, 0).long())[0]",
+    "y = torch.triangular_solve(torch.ones(2, 0).half(), torch.ones(2, 2).half())[0]",
+    "y = torch.triangular_solve(torch.ones(0, 2, 1), torch.eye(2))[0]",
+    # linalg.solve_triangular: both matrices, A square, the shapes, the batch broadcast, the
+    # kernel (A's dtype, empty too); B is taken in A's dtype
+    "y = torch.linalg.solve_triangular(torch.eye(2).half(), torch.ones(2, 2).half(), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.eye(2).half(), torch.ones(3, 1).half(), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.eye(2).half(), torch.ones(2, 1).half(), upper=True, "
+    "left=False)",
+    "y = torch.linalg.solve_triangular(torch.eye(2).long(), torch.ones(2), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.ones(0, 0).long(), torch.ones(0, 1).long(), "
+    "upper=True)",
+    "y = torch.linalg.solve_triangular(torch.ones(0, 0).half(), torch.ones(0, 1).half(), "
+    "upper=False)",
+    "y = torch.linalg.solve_triangular(torch.ones(2, 2, 2).long(), torch.ones(3, 2, 1).long(), "
+    "upper=True)",
+    "y = torch.linalg.solve_triangular(torch.eye(2) * 2, torch.ones(2, 1).double(), upper=True)",
+    "y = torch.linalg.solve_triangular(torch.eye(2).double() * 2, torch.ones(2, 1).bool(), "
+    "upper=False)",
+    "A = torch.tensor([[3., 1], [0, 3]], requires_grad=True); "
+    "B = torch.tensor([[1.], [2]], dtype=torch.float64, requires_grad=True); "
+    "torch.linalg.solve_triangular(A, B, upper=True).sum().backward(); y = B.grad",
 ]
 
 

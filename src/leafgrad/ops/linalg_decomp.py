@@ -23,6 +23,7 @@ from .linalg_common import (check_float, check_matrix, check_same_dtype, first_z
                             not_pd_message, eye_like, tri_mask, type_name,
                             getrs_adjoint, check_kernel, check_low_precision, trsm)
 from ..autograd.graph import sum_to
+from ..errors import broadcast_error
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
@@ -538,7 +539,9 @@ _ci = defop("cholesky_inverse", cholesky_inverse, derivatives={"self": cholesky_
 
 # -- triangular solve ----------------------------------------------------------------------------
 def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
-    """``X`` with ``T X = B`` (``X T = B`` if not ``left``), T the triangle of ``self``."""
+    """``X`` with ``T X = B`` (``X T = B`` if not ``left``), T the triangle of ``self``;
+    ``B`` taken in ``self``'s dtype."""
+    B = B.astype(self.dtype, copy=False)
     if left:
         return trsm(self, B, upper, unitriangular)
     # X T = B  <=>  T^T X^T = B^T
@@ -579,14 +582,21 @@ _tri = defop("linalg_solve_triangular", linalg_solve_triangular, inputs=("self",
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
-    """``torch.linalg.solve_triangular``."""
-    check_matrix("linalg.solve_triangular", A)
-    if A.numel() and B.numel():
-        check_kernel("triangular_solve_cpu", A)
-    check_same_dtype("linalg.solve_triangular", A, B)
-    if B.ndim < 2:
-        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
-                           "dimensions.")
+    """``torch.linalg.solve_triangular``: PyTorch's order of checks (both matrices, A square,
+    the shapes, the batch broadcast, then the kernel's dtype, A's, on empty inputs too); B
+    is taken in A's dtype, which the result has."""
+    name = "linalg.solve_triangular"
+    check_matrix(name, A, square=False)
+    check_matrix(name, B, square=False, arg="B")
+    check_matrix(name, A)
+    if A.shape[-1] != (B.shape[-2] if left else B.shape[-1]):
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
+                           f"{B.shape[-2]}x{B.shape[-1]})")
+    err = broadcast_error([B.shape[:-2], A.shape[:-2]])
+    if err:
+        raise err
+    check_kernel("triangular_solve_cpu", A, empty_too=True)
     return _tri.public(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
