@@ -75,6 +75,21 @@ STATEMENTS = [
     "A = torch.tensor([[3., 1], [0, 3]], requires_grad=True); "
     "B = torch.tensor([[1.], [2]], dtype=torch.float64, requires_grad=True); "
     "torch.linalg.solve_triangular(A, B, upper=True).sum().backward(); y = B.grad",
+    # triangular_solve: an unused solution gets graph-free zeros (b's gradient under
+    # create_graph does not require grad)
+    "A = torch.tensor([[2., 1], [0, 3]], requires_grad=True); b = torch.ones(2, 1, "
+    "requires_grad=True); x, c = torch.triangular_solve(b, A); "
+    "c.sum().backward(create_graph=True); y = b.grad",
+    "A = torch.tensor([[2., 1], [0, 3]], requires_grad=True); b = torch.ones(2, 1, "
+    "requires_grad=True); x, c = torch.triangular_solve(b, A); "
+    "torch.autograd.backward([c.sum()], create_graph=True); y = A.grad",
+    # det's backward under create_graph: linalg.solve where det != 0, the SVD formula where
+    # det == 0 (the adjugate, not the first-order zero), index_put for a mixed batch
+    *("A = torch.tensor(" + a + ", dtype=torch.float64, requires_grad=True); "
+      "g = torch.autograd.grad(torch.linalg.det(A).sum(), A, create_graph=True)[0]; " + tail
+      for a in ("[[2., 1], [1, 3]]", "[[1., 2], [2, 4]]", "[[[2., 1], [1, 3]], [[1., 2], [2, 4]]]",
+                "[[1., 2, 0], [2, 4, 1], [0, 0, 0]]")
+      for tail in ("y = g.clone()", "y = torch.autograd.grad((g * g).sum(), A)[0].clone()")),
 ]
 
 

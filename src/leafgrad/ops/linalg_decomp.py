@@ -23,7 +23,6 @@ from .linalg_common import (check_float, check_matrix, check_same_dtype, first_z
                             not_pd_message, eye_like, tri_mask, type_name,
                             getrs_adjoint, check_kernel, check_low_precision, trsm)
 from ..autograd.graph import sum_to
-from ..errors import broadcast_error
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
@@ -120,11 +119,58 @@ def linalg_det(A):
     return np.asarray(np.linalg.det(A))
 
 
+def _prod_safe_zeros_backward(grad, inp):
+    """The gradient of ``prod`` over the last dim, exact with zeros: the products of the
+    entries before and after each (PyTorch's prod_safe_zeros_backward)."""
+    if not inp.numel():
+        return grad.expand_as(inp)
+    cat, n = FUNCTIONS["cat"], inp.shape[-1]
+    ones = inp.new_ones(inp.shape[:-1] + (1,))
+    before = cat([ones, inp.narrow(-1, 0, n - 1)], -1).cumprod(-1)
+    after = cat([ones, inp.narrow(-1, 1, n - 1).flip(-1)], -1).cumprod(-1).flip(-1)
+    return grad * (before * after)
+
+
+def _det_grad_singular(grad, A):
+    """Through the SVD: d det / dA = U diag(alpha d prod(S) / dS) Vh, alpha = det(U) det(Vh)
+    (right at a singular A too)."""
+    from .linalg_spectral import svd   # (linalg_spectral imports this module)
+    U, S, Vh = svd(A)
+    alpha = _det.public(U) * _det.public(Vh)
+    D = _prod_safe_zeros_backward((grad * alpha).unsqueeze(-1), S)
+    return matmul(U * D.unsqueeze(-2), Vh)
+
+
+def _det_grad_graph(grad, A, result):
+    """PyTorch's det backward under grad mode: ``solve(A^H, diag(grad det))`` where det is
+    nonzero, the SVD formula where it is zero (both put into a zero tensor for a mixed
+    batch)."""
+    singular = result._data == 0
+    n = A.shape[-1]
+
+    def nonsingular(a, g, det):
+        d = (det * g).unsqueeze(-1).expand(det.shape + (n,))
+        return _solve.public(a.mT, FUNCTIONS["diag_embed"](d).mT, check_errors=False)[0]
+
+    if not singular.any():
+        return nonsingular(A, grad, result)
+    if singular.all():
+        return _det_grad_singular(grad, A)
+    g = grad.expand(result.shape)
+    mask = _wrap(singular)
+    out = _wrap(np.zeros(A.shape, A._data.dtype))
+    out = out.index_put((mask,), _det_grad_singular(g[mask], A[mask]))
+    keep = _wrap(~singular)
+    return out.index_put((keep,), nonsingular(A[keep], g[keep], result[keep]))
+
+
 def linalg_det_A(grad, A, result):
     if A.shape[-1] == 1:
         # PyTorch's shortcut for 1x1 matrices: the gradient is the incoming one, reshaped (it
         # does not depend on A: no graph back to A under create_graph, 1 at a singular A)
         return grad.unsqueeze(-1).unsqueeze(-1).expand(A.shape)
+    if _mode.grad_enabled:   # create_graph: PyTorch's twice-differentiable formulas
+        return _det_grad_graph(grad, A, result)
     out, info = _inv.public(A, check_errors=False)
     g = grad.unsqueeze(-1).unsqueeze(-1) * result.unsqueeze(-1).unsqueeze(-1)
     bad = info._data != 0

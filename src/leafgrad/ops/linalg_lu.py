@@ -343,23 +343,42 @@ def _ts_self_grad(grads, A, upper, transpose, unitriangular):
     return _ts.public(grads[0], A, upper, not transpose, unitriangular)[0]
 
 
+def _zeros(shape, dtype):
+    # PyTorch's zeros({1}).expand_as(...) for an unused output: no graph, even under
+    # create_graph
+    return _wrap(np.zeros(shape, dtype))
+
+
 def triangular_solve_self(grads, A, result, upper, transpose, unitriangular, self_shape):
     # result (the solution): saved (unused) as PyTorch's formula for both inputs does
+    if grads[0] is None:
+        return _zeros(self_shape, A._data.dtype)   # b and A share a dtype
     return sum_to(_ts_self_grad(grads, A, upper, transpose, unitriangular), self_shape)
 
 
 def triangular_solve_A(grads, A, result, upper, transpose, unitriangular, A_shape):
+    if grads[0] is None:   # only the cloned coefficient was used
+        gA = _zeros(A_shape, A._data.dtype)
+        return gA if grads[1] is None else sum_to(gA + grads[1], A_shape)
     gb = _ts_self_grad(grads, A, upper, transpose, unitriangular)
     gA = -matmul(result, gb.mT) if transpose else -matmul(gb, result.mT)
     n = A_shape[-1]
     diag = 0 if not unitriangular else (1 if upper else -1)
-    gA = gA * tri_mask(n, gA._data.dtype, upper, diagonal=diag) + grads[1]
+    gA = gA * tri_mask(n, gA._data.dtype, upper, diagonal=diag)
+    if grads[1] is not None:
+        gA = gA + grads[1]
     return sum_to(gA, A_shape)
+
+
+def _ts_keep(grads, metas):
+    """The outputs' gradients as they come (None for an unused output: the formulas above
+    give PyTorch's graph-free zeros)."""
+    return list(grads)
 
 
 _ts = defop("triangular_solve", triangular_solve, inputs=("self", "A"),
             derivatives={"self": triangular_solve_self, "A": triangular_solve_A},
-            dtype="same", n_outputs=2, materialize=materialize_zeros, methods=(),
+            dtype="same", n_outputs=2, materialize=_ts_keep, methods=(),
             functions=(), family=FAMILY,
             samples=lambda make, shapes: [
                 Sample((make((3, 2)), _wellcond(make, (3, 3))), call="triangular_solve"),
