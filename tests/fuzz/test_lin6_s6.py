@@ -90,6 +90,19 @@ STATEMENTS = [
       for a in ("[[2., 1], [1, 3]]", "[[1., 2], [2, 4]]", "[[[2., 1], [1, 3]], [[1., 2], [2, 4]]]",
                 "[[1., 2, 0], [2, 4, 1], [0, 0, 0]]")
       for tail in ("y = g.clone()", "y = torch.autograd.grad((g * g).sum(), A)[0].clone()")),
+    # linalg.lstsq: a B of one dim fewer than A is a vector only when it is A's shape less
+    # its last dim; any other is a matrix whose batch broadcasts with A's
+    *(f"A = torch.linspace(-1, 2, {na}).double().reshape{sa}.requires_grad_(); "
+      f"B = torch.linspace(0.5, 3, {nb}).double().cos().reshape{sb}.requires_grad_(); "
+      f"r = torch.linalg.lstsq(A, B{drv}); " + tail
+      for na, sa, nb, sb in ((2, (2, 1, 1), 1, (1, 1)), (8, (2, 2, 2), 10, (2, 5)),
+                             (12, (2, 3, 2), 6, (2, 3)))
+      for drv in ("", ", driver='gelsd'", ", driver='gels'")
+      for tail in ("y = r.solution", "y = torch.autograd.grad((r.solution ** 2).sum(), B)[0]",
+                   "y = torch.autograd.grad((r.solution ** 2).sum() + r.residuals.sum(), A)[0]")),
+    "y = torch.linalg.lstsq(torch.ones(2, 3, 2), torch.ones(3, 1))[0]",
+    "y = torch.linalg.lstsq(torch.ones(2, 3, 3), torch.ones(1, 3))[0]",
+
 ]
 
 
