@@ -103,6 +103,15 @@ STATEMENTS = [
     "y = torch.linalg.lstsq(torch.ones(2, 3, 2), torch.ones(3, 1))[0]",
     "y = torch.linalg.lstsq(torch.ones(2, 3, 3), torch.ones(1, 3))[0]",
 
+    # adaptive average pooling: a NaN or inf stays in the windows that hold it (was spread
+    # by the matrix product's zero weights; seed 14, log1p -> pooling)
+    "y = F.adaptive_avg_pool1d(torch.tensor([[[1., float('nan'), 3, 4]]]), 2)",
+    "y = F.adaptive_avg_pool2d(torch.tensor([[[[1., float('nan'), 3, 4], [1, 2, 3, "
+    "float('inf')]]]]), (1, 3))",
+    "y = F.adaptive_avg_pool3d(torch.tensor([[[[[1., float('nan'), 3, 4]]]]]), (1, 1, 2))",
+    "x = torch.tensor([[[[1., 0, 3, 4], [1, 2, 3, 5]]]], requires_grad=True); "
+    "y = torch.autograd.grad(F.adaptive_avg_pool2d(x, (1, 3)), x, "
+    "torch.tensor([[[[1., float('nan'), 2]]]]))[0]",
 ]
 
 
