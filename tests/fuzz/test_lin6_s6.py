@@ -112,6 +112,13 @@ STATEMENTS = [
     "x = torch.tensor([[[[1., 0, 3, 4], [1, 2, 3, 5]]]], requires_grad=True); "
     "y = torch.autograd.grad(F.adaptive_avg_pool2d(x, (1, 3)), x, "
     "torch.tensor([[[[1., float('nan'), 2]]]]))[0]",
+    # einsum of several operands saves them (PyTorch's mul / bmm): a second backward without
+    # retain_graph raises; a single operand's permute or sum saves nothing
+    *("x = torch.ones(2, 2, requires_grad=True); c = torch.ones(2, 2) * 2; "
+      f"r = torch.einsum('{eq}', {ops}); torch.autograd.grad(r.sum(), x); "
+      "y = torch.autograd.grad(r.sum(), x)[0]"
+      for eq, ops in (("ij->ji", "x"), ("ij->j", "x"), ("ij,jk->ik", "x, c"),
+                      ("ij,ij->ij", "c, x"), ("...i,...i->...", "x, x"))),
 ]
 
 

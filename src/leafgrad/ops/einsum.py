@@ -138,7 +138,12 @@ for _kind, _name in (("view", "ViewBackward0"), ("mul", "MulBackward0"),
     _RECORDS[_kind] = defop(f"einsum_{_kind}", einsum_forward, inputs=("tensors",),
                             list_input=True, derivatives={"tensors": einsum_tensors},
                             grad_fn_name=_name, methods=(), functions=(), family=FAMILY,
-                            samples=_samples if _kind == "view" else None)
+                            samples=_samples if _kind == "view" else None,
+                            # PyTorch's mul / bmm save the operands (freed by a backward
+                            # without retain_graph: a second one raises); its permute and
+                            # sum of a single operand save no tensor
+                            **({"saved_tensor_args": ("operands",)}
+                               if _kind in ("view", "mul") else {}))
 
 
 def einsum(equation, *operands):
