@@ -119,6 +119,32 @@ STATEMENTS = [
       "y = torch.autograd.grad(r.sum(), x)[0]"
       for eq, ops in (("ij->ji", "x"), ("ij->j", "x"), ("ij,jk->ik", "x, c"),
                       ("ij,ij->ij", "c, x"), ("...i,...i->...", "x, x"))),
+    # linalg kernels' dtypes: float16 empty inputs compute (NumPy has no half linalg), the
+    # kernels that PyTorch reaches on empty inputs too refuse them; empty integer batches
+    *(f"A = torch.ones({shp}).{dt}(); B = torch.ones({shp[:-1] + (1,)}).{dt}(); y = {expr}"
+      for shp in ((0, 0), (2, 0, 0), (0, 2, 2))
+      for dt in ("half", "long")
+      for expr in ("torch.linalg.det(A)", "torch.linalg.svdvals(A)", "torch.svd(A)[1]",
+                   "torch.linalg.cholesky(A)", "torch.cholesky(A)",
+                   "torch.linalg.cholesky_ex(A, upper=True)[1]", "torch.linalg.solve(A, B)",
+                   "torch.linalg.solve_ex(A, B)[0]", "torch.cholesky_solve(B, A)",
+                   "torch.cholesky_inverse(A)", "torch.linalg.lu_factor(A)[0]",
+                   "torch.linalg.lu(A)[2]",
+                   "torch.linalg.lu_solve(A, torch.ones(A.shape[:-1]).int(), B)")),
+    "y = torch.cholesky_inverse(torch.ones(0, 0))",
+    "y = torch.cholesky_inverse(torch.ones(2, 0, 0))",
+    # matrix_norm: a max over an empty dim is PyTorch's zero fill (version 1), a min raises
+    *(f"y = torch.linalg.matrix_norm(torch.ones{shp}, {o}{kd})"
+      for shp in ((0, 0), (2, 0, 0), (0, 3), (3, 0), (2, 3, 0))
+      for o in (2, -2, 1, -1, "float('inf')", "-float('inf')")
+      for kd in ("", ", keepdim=True")),
+    # linalg.vander: the dtype first (no Half, no Bool), then N > 1
+    "y = torch.linalg.vander(torch.tensor(1.).half())",
+    "y = torch.linalg.vander(torch.ones(3).half())",
+    "y = torch.linalg.vander(torch.ones(2).bool())",
+    "y = torch.linalg.vander(torch.ones(1).long())",
+    "y = torch.linalg.vander(torch.ones(3), N=1)",
+    "y = torch.linalg.vander(torch.arange(3), N=2)",
 ]
 
 

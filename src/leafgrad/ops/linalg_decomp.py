@@ -116,6 +116,8 @@ def inverse(input, *, out=None):
 # -- det, slogdet, logdet ------------------------------------------------------------------------
 def linalg_det(A):
     """The determinant of each matrix."""
+    if A.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
+        return linalg_det(A.astype(np.float32)).astype(np.float16)
     return np.asarray(np.linalg.det(A))
 
 
@@ -273,6 +275,10 @@ def _vector_case(A_shape, B_shape):
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     """``(X, info)`` with ``A X = B``."""
+    if A.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
+        X, info = linalg_solve_ex(A.astype(np.float32), B.astype(np.float32), left=left,
+                                  check_errors=check_errors)
+        return [X.astype(np.float16), info]
     if not left:    # X A = B  <=>  A^T X^T = B^T (singular: A's own LU, solved transposed)
         try:
             x = np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2))
@@ -397,6 +403,12 @@ def matrix_power(A, n, *, out=None):
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.cholesky"):
     """``(L, info)``: the lower (or upper) Cholesky factor (``_name`` for the error: the
     deprecated ``torch.cholesky`` says ``cholesky:``)."""
+    if A.dtype.kind in "biu" or A.dtype == np.float16:
+        # (empty: the kernel refuses others; torch.cholesky keeps an integer dtype) NumPy has
+        # no half linalg
+        L, info = linalg_cholesky_ex(A.astype(np.float32), upper=upper,
+                                     check_errors=check_errors, _name=_name)
+        return [L.astype(A.dtype), info]
     try:
         L = np.linalg.cholesky(A)
         # NumPy factors NaN pivots through, where LAPACK's potrf stops (Note in cholesky_lapack)
@@ -535,8 +547,7 @@ def _cholesky_solve_dtype(rec, args):
     err = broadcast_error([b.shape[:-2], A.shape[:-2]])
     if err is not None:
         raise err
-    if b.numel() and A.numel():
-        check_kernel("cholesky_solve_cpu", b)
+    check_kernel("cholesky_solve_cpu", b, empty_too=True)   # (empty inputs reach it too)
     return None, None
 
 
@@ -553,14 +564,15 @@ _cs = defop("cholesky_solve", cholesky_solve, inputs=("self", "input2"),
 
 def _cholesky_inverse_dtype(rec, args):
     check_matrix("cholesky_inverse", args[0])
-    if args[0].numel():
-        check_kernel("cholesky_inverse_out_cpu", args[0])
+    check_kernel("cholesky_inverse_out_cpu", args[0], empty_too=True)   # empty ones too
     return None, None
 
 
 def cholesky_inverse(self, upper=False):
     """``(L L^T)^{-1}`` from the factor ``L`` (or ``U``); LAPACK's potri refuses a zero on
     the factor's diagonal."""
+    if not self.size:
+        return np.zeros(self.shape, self.dtype)
     raise_for_info("cholesky_inverse", batch_info(self, _first_zero_diagonal), singular_message)
     # only the factor's triangle is read
     return np.linalg.inv(_from_factor(np.triu(self) if upper else np.tril(self), upper))

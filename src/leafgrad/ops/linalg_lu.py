@@ -50,7 +50,7 @@ def lu_packed(A: np.ndarray):
     piv = np.zeros((b, k), dtype=np.int32)
     info = np.zeros(b, dtype=np.int32)
     rows = np.arange(b)
-    for j in range(k):
+    for j in range(k if b else 0):   # (an empty batch: nothing to factor, whatever dtype)
         p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
         piv[:, j] = p + 1
         swap = p != j
@@ -221,6 +221,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     """``X`` with ``A X = B`` (``A^T X = B`` when ``adjoint``; ``X A = B`` or ``X A^T = B``
     for ``left=False``), ``A = P L U`` given packed."""
+    if LU.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
+        return linalg_lu_solve(LU.astype(np.float32), pivots, B.astype(np.float32), left=left,
+                               adjoint=adjoint).astype(np.float16)
     if not left:   # X A = B  <=>  A^T X^T = B^T
         return np.swapaxes(linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2),
                                            adjoint=not adjoint), -1, -2)

@@ -583,7 +583,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if ord == "nuc":
             out = S.sum(-1)
         else:
-            out = S.amax(-1) if ord == 2 else S.amin(-1)
+            out = _amax_or_zero(S, -1, False) if ord == 2 else S.amin(-1)
         if keepdim:   # as PyTorch: two trailing dims, moved back where the matrix was
             out = out.unsqueeze(-1).unsqueeze(-1).movedim((-2, -1), (d0, d1))
         return out
@@ -593,8 +593,23 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if not keepdim and d0 < d1:
             d1 -= 1
         s = A.abs().sum(d0, keepdim=keepdim)
-        return s.amax(d1, keepdim=keepdim) if ord > 0 else s.amin(d1, keepdim=keepdim)
+        return _amax_or_zero(s, d1, keepdim) if ord > 0 else s.amin(d1, keepdim=keepdim)
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def _amax_or_zero(t, dim, keepdim):
+    """``t.amax(dim)``, but PyTorch's matrix_norm fills zeros (in place: version 1, no graph)
+    where the max is over an empty dim (amin raises as usual)."""
+    if t.shape[dim] != 0:
+        return t.amax(dim, keepdim=keepdim)
+    shape = list(t.shape)
+    if keepdim:
+        shape[dim] = 1
+    else:
+        del shape[dim]
+    out = _wrap(np.zeros(shape, t._data.dtype))
+    out._vc[0] = 1
+    return out
 
 
 def _cond_invalid(p):
