@@ -145,6 +145,21 @@ STATEMENTS = [
     "y = torch.linalg.vander(torch.ones(1).long())",
     "y = torch.linalg.vander(torch.ones(3), N=1)",
     "y = torch.linalg.vander(torch.arange(3), N=2)",
+    # trace: the kernel's Bool refusal comes before the dim check
+    "y = torch.trace(torch.tensor(True))",
+    "y = torch.trace(torch.ones(3).bool())",
+    "y = torch.ones(2, 2, 2).bool().trace()",
+    "y = torch.trace(torch.tensor(1.))",
+    "y = torch.trace(torch.ones(2, 2, dtype=torch.uint8))",
+    # under create_graph a node computes its last input's gradient first, as PyTorch: the
+    # nodes' order, so the second backward's float16 sums, follow (seed 15, distance)
+    *("x = torch.tensor([[0.0708], [-0.1298], [-0.1351], [-0.00643]], dtype=torch.float16, "
+      "requires_grad=True); v = torch.tensor([[0.5825], [-0.665], [-1.013], [-0.38]], "
+      "dtype=torch.float16); " + f"g = torch.autograd.grad({e}, x, v, create_graph=True)[0]; "
+      "y = torch.autograd.grad(g, x, torch.tensor([[0.3], [-0.7], [1.1], [0.9]], "
+      "dtype=torch.float16))[0].clone()"
+      for e in ("x / x.abs()", "F.normalize(x, float('inf'), -1)", "F.normalize(x, 0.5, -1)",
+                "x * x.abs()")),
 ]
 
 
