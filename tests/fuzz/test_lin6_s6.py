@@ -160,6 +160,13 @@ STATEMENTS = [
       "dtype=torch.float16))[0].clone()"
       for e in ("x / x.abs()", "F.normalize(x, float('inf'), -1)", "F.normalize(x, 0.5, -1)",
                 "x * x.abs()")),
+    # ... but atan2 and the mse / huber / smooth_l1 losses compute self's first (huber's
+    # mixed-dtype error under create_graph names self's; seed 15 rerun)
+    *("a = torch.ones(1, 1, dtype=torch.float64, requires_grad=True); "
+      "b = (torch.ones(1, 1) * 3).requires_grad_(); "
+      f"y = torch.autograd.grad(F.{f}(a, b, reduction='none').sum(), [a, b], "
+      f"create_graph={cg})[0]"
+      for f in ("huber_loss", "mse_loss", "smooth_l1_loss") for cg in (True, False)),
 ]
 
 

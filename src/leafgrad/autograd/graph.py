@@ -103,6 +103,7 @@ class Node:
     saved_names: tuple = ()
     saved_is_tensor: tuple | None = None   # per saved name: does freeing it count? (engine)
     _tensor_slots: tuple | None = None     # op nodes: see Note [Node class constants]
+    _reverse_grads: bool = True            # op nodes: see make_node_class
     n_outputs: int = 1
     runs_without_grads: bool = False   # run even when every incoming grad is None (Function)
 
@@ -237,6 +238,10 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         "record": record, "_calls": calls,
         "_result_slot": kinds.index("result") if "result" in kinds else None,
         "_tensor_slots": tuple(i for i, t in enumerate(is_tensor) if t),
+        # PyTorch computes most nodes' input gradients last input first (create_graph makes
+        # nodes in that order); a few (atan2, the mse / huber / smooth_l1 / cdist backwards)
+        # first input first: their records say grads_in_order=True
+        "_reverse_grads": not record.extra.get("grads_in_order", False),
         "_plain": record.n_outputs == 1 and not record.list_input}
     if node_class_module is not None:
         namespace["__module__"] = node_class_module
@@ -312,13 +317,13 @@ class OpNode(Node):
         meta = self._args
         edges = self._edges
         out = [None] * len(edges)
-        # under create_graph, the last input's gradient first, as PyTorch's generated nodes
-        # compute separate formulas: the order of the nodes made (their sequence numbers), so
-        # of a later backward's sums, follows (float16 rounds differently otherwise). Without
-        # it, the inputs' order, which decides the first error of ops whose PyTorch formula
-        # is one function for all inputs (clamp's min before max)
+        # under create_graph, most nodes compute the last input's gradient first, as
+        # PyTorch's generated nodes do: the order of the nodes made (their sequence numbers),
+        # so of a later backward's sums, follows (float16 rounds differently otherwise).
+        # Without it, the inputs' order, which decides the first error of ops whose PyTorch
+        # formula is one function for all inputs (clamp's min before max)
         n = len(edges)
-        for i in (range(n - 1, -1, -1) if create_graph else range(n)):
+        for i in (range(n - 1, -1, -1) if create_graph and self._reverse_grads else range(n)):
             call = calls[i]
             if edges[i][0] is None or call is None:
                 continue

@@ -718,6 +718,7 @@ def cdist_x2(grad, x1, x2, result, p):
 # the first derivative.
 _cdist = defop("cdist", cdist, inputs=("x1", "x2"),
                derivatives={"x1": cdist_x1, "x2": cdist_x2}, methods=(), functions=(),
+               grads_in_order=True,   # PyTorch's CdistBackward0 computes x1's first
                family=FAMILY,
                samples=lambda make, shapes: [
                    Sample((make((3, 2)), make((4, 2))), call="cdist", grad=False),
