@@ -315,28 +315,46 @@ class OpNode(Node):
             return self._apply_general(grads, saved, create_graph, calls)
         grad = grads[0]
         meta = self._args
+        if create_graph and self._reverse_grads:
+            return self._apply_reversed(grad, saved, calls, meta)
+        out = []
+        i = 0
+        for (fn, _), call in zip(self._edges, calls):
+            if fn is None or call is None:
+                out.append(None)
+            else:
+                formula, idx = call
+                n = len(idx)
+                if n == 1:
+                    g = formula(grad, saved[idx[0]])
+                elif n == 0:
+                    g = formula(grad)
+                elif n == 2:
+                    g = formula(grad, saved[idx[0]], saved[idx[1]])
+                else:
+                    g = formula(grad, *[saved[j] for j in idx])
+                if meta is not None and g is not None:
+                    m = meta[i]
+                    if m is not None:
+                        g = _conform(g, m)
+                out.append(g)
+            i += 1
+        return out
+
+    def _apply_reversed(self, grad, saved, calls, meta):
+        """Under create_graph, most nodes compute the last input's gradient first, as
+        PyTorch's generated nodes do: the order of the nodes made (their sequence numbers),
+        so of a later backward's sums, follows (float16 rounds differently otherwise).
+        Without create_graph the inputs' order stays: it decides the first error of ops
+        whose PyTorch formula is one function for all inputs (clamp's min before max)."""
         edges = self._edges
         out = [None] * len(edges)
-        # under create_graph, most nodes compute the last input's gradient first, as
-        # PyTorch's generated nodes do: the order of the nodes made (their sequence numbers),
-        # so of a later backward's sums, follows (float16 rounds differently otherwise).
-        # Without it, the inputs' order, which decides the first error of ops whose PyTorch
-        # formula is one function for all inputs (clamp's min before max)
-        n = len(edges)
-        for i in (range(n - 1, -1, -1) if create_graph and self._reverse_grads else range(n)):
+        for i in range(len(edges) - 1, -1, -1):
             call = calls[i]
             if edges[i][0] is None or call is None:
                 continue
             formula, idx = call
-            n = len(idx)
-            if n == 1:
-                g = formula(grad, saved[idx[0]])
-            elif n == 0:
-                g = formula(grad)
-            elif n == 2:
-                g = formula(grad, saved[idx[0]], saved[idx[1]])
-            else:
-                g = formula(grad, *[saved[j] for j in idx])
+            g = formula(grad, *[saved[j] for j in idx])
             if meta is not None and g is not None:
                 m = meta[i]
                 if m is not None:
