@@ -103,6 +103,7 @@ class Node:
     saved_names: tuple = ()
     saved_is_tensor: tuple | None = None   # per saved name: does freeing it count? (engine)
     _tensor_slots: tuple | None = None     # op nodes: see Note [Node class constants]
+    _reverse_grads: bool = True            # op nodes: see make_node_class
     n_outputs: int = 1
     runs_without_grads: bool = False   # run even when every incoming grad is None (Function)
 
@@ -237,6 +238,10 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         "record": record, "_calls": calls,
         "_result_slot": kinds.index("result") if "result" in kinds else None,
         "_tensor_slots": tuple(i for i, t in enumerate(is_tensor) if t),
+        # PyTorch computes most nodes' input gradients last input first (create_graph makes
+        # nodes in that order); a few (atan2, the mse / huber / smooth_l1 / cdist backwards)
+        # first input first: their records say grads_in_order=True
+        "_reverse_grads": not record.extra.get("grads_in_order", False),
         "_plain": record.n_outputs == 1 and not record.list_input}
     if node_class_module is not None:
         namespace["__module__"] = node_class_module
@@ -310,6 +315,8 @@ class OpNode(Node):
             return self._apply_general(grads, saved, create_graph, calls)
         grad = grads[0]
         meta = self._args
+        if create_graph and self._reverse_grads:
+            return self._apply_reversed(grad, saved, calls, meta)
         out = []
         i = 0
         for (fn, _), call in zip(self._edges, calls):
@@ -332,6 +339,27 @@ class OpNode(Node):
                         g = _conform(g, m)
                 out.append(g)
             i += 1
+        return out
+
+    def _apply_reversed(self, grad, saved, calls, meta):
+        """Under create_graph, most nodes compute the last input's gradient first, as
+        PyTorch's generated nodes do: the order of the nodes made (their sequence numbers),
+        so of a later backward's sums, follows (float16 rounds differently otherwise).
+        Without create_graph the inputs' order stays: it decides the first error of ops
+        whose PyTorch formula is one function for all inputs (clamp's min before max)."""
+        edges = self._edges
+        out = [None] * len(edges)
+        for i in range(len(edges) - 1, -1, -1):
+            call = calls[i]
+            if edges[i][0] is None or call is None:
+                continue
+            formula, idx = call
+            g = formula(grad, *[saved[j] for j in idx])
+            if meta is not None and g is not None:
+                m = meta[i]
+                if m is not None:
+                    g = _conform(g, m)
+            out[i] = g
         return out
 
     def _apply_general(self, grads, saved, create_graph, calls):

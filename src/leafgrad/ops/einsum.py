@@ -76,10 +76,12 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
         for c, n in zip(i, s):
             sizes[c] = max(sizes.get(c, 1), n)
     labels = set("".join(ins))
-    grads = []
-    for k, (spec, shape) in enumerate(zip(ins, tensors_shapes)):
+    grads = [None] * len(ins)
+    # the last operand's gradient first, as PyTorch's bmm / mul backwards (under create_graph
+    # the order of the nodes made)
+    for k in range(len(ins) - 1, -1, -1):
+        spec, shape = ins[k], tensors_shapes[k]
         if not operands[k].requires_grad:
-            grads.append(None)
             continue
         if len(set(spec)) != len(spec):
             raise NotImplementedError("leafgrad's einsum backward does not support repeated "
@@ -111,7 +113,7 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
                 g = g.unsqueeze(0).squeeze(0)
             else:
                 g = g.permute(tuple(range(g.dim())))
-        grads.append(g)
+        grads[k] = g
     return grads
 
 
@@ -138,7 +140,12 @@ for _kind, _name in (("view", "ViewBackward0"), ("mul", "MulBackward0"),
     _RECORDS[_kind] = defop(f"einsum_{_kind}", einsum_forward, inputs=("tensors",),
                             list_input=True, derivatives={"tensors": einsum_tensors},
                             grad_fn_name=_name, methods=(), functions=(), family=FAMILY,
-                            samples=_samples if _kind == "view" else None)
+                            samples=_samples if _kind == "view" else None,
+                            # PyTorch's mul / bmm save the operands (freed by a backward
+                            # without retain_graph: a second one raises); its permute and
+                            # sum of a single operand save no tensor
+                            **({"saved_tensor_args": ("operands",)}
+                               if _kind in ("view", "mul") else {}))
 
 
 def einsum(equation, *operands):

@@ -186,6 +186,10 @@ def getrs_adjoint(a: np.ndarray, d: np.ndarray) -> np.ndarray:
 def np_svd(A: np.ndarray, **kwargs):
     """``np.linalg.svd`` with PyTorch's error for the matrices LAPACK cannot converge on
     (NaN entries): ``linalg.svd: [(Batch element i): ]The algorithm failed to converge ...``."""
+    if A.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
+        out = np_svd(A.astype(np.float32), **kwargs)
+        return (out.astype(np.float16) if isinstance(out, np.ndarray)
+                else type(out)(*(o.astype(np.float16) for o in out)))
     try:
         return np.linalg.svd(A, **kwargs)
     except np.linalg.LinAlgError:

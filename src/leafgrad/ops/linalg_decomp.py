@@ -116,7 +116,54 @@ def inverse(input, *, out=None):
 # -- det, slogdet, logdet ------------------------------------------------------------------------
 def linalg_det(A):
     """The determinant of each matrix."""
+    if A.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
+        return linalg_det(A.astype(np.float32)).astype(np.float16)
     return np.asarray(np.linalg.det(A))
+
+
+def _prod_safe_zeros_backward(grad, inp):
+    """The gradient of ``prod`` over the last dim, exact with zeros: the products of the
+    entries before and after each (PyTorch's prod_safe_zeros_backward)."""
+    if not inp.numel():
+        return grad.expand_as(inp)
+    cat, n = FUNCTIONS["cat"], inp.shape[-1]
+    ones = inp.new_ones(inp.shape[:-1] + (1,))
+    before = cat([ones, inp.narrow(-1, 0, n - 1)], -1).cumprod(-1)
+    after = cat([ones, inp.narrow(-1, 1, n - 1).flip(-1)], -1).cumprod(-1).flip(-1)
+    return grad * (before * after)
+
+
+def _det_grad_singular(grad, A):
+    """Through the SVD: d det / dA = U diag(alpha d prod(S) / dS) Vh, alpha = det(U) det(Vh)
+    (right at a singular A too)."""
+    from .linalg_spectral import svd   # (linalg_spectral imports this module)
+    U, S, Vh = svd(A)
+    alpha = _det.public(U) * _det.public(Vh)
+    D = _prod_safe_zeros_backward((grad * alpha).unsqueeze(-1), S)
+    return matmul(U * D.unsqueeze(-2), Vh)
+
+
+def _det_grad_graph(grad, A, result):
+    """PyTorch's det backward under grad mode: ``solve(A^H, diag(grad det))`` where det is
+    nonzero, the SVD formula where it is zero (both put into a zero tensor for a mixed
+    batch)."""
+    singular = result._data == 0
+    n = A.shape[-1]
+
+    def nonsingular(a, g, det):
+        d = (det * g).unsqueeze(-1).expand(det.shape + (n,))
+        return _solve.public(a.mT, FUNCTIONS["diag_embed"](d).mT, check_errors=False)[0]
+
+    if not singular.any():
+        return nonsingular(A, grad, result)
+    if singular.all():
+        return _det_grad_singular(grad, A)
+    g = grad.expand(result.shape)
+    mask = _wrap(singular)
+    out = _wrap(np.zeros(A.shape, A._data.dtype))
+    out = out.index_put((mask,), _det_grad_singular(g[mask], A[mask]))
+    keep = _wrap(~singular)
+    return out.index_put((keep,), nonsingular(A[keep], g[keep], result[keep]))
 
 
 def linalg_det_A(grad, A, result):
@@ -124,6 +171,8 @@ def linalg_det_A(grad, A, result):
         # PyTorch's shortcut for 1x1 matrices: the gradient is the incoming one, reshaped (it
         # does not depend on A: no graph back to A under create_graph, 1 at a singular A)
         return grad.unsqueeze(-1).unsqueeze(-1).expand(A.shape)
+    if _mode.grad_enabled:   # create_graph: PyTorch's twice-differentiable formulas
+        return _det_grad_graph(grad, A, result)
     out, info = _inv.public(A, check_errors=False)
     g = grad.unsqueeze(-1).unsqueeze(-1) * result.unsqueeze(-1).unsqueeze(-1)
     bad = info._data != 0
@@ -226,6 +275,10 @@ def _vector_case(A_shape, B_shape):
 
 def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     """``(X, info)`` with ``A X = B``."""
+    if A.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
+        X, info = linalg_solve_ex(A.astype(np.float32), B.astype(np.float32), left=left,
+                                  check_errors=check_errors)
+        return [X.astype(np.float16), info]
     if not left:    # X A = B  <=>  A^T X^T = B^T (singular: A's own LU, solved transposed)
         try:
             x = np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2))
@@ -350,6 +403,12 @@ def matrix_power(A, n, *, out=None):
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.cholesky"):
     """``(L, info)``: the lower (or upper) Cholesky factor (``_name`` for the error: the
     deprecated ``torch.cholesky`` says ``cholesky:``)."""
+    if A.dtype.kind in "biu" or A.dtype == np.float16:
+        # (empty: the kernel refuses others; torch.cholesky keeps an integer dtype) NumPy has
+        # no half linalg
+        L, info = linalg_cholesky_ex(A.astype(np.float32), upper=upper,
+                                     check_errors=check_errors, _name=_name)
+        return [L.astype(A.dtype), info]
     try:
         L = np.linalg.cholesky(A)
         # NumPy factors NaN pivots through, where LAPACK's potrf stops (Note in cholesky_lapack)
@@ -488,8 +547,7 @@ def _cholesky_solve_dtype(rec, args):
     err = broadcast_error([b.shape[:-2], A.shape[:-2]])
     if err is not None:
         raise err
-    if b.numel() and A.numel():
-        check_kernel("cholesky_solve_cpu", b)
+    check_kernel("cholesky_solve_cpu", b, empty_too=True)   # (empty inputs reach it too)
     return None, None
 
 
@@ -506,14 +564,15 @@ _cs = defop("cholesky_solve", cholesky_solve, inputs=("self", "input2"),
 
 def _cholesky_inverse_dtype(rec, args):
     check_matrix("cholesky_inverse", args[0])
-    if args[0].numel():
-        check_kernel("cholesky_inverse_out_cpu", args[0])
+    check_kernel("cholesky_inverse_out_cpu", args[0], empty_too=True)   # empty ones too
     return None, None
 
 
 def cholesky_inverse(self, upper=False):
     """``(L L^T)^{-1}`` from the factor ``L`` (or ``U``); LAPACK's potri refuses a zero on
     the factor's diagonal."""
+    if not self.size:
+        return np.zeros(self.shape, self.dtype)
     raise_for_info("cholesky_inverse", batch_info(self, _first_zero_diagonal), singular_message)
     # only the factor's triangle is read
     return np.linalg.inv(_from_factor(np.triu(self) if upper else np.tril(self), upper))
@@ -538,7 +597,9 @@ _ci = defop("cholesky_inverse", cholesky_inverse, derivatives={"self": cholesky_
 
 # -- triangular solve ----------------------------------------------------------------------------
 def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
-    """``X`` with ``T X = B`` (``X T = B`` if not ``left``), T the triangle of ``self``."""
+    """``X`` with ``T X = B`` (``X T = B`` if not ``left``), T the triangle of ``self``;
+    ``B`` taken in ``self``'s dtype."""
+    B = B.astype(self.dtype, copy=False)
     if left:
         return trsm(self, B, upper, unitriangular)
     # X T = B  <=>  T^T X^T = B^T
@@ -579,14 +640,21 @@ _tri = defop("linalg_solve_triangular", linalg_solve_triangular, inputs=("self",
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
-    """``torch.linalg.solve_triangular``."""
-    check_matrix("linalg.solve_triangular", A)
-    if A.numel() and B.numel():
-        check_kernel("triangular_solve_cpu", A)
-    check_same_dtype("linalg.solve_triangular", A, B)
-    if B.ndim < 2:
-        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
-                           "dimensions.")
+    """``torch.linalg.solve_triangular``: PyTorch's order of checks (both matrices, A square,
+    the shapes, the batch broadcast, then the kernel's dtype, A's, on empty inputs too); B
+    is taken in A's dtype, which the result has."""
+    name = "linalg.solve_triangular"
+    check_matrix(name, A, square=False)
+    check_matrix(name, B, square=False, arg="B")
+    check_matrix(name, A)
+    if A.shape[-1] != (B.shape[-2] if left else B.shape[-1]):
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{A.shape[-1]} and "
+                           f"{B.shape[-2]}x{B.shape[-1]})")
+    err = broadcast_error([B.shape[:-2], A.shape[:-2]])
+    if err:
+        raise err
+    check_kernel("triangular_solve_cpu", A, empty_too=True)
     return _tri.public(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 

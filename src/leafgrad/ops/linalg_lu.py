@@ -50,7 +50,7 @@ def lu_packed(A: np.ndarray):
     piv = np.zeros((b, k), dtype=np.int32)
     info = np.zeros(b, dtype=np.int32)
     rows = np.arange(b)
-    for j in range(k):
+    for j in range(k if b else 0):   # (an empty batch: nothing to factor, whatever dtype)
         p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
         piv[:, j] = p + 1
         swap = p != j
@@ -221,6 +221,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     """``X`` with ``A X = B`` (``A^T X = B`` when ``adjoint``; ``X A = B`` or ``X A^T = B``
     for ``left=False``), ``A = P L U`` given packed."""
+    if LU.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
+        return linalg_lu_solve(LU.astype(np.float32), pivots, B.astype(np.float32), left=left,
+                               adjoint=adjoint).astype(np.float16)
     if not left:   # X A = B  <=>  A^T X^T = B^T
         return np.swapaxes(linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2),
                                            adjoint=not adjoint), -1, -2)
@@ -343,23 +346,42 @@ def _ts_self_grad(grads, A, upper, transpose, unitriangular):
     return _ts.public(grads[0], A, upper, not transpose, unitriangular)[0]
 
 
+def _zeros(shape, dtype):
+    # PyTorch's zeros({1}).expand_as(...) for an unused output: no graph, even under
+    # create_graph
+    return _wrap(np.zeros(shape, dtype))
+
+
 def triangular_solve_self(grads, A, result, upper, transpose, unitriangular, self_shape):
     # result (the solution): saved (unused) as PyTorch's formula for both inputs does
+    if grads[0] is None:
+        return _zeros(self_shape, A._data.dtype)   # b and A share a dtype
     return sum_to(_ts_self_grad(grads, A, upper, transpose, unitriangular), self_shape)
 
 
 def triangular_solve_A(grads, A, result, upper, transpose, unitriangular, A_shape):
+    if grads[0] is None:   # only the cloned coefficient was used
+        gA = _zeros(A_shape, A._data.dtype)
+        return gA if grads[1] is None else sum_to(gA + grads[1], A_shape)
     gb = _ts_self_grad(grads, A, upper, transpose, unitriangular)
     gA = -matmul(result, gb.mT) if transpose else -matmul(gb, result.mT)
     n = A_shape[-1]
     diag = 0 if not unitriangular else (1 if upper else -1)
-    gA = gA * tri_mask(n, gA._data.dtype, upper, diagonal=diag) + grads[1]
+    gA = gA * tri_mask(n, gA._data.dtype, upper, diagonal=diag)
+    if grads[1] is not None:
+        gA = gA + grads[1]
     return sum_to(gA, A_shape)
+
+
+def _ts_keep(grads, metas):
+    """The outputs' gradients as they come (None for an unused output: the formulas above
+    give PyTorch's graph-free zeros)."""
+    return list(grads)
 
 
 _ts = defop("triangular_solve", triangular_solve, inputs=("self", "A"),
             derivatives={"self": triangular_solve_self, "A": triangular_solve_A},
-            dtype="same", n_outputs=2, materialize=materialize_zeros, methods=(),
+            dtype="same", n_outputs=2, materialize=_ts_keep, methods=(),
             functions=(), family=FAMILY,
             samples=lambda make, shapes: [
                 Sample((make((3, 2)), _wellcond(make, (3, 3))), call="triangular_solve"),
@@ -380,16 +402,23 @@ def triangular_solve_public(input, A, upper=True, transpose=False, unitriangular
         if t.ndim < 2:
             raise RuntimeError(f"torch.triangular_solve: Expected {nm} to have at least 2 "
                                f"dimensions, but it has {t.ndim} dimensions instead")
-    if input.shape[-2] != A.shape[-1] or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
-                           f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is "
-                           f"{input.shape[-2]} by {input.shape[-1]}")
+    # PyTorch's order: the dtypes' match, A square, the sizes, the batch broadcast, then the
+    # kernel's dtype (checked on empty inputs too)
     if input.dtype != A.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{type_name(input._data)} and A of type {type_name(A._data)} "
                            f"instead.")
-    if input.numel() and A.numel():
-        check_kernel("triangular_solve_cpu", A)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if input.shape[-2] != A.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
+                           f"{A.shape[-1]} by {A.shape[-1]} but each b matrix is "
+                           f"{input.shape[-2]} by {input.shape[-1]}")
+    err = broadcast_error([input.shape[:-2], A.shape[:-2]])
+    if err:
+        raise err
+    check_kernel("triangular_solve_cpu", A, empty_too=True)
     return triangular_solve_type(_ts.public(input, A, upper, transpose, unitriangular))
 
 

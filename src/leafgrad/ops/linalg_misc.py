@@ -47,13 +47,15 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 def vander(x, *, N=None):
     """``torch.linalg.vander``: columns ``x**0, x**1, ..., x**(N-1)``."""
+    if x._data.dtype in (np.float16, np.bool_):   # PyTorch's first check, even on a 0-d x
+        from .linalg_common import type_name
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer "
+                           f"tensors, but got {type_name(x._data)}")
     if x.ndim < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension.")
     n = x.shape[-1] if N is None else N
     if n <= 1:
-        if n < 1:
-            raise RuntimeError("N must be greater than 1.")
-        return x.unsqueeze(-1) ** 0
+        raise RuntimeError("N must be greater than 1.")
     ones = _wrap(np.ones(tuple(x.shape) + (1,), dtype=x._data.dtype))
     powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
     return FUNCTIONS["cat"]([ones, powers], -1)

@@ -422,8 +422,8 @@ def _eye_rect(shape, dtype):
 def linalg_lstsq(self, b, rcond=None, driver=None):
     """``[solution, residuals]``: ``pinv(self) @ b`` (b a matrix: ``..., m, k``) and, for
     the drivers that report them, the squared residual norms of each column. A vector b
-    (one dimension fewer than self) gives a vector solution, in this same node like PyTorch."""
-    vector = b.ndim == self.ndim - 1
+    (self's shape less its last dim) gives a vector solution, in this same node like PyTorch."""
+    vector = _is_vector(self, b)
     if vector:
         b = b[..., None]
     if driver == "gels" and self.size:
@@ -445,9 +445,15 @@ def linalg_lstsq(self, b, rcond=None, driver=None):
     return [X[..., 0] if vector else X, resid]
 
 
+def _is_vector(A, b):
+    """PyTorch's vector case: b has A's shape less its last dim (any other b of one dim fewer
+    is a matrix, its batch broadcast with A's)."""
+    return tuple(b.shape) == tuple(A.shape[:-1])
+
+
 def _lstsq_matrices(grads, self, b, result):
     """(grad of the solution, b, solution) as matrices: a vector b gets its column back."""
-    if b.ndim == self.ndim - 1:
+    if _is_vector(self, b):
         return grads[0].unsqueeze(-1), b.unsqueeze(-1), result.unsqueeze(-1)
     return grads[0], b, result
 
@@ -473,7 +479,7 @@ def linalg_lstsq_self(grads, self, b, result, rcond):
 
 def linalg_lstsq_b(grads, self, b, result, rcond):
     P = _pinv.public(self, None, rcond, False)
-    vector = b.ndim == self.ndim - 1
+    vector = _is_vector(self, b)
     g0, b, result = _lstsq_matrices(grads, self, b, result)
     g = matmul(P.mT, g0)
     _, extra = _lstsq_residual_parts(grads, self, b, result)
@@ -514,7 +520,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
                            "other.dim() and (input.dim() - other.dim()) <= 1")
     # PyTorch's order: B is a vector (or batch of them) only when it is 1-D or A's shape less
     # its last dim, which names the size check; then the dtype; then the batches broadcast
-    # with B's one extra dim added whenever it has one dim fewer
+    # with B's one extra dim added whenever it has one dim fewer (checked so; B is then
+    # solved as a matrix)
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     if A.shape[-2] != B.shape[-1 if vector else -2]:
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match "
@@ -528,9 +535,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
         error = broadcast_error([A.shape[:-2], b_batch])
         if error is not None:
             raise error
-    if B.ndim == A.ndim - 1 and not vector:
-        raise NotImplementedError("leafgrad: linalg.lstsq with a B of one dim fewer than A "
-                                  "that is not A's shape less its last dim is not implemented")
     check_lstsq_lapack(A._data, B._data[..., None] if vector else B._data, driver)
     X, resid = _lstsq.public(A, B, rcond, driver)
     if driver in (None, "gelsy"):   # (A's own batch: PyTorch keeps one rank per matrix of A)
@@ -579,7 +583,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if ord == "nuc":
             out = S.sum(-1)
         else:
-            out = S.amax(-1) if ord == 2 else S.amin(-1)
+            out = _amax_or_zero(S, -1, False) if ord == 2 else S.amin(-1)
         if keepdim:   # as PyTorch: two trailing dims, moved back where the matrix was
             out = out.unsqueeze(-1).unsqueeze(-1).movedim((-2, -1), (d0, d1))
         return out
@@ -589,8 +593,23 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if not keepdim and d0 < d1:
             d1 -= 1
         s = A.abs().sum(d0, keepdim=keepdim)
-        return s.amax(d1, keepdim=keepdim) if ord > 0 else s.amin(d1, keepdim=keepdim)
+        return _amax_or_zero(s, d1, keepdim) if ord > 0 else s.amin(d1, keepdim=keepdim)
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def _amax_or_zero(t, dim, keepdim):
+    """``t.amax(dim)``, but PyTorch's matrix_norm fills zeros (in place: version 1, no graph)
+    where the max is over an empty dim (amin raises as usual)."""
+    if t.shape[dim] != 0:
+        return t.amax(dim, keepdim=keepdim)
+    shape = list(t.shape)
+    if keepdim:
+        shape[dim] = 1
+    else:
+        del shape[dim]
+    out = _wrap(np.zeros(shape, t._data.dtype))
+    out._vc[0] = 1
+    return out
 
 
 def _cond_invalid(p):

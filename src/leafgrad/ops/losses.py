@@ -137,7 +137,7 @@ def mse_loss_backward_target(grad, grad_output, target, reduction):
 
 
 MSE_LOSS = defop(
-    "mse_loss", mse_loss, inputs=("self", "target"),
+    "mse_loss", mse_loss, inputs=("self", "target"), grads_in_order=True,
     derivatives={"self": mse_loss_self, "target": mse_loss_target},
     dtype=_float_kernel("mse_cpu"), methods=(), functions=(), family=FAMILY,
     samples=_pair_samples("nn.functional.mse_loss"))
@@ -257,7 +257,7 @@ def _huber_samples(call, key):
 
 
 SMOOTH_L1_LOSS = defop(
-    "smooth_l1_loss", smooth_l1_loss, inputs=("self", "target"),
+    "smooth_l1_loss", smooth_l1_loss, inputs=("self", "target"), grads_in_order=True,
     derivatives={"self": smooth_l1_loss_self, "target": smooth_l1_loss_target},
     dtype=_float_kernel("smooth_l1_cpu"), grad_fn_name="SmoothL1LossBackward0", methods=(),
     functions=(), family=FAMILY,
@@ -269,7 +269,7 @@ SMOOTH_L1_LOSS_BACKWARD = defop(
     dtype="same", grad_fn_name="SmoothL1LossBackwardBackward0", methods=(), functions=(),
     family=FAMILY)
 HUBER_LOSS = defop(
-    "huber_loss", huber_loss, inputs=("self", "target"),
+    "huber_loss", huber_loss, inputs=("self", "target"), grads_in_order=True,
     derivatives={"self": huber_loss_self, "target": huber_loss_target},
     dtype=_float_kernel("huber_cpu", result="self"), methods=(), functions=(), family=FAMILY,
     samples=_huber_samples("nn.functional.huber_loss", "delta"))

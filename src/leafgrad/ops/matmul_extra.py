@@ -662,22 +662,55 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     return _pairwise_norm(diff, p)
 
 
-def _cdist_grad(grad, x1, x2, result, p):
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    g = vector_norm_self(grad, diff, result, p, -1, False)
-    return g
+def _cdist_backward(grad, x1, x2, p, cdist):
+    """The gradient of ``cdist`` for ``x1`` (PyTorch's ``_cdist_backward`` kernel, at the
+    broadcast batch shape): per pair, the p-norm's local derivative, zero where the distance
+    is zero (p = 2 or general p), where the difference is zero (p < 1), and everywhere for
+    p = 0 or empty inputs."""
+    batch = np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    shape = batch + x1.shape[-2:]
+    if p == 0 or not grad.size or not x1.size or not x2.size:
+        return np.zeros(shape, x1.dtype)
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    dist = cdist[..., None]
+    g = grad[..., None]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if p == 1:
+            local = np.sign(diff) * g
+        elif p < 1:
+            local = np.where(diff == 0, 0,
+                             np.sign(diff) * np.abs(diff) ** (p - 1) * g / dist ** (p - 1))
+        elif p == 2:
+            local = np.where(dist == 0, 0, g * diff / dist)
+        elif p == math.inf:
+            # 1 where |diff| is the maximum, else 0
+            local = g * np.sign(diff) * (1 - np.minimum(1, np.ceil(np.abs(np.abs(diff) - dist))))
+        else:
+            local = np.where(dist == 0, 0,
+                             np.sign(diff) * np.abs(diff) ** (p - 1) * g / dist ** (p - 1))
+    return np.ascontiguousarray(np.broadcast_to(local.sum(-2), shape), dtype=x1.dtype)
+
+
+def _cdist_backward_grad(grad):
+    raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
+
+
+# PyTorch records its backward as an op of its own (CdistBackwardBackward0) that has no
+# derivative: differentiating cdist twice raises, unless the matmul path (below) ran
+_CDIST_BACKWARD = defop(
+    "_cdist_backward", _cdist_backward, inputs=("grad", "x1", "x2", "cdist"),
+    derivatives={"grad": _cdist_backward_grad, "x1": _cdist_backward_grad,
+                 "x2": _cdist_backward_grad, "cdist": _cdist_backward_grad},
+    dtype="same", methods=(), functions=(), grad_fn_name="CdistBackwardBackward0",
+    family=FAMILY)
 
 
 def cdist_x1(grad, x1, x2, result, p):
-    if p == 0:
-        return x1 * 0
-    return _cdist_grad(grad, x1, x2, result, p).sum(-2)
+    return _CDIST_BACKWARD.public(grad, x1, x2, p, result)
 
 
 def cdist_x2(grad, x1, x2, result, p):
-    if p == 0:
-        return x2 * 0
-    return -_cdist_grad(grad, x1, x2, result, p).sum(-3)
+    return _CDIST_BACKWARD.public(grad.mT, x2, x1, p, result.mT)
 
 
 # PyTorch has no second derivative of cdist ("the derivative for '_cdist_backward' is not
@@ -685,6 +718,7 @@ def cdist_x2(grad, x1, x2, result, p):
 # the first derivative.
 _cdist = defop("cdist", cdist, inputs=("x1", "x2"),
                derivatives={"x1": cdist_x1, "x2": cdist_x2}, methods=(), functions=(),
+               grads_in_order=True,   # PyTorch's CdistBackward0 computes x1's first
                family=FAMILY,
                samples=lambda make, shapes: [
                    Sample((make((3, 2)), make((4, 2))), call="cdist", grad=False),
@@ -695,8 +729,61 @@ _cdist = defop("cdist", cdist, inputs=("x1", "x2"),
                           grad=False)])
 
 
+# -- the matmul path of cdist (p = 2): twice differentiable ------------------------------------
+def _euclidean_dist(x1, x2):
+    """``sqrt(max(|x1|^2 - 2 x1.x2 + |x2|^2, 0))`` as one product of padded matrices, as
+    PyTorch's ``_euclidean_dist`` (whose rounding differs from the direct kernel's)."""
+    n1 = (x1 ** 2).sum(-1, keepdims=True)
+    n2 = (x2 ** 2).sum(-1, keepdims=True)
+    a = np.concatenate([x1 * -2, n1, np.ones_like(n1)], -1)
+    b = np.concatenate([x2, np.ones_like(n2), n2], -1)
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(np.maximum(np.matmul(a, np.swapaxes(b, -1, -2)), 0))
+
+
+def _euclid_ratio(grad, result):
+    return (grad / result).masked_fill(result == 0, 0)
+
+
+def euclidean_dist_x1(grad, x1, x2, result):
+    ratio = _euclid_ratio(grad, result)
+    return x1 * ratio.sum(-1, True) - ratio.matmul(x2)
+
+
+def euclidean_dist_x2(grad, x1, x2, result):
+    ratio = _euclid_ratio(grad, result)
+    return x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT.matmul(x1)
+
+
+_EUCLIDEAN_DIST = defop("_euclidean_dist", _euclidean_dist, inputs=("x1", "x2"),
+                        derivatives={"x1": euclidean_dist_x1, "x2": euclidean_dist_x2},
+                        dtype="same", methods=(), functions=(), family=FAMILY)
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def _cdist_mm(x1, x2):
+    """PyTorch's cdist_impl on its matmul path: batch dims broadcast and flattened to one."""
+    r1, r2 = x1.shape[-2], x2.shape[-2]
+    batch = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+    n = math.prod(batch)
+    if n != 1:
+        x1 = x1.expand(batch + (r1, x1.shape[-1])).contiguous().view(n, r1, -1)
+        x2 = x2.expand(batch + (r2, x2.shape[-1])).contiguous().view(n, r2, -1)
+    if x1._data.dtype != x2._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_cname(x1._data)} != {_cname(x2._data)}")
+    return _EUCLIDEAN_DIST.public(x1, x2).view(batch + (r1, r2))
+
+
 def cdist_public(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
-    """``torch.cdist``."""
+    """``torch.cdist``: the matmul path (twice differentiable, ViewBackward0) for p = 2 when
+    asked, or by default when either side has more than 25 rows; else the direct kernel,
+    whose backward cannot be differentiated."""
+    mode = _CDIST_MODES.get(compute_mode)
+    if mode is None:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     if x2.ndim < 2:
@@ -712,6 +799,9 @@ def cdist_public(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessar
     if not x2.dtype.is_floating_point:
         raise RuntimeError(f"cdist only supports floating-point dtypes, X2 got: "
                            f"{_tname(x2._data)}")
+    if (p == 2 and x1._data.size and x2._data.size
+            and (mode == 1 or (mode == 0 and (x1.shape[-2] > 25 or x2.shape[-2] > 25)))):
+        return _cdist_mm(x1, x2)
     # the kernel is chosen by x1's dtype (no Half on CPU), then x2 must have it
     if x1._data.dtype == np.float16:
         from .pointwise_common import not_implemented_for

@@ -211,11 +211,11 @@ for _name, _fn in (("diag", diag), ("diagflat", diagflat)):
 
 # -- trace -----------------------------------------------------------------------------------
 def trace(self):
-    """The sum of a matrix's diagonal."""
-    if self.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
+    """The sum of a matrix's diagonal (PyTorch's kernel refuses Bool before the dim check)."""
     if self.dtype == np.bool_:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if self.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
     out = np.trace(self)
     return np.asarray(out, dtype=np.int64 if self.dtype.kind in "biu" else self.dtype)
 

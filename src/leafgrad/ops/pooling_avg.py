@@ -143,11 +143,29 @@ def adaptive_matrix(size: int, out: int, dtype):
 
 def _separable(x, mats):
     """``x`` (B, *S) with each spatial dim ``d`` mapped by the matrix ``mats[d]`` (out, S[d]):
-    one plain matrix product per dim, the dim moved last for it."""
+    one plain matrix product per dim, the dim moved last for it. A NaN or inf would spread
+    through the product's zero weights (0 * nan), so non-finite inputs take the windows one
+    by one: only the windows that hold them are NaN or inf, as PyTorch."""
+    if x.dtype.kind == "f" and not np.isfinite(x).all():
+        return _separable_windows(x, mats)
     for d, m in enumerate(mats):
         axis = 1 + d
         moved = np.moveaxis(x, axis, -1)
         x = np.moveaxis(moved @ m.T, -1, axis)
+    return np.ascontiguousarray(x)
+
+
+def _separable_windows(x, mats):
+    """:func:`_separable` with each row of a matrix applied as the weighted sum of its nonzero
+    entries (the window) only."""
+    for d, m in enumerate(mats):
+        axis = 1 + d
+        moved = np.moveaxis(x, axis, -1)
+        cols = []
+        for row in m:
+            idx = np.nonzero(row)[0]
+            cols.append((moved[..., idx] * row[idx]).sum(-1))
+        x = np.moveaxis(np.stack(cols, -1).astype(x.dtype, copy=False), -1, axis)
     return np.ascontiguousarray(x)
 
 

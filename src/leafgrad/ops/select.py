@@ -631,6 +631,7 @@ def atan2_other(grad, self, other):
 
 
 defop("atan2", atan2, derivatives={"self": atan2_self, "other": atan2_other},
+      grads_in_order=True,   # one PyTorch formula for both: self's part first
       dtype=tensors_only(promote_float), inplace="atan2_", methods=("atan2", "arctan2"),
       functions=("atan2", "arctan2"), family=FAMILY,
       samples=lambda make, shapes: [Sample((make.positive(shapes[1]), make(shapes[2]))),
