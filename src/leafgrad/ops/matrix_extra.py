@@ -212,10 +212,10 @@ for _name, _fn in (("diag", diag), ("diagflat", diagflat)):
 # -- trace -----------------------------------------------------------------------------------
 def trace(self):
     """The sum of a matrix's diagonal."""
+    if self.dtype == np.bool_:   # the kernel's dtype dispatch comes before the dim check
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if self.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
-    if self.dtype == np.bool_:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     out = np.trace(self)
     return np.asarray(out, dtype=np.int64 if self.dtype.kind in "biu" else self.dtype)
 

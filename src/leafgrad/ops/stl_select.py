@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["topk_order", "sort_pairs"]
+__all__ = ["topk_order", "sort_pairs", "sort_order", "rows_less", "nan_last_less"]
 
 _THRESHOLD = 16
 
@@ -190,6 +190,30 @@ def _smaller(p, q):
 def _plain_less(p, q):
     # C++'s operator<: a NaN is neither smaller nor larger than anything
     return p[0] < q[0]
+
+
+def nan_last_less(p, q):
+    """PyTorch's ascending ``sort`` comparison of (value, index) pairs: NaN is the largest."""
+    return _smaller(p, q)
+
+
+def rows_less(p, q):
+    """``unique(dim=...)``'s comparison of (row, index) pairs: the first element where the
+    rows differ by ``<`` or ``>`` decides; a NaN decides nothing (it compares false)."""
+    for lhs, rhs in zip(p[0], q[0]):
+        if lhs < rhs:
+            return True
+        if lhs > rhs:
+            return False
+    return False
+
+
+def sort_order(keys, less) -> list:
+    """The order in which ``std::sort`` of the (key, index) pairs by ``less`` leaves the
+    indices: PyTorch's own order among ties, and among NaNs that compare false."""
+    a = [(v, i) for i, v in enumerate(keys)]
+    _sort(a, 0, len(a), less)
+    return [i for _, i in a]
 
 
 def sort_pairs(values) -> list:

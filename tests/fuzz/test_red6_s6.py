@@ -1,0 +1,127 @@
+"""Regressions from the seed-15 10k fuzz run (issue 8, session 6) in the reductions, searches
+and indexing: unique with NaNs and 0-sized dims, the order of PyTorch's dim/size/dtype checks
+(median, nanmedian, kthvalue, trace, histc, bincount, searchsorted), ...
+
+Each statement runs in leafgrad and in torch (``test_widened._run``): both must raise the same
+exception type and first line, or give the same value, dtype, shape, grad_fn and version.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import leafgrad
+
+from .test_widened import _run
+
+NAN = "float('nan')"
+
+STATEMENTS = [
+    # unique sorts with std::sort (NaN largest, unstable): each NaN is its own value, placed
+    # where the sort leaves it; -0. and 0. are one value, the first in the sort's order
+    f"y = torch.unique(torch.tensor([0.5, {NAN}, 0.2, {NAN}, 0.9, 0.2]))",
+    f"y = torch.unique(torch.tensor([0.5, {NAN}, 0.2, {NAN}, 0.9, 0.2]), "
+    "return_inverse=True)[1]",
+    f"y = torch.unique(torch.tensor([0.5, {NAN}, 0.2, {NAN}, 0.9, 0.2]), "
+    "return_counts=True)[1]",
+    f"y = torch.unique(torch.tensor([{NAN}, 1., {NAN}, -0., 0., 2.] * 4), "
+    "return_inverse=True)[1]",
+    "y = torch.unique(torch.tensor([0., -0., 1., 2.] * 5)).copysign(torch.tensor(1.))",
+    "y = torch.unique(torch.tensor([-0., 0., 1., 2.] * 5)).copysign(torch.tensor(1.))",
+    # unique along a dim: rows sorted lexicographically by < and > (a NaN decides nothing)
+    f"y = torch.unique(torch.tensor([[[[0.5, 0.7, 0.9, {NAN}]]]]), dim=3)",
+    f"y = torch.unique(torch.tensor([0.5, {NAN}, 0.2, {NAN}, 0.9, 0.2]), dim=0)",
+    f"y = torch.unique(torch.tensor([0.5, {NAN}, 0.2, {NAN}, 0.9, 0.2]), dim=0, "
+    "return_inverse=True)[1]",
+    f"y = torch.unique(torch.tensor([[1., {NAN}], [1., {NAN}], [0., 2.], [{NAN}, 0.], "
+    "[1., 3.]]), dim=0)",
+    f"y = torch.unique(torch.tensor([[1., {NAN}], [1., {NAN}], [0., 2.], [{NAN}, 0.], "
+    "[1., 3.]]), dim=0, return_counts=True)[1]",
+    f"y = torch.unique(torch.tensor([float('inf'), {NAN}, -float('inf'), 1.]), dim=0)",
+    f"y = torch.unique(torch.tensor([{NAN}, 1., 2., 3., 4., 5., 6., 7., 8., 9., {NAN}, 0., "
+    f"-1., -2., {NAN}, 3., 2., 1., {NAN}, 5.]), dim=0, return_inverse=True)[1]",
+    # unique_consecutive: a NaN equals nothing
+    f"y = torch.unique_consecutive(torch.tensor([{NAN}, {NAN}, 1., 1.]))",
+    f"y = torch.unique_consecutive(torch.tensor([[{NAN}, 1.], [{NAN}, 1.], [2., 1.]]), dim=0)",
+    # unique along a dim checks the 0-sized dims
+    "y = torch.unique(torch.zeros(0, 1), dim=-1)",
+    "y = torch.unique(torch.zeros(0, 1), dim=1, return_counts=True)[1]",
+    "y = torch.unique(torch.zeros(0, 1), dim=0, return_inverse=True)[1]",
+    "y = torch.unique(torch.zeros(0, 0), dim=0)",
+    "y = torch.unique_consecutive(torch.zeros(2, 0), dim=0)",
+    "y = torch.unique_consecutive(torch.zeros(0, 3), dim=0, return_counts=True)[1]",
+    # median / nanmedian / kthvalue: dim in range, then of non-zero size, then k, then dtype
+    "y = torch.tensor([True]).nanmedian(1)[0]",
+    "y = torch.tensor(True).nanmedian(1)[0]",
+    "y = torch.tensor([True]).median(-2)[0]",
+    "y = torch.zeros(2, 0, dtype=torch.bool).median(0)[0]",
+    "y = torch.zeros(2, 0, dtype=torch.bool).nanmedian(1)[0]",
+    "y = torch.zeros(2, 0).nanmedian(-1)[0]",
+    "y = torch.tensor([], dtype=torch.bool).nanmedian()",
+    "y = torch.zeros(2, 0).kthvalue(1, 1)[0]",
+    "y = torch.zeros(2, 0).kthvalue(0, -1)[0]",
+    "y = torch.zeros(2, 0, dtype=torch.bool).kthvalue(3, 0)[0]",
+    "y = torch.tensor(True).kthvalue(2, -1)[0]",
+    # trace: the kernel's dtype before the matrix check
+    "y = torch.tensor(True).trace()",
+    "y = torch.tensor([True, False]).trace()",
+    "y = torch.zeros(2, 2, 2, dtype=torch.bool).trace()",
+    # bincount: dtype, minlength, an empty input (int64 zeros, whatever the weights), shape
+    "y = torch.bincount(torch.tensor([], dtype=torch.long), weights=torch.tensor([]))",
+    "y = torch.bincount(torch.tensor([], dtype=torch.long), weights=torch.tensor([1., 2.]), "
+    "minlength=3)",
+    "y = torch.bincount(torch.tensor([], dtype=torch.uint8), "
+    "weights=torch.tensor([], dtype=torch.float64, requires_grad=True))",
+    "y = torch.bincount(torch.tensor([[1]]), minlength=-1)",
+    "y = torch.bincount(torch.tensor([-1]), minlength=-1)",
+    "y = torch.bincount(torch.zeros(0, 2, dtype=torch.long))",
+    # histc: bins, then the range, then the dtype (the edges' linspace, then the kernel)
+    "y = torch.histc(torch.tensor([True]), bins=-1)",
+    "y = torch.histc(torch.tensor([1]), bins=0)",
+    "y = torch.histc(torch.tensor([1.]), bins=-1)",
+    "y = torch.histc(torch.tensor([1.]), min=2, max=1)",
+    "y = torch.histc(torch.tensor([1]), min=2, max=1)",
+    "y = torch.histc(torch.tensor([True]), min=-float('inf'), max=1)",
+    "y = torch.histc(torch.tensor([float('inf')]))",
+    "y = torch.histc(torch.tensor([-float('inf')]).double())",
+    f"y = torch.histc(torch.tensor([{NAN}, 1.]))",
+    f"y = torch.histc(torch.tensor([1.]), min={NAN}, max=2)",
+    # searchsorted: the argument checks, then the common dtype's kernel
+    "y = torch.searchsorted(torch.tensor(True), torch.tensor(True))",
+    "y = torch.searchsorted(torch.tensor(1.), torch.tensor([1.]))",
+    "y = torch.searchsorted(torch.tensor([[True]]), torch.tensor([True, False]))",
+    "y = torch.searchsorted(torch.tensor([[1.]]), torch.tensor([[[1., 0.]]]))",
+    "y = torch.searchsorted(torch.tensor([True]), 1)",
+    "y = torch.searchsorted(torch.tensor([True]), True)",
+    "y = torch.searchsorted(torch.tensor([1., 2.]), torch.tensor([1.5]), "
+    "sorter=torch.tensor([1.]))",
+    "y = torch.searchsorted(torch.tensor([1., 2.]), torch.tensor([1.5]), "
+    "sorter=torch.tensor([1., 0.]))",
+    "y = torch.searchsorted(torch.tensor([True, False]), torch.tensor([True]), "
+    "sorter=torch.tensor([1, 0]))",
+    "y = torch.searchsorted(torch.tensor([1., 2.]), torch.tensor([1.5]), "
+    "sorter=torch.tensor([1, 2]))",
+]
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_red6_like_torch(statement):
+    assert _run(leafgrad, statement) == _run(torch, statement)
+
+
+def _unique_outputs(L, fn, a, **kw):
+    out = getattr(L, fn)(L.tensor(a), return_inverse=True, return_counts=True, **kw)
+    return [t.numpy().tobytes() + str(t.shape).encode() for t in out]
+
+
+def test_unique_matches_torch_with_nans_and_signed_zeros():
+    # NaNs and -0. over lengths on both sides of std::sort's insertion-sort threshold
+    rng = np.random.default_rng(6)
+    pool = np.array([np.nan, 1.0, 2.0, -0.0, 0.0])
+    for _ in range(120):
+        shape = tuple(int(n) for n in rng.integers(1, 24, int(rng.integers(1, 3))))
+        a = rng.choice(pool, shape).astype(rng.choice(["float32", "float64", "float16"]))
+        kw = {} if rng.random() < 0.4 else {"dim": int(rng.integers(0, a.ndim))}
+        for fn in ("unique", "unique_consecutive"):
+            assert _unique_outputs(leafgrad, fn, a, **kw) == _unique_outputs(torch, fn, a, **kw)
