@@ -102,6 +102,52 @@ STATEMENTS = [
     "sorter=torch.tensor([1, 0]))",
     "y = torch.searchsorted(torch.tensor([1., 2.]), torch.tensor([1.5]), "
     "sorter=torch.tensor([1, 2]))",
+    # index_select: dim, index rank, a 0-d self's one index, index dtype; an empty matrix
+    # checks its indexing dim's size, then the bounds (the kernel's message)
+    "y = torch.zeros(2, 0).index_select(1, torch.tensor([0, 0, 0]))",
+    "y = torch.zeros(2, 0).index_select(1, torch.tensor([0], dtype=torch.int32))",
+    "y = torch.zeros(2, 0).index_select(1, torch.tensor([], dtype=torch.long))",
+    "y = torch.zeros(2, 0).index_select(0, torch.tensor([5]))",
+    "y = torch.zeros(2, 0, 3).index_select(2, torch.tensor([1, 7]))",
+    "y = torch.zeros(0, 2, dtype=torch.bool).index_select(0, torch.tensor(0))",
+    "y = torch.tensor(1.).index_select(0, torch.tensor([], dtype=torch.long))",
+    "y = torch.tensor(1.).index_select(-1, torch.tensor([0, 0]))",
+    "y = torch.tensor(1.).index_select(0, torch.tensor([0., 1.]))",
+    "y = torch.tensor(1.).index_select(3, torch.tensor([[0, 1]]))",
+    "y = torch.zeros(2).index_select(3, torch.tensor([[0.]]))",
+    # unflatten: sizes non-empty, then the dim (a 0-d tensor's range is [-1, 0])
+    "y = torch.tensor(1.).unflatten(-2, (1,))",
+    "y = torch.tensor(1.).unflatten(1, (1,))",
+    "y = torch.tensor(1.).unflatten(-1, (1,))",
+    "y = torch.tensor(1.).unflatten(0, ())",
+    "y = torch.zeros(2).unflatten(5, ())",
+    # masked_scatter broadcasts self with the mask; masked_scatter_ expands the mask to self
+    "y = torch.zeros(1, 1, 2).masked_scatter(torch.tensor([[[[[True, False]]]], "
+    "[[[[False, True]]]]]), torch.arange(4.))",
+    "y = torch.zeros(2, requires_grad=True).masked_scatter(torch.tensor([[True, False], "
+    "[True, True]]), torch.arange(4.))",
+    "y = torch.zeros(()).masked_scatter(torch.tensor([True, True]), torch.arange(4.))",
+    "y = torch.zeros(2, 1).masked_scatter(torch.tensor([True, False, True]), torch.arange(4.))",
+    "y = torch.zeros(2).masked_scatter(torch.tensor([True, True, True]), torch.arange(2.))",
+    "y = torch.zeros(2).masked_scatter(torch.tensor([1, 1]), torch.arange(2.))",
+    "y = torch.zeros(2).masked_scatter(torch.tensor([1, 1], dtype=torch.uint8), "
+    "torch.arange(2.))",
+    "y = torch.zeros(2).masked_scatter_(torch.tensor([1, 1, 1]), torch.arange(2))",
+    "y = torch.zeros(2, 1).masked_scatter_(torch.tensor([True, False]), torch.arange(4.))",
+    "y = torch.zeros(2).masked_scatter_(torch.tensor([[1, 1]]), torch.arange(2.))",
+    "y = torch.zeros(()).masked_scatter_(torch.tensor([True]), torch.arange(2.))",
+    "y = torch.zeros(2, requires_grad=True).masked_scatter_(torch.tensor([1, 2, 3]), "
+    "torch.arange(2))",
+    # x[index] = v: the in-place checks (leaf, view of a leaf) before the advanced indices'
+    "x = torch.zeros(2, 2, requires_grad=True); x[torch.ones(3, dtype=torch.bool)] = 0.; y = x",
+    "x = torch.zeros(2, 2, requires_grad=True); x[torch.tensor([5])] = 0.; y = x",
+    "x = torch.zeros(2, 2, requires_grad=True); x[torch.tensor([0.5])] = 0.; y = x",
+    "x = torch.zeros(2, 2, requires_grad=True); x[[0, 1], [0, 5]] = 0.; y = x",
+    "x = torch.zeros(2, 2, requires_grad=True); x[None, torch.tensor([9])] = 0.; y = x",
+    "x = torch.zeros(2, 2, requires_grad=True); x[5, torch.ones(2, dtype=torch.bool)] = 0.; "
+    "y = x",
+    "x = torch.zeros(2, 2); x[torch.ones(1, 3, dtype=torch.bool)] = 0.; y = x",
+    "x = torch.zeros(2, 2); x[torch.ones(2, 2, dtype=torch.bool)] = torch.ones(7); y = x",
 ]
 
 

@@ -314,12 +314,14 @@ def _as_int(item):
     return None
 
 
-def parse_index(self: Tensor, index):
+def parse_index(self: Tensor, index, validate=True):
     """Apply the basic part of ``index`` (Note above): ``(view, tensor_indices, changed)``.
 
     ``tensor_indices`` is None when there is no advanced index, else a tuple aligned with the
     view's dims (None for dims not indexed) ready for ``index``. ``changed`` tells whether a
     select/slice/unsqueeze was applied (False means the view is ``self`` itself).
+    ``validate=False`` leaves the advanced indices unchecked (a list for ``index_arrays``):
+    ``x[i] = v`` checks them after the in-place checks, in index_put_'s kernel, as PyTorch.
     """
     if not isinstance(index, tuple):
         if isinstance(index, list) and _seq_as_tuple(index):
@@ -395,6 +397,8 @@ def parse_index(self: Tensor, index):
         aligned.extend([None] * (d - covered))
         aligned.append(item)
         covered = d + _dims_used(item)
+    if not validate:
+        return result, aligned, changed
     return result, index_arrays(aligned, result._data.shape), changed
 
 
@@ -444,15 +448,21 @@ _index.samples = _getitem_samples
 
 # -- index_select / gather / take / masked_select -------------------------------------------
 def index_select_op(self, dim, index):
-    """Entries ``index`` (a vector) along ``dim``."""
+    """Entries ``index`` (a vector) along ``dim``; PyTorch's checks in its order."""
+    d = wrap_dim(dim, self.ndim)
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if self.ndim == 0 and index.size != 1:
+        raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
+                           f"{index.size} value(s)")
     if index.dtype not in (np.int64, np.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    d = wrap_dim(dim, self.ndim)
     n = self.shape[d] if self.ndim else 1
+    empty_matrix = self.ndim >= 2 and self.size == 0   # (an empty result: checks only)
+    if empty_matrix and index.size and n == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if index.size and (index.max() >= n or index.min() < 0):   # no negative indices here
-        if self.ndim >= 2 and d == 1:    # PyTorch's dim-1 kernel has its own message
+        if self.ndim >= 2 and (d == 1 or empty_matrix):   # these kernels have their own message
             bad = index[(index >= n) | (index < 0)]
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad.flat[0])} "
                                f"axis_dim={n}")

@@ -401,22 +401,37 @@ _put = defop("put", put_op, inputs=("self", "index", "source"),
 _inplace_variant(_put.public, "put_")
 
 
-def masked_scatter_op(self, mask, source):
-    """A copy of ``self`` with ``source``'s first entries written where ``mask`` is True."""
-    # PyTorch's order: the shapes, self/source dtypes, the mask's dtype, the count
-    _, m = _broadcast_pair(self, mask)
-    if m.shape != self.shape:
-        _broadcast_pair(self, np.zeros(m.shape, bool))   # PyTorch's message for the mismatch
+def _same_dtypes(self, source):
     if source.dtype != self.dtype:   # (sic: no space after "got")
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
                            f"got{_dtype_name(self.dtype)} and {_dtype_name(source.dtype)}")
+
+
+def _masked_scatter_checks(self, mask, source):
+    """masked_scatter_'s checks in PyTorch's order: self/source dtypes, the mask expanded to
+    ``self``'s shape, the mask's dtype (uint8 gets a deprecation warning first), the count.
+    The expanded mask."""
+    _same_dtypes(self, source)
+    m = expand_op(mask, self.shape)
+    if mask.dtype == np.uint8:   # warned about, then refused
+        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior "
+                      "is now deprecated,please use a mask with dtype torch.bool instead.",
+                      UserWarning, stacklevel=4)
     if mask.dtype != np.bool_:
-        raise RuntimeError("masked_scatter_: expected BoolTensor for mask")
-    count = int(m.sum())
-    if count > source.size:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {_dtype_name(mask.dtype)}")
+    if int(np.count_nonzero(m)) > source.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    out = self.copy()
-    out[m] = source.reshape(-1)[:count]
+    return m
+
+
+def masked_scatter_op(self, mask, source):
+    """A copy of ``self`` (broadcast with ``mask``) with ``source``'s first entries written
+    where ``mask`` is True."""
+    wide, m = _broadcast_pair(self, mask) if mask.shape != self.shape else (self, mask)
+    m = _masked_scatter_checks(wide, m, source)
+    out = wide.copy()
+    out[m] = source.reshape(-1)[:int(np.count_nonzero(m))]
     return out
 
 
@@ -443,7 +458,15 @@ _masked_scatter = defop("masked_scatter", masked_scatter_op, inputs=("self", "ma
                             np.asarray(make(shapes[1]) > 0),
                             make((int(np.prod(np.broadcast_shapes(shapes[0], shapes[1]))) + 1,
                                   ))))])
-_inplace_variant(_masked_scatter.public, "masked_scatter_")
+def masked_scatter_(self, mask, source):
+    """In-place version of :meth:`masked_scatter`: ``mask`` must expand to ``self``."""
+    inplace_check(self, (mask, source))
+    _same_dtypes(self._data, source._data)
+    expand_op(mask._data, self._data.shape)
+    return commit_inplace(self, _masked_scatter.public(self, mask, source))
+
+
+bind_method("masked_scatter_", masked_scatter_)
 
 
 # -- index_put / x[index] = value ---------------------------------------------------------
@@ -536,18 +559,16 @@ def setitem(self, index, value):
     ``take`` / a zeroing ``put``, and ``commit_inplace`` moves it onto the view's base.
     """
     from ..grad_mode import no_grad
-    with no_grad():
-        view, arrays, changed = parse_index(self, index)
+    with no_grad():   # (the advanced indices are checked after the in-place checks)
+        view, arrays, changed = parse_index(self, index, validate=False)
     if changed and self._requires_grad and self._data.dtype.kind not in "fc" \
             and _mode.grad_enabled:
         # PyTorch's slicing records a view of an integer tensor with a history: refused
         # (Note [Integer tensors with history] in dispatch.py)
         from .dispatch import integer_history_error
         raise integer_history_error(self._data.dtype)
-    key = Ellipsis if arrays is None else tuple(slice(None) if a is None else a
-                                                for a in arrays)
-    target = view._data[key].shape
     is_tensor = isinstance(value, Tensor)
+    target = view._data.shape if arrays is None else None
     if is_tensor and arrays is None:
         _check_value_shape(value, target, False)   # PyTorch expands before copy_'s checks
     kind = self._view_kind
@@ -560,7 +581,7 @@ def setitem(self, index, value):
         or self._data.dtype.kind in "fc")
     if changed and kind is not None and _mode.grad_enabled:
         # a view of a view autograd forbids changing: the newest view op names it
-        sliced = parse_index(self, index)[0]
+        sliced = parse_index(self, index, validate=False)[0]
         kind = sliced._view_kind
         if self._requires_grad or value_grad:
             check_view_inplace(sliced)
@@ -570,6 +591,11 @@ def setitem(self, index, value):
     inplace_check(self, (value,) if value_grad else ())
     if isinstance(value, str):
         raise TypeError(f"can't assign a str to a torch.{self.dtype.tensor_type}")
+    key = Ellipsis
+    if arrays is not None:
+        arrays = index_arrays(arrays, view._data.shape)
+        key = tuple(slice(None) if a is None else a for a in arrays)
+        target = view._data[key].shape
     if is_tensor and arrays is not None:
         _check_value_shape(value, target, True)
     same = check_setitem(view._data, value, arrays is not None)   # Note [Memory overlap]
