@@ -1,5 +1,6 @@
-"""Elementwise choices: clamp, where, maximum/minimum, masked_fill, nan_to_num, and the
-two-input math that picks between its inputs' slopes: lerp, hypot, atan2.
+"""Elementwise choices: clamp, where, maximum/minimum, masked_fill, nan_to_num (and, from
+lerp_hypot_atan2.py, imported at the end, the two-input math that picks between its inputs'
+slopes: lerp, hypot, atan2).
 
 PyTorch names the ``grad_fn`` by the overload: ``x.clamp(0, 1)`` is ClampBackward1 (number
 bounds), ``x.clamp(lo_t, hi_t)`` ClampBackward0 (tensor bounds); ``masked_fill`` with a number
@@ -15,10 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
-from .registry import Sample, bind_method, defop, export_function, promote, promote_float
+from .registry import Sample, bind_method, defop, export_function, promote
 
 __all__ = ["where", "clamp", "masked_fill"]
 
@@ -500,140 +500,5 @@ defop("nan_to_num", nan_to_num, derivatives={"self": nan_to_num_self}, dtype="sa
                                     Sample((make(shapes[0], -5, 5, np.int64),))])
 
 
-# -- lerp / hypot / atan2 -------------------------------------------------------------------
-def _check_end(self, end):
-    if end.dtype != self.dtype:
-        raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `end` but got "
-                           f"dtype {_CPP_NAMES[end.dtype.name]}")
-
-
-def lerp_scalar(self, end, weight):
-    """``self + weight * (end - self)`` for a number weight (LerpBackward0)."""
-    _check_end(self, end)
-    if self.dtype.kind not in "fc":
-        raise not_implemented_for("lerp_kernel_scalar", self)
-    if abs(weight) < 0.5:
-        return self + weight * (end - self)
-    return end - (end - self) * (1 - weight)
-
-
-def lerp_scalar_self(grad, weight):
-    return grad * (1 - weight)
-
-
-def lerp_scalar_end(grad, weight):
-    return grad * weight
-
-
-_lerp0 = defop("lerp", lerp_scalar, inputs=("self", "end"),
-               derivatives={"self": lerp_scalar_self, "end": lerp_scalar_end}, dtype="same",
-               methods=(), functions=(), family=FAMILY,
-               samples=lambda make, shapes: [
-                   Sample((make(shapes[1]), make(shapes[2]), 0.3), call="lerp"),
-                   Sample((make(shapes[1]), make(shapes[2]), 0.8), call="lerp")])
-
-
-def lerp_tensor(self, end, weight):
-    """``self + weight * (end - self)`` for a tensor weight (LerpBackward1); the three arrive
-    in their common dtype (see ``_lerp_tensor_rule``)."""
-    return np.where(np.abs(weight) < 0.5, self + weight * (end - self),
-                    end - (end - self) * (1 - weight))
-
-
-def _lerp_tensor_rule(rec, args):
-    """PyTorch's checks, then the common dtype of the three by the usual promotion rules: the
-    end must have self's dtype, a weight with dimensions too; a 0-d weight joins promotion
-    (``lerp(f32 1-d, f32 1-d, f64 0-d)`` is float32, with all three 0-d it is float64, an
-    integral self with a 0-d float weight computes in float)."""
-    self, end, weight = args[0]._data, args[1]._data, args[2]._data
-    _check_end(self, end)
-    if weight.ndim and weight.dtype != self.dtype:
-        raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `weight` but "
-                           f"got dtype {_CPP_NAMES[weight.dtype.name]}")
-    common = _dt.result_type(*args[:3]).np
-    if common.kind not in "fc":
-        raise not_implemented_for("lerp_kernel_tensor", common)
-    return common, common
-
-
-def lerp_tensor_self(grad, weight):
-    return grad * (1 - weight)
-
-
-def lerp_tensor_end(grad, weight):
-    return grad * weight
-
-
-def lerp_tensor_weight(grad, self, end):
-    return grad * (end - self)
-
-
-_lerp1 = defop("lerp_tensor", lerp_tensor, inputs=("self", "end", "weight"),
-               derivatives={"self": lerp_tensor_self, "end": lerp_tensor_end,
-                            "weight": lerp_tensor_weight},
-               grad_fn_name="LerpBackward1", dtype=_lerp_tensor_rule, methods=(), functions=(),
-               family=FAMILY,
-               samples=lambda make, shapes: [
-                   Sample((make(shapes[1]), make(shapes[2]), make(shapes[3], 0, 1)),
-                          call="lerp")])
-
-
-def lerp(input, end, weight):
-    """Linear interpolation from ``input`` to ``end`` by ``weight``."""
-    if isinstance(weight, Tensor):
-        return _lerp1.public(input, end, weight)
-    return _lerp0.public(input, end, weight)
-
-
-export_function("lerp", lerp)
-bind_method("lerp", lerp)
-bind_method("lerp_", inplace_of(lerp, "lerp_"))
-
-
-def hypot(self, other):
-    """``sqrt(self**2 + other**2)`` without overflow."""
-    if self.dtype.kind != "f":
-        raise not_implemented_for("hypot_cpu", self)
-    return np.hypot(self, other)
-
-
-def hypot_self(grad, self, result):
-    return grad * self / result   # PyTorch's order: DivBackward0 last
-
-
-def hypot_other(grad, other, result):
-    return grad * other / result
-
-
-defop("hypot", hypot, derivatives={"self": hypot_self, "other": hypot_other},
-      dtype=tensors_only(promote), inplace="hypot_", family=FAMILY,
-      samples=lambda make, shapes: [Sample((make.positive(shapes[1]), make(shapes[2])))])
-
-
-def atan2(self, other):
-    """The angle of the point ``(other, self)``."""
-    return np.arctan2(self, other)
-
-
-def _atan2_recip(self, other):
-    """PyTorch's 1 / (self^2 + other^2), 0 where that sum is 0 (so the gradient at the
-    origin, or where the sum underflows, is 0 rather than NaN)."""
-    denom = self * self + other * other
-    return denom.reciprocal().masked_fill(denom == 0, 0.0)
-
-
-def atan2_self(grad, self, other):
-    return grad * other * _atan2_recip(self, other)
-
-
-def atan2_other(grad, self, other):
-    return grad * -self * _atan2_recip(self, other)
-
-
-defop("atan2", atan2, derivatives={"self": atan2_self, "other": atan2_other},
-      dtype=tensors_only(promote_float), inplace="atan2_", methods=("atan2", "arctan2"),
-      functions=("atan2", "arctan2"), family=FAMILY,
-      samples=lambda make, shapes: [Sample((make.positive(shapes[1]), make(shapes[2]))),
-                                    Sample((make(shapes[1], 1, 5, np.int64),
-                                            make(shapes[2], 1, 5, np.int64)))])
-bind_method("arctan2_", Tensor.atan2_)
+# lerp / hypot / atan2 (their own module, registered with this one)
+from . import lerp_hypot_atan2  # noqa: E402,F401
