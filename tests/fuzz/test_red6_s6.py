@@ -156,6 +156,20 @@ def test_red6_like_torch(statement):
     assert _run(leafgrad, statement) == _run(torch, statement)
 
 
+def test_lerp_rounds_as_pytorch():
+    # PyTorch's kernel: float32 arithmetic for float16, a fused multiply-add on the side of
+    # the smaller weight, one rounding to the dtype (fuzz seed 15: float16 lerp values)
+    rng = np.random.default_rng(15)
+    for dtype in ("float16", "float32", "float64"):
+        a, b, w = (rng.standard_normal(300).astype(dtype) * s for s in (1, 3, 1))
+        for L_weight in ("tensor", 0.3, 0.7, 2.5, -0.7):
+            outs = []
+            for L in (leafgrad, torch):
+                weight = L.tensor(w) if L_weight == "tensor" else L_weight
+                outs.append(L.tensor(a).lerp(L.tensor(b), weight).numpy())
+            np.testing.assert_array_equal(outs[0], outs[1])
+
+
 def _unique_outputs(L, fn, a, **kw):
     out = getattr(L, fn)(L.tensor(a), return_inverse=True, return_counts=True, **kw)
     return [t.numpy().tobytes() + str(t.shape).encode() for t in out]

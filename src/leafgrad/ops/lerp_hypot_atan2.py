@@ -30,9 +30,56 @@ def lerp_scalar(self, end, weight):
     _check_end(self, end)
     if self.dtype.kind not in "fc":
         raise not_implemented_for("lerp_kernel_scalar", self)
-    if abs(weight) < 0.5:
-        return self + weight * (end - self)
-    return end - (end - self) * (1 - weight)
+    w = np.asarray(weight, np.float64 if self.dtype == np.float64 else np.float32)
+    return _lerp(self, end, w)
+
+
+def _lerp(self, end, weight):
+    """PyTorch's lerp kernel: in the computing type (float32 for float16), a fused
+    multiply-add on the side of the smaller weight (``weight * (end - self) + self`` or
+    ``end - (end - self) * (1 - weight)``), rounded once to the tensor's dtype. float32's
+    fused ops are computed in float64 (exact products), float64's with error-free
+    transformations (``_fma64``)."""
+    dtype = self.dtype
+    if dtype == np.float16:
+        self, end = self.astype(np.float32), end.astype(np.float32)
+    weight = weight.astype(self.dtype, copy=False)
+    diff = end - self
+    rest = weight.dtype.type(1) - weight
+    if self.dtype == np.float32:
+        self, end, diff = self.astype(np.float64), end.astype(np.float64), diff.astype(np.float64)
+        weight, rest = weight.astype(np.float64), rest.astype(np.float64)
+    small = np.abs(weight) < 0.5
+    if self.dtype == np.float64:
+        out = np.where(small, _fma64(weight, diff, self), _fma64(-diff, rest, end))
+    else:
+        out = np.where(small, weight * diff + self, end - diff * rest)
+    if dtype == np.float16:
+        out = out.astype(np.float32)   # (PyTorch rounds the float32 result to half)
+    return out.astype(dtype, copy=False)
+
+
+def _split(a):
+    # Veltkamp's split of a double into two halves whose products are exact
+    c = 134217729.0 * a
+    high = c - (c - a)
+    return high, a - high
+
+
+def _fma64(a, b, c):
+    """``a * b + c`` with the product's rounding error carried (Dekker's product, Knuth's
+    sum): the fused multiply-add, up to a rare double rounding."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        v = s - p
+        t = (p - (s - v)) + (c - v)
+        out = s + (t + e)
+    # non-finite parts (infinities, NaN, overflow in the split) take the plain result
+    return np.where(np.isfinite(out), out, p + c)
 
 
 def lerp_scalar_self(grad, weight):
@@ -54,8 +101,7 @@ _lerp0 = defop("lerp", lerp_scalar, inputs=("self", "end"),
 def lerp_tensor(self, end, weight):
     """``self + weight * (end - self)`` for a tensor weight (LerpBackward1); the three arrive
     in their common dtype (see ``_lerp_tensor_rule``)."""
-    return np.where(np.abs(weight) < 0.5, self + weight * (end - self),
-                    end - (end - self) * (1 - weight))
+    return _lerp(self, end, weight)
 
 
 def _lerp_tensor_rule(rec, args):
