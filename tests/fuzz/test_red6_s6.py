@@ -138,6 +138,15 @@ STATEMENTS = [
     "y = torch.zeros(()).masked_scatter_(torch.tensor([True]), torch.arange(2.))",
     "y = torch.zeros(2, requires_grad=True).masked_scatter_(torch.tensor([1, 2, 3]), "
     "torch.arange(2))",
+    # a 0-d tensor has dims -1 and 0 only: prod(dim), argsort, flatten check them (seed 16)
+    "y = torch.tensor(3).prod(-2, keepdim=True)",
+    "y = torch.tensor(True).prod(1)",
+    "y = torch.tensor(3.).prod(-2, dtype=torch.float64)",
+    "y = torch.tensor(3).argsort(-2)",
+    "y = torch.tensor(3).argsort(1, descending=True)",
+    "y = torch.tensor(3.).flatten(1, 0)",
+    "y = torch.tensor(3.).flatten(0, -2)",
+    "y = torch.tensor(3.).flatten(-1, 0)",
     # x[index] = v: the in-place checks (leaf, view of a leaf) before the advanced indices'
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.ones(3, dtype=torch.bool)] = 0.; y = x",
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.tensor([5])] = 0.; y = x",

@@ -203,6 +203,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one (``self`` itself when nothing merges)."""
     shape = self._data.shape
     if len(shape) == 0:
+        _wrap_dim(start_dim, 1), _wrap_dim(end_dim, 1)   # dims -1 and 0 only
         return reshape(self, (1,))
     start, end = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
     if start > end:
