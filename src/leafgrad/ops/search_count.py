@@ -240,8 +240,9 @@ def _unique_flat(data):
     if not _needs_std_order(flat):
         values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
         return values.astype(data.dtype), inverse.reshape(data.shape), counts
-    from .stl_select import nan_last_less, sort_order
-    order = np.asarray(sort_order(flat.tolist(), nan_last_less), np.int64)
+    from .stl_select import std_sort_order
+    # ranks: NaN largest and one rank, -0. and 0. one rank (the sort's equal keys)
+    order = std_sort_order(np.unique(flat, return_inverse=True)[1].reshape(-1))
     ordered = flat[order]
     starts = _group_starts(ordered)
     inverse = np.empty(flat.size, np.int64)
