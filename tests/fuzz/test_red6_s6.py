@@ -147,6 +147,28 @@ STATEMENTS = [
     "y = torch.tensor(3.).flatten(1, 0)",
     "y = torch.tensor(3.).flatten(0, -2)",
     "y = torch.tensor(3.).flatten(-1, 0)",
+    # clamp_ family: clamp's own promotion check (any dtype change refused) and its None
+    # check come before the overlap checks; integer bounds must fit the dtype (seed 17)
+    "y = torch.tensor([True]).expand(3).clamp_(-0.5, 0.5)",
+    "y = torch.tensor([1]).expand(3).clamp_(-0.5, 0.5)",
+    "y = torch.tensor([True]).expand(3).clamp_min_(0.1)",
+    "y = torch.tensor([True]).expand(3).clamp_(0, 1)",
+    "y = torch.tensor([1, 2]).expand(2, 2).clip_(min=None, max=None)",
+    "y = torch.tensor([1], dtype=torch.uint8).clamp(0, 300)",
+    "y = torch.tensor([1], dtype=torch.uint8).clamp(-255)",
+    "y = torch.tensor([1], dtype=torch.uint8).clamp(-256)",
+    "y = torch.tensor([1], dtype=torch.int8).clamp(max=-129)",
+    "y = torch.tensor([1], dtype=torch.uint8).clamp_min(300)",
+    # cumsum_ / cumprod_: dim, then dtype (self's), then overlap; int32 stays int32
+    "y = torch.tensor([1, 2], dtype=torch.int32).cumsum_(0)",
+    "y = torch.tensor([True]).cumsum_(5)",
+    "y = torch.tensor([True]).cumsum_(0)",
+    "y = torch.tensor([True]).cumprod_(0, dtype=torch.float32)",
+    "y = torch.tensor([1.]).expand(3).cumsum_(0)",
+    "y = torch.tensor([1]).expand(3).cumsum_(0, dtype=torch.float32)",
+    "y = torch.tensor([1., 2.], requires_grad=True).cumsum_(7)",
+    "y = torch.tensor([1., 2., 3.], requires_grad=True) * 1; y.cumprod_(0)",
+    "y = torch.tensor(3.).cumprod_(1)",
     # x[index] = v: the in-place checks (leaf, view of a leaf) before the advanced indices'
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.ones(3, dtype=torch.bool)] = 0.; y = x",
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.tensor([5])] = 0.; y = x",

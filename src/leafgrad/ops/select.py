@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
 from .registry import Sample, bind_method, defop, export_function, promote
@@ -84,6 +85,16 @@ bind_method("where", _where_method)
 
 
 # -- clamp ----------------------------------------------------------------------------------
+def _check_int_bounds(dtype, *bounds):
+    """PyTorch converts integer bounds to the tensor's type with an overflow check (an
+    unsigned type takes negatives down to minus its largest value, wrapping them)."""
+    info = np.iinfo(dtype)
+    for b in bounds:
+        if type(b) is int and (b > info.max or b < (info.min if info.min else -info.max)):
+            raise RuntimeError(f"value cannot be converted to type {dtype.name}_t without "
+                               "overflow")
+
+
 def clamp_scalar(self, min=None, max=None):
     """Clamp to number bounds (ClampBackward1)."""
     if self.dtype.kind in "biu":
@@ -91,6 +102,7 @@ def clamp_scalar(self, min=None, max=None):
             kernel = "clamp_scalar_cpu" if min is not None and max is not None else \
                 "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu"
             raise not_implemented_for(kernel, self)
+        _check_int_bounds(self.dtype, min, max)
         min, max = int_scalar(min, self), int_scalar(max, self)
     if min is not None:
         self = np.maximum(self, min)
@@ -223,6 +235,18 @@ def _cpp_cast_message(inplace):
     """PyTorch's clamp_ family names the output type as C++ does ("long int", "bool") in
     "result type Float can't be cast to the desired output type ..."."""
     def wrapper(self, *args, **kwargs):
+        bounds = [b for b in (*args, *kwargs.values()) if b is not None]
+        if not bounds and inplace.__name__ in ("clamp_", "clip_"):   # (before the overlap)
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        if self._data.dtype.kind != "f" and bounds and not any(
+                isinstance(b, Tensor) for b in bounds):
+            # clamp's own promotion check comes first (before the overlap checks); any
+            # change of dtype is refused, int64 for a bool tensor too
+            common = _dt.result_type(self, *bounds)
+            if common.np != self._data.dtype:
+                raise RuntimeError(f"result type {common.tensor_type[:-6]} can't be cast to "
+                                   f"the desired output type "
+                                   f"{_CPP_NAMES[self._data.dtype.name]}")
         try:
             return inplace(self, *args, **kwargs)
         except RuntimeError as exc:
@@ -249,6 +273,8 @@ def clamp_min_scalar(self, min):
     """``max(self, min)`` for a number ``min`` (ClampMinBackward0)."""
     if self.dtype == np.bool_:
         raise not_implemented_for("clamp_min_scalar_cpu", self)
+    if self.dtype.kind in "iu":
+        _check_int_bounds(self.dtype, min)
     return np.maximum(self, int_scalar(min, self))
 
 
@@ -260,6 +286,8 @@ def clamp_max_scalar(self, max):
     """``min(self, max)`` for a number ``max`` (ClampMaxBackward0)."""
     if self.dtype == np.bool_:
         raise not_implemented_for("clamp_max_scalar_cpu", self)
+    if self.dtype.kind in "iu":
+        _check_int_bounds(self.dtype, max)
     return np.minimum(self, int_scalar(max, self))
 
 
