@@ -169,6 +169,16 @@ STATEMENTS = [
     "y = torch.tensor([1., 2.], requires_grad=True).cumsum_(7)",
     "y = torch.tensor([1., 2., 3.], requires_grad=True) * 1; y.cumprod_(0)",
     "y = torch.tensor(3.).cumprod_(1)",
+    # index_fill with a tensor value: its gradient is index_select of the unique indices,
+    # so a negative index fails in backward (seed 18)
+    "x = torch.ones(1, dtype=torch.float64, requires_grad=True); v = torch.tensor(2., "
+    "dtype=torch.float64, requires_grad=True); x.index_fill(0, torch.tensor([-1]), v)"
+    ".sum().backward(); y = x.grad",
+    "x = torch.ones(2, 3, requires_grad=True); v = torch.tensor(2., requires_grad=True); "
+    "x.index_fill(1, torch.tensor([2, 0, 2]), v).sum().backward(); y = v.grad",
+    "x = torch.ones(2, 3, requires_grad=True); v = torch.tensor(2., requires_grad=True); "
+    "y = torch.autograd.grad(x.index_fill(1, torch.tensor([1]), v).pow(2).sum(), v, "
+    "create_graph=True)[0]",
     # x[index] = v: the in-place checks (leaf, view of a leaf) before the advanced indices'
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.ones(3, dtype=torch.bool)] = 0.; y = x",
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.tensor([5])] = 0.; y = x",

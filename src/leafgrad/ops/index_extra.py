@@ -180,8 +180,10 @@ _fill0 = defop("index_fill", index_fill, inputs=("self",), saved_tensor_args=("i
                    Sample((make((3, 4)), 1, _long([2, 0]), -1.5), call="index_fill"),
                    Sample((make((3, 4)), 0, _long([1]), 2), call="Tensor.index_fill")])
 def index_fill_tensor_value(grad, dim, index):
-    # the filled positions' gradients summed (each position once, duplicated indices or not)
-    return grad.sum() - grad.index_fill(dim, index, 0).sum()
+    # PyTorch's formula: the filled positions' gradients, each position once (the unique
+    # indices), summed; index_select takes no negative index (IndexError in backward)
+    unique = _wrap(np.unique(index._data.reshape(-1)))
+    return grad.index_select(dim, unique).sum()
 
 
 _fill1 = defop("index_fill_tensor", index_fill, inputs=("self", "value"),
