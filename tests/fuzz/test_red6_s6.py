@@ -179,6 +179,22 @@ STATEMENTS = [
     "x = torch.ones(2, 3, requires_grad=True); v = torch.tensor(2., requires_grad=True); "
     "y = torch.autograd.grad(x.index_fill(1, torch.tensor([1]), v).pow(2).sum(), v, "
     "create_graph=True)[0]",
+    # a fill value converts to the tensor's dtype with c10's overflow check (seed 19)
+    "y = torch.tensor([1, 2]).masked_fill(torch.tensor([True, False]), "
+    "torch.tensor(float('nan')))",
+    "y = torch.tensor([1, 2]).masked_fill(torch.tensor([False, False]), float('inf'))",
+    "y = torch.tensor([1, 2], dtype=torch.int32).masked_fill(torch.tensor([True]), 3e9)",
+    "y = torch.tensor([1, 2], dtype=torch.uint8).masked_fill(torch.tensor([True]), -1)",
+    "y = torch.tensor([1, 2], dtype=torch.uint8).masked_fill(torch.tensor([True]), -1.5)",
+    "y = torch.tensor([1, 2], dtype=torch.uint8).masked_fill(torch.tensor([True]), -256)",
+    "y = torch.tensor([1, 2], dtype=torch.int64).masked_fill(torch.tensor([True]), 2.0 ** 63)",
+    "y = torch.tensor([1., 2.]).half().masked_fill(torch.tensor([True]), torch.tensor(1e10))",
+    "y = torch.tensor([1., 2.]).half().masked_fill(torch.tensor([True]), float('inf'))",
+    "y = torch.tensor([True, False]).masked_fill(torch.tensor([True]), float('nan'))",
+    "y = torch.tensor([1, 2]).index_fill(0, torch.tensor([0]), float('nan'))",
+    "y = torch.tensor([1, 2], dtype=torch.uint8).index_fill(0, torch.tensor([0]), 300)",
+    "y = torch.tensor([1, 2]).scatter(0, torch.tensor([0]), float('nan'))",
+    "y = torch.tensor([1, 2], dtype=torch.int16).scatter(0, torch.tensor([0]), 70000)",
     # x[index] = v: the in-place checks (leaf, view of a leaf) before the advanced indices'
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.ones(3, dtype=torch.bool)] = 0.; y = x",
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.tensor([5])] = 0.; y = x",

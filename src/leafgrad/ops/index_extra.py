@@ -17,6 +17,7 @@ from ..tensor import Tensor, _wrap
 from .matrix_extra import diagonal_view
 from .pointwise_common import inplace_of
 from .reduction import _wrap_dim
+from .select import checked_scalar
 from .registry import Sample, bind_method, defop, export_function
 
 __all__: list = []
@@ -141,6 +142,7 @@ def index_fill(self, dim, index, value):
     for i in idx.tolist():   # negative indices count from the end, as PyTorch's
         if not -n <= i < n:
             raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+    checked_scalar(value.item() if isinstance(value, np.ndarray) else value, self.dtype)
     if self.ndim:
         out[_along(self.ndim, dim, idx)] = value
     else:

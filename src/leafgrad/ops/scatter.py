@@ -19,6 +19,7 @@ from .pointwise_common import not_implemented_formula
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
     inplace_check
 from .indexing import _broadcast_pair, bounds_check, zeros_of
+from .select import checked_scalar
 from .shape import at_least, expand_op, wrap_dim
 from ..tensor import Tensor
 
@@ -121,7 +122,10 @@ def _scatter_prepare(self, dim, index, src):
 
 def scatter_op(self, dim, index, src):
     """A copy of ``self`` with ``src[i][j]`` written at ``[index[i][j]][j]`` (dim 0)."""
-    out, key, src = _scatter_prepare(self, dim, index, src)
+    d = _scatter_check(self, dim, index, src)
+    if not isinstance(src, np.ndarray):   # a number: PyTorch's checked conversion
+        checked_scalar(src, self.dtype)
+    out, key, src = _scatter_key(self, d, index, src)
     out[key] = src
     return out.reshape(self.shape)
 

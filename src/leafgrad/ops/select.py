@@ -14,6 +14,8 @@ tensor([0.0000, 0.5000, 1.0000], grad_fn=<ClampBackward1>)
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -436,6 +438,40 @@ defop("fmin", fmin, derivatives={"self": fmin_self, "other": fmin_other}, family
 
 
 # -- masked_fill ----------------------------------------------------------------------------
+_C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+            "uint8": "uint8_t", "float16": "c10::Half", "float32": "float",
+            "float64": "double"}
+
+
+def checked_scalar(value, dtype) -> None:
+    """PyTorch's checked conversion of a fill value (a number) to a tensor's ``dtype``
+    (c10's ``overflows``): for an integral dtype NaN, infinities and values out of range
+    fail (an unsigned one takes a negative int down to minus its largest value, wrapping),
+    for a floating one finite values beyond its largest; bool takes anything."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_ or isinstance(value, (bool, np.bool_)):
+        return
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if dtype.kind == "f":
+            bad = v == v and abs(v) != math.inf and abs(v) > float(np.finfo(dtype).max)
+        else:
+            info = np.iinfo(dtype)
+            bad = v != v or v < float(info.min) or v > float(info.max)
+    elif isinstance(value, (int, np.integer)):
+        v = int(value)
+        if dtype.kind == "f":
+            bad = abs(v) > float(np.finfo(dtype).max)
+        else:
+            info = np.iinfo(dtype)
+            bad = v > info.max or (v < -info.max if info.min == 0 else v < info.min)
+    else:
+        return
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} without "
+                           "overflow")
+
+
 def _check_mask(mask):
     if mask.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
@@ -445,6 +481,7 @@ def _check_mask(mask):
 def masked_fill_scalar(self, mask, value):
     """``value`` where ``mask`` holds, else ``self`` (in ``self``'s dtype)."""
     _check_mask(mask)
+    checked_scalar(value, self.dtype)
     return np.where(mask, np.asarray(value).astype(self.dtype), self)
 
 
@@ -484,6 +521,7 @@ def masked_fill_tensor(self, mask, value):
     if value.ndim != 0:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
+    checked_scalar(value.item(), self.dtype)   # (PyTorch fills with value.item())
     return np.where(mask, value.astype(self.dtype), self)
 
 
