@@ -184,8 +184,8 @@ _fill0 = defop("index_fill", index_fill, inputs=("self",), saved_tensor_args=("i
 def index_fill_tensor_value(grad, dim, index):
     # PyTorch's formula: the filled positions' gradients, each position once (the unique
     # indices), summed; index_select takes no negative index (IndexError in backward)
-    unique = _wrap(np.unique(index._data.reshape(-1)))
-    return grad.index_select(dim, unique).sum()
+    positions = _wrap(np.unique(index._data.reshape(-1)))
+    return grad.index_select(dim, positions).sum()
 
 
 _fill1 = defop("index_fill_tensor", index_fill, inputs=("self", "value"),
@@ -412,5 +412,5 @@ _public("take_along_dim", take_along_dim)
 
 
 # the searches and counts (their own module, loaded with this family)
-from .search_count import (  # noqa: F401
+from .search_count import (  # noqa: E402,F401
     bincount, bucketize, histc, searchsorted, unique, unique_consecutive)
