@@ -195,6 +195,17 @@ STATEMENTS = [
     "y = torch.tensor([1, 2], dtype=torch.uint8).index_fill(0, torch.tensor([0]), 300)",
     "y = torch.tensor([1, 2]).scatter(0, torch.tensor([0]), float('nan'))",
     "y = torch.tensor([1, 2], dtype=torch.int16).scatter(0, torch.tensor([0]), 70000)",
+    # searchsorted / bucketize run PyTorch's binary search: NaN compares false, so it goes
+    # right; unsorted boundaries land where that search lands (seed 20)
+    "y = torch.bucketize(torch.tensor(0.3), torch.tensor([float('nan')]))",
+    "y = torch.bucketize(torch.tensor([float('nan'), 1., 3.]), "
+    "torch.tensor([0., float('nan'), 2.]))",
+    "y = torch.searchsorted(torch.tensor([0., 2., float('nan')]), "
+    "torch.tensor([float('nan'), 1., 3.]), right=True)",
+    "y = torch.searchsorted(torch.tensor([[3., 0., 2., 1.], [0., 5., 1., 1.]]), "
+    "torch.tensor([[1.5, 0.], [1., 4.]]))",
+    "y = torch.searchsorted(torch.tensor([1, 2, 3]), 2.5, out_int32=True)",
+    "y = torch.searchsorted(torch.tensor([], dtype=torch.float64), torch.tensor([1.]))",
     # x[index] = v: the in-place checks (leaf, view of a leaf) before the advanced indices'
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.ones(3, dtype=torch.bool)] = 0.; y = x",
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.tensor([5])] = 0.; y = x",
