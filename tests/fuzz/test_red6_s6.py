@@ -206,6 +206,14 @@ STATEMENTS = [
     "torch.tensor([[1.5, 0.], [1., 4.]]))",
     "y = torch.searchsorted(torch.tensor([1, 2, 3]), 2.5, out_int32=True)",
     "y = torch.searchsorted(torch.tensor([], dtype=torch.float64), torch.tensor([1.]))",
+    # median(dim): a slice with a NaN gives its first NaN (seed 21)
+    "y = torch.tensor([[1., float('nan'), 2., float('nan')]]).median(1)[1]",
+    "y = torch.tensor([[3., 1., 2., float('nan')], [float('nan'), float('nan'), 1., 0.]])"
+    ".median(0)[0]",
+    "y = torch.tensor([[3., 1., 2., float('nan')], [float('nan'), float('nan'), 1., 0.]])"
+    ".median(1, keepdim=True)[1]",
+    "x = torch.tensor([[float('nan'), 1., 2.]], requires_grad=True); x.median(1)[0].sum()"
+    ".backward(); y = x.grad",
     # x[index] = v: the in-place checks (leaf, view of a leaf) before the advanced indices'
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.ones(3, dtype=torch.bool)] = 0.; y = x",
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.tensor([5])] = 0.; y = x",

@@ -200,7 +200,13 @@ def _argmin_keep(d, axis):
 def _argmedian_keep(d, axis):
     k = (d.shape[axis] - 1) // 2
     order = np.argsort(d, axis=axis, kind="stable")
-    return np.take(order, [k], axis=axis).astype(np.int64, copy=False)
+    idx = np.take(order, [k], axis=axis).astype(np.int64, copy=False)
+    if d.dtype.kind == "f":
+        nan = np.isnan(d)
+        if nan.any():   # PyTorch's median(dim) gives a slice's first NaN
+            has = nan.any(axis=axis, keepdims=True)
+            idx = np.where(has, np.argmax(nan, axis=axis, keepdims=True), idx)
+    return idx
 
 
 def _pairwise(name, other):
