@@ -214,6 +214,14 @@ STATEMENTS = [
     ".median(1, keepdim=True)[1]",
     "x = torch.tensor([[float('nan'), 1., 2.]], requires_grad=True); x.median(1)[0].sum()"
     ".backward(); y = x.grad * 1",   # (PyTorch builds .grad in place: its version differs)
+    # scatter_reduce amax/amin: self's element counts among the ties even when
+    # include_self=False leaves it out (it gets no gradient) (seed 22)
+    "x = torch.tensor([1.5, 2.], requires_grad=True); s = torch.tensor([1.5, 1.5, 0.5], "
+    "requires_grad=True); x.scatter_reduce(0, torch.tensor([0, 0, 1]), s, 'amax', "
+    "include_self=False).sum().backward(); y = s.grad * 1",
+    "x = torch.tensor([1.5, 2.], requires_grad=True); s = torch.tensor([1.5, 1.5, 0.5], "
+    "requires_grad=True); x.scatter_reduce(0, torch.tensor([0, 0, 1]), s, 'amin', "
+    "include_self=False).sum().backward(); y = x.grad * 1",
     # x[index] = v: the in-place checks (leaf, view of a leaf) before the advanced indices'
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.ones(3, dtype=torch.bool)] = 0.; y = x",
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.tensor([5])] = 0.; y = x",
