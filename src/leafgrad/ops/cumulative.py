@@ -133,3 +133,41 @@ def cumprod_self(grad, self, result, dim):
 
 defop("cumprod", cumprod, derivatives={"self": cumprod_self}, dtype=_cum_dtype, family=FAMILY,
       samples=_samples("cumprod"))
+
+
+# -- cumsum_ / cumprod_ --------------------------------------------------------------------------
+_CPP = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
+        "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
+        "bool": "bool"}
+
+
+def _cumulative_inplace(name):
+    """``cumsum_`` / ``cumprod_``: PyTorch checks the dim, then that ``dtype`` (if given) is
+    self's, then the memory overlap; the running sum keeps self's dtype (int32 stays int32)
+    and bool has no kernel."""
+    from .pointwise_common import inplace_of
+    from .pointwise_common import not_implemented_for
+    from .registry import RECORDS, bind_method, inplace_check
+    rec = RECORDS[name]
+
+    def compute(self, dim):
+        if self._data.dtype == np.bool_:
+            raise not_implemented_for(f"{name}_out_cpu", self._data)
+        return rec.public(self, dim, dtype=_dt.from_numpy_dtype(self._data.dtype))
+    write = inplace_of(compute, name + "_", saves_self=name == "cumprod")
+
+    def inplace(self, dim, *, dtype=None):
+        inplace_check(self)
+        _axis(dim, self._data.ndim)
+        if dtype is not None and _dt.to_dtype(dtype).np != self._data.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype "
+                               f"{_CPP[self._data.dtype.name]} and output tensor dtype "
+                               f"{_CPP[_dt.to_dtype(dtype).name]} should match")
+        return write(self, dim)
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    inplace.__doc__ = f"In-place version of :meth:`{name}` (the result keeps self's dtype)."
+    bind_method(name + "_", inplace)
+
+
+_cumulative_inplace("cumsum")
+_cumulative_inplace("cumprod")

@@ -161,18 +161,28 @@ def _check_keepdim(name, keepdim):
                         f"{type(keepdim).__name__}")
 
 
-def _along(rec, name, pick, input, dim, keepdim):
-    _check_keepdim(name, keepdim)
-    d = input._data
-    # the indices tensor returned is the one the node saves (changing it in place is caught)
+def along_checks(name, d, dim):
+    """The checks PyTorch makes of a values-and-indices reduction's ``dim`` before its
+    kernel's dtype dispatch: in range, then of non-zero size; the wrapped dim (None for a
+    0-d ``d``)."""
     if d.ndim == 0:
         _wrap_dim(dim, 1)
-        idx = _wrap(np.zeros((), np.int64))
-        values = rec.public(input, dim, keepdim, idx)
-        return getattr(return_types, name)((values, idx))
+        return None
     axis = _wrap_dim(dim, d.ndim)
     if d.shape[axis] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    return axis
+
+
+def _along(rec, name, pick, input, dim, keepdim, check_name=None):
+    _check_keepdim(name, keepdim)
+    d = input._data
+    axis = along_checks(check_name or name, d, dim)
+    # the indices tensor returned is the one the node saves (changing it in place is caught)
+    if axis is None:
+        idx = _wrap(np.zeros((), np.int64))
+        values = rec.public(input, dim, keepdim, idx)
+        return getattr(return_types, name)((values, idx))
     idx = pick(d, axis)
     out_idx = _const(idx if keepdim else np.squeeze(idx, axis))
     values = rec.public(input, axis, keepdim, out_idx)
@@ -190,7 +200,13 @@ def _argmin_keep(d, axis):
 def _argmedian_keep(d, axis):
     k = (d.shape[axis] - 1) // 2
     order = np.argsort(d, axis=axis, kind="stable")
-    return np.take(order, [k], axis=axis).astype(np.int64, copy=False)
+    idx = np.take(order, [k], axis=axis).astype(np.int64, copy=False)
+    if d.dtype.kind == "f":
+        nan = np.isnan(d)
+        if nan.any():   # PyTorch's median(dim) gives a slice's first NaN
+            has = nan.any(axis=axis, keepdims=True)
+            idx = np.where(has, np.argmax(nan, axis=axis, keepdims=True), idx)
+    return idx
 
 
 def _pairwise(name, other):
@@ -234,9 +250,14 @@ def median(input, dim=_NODIM, keepdim=False, *, axis=_NA, keepdims=_NA):
     """The lower median of all elements, or ``(values, indices)`` along ``dim``."""
     if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
         dim, keepdim = _aliased("median", dim, _NODIM, keepdim, axis, keepdims)
-    if input._data.dtype == np.bool_ and input._data.size:   # (an empty one gives True)
-        raise not_implemented_for("median_cpu" if dim is _NODIM else "median_out",
-                                  input._data)
+    if input._data.dtype == np.bool_:
+        if dim is _NODIM:
+            if input._data.size:   # (an empty one gives True)
+                raise not_implemented_for("median_cpu", input._data)
+        else:   # the dim is checked first
+            _check_keepdim("median", keepdim)
+            along_checks("median", input._data, dim)
+            raise not_implemented_for("median_out", input._data)
     if dim is _NODIM:
         return _median0.public(input)
     return _along(_median1, "median", _argmedian_keep, input, dim, keepdim)

@@ -1,7 +1,7 @@
 """More indexing: index_copy, index_fill, slice/select/diagonal_scatter, sum_to_size,
-tensor_split (hsplit, vsplit, dsplit), take_along_dim, and the
-non-differentiable searches and counts: searchsorted, bucketize, bincount, histc, unique,
-unique_consecutive.
+tensor_split (hsplit, vsplit, dsplit), take_along_dim; this family also registers the
+non-differentiable searches and counts of search_count.py (searchsorted, bucketize,
+bincount, histc, unique, unique_consecutive).
 
 >>> import leafgrad as torch
 >>> torch.zeros(2, 3).index_fill(1, torch.tensor([0, 2]), 1.0)
@@ -15,8 +15,9 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from .matrix_extra import diagonal_view
-from .pointwise_common import inplace_of, not_implemented_for, not_implemented_formula
+from .pointwise_common import inplace_of
 from .reduction import _wrap_dim
+from .select import checked_scalar
 from .registry import Sample, bind_method, defop, export_function
 
 __all__: list = []
@@ -141,6 +142,7 @@ def index_fill(self, dim, index, value):
     for i in idx.tolist():   # negative indices count from the end, as PyTorch's
         if not -n <= i < n:
             raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+    checked_scalar(value.item() if isinstance(value, np.ndarray) else value, self.dtype)
     if self.ndim:
         out[_along(self.ndim, dim, idx)] = value
     else:
@@ -180,8 +182,10 @@ _fill0 = defop("index_fill", index_fill, inputs=("self",), saved_tensor_args=("i
                    Sample((make((3, 4)), 1, _long([2, 0]), -1.5), call="index_fill"),
                    Sample((make((3, 4)), 0, _long([1]), 2), call="Tensor.index_fill")])
 def index_fill_tensor_value(grad, dim, index):
-    # the filled positions' gradients summed (each position once, duplicated indices or not)
-    return grad.sum() - grad.index_fill(dim, index, 0).sum()
+    # PyTorch's formula: the filled positions' gradients, each position once (the unique
+    # indices), summed; index_select takes no negative index (IndexError in backward)
+    positions = _wrap(np.unique(index._data.reshape(-1)))
+    return grad.index_select(dim, positions).sum()
 
 
 _fill1 = defop("index_fill_tensor", index_fill, inputs=("self", "value"),
@@ -407,202 +411,6 @@ def take_along_dim(input, indices, dim=None):
 _public("take_along_dim", take_along_dim)
 
 
-# -- searchsorted / bucketize / bincount / histc (no gradients) ------------------------------
-def _out_dtype(out_int32):
-    return np.int32 if out_int32 else np.int64
-
-
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
-                 sorter=None):
-    """Where ``input``'s values would go in the (last dim of) ``sorted_sequence``."""
-    if side is not None:
-        if side not in ("left", "right"):
-            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
-                               f"got {side}")
-        if right and side == "left":
-            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
-                               "got side of left while right was True")
-        right = side == "right"
-    seq = sorted_sequence._data
-    if seq.dtype == np.bool_ and (not isinstance(input, Tensor) or input._data.dtype == np.bool_):
-        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
-    if sorter is not None:
-        seq = np.take_along_axis(seq, sorter._data, -1)
-    scalar = not isinstance(input, Tensor)
-    vals = np.asarray(input) if scalar else input._data
-    how = "right" if right else "left"
-    if seq.ndim <= 1:
-        out = np.searchsorted(seq, vals, side=how)
-    else:
-        if vals.shape[:-1] != seq.shape[:-1]:
-            raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or "
-                               "the first N-1 dimensions of boundaries tensor and input value "
-                               "tensor must match, but we got boundaries tensor "
-                               f"{list(seq.shape)} and input value tensor {list(vals.shape)}")
-        rows_s = seq.reshape(-1, seq.shape[-1])
-        rows_v = vals.reshape(-1, vals.shape[-1])
-        out = np.stack([np.searchsorted(s, v, side=how) for s, v in zip(rows_s, rows_v)])
-        out = out.reshape(vals.shape)
-    return _wrap(np.asarray(out, dtype=_out_dtype(out_int32)))
-
-
-def bucketize(input, boundaries, *, out_int32=False, right=False):
-    """The bucket of each value of ``input`` among the 1-d sorted ``boundaries``."""
-    if boundaries.ndim != 1:
-        raise RuntimeError("boundaries tensor must be 1 dimension, but got dim(" +
-                           f"{boundaries.ndim})")
-    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
-
-
-def bincount(input, weights=None, minlength=0):
-    """How often each non-negative integer occurs (or the sum of its ``weights``)."""
-    data = input._data
-    if data.dtype.kind not in "iu":   # the kernel's dtype dispatch comes first
-        raise not_implemented_for("bincount_cpu", data.dtype)
-    if data.ndim != 1:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if data.size and data.min() < 0:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
-    if weights is None:
-        return _wrap(np.bincount(data, minlength=minlength).astype(np.int64))
-    w = weights._data
-    if w.shape != data.shape:
-        raise RuntimeError("weights should be 1-d and have the same length as input")
-    # differentiable weights get PyTorch's NotImplemented node
-    return _bincount_weighted.public(data, weights, minlength)
-
-
-def _bincount_weighted_forward(self, weights, minlength):
-    """``np.bincount`` of the indices ``self`` (an array) weighted by ``weights``: float32
-    and float64 weights keep their dtype, others count in float64 (as PyTorch's)."""
-    dt = weights.dtype if weights.dtype in (np.float32, np.float64) else np.float64
-    return np.bincount(self, weights=weights, minlength=minlength).astype(dt)
-
-
-_bincount_weighted = defop(
-    "bincount_weighted", _bincount_weighted_forward, inputs=("weights",),
-    derivatives={"weights": not_implemented_formula("bincount")},
-    grad_fn_name="NotImplemented", dtype="same", methods=(), functions=(), family=FAMILY)
-
-
-def histc(input, bins=100, min=0, max=0):
-    """A histogram of ``input`` with ``bins`` equal bins over [min, max] (the data's range
-    when both are 0); values outside are ignored."""
-    data = input._data
-    if data.dtype.kind != "f":   # (bool fails earlier, in the bin edges' linspace)
-        raise not_implemented_for("linspace_cpu" if data.dtype == np.bool_ else
-                                  "histogram_cpu", data.dtype)
-    if bins <= 0:
-        raise RuntimeError("torch.histc(): bins must be > 0, but got " + str(bins) +
-                           " for dimension 0")
-    lo, hi = float(min), float(max)
-    if lo == hi and data.size:
-        lo, hi = float(data.min()), float(data.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} "
-                           f"max {hi}")
-    flat = data.reshape(-1)
-    flat = flat[(flat >= lo) & (flat <= hi)]
-    pos = ((flat.astype(np.float64) - lo) * bins / (hi - lo)).astype(np.int64)
-    pos = np.minimum(pos, bins - 1)
-    return _wrap(np.bincount(pos, minlength=bins).astype(data.dtype))
-
-
-for _name, _fn in (("searchsorted", searchsorted), ("bucketize", bucketize),
-                   ("bincount", bincount), ("histc", histc)):
-    _public(_name, _fn, method=_name != "searchsorted")
-
-
-# -- unique / unique_consecutive -------------------------------------------------------------
-def _unique_values(self, values):
-    """``values`` (computed by the wrapper) behind a Unique2Backward0 node."""
-    return values
-
-
-def _unique_grad(grad):
-    raise NotImplementedError("the derivative for '_unique2' is not implemented.")
-
-
-_unique_rec = defop("unique_values", _unique_values, inputs=("self",),
-                    derivatives={"self": _unique_grad}, dtype="same",
-                    grad_fn_name="Unique2Backward0", methods=(), functions=(), family=FAMILY)
-
-
-def _unique_dim_grad(grad):
-    raise NotImplementedError("the derivative for 'unique_dim' is not implemented.")
-
-
-def _unique_consecutive_grad(grad):
-    raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
-
-
-_unique_dim_rec = defop("unique_dim_values", _unique_values, inputs=("self",),
-                        derivatives={"self": _unique_dim_grad}, dtype="same",
-                        grad_fn_name="UniqueDimBackward0", methods=(), functions=(),
-                        family=FAMILY)
-_unique_consecutive_rec = defop(
-    "unique_consecutive_values", _unique_values, inputs=("self",),
-    derivatives={"self": _unique_consecutive_grad}, dtype="same",
-    grad_fn_name="UniqueConsecutiveBackward0", methods=(), functions=(), family=FAMILY)
-
-
-def _pack(values, inverse, counts, return_inverse, return_counts):
-    out = [values]
-    if return_inverse:
-        out.append(_wrap(np.asarray(inverse, np.int64)))
-    if return_counts:
-        out.append(_wrap(np.asarray(counts, np.int64)))
-    return out[0] if len(out) == 1 else tuple(out)
-
-
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    """The distinct values (sorted), with where each element went and how often each
-    occurs when asked; along ``dim``, the distinct slices."""
-    data = input._data
-    if dim is None:
-        values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,
-                                            return_counts=True)
-        inverse = inverse.reshape(data.shape)
-        vals = _unique_rec.public(input, values.astype(data.dtype))
-        return _pack(vals, inverse, counts, return_inverse, return_counts)
-    if data.ndim == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    d = _wrap_dim(dim, data.ndim)
-    values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True, axis=d)
-    vals = _unique_dim_rec.public(input, np.ascontiguousarray(values))
-    return _pack(vals, inverse.reshape(-1), counts, return_inverse, return_counts)
-
-
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """Collapse runs of equal consecutive values (or slices along ``dim``)."""
-    data = input._data
-    if dim is None:
-        flat = data.reshape(-1)
-        if flat.size == 0:
-            starts = np.zeros(0, bool)
-        else:
-            starts = np.concatenate([[True], flat[1:] != flat[:-1]])
-        values = flat[starts]
-        inverse = (np.cumsum(starts) - 1).reshape(data.shape)
-    else:
-        if data.ndim == 0:
-            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        d = _wrap_dim(dim, data.ndim)
-        moved = np.moveaxis(data, d, 0)
-        rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
-        starts = np.concatenate([[True], (rows[1:] != rows[:-1]).any(axis=1)]) \
-            if rows.shape[0] else np.zeros(0, bool)
-        values = np.ascontiguousarray(np.moveaxis(moved[starts], 0, d))
-        inverse = np.cumsum(starts) - 1
-    bounds = np.append(np.nonzero(starts)[0], starts.size)
-    counts = np.diff(bounds)
-    vals = _unique_consecutive_rec.public(input, values)
-    return _pack(vals, inverse, counts, return_inverse, return_counts)
-
-
-_public("unique", unique)
-_public("unique_consecutive", unique_consecutive)
+# the searches and counts (their own module, loaded with this family)
+from .search_count import (  # noqa: E402,F401
+    bincount, bucketize, histc, searchsorted, unique, unique_consecutive)

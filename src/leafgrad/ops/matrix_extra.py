@@ -211,8 +211,8 @@ for _name, _fn in (("diag", diag), ("diagflat", diagflat)):
 
 # -- trace -----------------------------------------------------------------------------------
 def trace(self):
-    """The sum of a matrix's diagonal (PyTorch's kernel refuses Bool before the dim check)."""
-    if self.dtype == np.bool_:
+    """The sum of a matrix's diagonal."""
+    if self.dtype == np.bool_:   # the kernel's dtype dispatch comes before the dim check
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if self.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")

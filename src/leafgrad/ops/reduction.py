@@ -289,8 +289,8 @@ def prod_all(self, *, dtype=None):
 
 def prod_dim(self, dim, keepdim=False, *, dtype=None):
     """Product along one ``dim``."""
-    return np.prod(self, axis=_wrap_dim(dim, max(self.ndim, 1)) if self.ndim else None,
-                   keepdims=keepdim and self.ndim > 0)
+    axis = _wrap_dim(dim, max(self.ndim, 1))   # (a 0-d tensor has dims -1 and 0)
+    return np.prod(self, axis=axis if self.ndim else None, keepdims=keepdim and self.ndim > 0)
 
 
 def _prod_others(x, axis):

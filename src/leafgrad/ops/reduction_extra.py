@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import return_types
 from ..tensor import Tensor, _wrap
-from .extrema import _along, evenly_self, select_dim, select_dim_self
+from .extrema import _along, along_checks, evenly_self, select_dim, select_dim_self
 from .joins import materialize_zeros
 from .pointwise_common import not_implemented_for
 from .reduction import (
@@ -341,7 +341,9 @@ _kthvalue = defop("kthvalue_dim", select_dim, derivatives={"self": select_dim_se
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest element along ``dim`` and its index."""
     d = input._data
-    axis = _wrap_dim(dim, max(d.ndim, 1))
+    axis = along_checks("kthvalue", d, dim)
+    if axis is None:   # a 0-d tensor: one element
+        axis = _wrap_dim(dim, 1)
     n = d.shape[axis] if d.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
@@ -441,12 +443,13 @@ def _nanmedian_pick(data, axis):
 
 def nanmedian(input, dim=None, keepdim=False):
     """The lower median ignoring NaNs: of everything, or ``(values, indices)`` along ``dim``."""
-    if input._data.dtype == np.bool_:
-        kernel = "median_cpu" if dim is None else "median_out"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    if input._data.dtype == np.bool_:   # PyTorch runs median's checks and kernels
+        from .extrema import median
+        return median(input) if dim is None else median(input, dim, keepdim)
     if dim is None:
         return _nanmedian0.public(input)
-    return _along(_nanmedian1, "nanmedian", _nanmedian_pick, input, dim, keepdim)
+    return _along(_nanmedian1, "nanmedian", _nanmedian_pick, input, dim, keepdim,
+                  check_name="median")
 
 
 for _name, _fn in (("kthvalue", kthvalue), ("mode", mode), ("nanmedian", nanmedian)):

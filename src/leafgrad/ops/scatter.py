@@ -1,25 +1,13 @@
-"""Writing by index: ``x[i] = v``, index_put, scatter/scatter_add, index_add, put, masked_scatter.
+"""Writing by index: scatter/scatter_add, index_add, put, masked_scatter (``x[i] = v`` and
+index_put are in setitem.py, imported at the end).
 
 Each op is an out-of-place record (``scatter``); its in-place form (``scatter_``) checks that
 autograd allows the change, computes the out-of-place result and writes it into ``self``'s
 storage with a version bump (``registry.commit_inplace``), so the node moves over to ``self``.
 
-Note [How x[index] = value is recorded]
-PyTorch applies the basic part of the index as views, then writes into the view: when the view
-is ``self`` itself (only ``:`` and ``...``), the write is ``index_put_`` (IndexPutBackward0) for
-tensor indices, else ``fill_`` for a 0-d value written into a tensor of another shape
-(FillBackward3) and ``copy_`` otherwise (CopyBackwards). Into a real view (``x[0] = v``) the
-same write is an in-place change of a view, so the base's history becomes a ``CopySlices``
-around it (ops/views.py, the one CopySlices of every in-place op on a view). One record per
-name here, all with the same forward and formulas: the gradient for ``self`` is ``grad`` with
-the written region zeroed, the one for the value is ``grad[index]`` summed to the value's shape.
-
 >>> import leafgrad as torch
->>> x = torch.ones(3, requires_grad=True)
->>> y = x * 2
->>> y[0] = 5.0
->>> type(y.grad_fn).__name__, y.grad_fn.name()
-('CopySlices', 'torch::autograd::CopySlices')
+>>> torch.zeros(3).scatter(0, torch.tensor([2, 0]), torch.tensor([5., 6.]))
+tensor([6., 0., 5.])
 """
 from __future__ import annotations
 
@@ -27,21 +15,17 @@ import warnings
 
 import numpy as np
 
-from .overlap import check_setitem, writable
 from .pointwise_common import not_implemented_formula
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
     inplace_check
-from .indexing import (_broadcast_pair, _index, _index_put, bounds_check, index_arrays,
-                       parse_index, zeros_of)
+from .indexing import _broadcast_pair, bounds_check, zeros_of
+from .select import checked_scalar
 from .shape import at_least, expand_op, wrap_dim
-from .views import check_view_inplace
-from ..autograd.graph import sum_to
-from ..grad_mode import state as _mode
-from ..tensor import Tensor, _wrap, bump_version
+from ..tensor import Tensor
 
 FAMILY = "indexing"
 
-__all__ = ["setitem", "index_put", "index_put_"]
+__all__ = ["setitem", "index_put", "index_put_"]   # (from setitem.py)
 
 
 def _inplace_variant(public, name):
@@ -138,7 +122,10 @@ def _scatter_prepare(self, dim, index, src):
 
 def scatter_op(self, dim, index, src):
     """A copy of ``self`` with ``src[i][j]`` written at ``[index[i][j]][j]`` (dim 0)."""
-    out, key, src = _scatter_prepare(self, dim, index, src)
+    d = _scatter_check(self, dim, index, src)
+    if not isinstance(src, np.ndarray):   # a number: PyTorch's checked conversion
+        checked_scalar(src, self.dtype)
+    out, key, src = _scatter_key(self, d, index, src)
     out[key] = src
     return out.reshape(self.shape)
 
@@ -401,22 +388,37 @@ _put = defop("put", put_op, inputs=("self", "index", "source"),
 _inplace_variant(_put.public, "put_")
 
 
-def masked_scatter_op(self, mask, source):
-    """A copy of ``self`` with ``source``'s first entries written where ``mask`` is True."""
-    # PyTorch's order: the shapes, self/source dtypes, the mask's dtype, the count
-    _, m = _broadcast_pair(self, mask)
-    if m.shape != self.shape:
-        _broadcast_pair(self, np.zeros(m.shape, bool))   # PyTorch's message for the mismatch
+def _same_dtypes(self, source):
     if source.dtype != self.dtype:   # (sic: no space after "got")
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
                            f"got{_dtype_name(self.dtype)} and {_dtype_name(source.dtype)}")
+
+
+def _masked_scatter_checks(self, mask, source):
+    """masked_scatter_'s checks in PyTorch's order: self/source dtypes, the mask expanded to
+    ``self``'s shape, the mask's dtype (uint8 gets a deprecation warning first), the count.
+    The expanded mask."""
+    _same_dtypes(self, source)
+    m = expand_op(mask, self.shape)
+    if mask.dtype == np.uint8:   # warned about, then refused
+        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior "
+                      "is now deprecated,please use a mask with dtype torch.bool instead.",
+                      UserWarning, stacklevel=4)
     if mask.dtype != np.bool_:
-        raise RuntimeError("masked_scatter_: expected BoolTensor for mask")
-    count = int(m.sum())
-    if count > source.size:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {_dtype_name(mask.dtype)}")
+    if int(np.count_nonzero(m)) > source.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    out = self.copy()
-    out[m] = source.reshape(-1)[:count]
+    return m
+
+
+def masked_scatter_op(self, mask, source):
+    """A copy of ``self`` (broadcast with ``mask``) with ``source``'s first entries written
+    where ``mask`` is True."""
+    wide, m = _broadcast_pair(self, mask) if mask.shape != self.shape else (self, mask)
+    m = _masked_scatter_checks(wide, m, source)
+    out = wide.copy()
+    out[m] = source.reshape(-1)[:int(np.count_nonzero(m))]
     return out
 
 
@@ -443,187 +445,16 @@ _masked_scatter = defop("masked_scatter", masked_scatter_op, inputs=("self", "ma
                             np.asarray(make(shapes[1]) > 0),
                             make((int(np.prod(np.broadcast_shapes(shapes[0], shapes[1]))) + 1,
                                   ))))])
-_inplace_variant(_masked_scatter.public, "masked_scatter_")
+def masked_scatter_(self, mask, source):
+    """In-place version of :meth:`masked_scatter`: ``mask`` must expand to ``self``."""
+    inplace_check(self, (mask, source))
+    _same_dtypes(self._data, source._data)
+    expand_op(mask._data, self._data.shape)
+    return commit_inplace(self, _masked_scatter.public(self, mask, source))
 
 
-# -- index_put / x[index] = value ---------------------------------------------------------
-def index_put(self, indices, values, accumulate=False):
-    """``self`` with ``values`` at ``indices`` (a tuple of index tensors, None for ``:``)."""
-    if not isinstance(values, Tensor):
-        raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not "
-                        f"{type(values).__name__}")
-    if values._data.dtype != self._data.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{_dtype_name(self._data.dtype)} for the destination and "
-                           f"{_dtype_name(values._data.dtype)} for the source.")
-    if len(indices) > self._data.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got "
-                         f"{len(indices)})")
-    return _index_put.public(self, index_arrays(indices, self._data.shape), values,
-                             accumulate)
+bind_method("masked_scatter_", masked_scatter_)
 
 
-def index_put_(self, indices, values, accumulate=False):
-    inplace_check(self, (values,))
-    return commit_inplace(self, index_put(self, indices, values, accumulate))
-
-
-bind_method("index_put", index_put)
-bind_method("index_put_", index_put_)
-export_function("index_put", index_put)
-export_function("index_put_", index_put_)
-
-
-def setitem_op(self, positions, value):
-    """A copy of ``self`` with ``value`` written at the flat ``positions`` (see setitem)."""
-    out = self.copy()
-    if isinstance(value, np.ndarray) and value.ndim > positions.ndim:
-        # x[1] = tensor([5.]): the value's leading size-1 dims go (checked in setitem)
-        value = value.reshape(value.shape[value.ndim - positions.ndim:])
-    out.reshape(-1)[positions] = value
-    return out
-
-
-def setitem_self(grad, positions):
-    return _put_all.public(grad, positions, 0.0)
-
-
-def setitem_value(grad, positions, value_shape):
-    g = grad.take(_wrap(positions))
-    if len(value_shape) > g.ndim:     # leading size-1 dims of the value were dropped
-        g = g.reshape((1,) * (len(value_shape) - g.ndim) + tuple(g.shape))
-    return sum_to(g, value_shape)
-
-
-_SETITEM = dict(inputs=("self", "value"), dtype="same", methods=(), functions=(),
-                derivatives={"self": setitem_self, "value": setitem_value}, family=FAMILY)
-_fill_all = defop("setitem_fill", setitem_op, grad_fn_name="FillBackward3", **_SETITEM)
-_copy_all = defop("setitem_copy", setitem_op, grad_fn_name="CopyBackwards", **_SETITEM)
-_put_all = defop("setitem_index_put", setitem_op, grad_fn_name="IndexPutBackward0",
-                 saved_tensor_args=("positions",), **_SETITEM)   # PyTorch saves the indices
-_copy_all.node_class.name = lambda node: "torch::autograd::CopyBackwards"   # a C++-only node
-
-
-def _check_value_shape(value, target, advanced):
-    """Drop the value's leading size-1 dims and check it broadcasts to ``target``.
-
-    PyTorch's ``copy_to`` drops all of them (``x[0] = ones(1, 2)`` for a target of shape
-    (1, 3) names ``Tensor sizes: [2]``), except when the value already has the target's shape
-    (written as it is)."""
-    vshape = value._data.shape
-    stripped = vshape
-    if vshape != target or advanced:   # index_put_ always gets the stripped value
-        while stripped and stripped[0] == 1:
-            stripped = stripped[1:]
-    if not advanced:
-        expand_op(value._data.reshape(stripped), target)   # PyTorch's expand messages
-        return
-    try:
-        if np.broadcast_shapes(stripped, target) != tuple(target):
-            raise ValueError   # the value must expand to the target, not the other way
-    except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape "
-                           f"[{', '.join(map(str, stripped))}] cannot be broadcast to indexing "
-                           f"result of shape [{', '.join(map(str, target))}]") from None
-
-
-def setitem(self, index, value):
-    """``self[index] = value``, recorded as PyTorch does (Note above).
-
-    Without autograd the value is written through the index's view. With it, the written
-    places of the view are found once as flat positions (the index applied to ``arange``),
-    one out-of-place record (fill / copy / index_put) writes there, so its backward is a
-    ``take`` / a zeroing ``put``, and ``commit_inplace`` moves it onto the view's base.
-    """
-    from ..grad_mode import no_grad
-    with no_grad():
-        view, arrays, changed = parse_index(self, index)
-    if changed and self._requires_grad and self._data.dtype.kind not in "fc" \
-            and _mode.grad_enabled:
-        # PyTorch's slicing records a view of an integer tensor with a history: refused
-        # (Note [Integer tensors with history] in dispatch.py)
-        from .dispatch import integer_history_error
-        raise integer_history_error(self._data.dtype)
-    key = Ellipsis if arrays is None else tuple(slice(None) if a is None else a
-                                                for a in arrays)
-    target = view._data[key].shape
-    is_tensor = isinstance(value, Tensor)
-    if is_tensor and arrays is None:
-        _check_value_shape(value, target, False)   # PyTorch expands before copy_'s checks
-    kind = self._view_kind
-    # PyTorch checks the written view when anything involved requires grad; copy_ (a value
-    # of another shape than 0-d, basic index) counts the value only for a float target
-    # (fill_, for a 0-d value and a target that is not 0-d, records even into an integer
-    # tensor, as PyTorch's does)
-    value_grad = is_tensor and value._requires_grad and (
-        arrays is not None or (not value._data.shape and target != ())
-        or self._data.dtype.kind in "fc")
-    if changed and kind is not None and _mode.grad_enabled:
-        # a view of a view autograd forbids changing: the newest view op names it
-        sliced = parse_index(self, index)[0]
-        kind = sliced._view_kind
-        if self._requires_grad or value_grad:
-            check_view_inplace(sliced)
-    if changed and _mode.grad_enabled and self._grad_fn is None and self._requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
-    inplace_check(self, (value,) if value_grad else ())
-    if isinstance(value, str):
-        raise TypeError(f"can't assign a str to a torch.{self.dtype.tensor_type}")
-    if is_tensor and arrays is not None:
-        _check_value_shape(value, target, True)
-    same = check_setitem(view._data, value, arrays is not None)   # Note [Memory overlap]
-    if is_tensor and arrays is not None and value._data.dtype != self._data.dtype:
-        # index_put_ casts nothing (a basic index's copy_ / fill_ does)
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{_dtype_name(self._data.dtype)} for the destination and "
-                           f"{_dtype_name(value._data.dtype)} for the source.")
-    # an integer tensor records nothing when copy_ writes, even if the value requires grad
-    if not (_mode.grad_enabled and (self._requires_grad or value_grad)):
-        # writable: an index into an expanded view may still pick distinct elements
-        writable(view._data)[key] = value._data if is_tensor else value
-        bump_version(self)
-        return
-    if arrays is not None:
-        rec = _put_all
-    elif (value._data.shape if is_tensor else ()) == () and target != ():
-        rec = _fill_all     # PyTorch's copy_to: fill_ for a 0-d value of another shape
-    else:
-        rec = _copy_all
-    if is_tensor:
-        value = _shaped_value(value, target, arrays is not None)
-    # a real view is changed in place like any view: CopySlices on the base (ops/views.py)
-    written = _writable_view(self, view, kind) if changed else self
-    where = np.arange(written._data.size).reshape(written._data.shape)
-    commit_inplace(written, rec.public(written, np.asarray(where[key]), value),
-                   expanded_ok=bool(same))
-
-
-def _shaped_value(value, target, advanced):
-    """The value as PyTorch writes it: without its leading size-1 dims (a ``view``), and for
-    a copy expanded to the target's shape; a value of the target's shape or a 0-d one (fill)
-    goes as it is. These are recorded ops, so the value's gradient path matches PyTorch's."""
-    shape = value._data.shape
-    stripped = shape
-    while stripped and stripped[0] == 1:
-        stripped = stripped[1:]
-    if advanced:
-        return value.view(stripped) if stripped != shape else value
-    if shape == target or not shape:
-        return value
-    value = value.view(stripped)
-    return value.expand(target) if stripped != target else value
-
-
-def _writable_view(self, view, kind):
-    """The view ``parse_index`` made (under no_grad) as a view of ``self``'s base that
-    ``commit_inplace`` may rebase, with the view checks of ``kind``."""
-    v = _wrap(view._data, None, self._vc)
-    v._base = self._base if self._base is not None else self
-    v._view_version = self._vc[0]
-    v._requires_grad = self._requires_grad
-    v._view_kind = kind
-    return v
-
-
-bind_method("__setitem__", setitem)
+# x[index] = value and index_put (their own module, registered with this one)
+from .setitem import index_put, index_put_, setitem  # noqa: E402,F401

@@ -140,12 +140,16 @@ def _no_zeros(self, src):
 
 
 def _extreme_ties(self, dim, index, src, include_self, result):
-    """(how many elements equal each result, where self's own element is one of them)."""
+    """(how many elements equal each result, where self's own element is one of them).
+
+    As PyTorch's formula, self's element counts among the ties even where
+    ``include_self=False`` left it out of the result (it then gets no gradient itself)."""
     from .scatter import _mesh
     r = result._data
     mask, _ = _scattered(r.shape, dim, index._data)
-    self_hits = (self._data == r) & (mask | True if include_self else ~mask)
-    n = self_hits.astype(np.int64)
+    self_eq = self._data == r
+    self_hits = self_eq if include_self else self_eq & ~mask
+    n = self_eq.astype(np.int64)
     if r.ndim:
         d = _wrap_dim(dim, r.ndim)
         idx = index._data

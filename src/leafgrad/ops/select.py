@@ -1,5 +1,6 @@
-"""Elementwise choices: clamp, where, maximum/minimum, masked_fill, nan_to_num, and the
-two-input math that picks between its inputs' slopes: lerp, hypot, atan2.
+"""Elementwise choices: clamp, where, maximum/minimum, masked_fill, nan_to_num (and, from
+lerp_hypot_atan2.py, imported at the end, the two-input math that picks between its inputs'
+slopes: lerp, hypot, atan2).
 
 PyTorch names the ``grad_fn`` by the overload: ``x.clamp(0, 1)`` is ClampBackward1 (number
 bounds), ``x.clamp(lo_t, hi_t)`` ClampBackward0 (tensor bounds); ``masked_fill`` with a number
@@ -13,12 +14,14 @@ tensor([0.0000, 0.5000, 1.0000], grad_fn=<ClampBackward1>)
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
-from .registry import Sample, bind_method, defop, export_function, promote, promote_float
+from .registry import Sample, bind_method, defop, export_function, promote
 
 __all__ = ["where", "clamp", "masked_fill"]
 
@@ -84,6 +87,16 @@ bind_method("where", _where_method)
 
 
 # -- clamp ----------------------------------------------------------------------------------
+def _check_int_bounds(dtype, *bounds):
+    """PyTorch converts integer bounds to the tensor's type with an overflow check (an
+    unsigned type takes negatives down to minus its largest value, wrapping them)."""
+    info = np.iinfo(dtype)
+    for b in bounds:
+        if type(b) is int and (b > info.max or b < (info.min if info.min else -info.max)):
+            raise RuntimeError(f"value cannot be converted to type {dtype.name}_t without "
+                               "overflow")
+
+
 def clamp_scalar(self, min=None, max=None):
     """Clamp to number bounds (ClampBackward1)."""
     if self.dtype.kind in "biu":
@@ -91,6 +104,7 @@ def clamp_scalar(self, min=None, max=None):
             kernel = "clamp_scalar_cpu" if min is not None and max is not None else \
                 "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu"
             raise not_implemented_for(kernel, self)
+        _check_int_bounds(self.dtype, min, max)
         min, max = int_scalar(min, self), int_scalar(max, self)
     if min is not None:
         self = np.maximum(self, min)
@@ -223,6 +237,18 @@ def _cpp_cast_message(inplace):
     """PyTorch's clamp_ family names the output type as C++ does ("long int", "bool") in
     "result type Float can't be cast to the desired output type ..."."""
     def wrapper(self, *args, **kwargs):
+        bounds = [b for b in (*args, *kwargs.values()) if b is not None]
+        if not bounds and inplace.__name__ in ("clamp_", "clip_"):   # (before the overlap)
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        if self._data.dtype.kind != "f" and bounds and not any(
+                isinstance(b, Tensor) for b in bounds):
+            # clamp's own promotion check comes first (before the overlap checks); any
+            # change of dtype is refused, int64 for a bool tensor too
+            common = _dt.result_type(self, *bounds)
+            if common.np != self._data.dtype:
+                raise RuntimeError(f"result type {common.tensor_type[:-6]} can't be cast to "
+                                   f"the desired output type "
+                                   f"{_CPP_NAMES[self._data.dtype.name]}")
         try:
             return inplace(self, *args, **kwargs)
         except RuntimeError as exc:
@@ -249,6 +275,8 @@ def clamp_min_scalar(self, min):
     """``max(self, min)`` for a number ``min`` (ClampMinBackward0)."""
     if self.dtype == np.bool_:
         raise not_implemented_for("clamp_min_scalar_cpu", self)
+    if self.dtype.kind in "iu":
+        _check_int_bounds(self.dtype, min)
     return np.maximum(self, int_scalar(min, self))
 
 
@@ -260,6 +288,8 @@ def clamp_max_scalar(self, max):
     """``min(self, max)`` for a number ``max`` (ClampMaxBackward0)."""
     if self.dtype == np.bool_:
         raise not_implemented_for("clamp_max_scalar_cpu", self)
+    if self.dtype.kind in "iu":
+        _check_int_bounds(self.dtype, max)
     return np.minimum(self, int_scalar(max, self))
 
 
@@ -408,6 +438,40 @@ defop("fmin", fmin, derivatives={"self": fmin_self, "other": fmin_other}, family
 
 
 # -- masked_fill ----------------------------------------------------------------------------
+_C_TYPES = {"int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t",
+            "uint8": "uint8_t", "float16": "c10::Half", "float32": "float",
+            "float64": "double"}
+
+
+def checked_scalar(value, dtype) -> None:
+    """PyTorch's checked conversion of a fill value (a number) to a tensor's ``dtype``
+    (c10's ``overflows``): for an integral dtype NaN, infinities and values out of range
+    fail (an unsigned one takes a negative int down to minus its largest value, wrapping),
+    for a floating one finite values beyond its largest; bool takes anything."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_ or isinstance(value, (bool, np.bool_)):
+        return
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if dtype.kind == "f":
+            bad = v == v and abs(v) != math.inf and abs(v) > float(np.finfo(dtype).max)
+        else:
+            info = np.iinfo(dtype)
+            bad = v != v or v < float(info.min) or v > float(info.max)
+    elif isinstance(value, (int, np.integer)):
+        v = int(value)
+        if dtype.kind == "f":
+            bad = abs(v) > float(np.finfo(dtype).max)
+        else:
+            info = np.iinfo(dtype)
+            bad = v > info.max or (v < -info.max if info.min == 0 else v < info.min)
+    else:
+        return
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} without "
+                           "overflow")
+
+
 def _check_mask(mask):
     if mask.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
@@ -417,6 +481,7 @@ def _check_mask(mask):
 def masked_fill_scalar(self, mask, value):
     """``value`` where ``mask`` holds, else ``self`` (in ``self``'s dtype)."""
     _check_mask(mask)
+    checked_scalar(value, self.dtype)
     return np.where(mask, np.asarray(value).astype(self.dtype), self)
 
 
@@ -456,6 +521,7 @@ def masked_fill_tensor(self, mask, value):
     if value.ndim != 0:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s).")
+    checked_scalar(value.item(), self.dtype)   # (PyTorch fills with value.item())
     return np.where(mask, value.astype(self.dtype), self)
 
 
@@ -500,141 +566,5 @@ defop("nan_to_num", nan_to_num, derivatives={"self": nan_to_num_self}, dtype="sa
                                     Sample((make(shapes[0], -5, 5, np.int64),))])
 
 
-# -- lerp / hypot / atan2 -------------------------------------------------------------------
-def _check_end(self, end):
-    if end.dtype != self.dtype:
-        raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `end` but got "
-                           f"dtype {_CPP_NAMES[end.dtype.name]}")
-
-
-def lerp_scalar(self, end, weight):
-    """``self + weight * (end - self)`` for a number weight (LerpBackward0)."""
-    _check_end(self, end)
-    if self.dtype.kind not in "fc":
-        raise not_implemented_for("lerp_kernel_scalar", self)
-    if abs(weight) < 0.5:
-        return self + weight * (end - self)
-    return end - (end - self) * (1 - weight)
-
-
-def lerp_scalar_self(grad, weight):
-    return grad * (1 - weight)
-
-
-def lerp_scalar_end(grad, weight):
-    return grad * weight
-
-
-_lerp0 = defop("lerp", lerp_scalar, inputs=("self", "end"),
-               derivatives={"self": lerp_scalar_self, "end": lerp_scalar_end}, dtype="same",
-               methods=(), functions=(), family=FAMILY,
-               samples=lambda make, shapes: [
-                   Sample((make(shapes[1]), make(shapes[2]), 0.3), call="lerp"),
-                   Sample((make(shapes[1]), make(shapes[2]), 0.8), call="lerp")])
-
-
-def lerp_tensor(self, end, weight):
-    """``self + weight * (end - self)`` for a tensor weight (LerpBackward1); the three arrive
-    in their common dtype (see ``_lerp_tensor_rule``)."""
-    return np.where(np.abs(weight) < 0.5, self + weight * (end - self),
-                    end - (end - self) * (1 - weight))
-
-
-def _lerp_tensor_rule(rec, args):
-    """PyTorch's checks, then the common dtype of the three by the usual promotion rules: the
-    end must have self's dtype, a weight with dimensions too; a 0-d weight joins promotion
-    (``lerp(f32 1-d, f32 1-d, f64 0-d)`` is float32, with all three 0-d it is float64, an
-    integral self with a 0-d float weight computes in float)."""
-    self, end, weight = args[0]._data, args[1]._data, args[2]._data
-    _check_end(self, end)
-    if weight.ndim and weight.dtype != self.dtype:
-        raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `weight` but "
-                           f"got dtype {_CPP_NAMES[weight.dtype.name]}")
-    common = _dt.result_type(*args[:3]).np
-    if common.kind not in "fc":
-        raise not_implemented_for("lerp_kernel_tensor", common)
-    return common, common
-
-
-def lerp_tensor_self(grad, weight):
-    return grad * (1 - weight)
-
-
-def lerp_tensor_end(grad, weight):
-    return grad * weight
-
-
-def lerp_tensor_weight(grad, self, end):
-    return grad * (end - self)
-
-
-_lerp1 = defop("lerp_tensor", lerp_tensor, inputs=("self", "end", "weight"),
-               derivatives={"self": lerp_tensor_self, "end": lerp_tensor_end,
-                            "weight": lerp_tensor_weight},
-               grad_fn_name="LerpBackward1", dtype=_lerp_tensor_rule, methods=(), functions=(),
-               family=FAMILY,
-               samples=lambda make, shapes: [
-                   Sample((make(shapes[1]), make(shapes[2]), make(shapes[3], 0, 1)),
-                          call="lerp")])
-
-
-def lerp(input, end, weight):
-    """Linear interpolation from ``input`` to ``end`` by ``weight``."""
-    if isinstance(weight, Tensor):
-        return _lerp1.public(input, end, weight)
-    return _lerp0.public(input, end, weight)
-
-
-export_function("lerp", lerp)
-bind_method("lerp", lerp)
-bind_method("lerp_", inplace_of(lerp, "lerp_"))
-
-
-def hypot(self, other):
-    """``sqrt(self**2 + other**2)`` without overflow."""
-    if self.dtype.kind != "f":
-        raise not_implemented_for("hypot_cpu", self)
-    return np.hypot(self, other)
-
-
-def hypot_self(grad, self, result):
-    return grad * self / result   # PyTorch's order: DivBackward0 last
-
-
-def hypot_other(grad, other, result):
-    return grad * other / result
-
-
-defop("hypot", hypot, derivatives={"self": hypot_self, "other": hypot_other},
-      dtype=tensors_only(promote), inplace="hypot_", family=FAMILY,
-      samples=lambda make, shapes: [Sample((make.positive(shapes[1]), make(shapes[2])))])
-
-
-def atan2(self, other):
-    """The angle of the point ``(other, self)``."""
-    return np.arctan2(self, other)
-
-
-def _atan2_recip(self, other):
-    """PyTorch's 1 / (self^2 + other^2), 0 where that sum is 0 (so the gradient at the
-    origin, or where the sum underflows, is 0 rather than NaN)."""
-    denom = self * self + other * other
-    return denom.reciprocal().masked_fill(denom == 0, 0.0)
-
-
-def atan2_self(grad, self, other):
-    return grad * other * _atan2_recip(self, other)
-
-
-def atan2_other(grad, self, other):
-    return grad * -self * _atan2_recip(self, other)
-
-
-defop("atan2", atan2, derivatives={"self": atan2_self, "other": atan2_other},
-      grads_in_order=True,   # one PyTorch formula for both: self's part first
-      dtype=tensors_only(promote_float), inplace="atan2_", methods=("atan2", "arctan2"),
-      functions=("atan2", "arctan2"), family=FAMILY,
-      samples=lambda make, shapes: [Sample((make.positive(shapes[1]), make(shapes[2]))),
-                                    Sample((make(shapes[1], 1, 5, np.int64),
-                                            make(shapes[2], 1, 5, np.int64)))])
-bind_method("arctan2_", Tensor.atan2_)
+# lerp / hypot / atan2 (their own module, registered with this one)
+from . import lerp_hypot_atan2  # noqa: E402,F401

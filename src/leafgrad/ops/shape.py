@@ -203,6 +203,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one (``self`` itself when nothing merges)."""
     shape = self._data.shape
     if len(shape) == 0:
+        _wrap_dim(start_dim, 1), _wrap_dim(end_dim, 1)   # dims -1 and 0 only
         return reshape(self, (1,))
     start, end = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
     if start > end:
@@ -218,13 +219,13 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     """Split dim ``dim`` into ``sizes`` (one may be -1)."""
     shape = self._data.shape
-    if not shape:   # PyTorch: RuntimeError (with a C++ trace) rather than IndexError
-        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as "
-                           f"{0 if dim == -1 else dim} but tensor has no dimensions")
-    d = _wrap_dim(dim, len(shape))
     sizes = [int(s) for s in sizes]
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
+    d = _wrap_dim(dim, max(len(shape), 1))
+    if not shape:   # PyTorch: the wrapped dim fails again, reported as a RuntimeError
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as "
+                           f"{d} but tensor has no dimensions")
     # PyTorch's infer_size, its errors passed on as "unflatten got an unexpected error"
     unexpected = "unflatten got an unexpected error:\n"
     known, infer = 1, None

@@ -28,6 +28,7 @@ def _order(a, dim, descending, ties_reversed=False):
     """Positions that sort ``a`` along ``dim``. Ties keep their order, as PyTorch's sort
     does; ``topk`` (``ties_reversed``) lists tied values last-first, as PyTorch's topk does."""
     if a.ndim == 0:
+        wrap_dim(dim, 0)     # a 0-d tensor still has dims -1 and 0 only
         return np.zeros((), np.int64)
     d = wrap_dim(dim, a.ndim)
     if descending:

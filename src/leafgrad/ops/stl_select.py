@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["topk_order", "sort_pairs"]
+import numpy as np
+
+__all__ = ["topk_order", "sort_pairs", "sort_order", "rows_less", "nan_last_less"]
 
 _THRESHOLD = 16
 
@@ -192,6 +194,30 @@ def _plain_less(p, q):
     return p[0] < q[0]
 
 
+def nan_last_less(p, q):
+    """PyTorch's ascending ``sort`` comparison of (value, index) pairs: NaN is the largest."""
+    return _smaller(p, q)
+
+
+def rows_less(p, q):
+    """``unique(dim=...)``'s comparison of (row, index) pairs: the first element where the
+    rows differ by ``<`` or ``>`` decides; a NaN decides nothing (it compares false)."""
+    for lhs, rhs in zip(p[0], q[0]):
+        if lhs < rhs:
+            return True
+        if lhs > rhs:
+            return False
+    return False
+
+
+def sort_order(keys, less) -> list:
+    """The order in which ``std::sort`` of the (key, index) pairs by ``less`` leaves the
+    indices: PyTorch's own order among ties, and among NaNs that compare false."""
+    a = [(v, i) for i, v in enumerate(keys)]
+    _sort(a, 0, len(a), less)
+    return [i for _, i in a]
+
+
 def sort_pairs(values) -> list:
     """``std::sort`` of the ``(value, index)`` pairs of one slice by ``value < value``, as
     PyTorch's CPU ``mode`` runs it: ties (and NaNs, which compare false) end up in the order
@@ -215,3 +241,80 @@ def topk_order(values, k: int, largest: bool, sorted: bool) -> list:
         if sorted:
             _sort(a, 0, k - 1, less)
     return [i for _, i in a[:k]]
+
+
+# -- std::sort, vectorised ---------------------------------------------------------------------
+def _median_to_first(keys, perm, first, last):
+    """``__move_median_to_first``: the median of the 2nd, middle and last keys to ``first``."""
+    x, y, z = first + 1, first + (last - first) // 2, last - 1
+    kx, ky, kz = keys[x], keys[y], keys[z]
+    if kx < ky:
+        pick = y if ky < kz else z if kx < kz else x
+    elif kx < kz:
+        pick = x
+    elif ky < kz:
+        pick = z
+    else:
+        pick = y
+    for a in (keys, perm):
+        a[first], a[pick] = a[pick], a[first]
+
+
+def _partition(keys, perm, first, last):
+    """``__unguarded_partition`` around the key at ``first``, all its swaps at once.
+
+    The left scan stops at the keys not below the pivot (in order), the right scan at those
+    not above it (backwards, the pivot itself the last stop); the k-th stops swap while they
+    have not crossed. A scan never meets an already swapped place before the crossing, so
+    the stops are those of the untouched keys, and the cut is where the left scan ends:
+    ``min(L[K], R[K-1])`` for the first crossing pair ``K``."""
+    pivot = keys[first]
+    part = keys[first + 1:last]
+    left = np.flatnonzero(~(part < pivot)) + (first + 1)
+    right = np.flatnonzero(~(pivot < keys[first:last]))[::-1] + first
+    m = min(len(left), len(right))
+    k = int(np.count_nonzero(left[:m] < right[:m]))
+    if k:
+        lo, hi = left[:k], right[:k]
+        for a in (keys, perm):
+            a[lo], a[hi] = a[hi], a[lo]
+    cut = int(left[k]) if k < len(left) else last
+    if k:
+        cut = min(cut, int(right[k - 1]))
+    return cut
+
+
+def std_sort_order(keys) -> np.ndarray:
+    """The permutation ``std::sort`` (GNU libstdc++'s introsort) leaves on (key, index) pairs
+    compared by ``key < key`` (integer keys: ranks, so ties are equal keys).
+
+    Introsort cuts the range by partitions until pieces of at most 16 remain (heap-sorting a
+    piece when its depth budget runs out); the final insertion sort never moves a key past a
+    cut (the keys left of a cut are not above those right of it), so it is a stable sort of
+    each piece. Only the partitions' swaps need replaying, each as a whole-array step."""
+    keys = np.array(keys, dtype=np.int64)
+    n = keys.size
+    perm = np.arange(n, dtype=np.int64)
+    if n <= 1:
+        return perm
+    starts = []   # the pieces, by their first position
+    stack = [(0, n, 2 * _lg(n))]
+    while stack:
+        first, last, depth = stack.pop()
+        while last - first > _THRESHOLD:
+            if depth == 0:   # heap sort of the piece (rare): replayed pair by pair
+                a = list(zip(keys[first:last].tolist(), perm[first:last].tolist()))
+                _partial_sort(a, 0, len(a), len(a), _plain_less)
+                keys[first:last] = [k for k, _ in a]
+                perm[first:last] = [i for _, i in a]
+                break
+            depth -= 1
+            _median_to_first(keys, perm, first, last)
+            cut = _partition(keys, perm, first, last)
+            stack.append((cut, last, depth))
+            last = cut
+        starts.append(first)
+    piece = np.zeros(n, np.int64)
+    piece[np.array(starts, np.int64)] = 1
+    piece = np.cumsum(piece)
+    return perm[np.lexsort((keys, piece))]
