@@ -350,7 +350,18 @@ def _plan(rec, mask):
 
 
 def record_node(rec, args: tuple, results) -> None:
-    """Attach a grad_fn node to ``results``: edges, saved values, shape/dtype metadata."""
+    """Attach a grad_fn node to ``results``: edges, saved values, shape/dtype metadata
+    (one-output records through their specialised recorder: Note [Specialised recorders]
+    in ops/recorder.py)."""
+    recorder = rec.recorder
+    if recorder is not None:
+        recorder(args, results)
+    else:
+        _record_general(rec, args, results)
+
+
+def _record_general(rec, args: tuple, results) -> None:
+    """record_node's general path: any record (the recorders do the same for one output)."""
     node = _new(rec.node_class)
     node._seq = _next_seq()   # Note [Sequence numbers] in autograd/graph.py
     result0 = results[0]

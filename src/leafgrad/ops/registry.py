@@ -168,6 +168,23 @@ class _LazyNodeClass:
 OpRecord.node_class = _LazyNodeClass()
 
 
+class _LazyRecorder:
+    """``rec.recorder``: the record's specialised recorder (Note [Specialised recorders] in
+    ops/recorder.py), or None for records the general ``record_node`` path handles; written
+    on first use and then stored in the record's ``__dict__``, as ``node_class``."""
+
+    def __get__(self, rec, owner=None):
+        if rec is None:
+            return self
+        from .recorder import make_recorder
+        fn = make_recorder(rec)
+        rec.__dict__["recorder"] = fn
+        return fn
+
+
+OpRecord.recorder = _LazyRecorder()
+
+
 # -- dtype rules: (record, args) -> (compute numpy dtype or None, output numpy dtype or None) -
 def _tensor_args(rec, args):
     return [args[p] for p in rec.input_pos]
