@@ -158,3 +158,57 @@ def _compile(lines, env, name):
     code = compile("\n".join(lines) + "\n", _FILE, "exec")
     exec(code, env)   # noqa: S102 - our own generated source (Note above)
     return env[name]
+
+
+# Note [Specialised apply]
+# ``OpNode.apply`` (autograd/graph.py) is the same kind of general loop on the backward side:
+# per input it unpacks the formula and the indices of its saved values, counts them and
+# branches on the count. A one-output record's node class gets, when the class is made
+# (registry.py's ``node_class``), an ``apply`` written for it: each input's formula called
+# with its saved values by index, in input order, then conformed (broadcast reduced, dtype
+# cast) exactly where ``OpNode.apply`` conforms. A call with ``wanted`` (only some inputs
+# wanted: ``autograd.grad``, ``inputs=``) goes to ``OpNode.apply`` itself. Keep the two in
+# step: the written one is ``OpNode.apply``'s plain path, unrolled.
+def make_apply(cls):
+    """The unrolled ``apply`` of a one-output record's node class ``cls``."""
+    from ..autograd import graph
+    lines = ["def apply(self, grads, create_graph, wanted=None):",
+             "    if wanted is not None:",
+             "        return _general(self, grads, create_graph, wanted)",
+             "    saved = self._saved",
+             "    if saved is None:",
+             "        raise RuntimeError(_BACKWARD_TWICE)",
+             "    versions = self._versions",
+             "    if versions is not None:",
+             "        _check_versions(self, saved, versions)"]
+    slot = cls._result_slot
+    if slot is not None:
+        lines += [f"    if saved and type(saved[{slot}]) is _SavedOutput:",
+                  "        saved = list(saved)",
+                  f"        saved[{slot}] = saved[{slot}].unpack(self, create_graph)"]
+    lines += ["    grad = grads[0]",
+              "    meta = self._args",
+              "    edges = self._edges"]
+    env = {"_general": graph.OpNode.apply, "_BACKWARD_TWICE": graph.errors.BACKWARD_TWICE,
+           "_check_versions": graph.check_versions, "_SavedOutput": SavedOutput,
+           "_conform": graph._conform}
+    names = []
+    for k, call in enumerate(cls._calls):
+        g = f"g{k}"
+        names.append(g)
+        if call is None:
+            lines.append(f"    {g} = None")
+            continue
+        formula, idx = call
+        env[f"_f{k}"] = formula
+        args = "".join(f", saved[{j}]" for j in idx)
+        lines += [f"    if edges[{k}][0] is None:",
+                  f"        {g} = None",
+                  "    else:",
+                  f"        {g} = _f{k}(grad{args})",
+                  f"        if meta is not None and {g} is not None:",
+                  f"            m = meta[{k}]",
+                  "            if m is not None:",
+                  f"                {g} = _conform({g}, m)"]
+    lines.append(f"    return [{', '.join(names)}]")
+    return _compile(lines, env, "apply")

@@ -161,6 +161,9 @@ class _LazyNodeClass:
         if rec is None:
             return self
         cls = make_node_class(rec.grad_fn_name, rec.saved_names, rec)
+        if cls._plain:   # Note [Specialised apply] in ops/recorder.py
+            from .recorder import make_apply
+            cls.apply = make_apply(cls)
         rec.__dict__["node_class"] = cls
         return cls
 
