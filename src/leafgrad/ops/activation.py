@@ -116,6 +116,8 @@ def threshold_backward(grad_output, self, threshold):
     # all-zeros is exact: grad's own bits where kept, +0.0 where self <= threshold. The mask
     # array takes the result in place, seen as floats (three NumPy calls and two views).
     keep = np.subtract(below.view(np.uint8), _ONE_U8, dtype=ints)   # 0 or -1 (all ones)
+    if type(keep) is not np.ndarray:
+        keep = np.asarray(keep)   # 0-d inputs: NumPy answered a scalar
     np.bitwise_and(keep, grad_output.view(ints), out=keep)
     return keep.view(grad_output.dtype)
 

@@ -209,6 +209,8 @@ def make_apply(cls):
                   f"        if meta is not None and {g} is not None:",
                   f"            m = meta[{k}]",
                   "            if m is not None:",
-                  f"                {g} = _conform({g}, m)"]
+                  f"                d = {g}._data",
+                  "                if d.shape != m[0] or d.dtype != m[1]:   # _conform's tests",
+                  f"                    {g} = _conform({g}, m)"]
     lines.append(f"    return [{', '.join(names)}]")
     return _compile(lines, env, "apply")
