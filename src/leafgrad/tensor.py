@@ -341,8 +341,15 @@ class Tensor:
                 and self._grad_fn is not None and self._data.size == 1 and self._base is None \
                 and self._data.dtype.kind == "f":
             # the everyday ``loss.backward()``: straight to the engine with a fresh seed
-            seed = np.empty(self._data.shape, self._data.dtype)
-            seed.fill(1)   # np.ones is a Python-level function: several times slower here
+            d = self._data
+            if d.ndim:
+                seed = np.empty(d.shape, d.dtype)
+                seed.fill(1)   # np.ones is a Python-level function: several times slower here
+            else:   # a 0-d loss: a copy of a cached one, one NumPy call
+                one = _ONES.get(d.dtype)
+                if one is None:
+                    one = _ONES[d.dtype] = np.ones((), d.dtype)
+                seed = one.copy()
             _engine.execute((self,), (_wrap(seed),), False, False, fresh_seeds=True)
             return
         from .autograd import backward
@@ -596,6 +603,9 @@ class _LazyEngine:
 
 
 _engine = _LazyEngine()
+
+
+_ONES: dict = {}   # dtype -> 0-d one, copied for ``loss.backward()``'s seed
 
 
 def _rebuild(data, requires_grad):

@@ -75,16 +75,31 @@ defop("sigmoid", sigmoid, derivatives={"self": sigmoid_self}, dtype="promote_flo
 
 
 # -- relu -----------------------------------------------------------------------------------
+def _zero(dtype):
+    """A NumPy zero of ``dtype`` (cached): NumPy compares and combines an array with a
+    Python number on a slower path than with a scalar of the array's own dtype, for the
+    same result."""
+    zero = _ZEROS.get(dtype)
+    if zero is None:
+        zero = _ZEROS[dtype] = dtype.type(0)
+    return zero
+
+
+_ZEROS: dict = {}
+
+
 def relu(self):
     """``max(self, 0)``."""
-    if self.dtype == np.bool_:
+    dtype = self.dtype
+    if dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return np.maximum(self, 0)
+    return np.maximum(self, _zero(dtype))
 
 
 def relu_self(grad, result):
     if not _mode.grad_enabled:   # Note [Plain NumPy without create_graph] in ops/linalg.py
-        return _wrap(threshold_backward(grad._data, result._data, 0))
+        r = result._data
+        return _wrap(threshold_backward(grad._data, r, _zero(r.dtype)))
     return _threshold_backward.public(grad, result, 0)
 
 
@@ -98,14 +113,17 @@ def threshold_backward(grad_output, self, threshold):
     # Note [Masking by bits]: np.where with an irregular mask is slow (it branches per element:
     # ~8x a multiply on a 512x2048 float32 gradient), and grad * mask is wrong where grad is
     # inf or NaN (0 * inf = NaN, PyTorch gives 0). AND-ing each float's bits with all-ones or
-    # all-zeros is exact: grad's own bits where kept, +0.0 where self <= threshold.
-    keep = np.subtract(below.view(np.uint8), np.uint8(1), dtype=ints)   # 0 or -1 (all ones)
-    out = np.empty(keep.shape, grad_output.dtype)
-    np.bitwise_and(keep, grad_output.view(ints), out=out.view(ints))
-    return out
+    # all-zeros is exact: grad's own bits where kept, +0.0 where self <= threshold. The mask
+    # array takes the result in place, seen as floats (three NumPy calls and two views).
+    keep = np.subtract(below.view(np.uint8), _ONE_U8, dtype=ints)   # 0 or -1 (all ones)
+    if type(keep) is not np.ndarray:
+        keep = np.asarray(keep)   # 0-d inputs: NumPy answered a scalar
+    np.bitwise_and(keep, grad_output.view(ints), out=keep)
+    return keep.view(grad_output.dtype)
 
 
 _SAME_SIZE_INT = {"e": np.int16, "f": np.int32, "d": np.int64}   # float16/32/64
+_ONE_U8 = np.uint8(1)
 
 
 def threshold_backward_grad_output(grad, self, threshold):

@@ -201,22 +201,32 @@ def dispatch(rec, args: tuple):
         compute, out_dtype = rec.dtype_rule(rec, args)
     except NotImplementedError as exc:
         raise _kernel_error(rec, args, exc) from None
-    for p in rec.input_pos:
-        a = args[p]
-        if isinstance(a, Tensor):
-            d = a._data
-            if compute is not None and d.dtype != compute:
-                d = d.astype(compute)
-            datas[p] = d
-            if a._requires_grad:
-                requires = True
-        elif a is not None:
-            a = _as_input(rec, a, p)
-            if type(a) is int and compute is not None and compute.kind in "iu":
-                # PyTorch wraps an out-of-range number into the dtype (uint8 - 2 -> 255...);
-                # NumPy 2 would raise OverflowError instead.
-                a = np.array(a).astype(compute)
-            datas[p] = a
+    if compute is None:   # the forward takes the inputs as they are (addmm, log_softmax...)
+        for p in rec.input_pos:
+            a = args[p]
+            if isinstance(a, Tensor):
+                datas[p] = a._data
+                if a._requires_grad:
+                    requires = True
+            elif a is not None:
+                datas[p] = _as_input(rec, a, p)
+    else:
+        for p in rec.input_pos:
+            a = args[p]
+            if isinstance(a, Tensor):
+                d = a._data
+                if d.dtype != compute:
+                    d = d.astype(compute)
+                datas[p] = d
+                if a._requires_grad:
+                    requires = True
+            elif a is not None:
+                a = _as_input(rec, a, p)
+                if type(a) is int and compute.kind in "iu":
+                    # PyTorch wraps an out-of-range number into the dtype (uint8 - 2 ->
+                    # 255...); NumPy 2 would raise OverflowError instead.
+                    a = np.array(a).astype(compute)
+                datas[p] = a
     try:
         out = rec.forward(*datas)
     except ValueError as exc:
@@ -350,7 +360,18 @@ def _plan(rec, mask):
 
 
 def record_node(rec, args: tuple, results) -> None:
-    """Attach a grad_fn node to ``results``: edges, saved values, shape/dtype metadata."""
+    """Attach a grad_fn node to ``results``: edges, saved values, shape/dtype metadata
+    (one-output records through their specialised recorder: Note [Specialised recorders]
+    in ops/recorder.py)."""
+    recorder = rec.recorder
+    if recorder is not None:
+        recorder(args, results)
+    else:
+        _record_general(rec, args, results)
+
+
+def _record_general(rec, args: tuple, results) -> None:
+    """record_node's general path: any record (the recorders do the same for one output)."""
     node = _new(rec.node_class)
     node._seq = _next_seq()   # Note [Sequence numbers] in autograd/graph.py
     result0 = results[0]

@@ -161,11 +161,31 @@ class _LazyNodeClass:
         if rec is None:
             return self
         cls = make_node_class(rec.grad_fn_name, rec.saved_names, rec)
+        if cls._plain:   # Note [Specialised apply] in ops/recorder.py
+            from .recorder import make_apply
+            cls.apply = make_apply(cls)
         rec.__dict__["node_class"] = cls
         return cls
 
 
 OpRecord.node_class = _LazyNodeClass()
+
+
+class _LazyRecorder:
+    """``rec.recorder``: the record's specialised recorder (Note [Specialised recorders] in
+    ops/recorder.py), or None for records the general ``record_node`` path handles; written
+    on first use and then stored in the record's ``__dict__``, as ``node_class``."""
+
+    def __get__(self, rec, owner=None):
+        if rec is None:
+            return self
+        from .recorder import make_recorder
+        fn = make_recorder(rec)
+        rec.__dict__["recorder"] = fn
+        return fn
+
+
+OpRecord.recorder = _LazyRecorder()
 
 
 # -- dtype rules: (record, args) -> (compute numpy dtype or None, output numpy dtype or None) -

@@ -28,7 +28,7 @@ from itertools import chain
 import numpy as np
 
 from .. import dtypes as _dt
-from ..grad_mode import no_grad
+from ..grad_mode import state as _grad_state
 from ..tensor import Tensor, _wrap, bump_version, user_location
 from ..utils.hooks import RemovableHandle
 
@@ -282,19 +282,28 @@ class Optimizer:
 def _wrap_step(step):
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        for hook in list(self._optimizer_step_pre_hooks.values()):
-            out = hook(self, args, kwargs)
-            if out is not None:
-                if isinstance(out, tuple) and len(out) == 2:
-                    args, kwargs = out
-                else:
-                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
-                                       f"new_kwargs), but got {out}.")
+        hooks = self._optimizer_step_pre_hooks
+        if hooks:
+            for hook in list(hooks.values()):
+                out = hook(self, args, kwargs)
+                if out is not None:
+                    if isinstance(out, tuple) and len(out) == 2:
+                        args, kwargs = out
+                    else:
+                        raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
+                                           f"new_kwargs), but got {out}.")
         self._opt_called = True
-        self.__dict__["_step_count"] = self.__dict__.get("_step_count", 0) + 1
-        with no_grad():
+        d = self.__dict__
+        d["_step_count"] = d.get("_step_count", 0) + 1
+        prev = _grad_state.grad_enabled   # ``with no_grad():`` without its object
+        _grad_state.grad_enabled = False
+        try:
             out = step(self, *args, **kwargs)
-        for hook in list(self._optimizer_step_post_hooks.values()):
-            hook(self, args, kwargs)
+        finally:
+            _grad_state.grad_enabled = prev
+        hooks = self._optimizer_step_post_hooks
+        if hooks:
+            for hook in list(hooks.values()):
+                hook(self, args, kwargs)
         return out
     return wrapper

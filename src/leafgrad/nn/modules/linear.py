@@ -64,6 +64,15 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
+        # ``self.weight`` on a Module is a failed attribute lookup (an AttributeError made and
+        # dropped) before ``Module.__getattr__`` finds the parameter. For a plain Linear (the
+        # class itself, which defines no ``weight``/``bias``) whose instance dict holds
+        # neither name, that lookup ends in ``_parameters`` when both are there: read them.
+        d = self.__dict__
+        if type(self) is Linear and "weight" not in d and "bias" not in d:
+            params = d.get("_parameters")
+            if params is not None and "weight" in params and "bias" in params:
+                return F.linear(input, params["weight"], params["bias"])
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

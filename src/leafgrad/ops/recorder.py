@@ -1,0 +1,216 @@
+"""Recorders specialised per op record: ``record_node``'s work as straight-line code.
+
+Note [Specialised recorders]
+``record_node`` (dispatch.py) is general: it loops over the record's inputs, then over its
+saved plan, testing each entry's kind. For one-output records this module writes, the first
+time a node is recorded, a function of the record alone (``rec.recorder``): the input loop
+unrolled (one block per input: edge, mask bit, shape/dtype metadata), then a call of a
+"saver" written per input mask (which inputs need a gradient), which saves exactly the
+entries of that mask's plan in one list display, with the type tests only where the
+argument's type is not already known (an input in the mask is a Tensor). The result is the
+same node as ``record_node``'s general path builds, field for field (``_edges``, ``_saved``,
+``_versions``, ``_args``), in the same order of side effects (stale views refreshed before
+their edge is read, the anomaly trace after the edges, the inference-tensor error before
+the output gets its ``grad_fn``); it costs a third of the bytecodes on W3's ops. The code
+carries a file name inside the package, so frame walks (anomaly traces, the user's line of
+an in-place change) step over it as leafgrad's own. Records with several outputs keep the
+general path.
+"""
+from __future__ import annotations
+
+from ..autograd.graph import SavedOutput, anomaly as _anomaly, next_seq as _next_seq
+from ..tensor import Tensor
+
+__all__ = ["make_recorder"]
+
+_FILE = __file__[:-len("recorder.py")] + "<op recorders>"
+
+
+def make_recorder(rec):
+    """The recorder of a one-output record, ``recorder(args, results)``; None for others
+    (several outputs, a list input)."""
+    from . import dispatch
+    if rec.n_outputs != 1 or rec.list_input:
+        return None
+    n = len(rec.input_pos)
+    lines = ["def record(args, results):",
+             "    node = _new(_cls)",
+             "    node._seq = _next_seq()",
+             "    result0 = results[0]",
+             "    out_data = result0._data",
+             "    oshape = out_data.shape",
+             "    odtype = out_data.dtype",
+             "    meta = None",
+             "    mask = 0"]
+    for k, p in enumerate(rec.input_pos):
+        lines += [
+            f"    a = args[{p}]",
+            "    if isinstance(a, Tensor) and a._requires_grad:",
+            "        if a._base is not None and a._vc[0] != a._view_version:",
+            "            _refresh_view(a)",
+            "        fn = a._grad_fn",
+            f"        e{k} = (fn, a._output_nr) if fn is not None else (a, 0)",
+            f"        mask |= {1 << k}",
+            "        d = a._data",
+            "        if d.shape != oshape or d.dtype != odtype:",
+            "            if meta is None:",
+            f"                meta = [None] * {n}",
+            f"            meta[{k}] = (d.shape, d.dtype)",
+            "    else:",
+            f"        e{k} = _NO_EDGE"]
+    edges = ", ".join(f"e{k}" for k in range(n)) + ("," if n == 1 else "")
+    lines += [f"    node._edges = ({edges})",
+              "    if _anomaly.enabled:",
+              "        _anomaly.record(node)",
+              "    saver = _savers.get(mask)",
+              "    if saver is None:",
+              "        saver = _make_saver(mask)",
+              "    saver(node, args, result0)",
+              "    node._args = meta",
+              "    result0._grad_fn = node",
+              "    result0._requires_grad = True"]
+    savers: dict = {}
+    env = {"_new": object.__new__, "_cls": rec.node_class, "_next_seq": _next_seq,
+           "Tensor": Tensor, "_refresh_view": dispatch.refresh_view,
+           "_NO_EDGE": dispatch._NO_EDGE, "_anomaly": _anomaly, "_savers": savers,
+           "_make_saver": lambda mask: _make_saver(rec, mask, savers)}
+    return _compile(lines, env, "record")
+
+
+def _make_saver(rec, mask, savers):
+    """``saver(node, args, result0)``: sets ``node._saved`` and ``node._versions`` as
+    ``record_node``'s plan loop does for inputs ``mask``."""
+    from . import dispatch
+    plan = rec.plans.get(mask)
+    if plan is None:
+        plan = dispatch._plan(rec, mask)
+    lines = ["def save(node, args, result0):"]
+    if not plan:
+        lines += ["    node._saved = _EMPTY", "    node._versions = None"]
+    else:
+        known = {p for k, p in enumerate(rec.input_pos) if mask & (1 << k)}
+        n = len(rec.saved_plan)
+        values, versions = ["None"] * n, ["None"] * n
+        maybe = []       # version names that are None when the argument is not a tensor
+        always = False   # some entry always has a version
+        for i, kind, pos in plan:
+            v, r = f"v{i}", f"r{i}"
+            if kind == dispatch._ARG:
+                lines.append(f"    {v} = args[{pos}]")
+                check = [f"if {v}._meta is not None and {v}._meta.get('inference'):",
+                         "    raise RuntimeError(_INFERENCE_SAVE)",
+                         f"{r} = {v}._vc[0]"]
+                if pos in known:
+                    lines += ["    " + c for c in check]
+                    always = True
+                else:
+                    lines.append(f"    if isinstance({v}, Tensor):")
+                    lines += ["        " + c for c in check]
+                    lines += ["    else:", f"        {r} = None"]
+                    maybe.append(r)
+                versions[i] = r
+            elif kind == dispatch._RESULT:
+                lines += ["    vc = result0._vc",
+                          f"    {r} = vc[0]",
+                          f"    {v} = _new(SavedOutput)",
+                          f"    {v}.data = result0._data",
+                          f"    {v}.vc = vc"]
+                versions[i] = r
+                always = True
+            elif kind == dispatch._SHAPE:
+                lines += [f"    {v} = args[{pos}]",
+                          f"    {v} = {v}._data.shape if isinstance({v}, Tensor) else ()"]
+            elif kind == dispatch._STRIDES:
+                lines.append(f"    {v} = _strides(args[{pos}])")
+            elif kind == dispatch._DTYPE:
+                lines += [f"    {v} = args[{pos}]",
+                          f"    {v} = {v}.dtype if isinstance({v}, Tensor) else None"]
+            else:   # another output: only multi-output records save one (no recorder)
+                raise AssertionError(f"{rec.name}: saved kind {kind} in a one-output record")
+            values[i] = v
+        lines.append(f"    node._saved = [{', '.join(values)}]")
+        listed = f"[{', '.join(versions)}]"
+        if always:
+            lines.append(f"    node._versions = {listed}")
+        elif maybe:
+            test = " and ".join(f"{r} is None" for r in maybe)
+            lines.append(f"    node._versions = None if {test} else {listed}")
+        else:
+            lines.append("    node._versions = None")
+    env = {"_new": object.__new__, "Tensor": Tensor, "SavedOutput": SavedOutput,
+           "_EMPTY": dispatch._EMPTY, "_INFERENCE_SAVE": dispatch.INFERENCE_SAVE,
+           "_strides": _strides}
+    saver = _compile(lines, env, "save")
+    savers[mask] = saver
+    return saver
+
+
+def _strides(v):
+    """A tensor's strides in elements (``<input>_strides``), () for a non-tensor."""
+    if not isinstance(v, Tensor):
+        return ()
+    st = v._data.strides
+    size = v._data.itemsize
+    return (st[0] // size, st[1] // size) if len(st) == 2 else tuple(s // size for s in st)
+
+
+def _compile(lines, env, name):
+    code = compile("\n".join(lines) + "\n", _FILE, "exec")
+    exec(code, env)   # noqa: S102 - our own generated source (Note above)
+    return env[name]
+
+
+# Note [Specialised apply]
+# ``OpNode.apply`` (autograd/graph.py) is the same kind of general loop on the backward side:
+# per input it unpacks the formula and the indices of its saved values, counts them and
+# branches on the count. A one-output record's node class gets, when the class is made
+# (registry.py's ``node_class``), an ``apply`` written for it: each input's formula called
+# with its saved values by index, in input order, then conformed (broadcast reduced, dtype
+# cast) exactly where ``OpNode.apply`` conforms. A call with ``wanted`` (only some inputs
+# wanted: ``autograd.grad``, ``inputs=``) goes to ``OpNode.apply`` itself. Keep the two in
+# step: the written one is ``OpNode.apply``'s plain path, unrolled.
+def make_apply(cls):
+    """The unrolled ``apply`` of a one-output record's node class ``cls``."""
+    from ..autograd import graph
+    lines = ["def apply(self, grads, create_graph, wanted=None):",
+             "    if wanted is not None:",
+             "        return _general(self, grads, create_graph, wanted)",
+             "    saved = self._saved",
+             "    if saved is None:",
+             "        raise RuntimeError(_BACKWARD_TWICE)",
+             "    versions = self._versions",
+             "    if versions is not None:",
+             "        _check_versions(self, saved, versions)"]
+    slot = cls._result_slot
+    if slot is not None:
+        lines += [f"    if saved and type(saved[{slot}]) is _SavedOutput:",
+                  "        saved = list(saved)",
+                  f"        saved[{slot}] = saved[{slot}].unpack(self, create_graph)"]
+    lines += ["    grad = grads[0]",
+              "    meta = self._args",
+              "    edges = self._edges"]
+    env = {"_general": graph.OpNode.apply, "_BACKWARD_TWICE": graph.errors.BACKWARD_TWICE,
+           "_check_versions": graph.check_versions, "_SavedOutput": SavedOutput,
+           "_conform": graph._conform}
+    names = []
+    for k, call in enumerate(cls._calls):
+        g = f"g{k}"
+        names.append(g)
+        if call is None:
+            lines.append(f"    {g} = None")
+            continue
+        formula, idx = call
+        env[f"_f{k}"] = formula
+        args = "".join(f", saved[{j}]" for j in idx)
+        lines += [f"    if edges[{k}][0] is None:",
+                  f"        {g} = None",
+                  "    else:",
+                  f"        {g} = _f{k}(grad{args})",
+                  f"        if meta is not None and {g} is not None:",
+                  f"            m = meta[{k}]",
+                  "            if m is not None:",
+                  f"                d = {g}._data",
+                  "                if d.shape != m[0] or d.dtype != m[1]:   # _conform's tests",
+                  f"                    {g} = _conform({g}, m)"]
+    lines.append(f"    return [{', '.join(names)}]")
+    return _compile(lines, env, "apply")
