@@ -167,13 +167,18 @@ def _compile(lines, env, name):
 # (registry.py's ``node_class``), an ``apply`` written for it: each input's formula called
 # with its saved values by index, in input order, then conformed (broadcast reduced, dtype
 # cast) exactly where ``OpNode.apply`` conforms. A call with ``wanted`` (only some inputs
-# wanted: ``autograd.grad``, ``inputs=``) goes to ``OpNode.apply`` itself. Keep the two in
+# wanted: ``autograd.grad``, ``inputs=``), or under create_graph for a record whose gradients
+# PyTorch computes last input first, goes to ``OpNode.apply`` itself. Keep the two in
 # step: the written one is ``OpNode.apply``'s plain path, unrolled.
 def make_apply(cls):
     """The unrolled ``apply`` of a one-output record's node class ``cls``."""
     from ..autograd import graph
+    # under create_graph most nodes compute their inputs' gradients last input first
+    # (OpNode._apply_reversed): the general apply keeps that order
+    general_if = "wanted is not None or create_graph" if cls._reverse_grads \
+        else "wanted is not None"
     lines = ["def apply(self, grads, create_graph, wanted=None):",
-             "    if wanted is not None:",
+             f"    if {general_if}:",
              "        return _general(self, grads, create_graph, wanted)",
              "    saved = self._saved",
              "    if saved is None:",
