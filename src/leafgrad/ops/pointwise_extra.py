@@ -22,6 +22,7 @@ from .pointwise_common import (
     tensors_only,
     zeros_grad,
 )
+from .joins import materialize_zeros
 from .registry import Sample, bind_method, defop, export_function, promote, promote_float
 from .unary import _unary, _unary_samples
 
@@ -367,16 +368,21 @@ defop("ldexp", ldexp, derivatives={"self": ldexp_self, "other": ldexp_other},
 _frexp_type = return_types._make("frexp", ("mantissa", "exponent"))
 
 
-def frexp_op(self, exponent):
-    """The mantissa of ``self = mantissa * 2 ** exponent`` (``exponent`` precomputed)."""
-    return np.ldexp(self, -exponent).astype(self.dtype, copy=False)
+def frexp_op(self):
+    """``(mantissa, exponent)``: ``self = mantissa * 2 ** exponent`` (int32 exponent)."""
+    mantissa, exponent = np.frexp(self)
+    return [np.asarray(mantissa, dtype=self.dtype), np.asarray(exponent, dtype=np.int32)]
 
 
-def frexp_self(grad, exponent):
-    return grad / _wrap(np.exp2(exponent.astype(grad._data.dtype)))
+def frexp_self(grads, result1):
+    # FrexpBackward0 saves the exponent output (``_saved_exponent``): changing it in place is
+    # caught at backward
+    grad = grads[0]
+    return grad / _wrap(np.exp2(result1._data.astype(grad._data.dtype)))
 
 
-_frexp = defop("frexp", frexp_op, derivatives={"self": frexp_self}, dtype="same",
+_frexp = defop("frexp", frexp_op, derivatives={"self": frexp_self}, dtype="same", n_outputs=2,
+               differentiable_outputs=(True, False), materialize=materialize_zeros,
                methods=(), functions=(), family=FAMILY)
 
 
@@ -387,9 +393,7 @@ def frexp(input):
                         f"{type(input).__name__}")
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    _, exponent = np.frexp(input._data)
-    exponent = np.asarray(exponent, dtype=np.int32)
-    return _frexp_type((_frexp.public(input, exponent), _wrap(exponent)))
+    return _frexp_type(_frexp.public(input))
 
 
 _frexp.samples = lambda make, shapes: [Sample((make(shapes[0], -8, 8),), call="frexp"),

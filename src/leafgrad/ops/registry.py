@@ -207,6 +207,9 @@ DTYPE_RULES = {"promote": promote, "promote_float": promote_float, "compare": co
                "same": same}
 
 
+_OUTPUTS = ("result", "output", "saved_output")
+
+
 def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
           inputs: tuple | None = None, dtype="promote", grad_fn_name: str | None = None,
           methods=None, functions=None, inplace: str | None = None, view: bool = False,
@@ -303,10 +306,13 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
     rec.saved_sources = tuple(sources)
     rec.saved_users = tuple(users)
     # A number parameter (``alpha``, ``dim``) is saved whenever a node is made, as PyTorch
-    # does (``(x + 3).grad_fn._saved_alpha`` is 1); tensors only for the inputs needing them.
+    # does (``(x + 3).grad_fn._saved_alpha`` is 1); input tensors only for the inputs needing
+    # them; outputs always (PyTorch saves ``result`` even when only a formula of an input that
+    # needs no gradient reads it: ``a ** b`` with a constant ``b`` catches ``result`` changed
+    # in place)
     every = (1 << len(inputs)) - 1
     rec.saved_plan = tuple(
-        (kind, pos, every if kind == "arg" and pos not in rec.input_pos
+        (kind, pos, every if (kind == "arg" and pos not in rec.input_pos) or kind in _OUTPUTS
          else sum(1 << u for u in users))
         for (kind, pos), users in zip(rec.saved_sources, rec.saved_users))
     rec.dispatch = choose_dispatch(rec)

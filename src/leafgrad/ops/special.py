@@ -172,8 +172,9 @@ def erfinv(self):
     return x.astype(self.dtype if self.dtype.kind == "f" else np.float64, copy=False)
 
 
-def erfinv_self(grad, result):
-    return grad * (result.square().exp() * (math.sqrt(math.pi) / 2))
+def erfinv_self(grad, self):
+    # PyTorch saves the input, not the result (an in-place change of the result is allowed)
+    return grad * (self.erfinv().square().exp() * (math.sqrt(math.pi) / 2))
 
 
 # -- i0 / i1 ---------------------------------------------------------------------------------
