@@ -61,3 +61,27 @@ def test_sgn_saved_after_div_():
         s.div_(L.tensor(0.8413, dtype=L.float16))
         return _backward(t)
     same_on_both(run)
+
+
+# -- pow's self gradient is grad * exponent * self ** (exponent - 1): PyTorch's ``exponent - 1``
+# refuses a bool exponent at backward (fuzz seed 15 #11: x ** mask) -------------------------
+_POW_BOOL = {
+    "dunder": lambda L, x, m: x ** m,
+    "function": lambda L, x, m: L.pow(x, m),
+    "method_0d": lambda L, x, m: x.pow(m[0, 0]),
+    "inplace": lambda L, x, m: (x * 1).pow_(m[:1]),
+    "float64": lambda L, x, m: x.double() ** m,
+    "int_exponent": lambda L, x, m: x ** m.int(),
+    "bool_base": lambda L, x, m: m ** x,
+    "float_power": lambda L, x, m: L.float_power(x, m),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_POW_BOOL))
+def test_pow_bool_exponent_backward(case):
+    def run(L):
+        x = L.tensor([[0.5, -1.5, 2.0]], requires_grad=True)
+        m = L.tensor([[True, False, True], [False, False, True]])
+        y = _POW_BOOL[case](L, x, m)
+        return y, type(y.grad_fn).__name__, _backward(y), x.grad
+    same_on_both(run)

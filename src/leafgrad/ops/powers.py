@@ -15,6 +15,7 @@ import numpy as np
 from ..grad_mode import state as _mode
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
+from .pointwise import _check_bool_sub
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, \
     zeros_grad
 from .registry import RECORDS, Sample, bind_method, defop, export_function
@@ -86,7 +87,10 @@ def pow_tensor(self, exponent):
 
 
 def pow_tensor_self(grad, self, exponent):
-    # PyTorch's nodes: where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1)))
+    # PyTorch's nodes: where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1)));
+    # its ``exponent - 1`` refuses a bool exponent at backward (fuzz seed 15)
+    if exponent._data.dtype == np.bool_:
+        _check_bool_sub(exponent, 1)
     value = grad * (exponent * self.pow(RECORDS["sub_scalar"].public(exponent, 1)))
     zero = _wrap(np.zeros((), value._data.dtype))
     return RECORDS["where"].public(exponent == 0, zero, value)
