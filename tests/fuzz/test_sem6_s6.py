@@ -85,3 +85,68 @@ def test_pow_bool_exponent_backward(case):
         y = _POW_BOOL[case](L, x, m)
         return y, type(y.grad_fn).__name__, _backward(y), x.grad
     same_on_both(run)
+
+
+# -- a view reports requires_grad through its base: views made before ``base.requires_grad_()``
+# then require grad (without a gradient of their own), and stop when the base stops (fuzz seed
+# 15 #6: a view of a 0-d tensor, then requires_grad_ on the base, then a sum of the view) ----
+def _late_view(L, make):
+    a = L.tensor([1.0, -2.0, 3.0])
+    v = make(a)
+    a.requires_grad_()
+    return a, v
+
+
+_LATE = {
+    "view": lambda a: a.view(3),
+    "reshape": lambda a: a.reshape(1, 3),
+    "select": lambda a: a[0],
+    "slice_of_slice": lambda a: a[1:][:1],
+    "detach": lambda a: a.detach(),
+    "clone": lambda a: a.clone(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_LATE))
+@pytest.mark.parametrize("then", ["observe", "sum", "backward", "grad", "off", "view_on",
+                                  "view_off", "inplace_view", "inplace_base", "new_view"])
+def test_view_made_before_base_requires_grad(case, then):
+    def run(L):
+        a, v = _late_view(L, _LATE[case])
+        if then == "sum":
+            s = v.sum()
+            return s.requires_grad, s.grad_fn is not None, [f is None for f, _ in
+                                                            (s.grad_fn.next_functions
+                                                             if s.grad_fn else ())]
+        if then == "backward":
+            err = _backward(v * 2)
+            return err, a.grad
+        if then == "grad":
+            return L.autograd.grad((v * 2).sum(), a, allow_unused=True)
+        if then == "off":
+            a.requires_grad_(False)
+        elif then == "view_on":
+            v.requires_grad_()
+        elif then == "view_off":
+            v.requires_grad_(False)
+        elif then == "inplace_view":
+            v.mul_(2)
+        elif then == "inplace_base":
+            with L.no_grad():
+                a.add_(1)
+        elif then == "new_view":
+            v = v[..., :1]
+        name = None if v.grad_fn is None else type(v.grad_fn).__name__
+        return v.requires_grad, v.is_leaf, name
+    same_on_both(run)
+
+
+def test_view_of_leaf_inplace_message():
+    # a view that requires grad itself, of a leaf that does not: named as a view (PyTorch
+    # asks about views first)
+    def run(L):
+        a = L.tensor([1.0, 2.0, 3.0])
+        v = a[:2]
+        v.requires_grad_()
+        v.mul_(2)
+    same_on_both(run)

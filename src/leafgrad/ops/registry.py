@@ -541,13 +541,16 @@ def inplace_check(self: Tensor, args: tuple = (), kwargs: dict | None = None) ->
                                             or _any_requires_grad(args, kwargs)):
             from .views import check_view_inplace
             check_view_inplace(self)   # PyTorch checks how the view was made first
+        # a view is asked about first: one of a leaf (its base has no history) that requires
+        # grad, itself or through its base, is named as a view
+        base = self._base
+        if base is not None and base._grad_fn is None and (base._requires_grad
+                                                           or self._requires_grad):
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation.")
-        base = self._base
-        if base is not None and base._grad_fn is None and base._requires_grad:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
-                               "an in-place operation.")
 
 
 def _any_requires_grad(args, kwargs) -> bool:
