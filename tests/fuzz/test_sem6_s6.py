@@ -150,3 +150,38 @@ def test_view_of_leaf_inplace_message():
         v.requires_grad_()
         v.mul_(2)
     same_on_both(run)
+
+
+# -- PyTorch reads every input's grad_fn before an op's own checks: an output of split whose
+# base changed in place (through a detached alias) raises its view error before a shape or
+# dtype error of the op (fuzz seed 14: the reshape of an empty split output) ----------------
+_STALE_USES = {
+    "reshape_ok": lambda L, b: b.reshape(1, -1),
+    "reshape_bad": lambda L, b: b.reshape(2, -1),
+    "reshape_empty": lambda L, b: b.reshape(0, -1),
+    "view_bad": lambda L, b: b.view(5),
+    "mul_bad_shape": lambda L, b: b * L.ones(5, dtype=L.float64),
+    "expand_bad": lambda L, b: b.expand(2, 3),
+    "add_bad_alpha": lambda L, b: b.add(L.ones(1, dtype=L.int64), alpha=0.5),
+    "getitem_bad": lambda L, b: b[4],
+    "shape": lambda L, b: tuple(b.shape),
+    "detach": lambda L, b: b.detach(),
+    "gt": lambda L, b: b > 0,
+    "no_grad_reshape": lambda L, b: _no_grad(L, lambda: b.reshape(2, -1)),
+}
+
+
+def _no_grad(L, fn):
+    with L.no_grad():
+        return fn()
+
+
+@pytest.mark.parametrize("case", sorted(_STALE_USES))
+@pytest.mark.parametrize("sizes", [(2, 1), (1, 0)])
+def test_stale_split_output_checked_first(case, sizes):
+    def run(L):
+        x = L.tensor([0.5, 1.0, 2.0][:sum(sizes)], dtype=L.float64, requires_grad=True)
+        a, b = (x * 1).split(list(sizes))
+        b.detach().mul_(2)    # changes b's base in place, out of autograd's sight
+        return _STALE_USES[case](L, b)
+    same_on_both(run)

@@ -23,6 +23,7 @@ from operator import index as _index
 
 import numpy as np
 
+from .dispatch import stale_first
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .registry import Sample, bind_method, defop, export_function
 from ..autograd.graph import sum_to
@@ -175,7 +176,11 @@ def view(self, *shape):
 def reshape(self, *shape):
     """A view when the strides allow it, else a contiguous copy (see Note above)."""
     data = self._data
-    target = _infer(size_arg(shape), data.size)
+    try:
+        target = _infer(size_arg(shape), data.size)
+    except RuntimeError:
+        stale_first(_view, (self,))   # PyTorch's view check comes first
+        raise
     if _try_view(data, target) is not None:
         # PyTorch: a view of a contiguous tensor, else an alias with the computed strides
         return (_view if data.flags.c_contiguous else _reshape_alias).public(self, target)
