@@ -185,3 +185,40 @@ def test_stale_split_output_checked_first(case, sizes):
         b.detach().mul_(2)    # changes b's base in place, out of autograd's sight
         return _STALE_USES[case](L, b)
     same_on_both(run)
+
+
+# -- double backward records the nodes of PyTorch's formulas: C++ ``tensor * number`` is
+# mul(Tensor, Scalar), MulBackward1 (ldexp's other, deg2rad, alpha, lerp's number weight ...),
+# evenly_distribute_backward is zeros.masked_fill_(mask, grad / count): MaskedFillBackward1
+# (fuzz seed 14: 'MulBackward1' and 'MaskedFillBackward1') -------------------------------------
+_FORMULAS = {
+    "ldexp": lambda L, a, b: L.ldexp(a, b),
+    "ldexp_half": lambda L, a, b: L.ldexp(a.half(), b),
+    "deg2rad": lambda L, a, b: L.deg2rad(a),
+    "rad2deg": lambda L, a, b: L.rad2deg(a),
+    "add_alpha": lambda L, a, b: L.add(a, b, alpha=2.5),
+    "sub_alpha": lambda L, a, b: L.sub(a, b, alpha=-3),
+    "rsub_alpha": lambda L, a, b: L.rsub(a, b, alpha=0.5),
+    "lerp_number": lambda L, a, b: L.lerp(a, b, 0.3),
+    "addcmul": lambda L, a, b: L.addcmul(a, a, b, value=0.3),
+    "addcdiv": lambda L, a, b: L.addcdiv(a, a, b, value=0.3),
+    "addcdiv_1": lambda L, a, b: L.addcdiv(a, a, b),
+    "nextafter": lambda L, a, b: L.nextafter(a, b),
+    "max": lambda L, a, b: (a * b).max(),
+    "min": lambda L, a, b: a.round().min(),
+    "median": lambda L, a, b: a.median(),
+    "nanmedian": lambda L, a, b: L.stack([a[0], a[0] * L.nan, a[1]]).nanmedian(),
+    "max_nan": lambda L, a, b: L.stack([a[0], a[0] * L.nan, a[1]]).max(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_FORMULAS))
+def test_double_backward_formula_nodes(case):
+    def run(L):
+        x = L.tensor([1.5, -0.5, 2.0], dtype=L.float64, requires_grad=True)
+        w = L.tensor([0.5, 2.0, 2.0], dtype=L.float64, requires_grad=True)
+        y = _FORMULAS[case](L, x, w)
+        gs = L.autograd.grad((y * y).sum(), (x, w), create_graph=True, allow_unused=True)
+        return [None if g is None else (g.isnan(), g.nan_to_num(nan=-7.0),
+                                        type(g.grad_fn).__name__) for g in gs]
+    same_on_both(run)

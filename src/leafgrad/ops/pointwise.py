@@ -22,7 +22,7 @@ from ..errors import broadcast_error
 from ..tensor import Tensor
 from .pointwise_common import (inplace_of, int_scalar, not_implemented_for,
                                not_implemented_formula, not_implemented_inplace,
-                               operator_dunders, promote_args, zeros_grad)
+                               operator_dunders, promote_args, scale, zeros_grad)
 from .registry import Sample, bind_method, defop, export_function, inplace_check, promote
 
 __all__ = ["add", "sub", "mul", "div_public", "rsub_public", "remainder_public",
@@ -51,7 +51,8 @@ def add_self(grad):
 
 
 def add_other(grad, alpha):
-    return grad if alpha == 1 else grad * alpha
+    # PyTorch's maybe_multiply(grad, alpha): mul(Tensor, Scalar), MulBackward1
+    return grad if alpha == 1 else scale(grad, alpha)
 
 
 def _binary_samples(make, shapes):
@@ -73,7 +74,8 @@ def sub(self, other, *, alpha=1):
 
 
 def sub_other(grad, alpha):
-    return -grad if alpha == 1 else grad * (-alpha)
+    # PyTorch's maybe_multiply(-grad, alpha): NegBackward0, then MulBackward1
+    return -grad if alpha == 1 else scale(-grad, alpha)
 
 
 def _is_bool(v):
@@ -116,7 +118,7 @@ def rsub(self, other, *, alpha=1):
 
 
 def rsub_self(grad, alpha):
-    return -grad if alpha == 1 else grad * (-alpha)
+    return -grad if alpha == 1 else scale(-grad, alpha)
 
 
 def rsub_other(grad):

@@ -19,11 +19,13 @@ from .pointwise_common import (
     not_implemented_for,
     not_implemented_formula,
     not_implemented_inplace,
+    scale,
     tensors_only,
     zeros_grad,
 )
 from .joins import materialize_zeros
-from .registry import Sample, bind_method, defop, export_function, promote, promote_float
+from .registry import (RECORDS, Sample, bind_method, defop, export_function, promote,
+                       promote_float)
 from .unary import _unary, _unary_samples
 
 __all__: list = []
@@ -58,11 +60,11 @@ def addcmul_self(grad):
 
 
 def addcmul_tensor1(grad, tensor2, value):
-    return grad * tensor2 if value == 1 else grad * tensor2 * value
+    return grad * scale(tensor2, value)   # PyTorch's grad * (tensor2 * value)
 
 
 def addcmul_tensor2(grad, tensor1, value):
-    return grad * tensor1 if value == 1 else grad * tensor1 * value
+    return grad * scale(tensor1, value)
 
 
 def _addc_samples(make, shapes, positive=False):
@@ -100,11 +102,13 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
 
 
 def addcdiv_tensor1(grad, tensor2, value):
-    return grad / tensor2 if value == 1 else grad * value / tensor2
+    # PyTorch's grad * (value / tensor2), the number filled into tensor2's shape then divided
+    full = _wrap(np.full(tensor2._data.shape, value, tensor2._data.dtype))
+    return grad * (full / tensor2)
 
 
 def addcdiv_tensor2(grad, tensor1, tensor2, value):
-    return -grad * (tensor1 if value == 1 else tensor1 * value) / (tensor2 * tensor2)
+    return -grad * (scale(tensor1, value) / (tensor2 * tensor2))
 
 
 defop("addcdiv", addcdiv, inputs=("self", "tensor1", "tensor2"),
@@ -176,7 +180,7 @@ def deg2rad(self):
 
 
 def deg2rad_self(grad):
-    return grad * _D2R
+    return scale(grad, _D2R)
 
 
 def rad2deg(self):
@@ -185,7 +189,7 @@ def rad2deg(self):
 
 
 def rad2deg_self(grad):
-    return grad * _R2D
+    return scale(grad, _R2D)
 
 
 _unary("deg2rad", deg2rad, deg2rad_self, grad_fn_name="Deg2RadBackward0",
@@ -345,7 +349,7 @@ def ldexp_self(grad, other):
 
 
 def ldexp_other(grad, result):
-    return grad * result * _LN2
+    return scale(grad * result, _LN2)   # PyTorch's grad * result * M_LN2: MulBackward1
 
 
 def _ldexp_rule(rec, args):
@@ -408,8 +412,8 @@ def nextafter(self, other):
 
 
 def nextafter_self(grad, self, other):
-    # PyTorch's: no gradient where self == other (the result is then other itself)
-    return grad * (self != other)
+    # PyTorch's where(self == other, 0, grad): no gradient where the result is other itself
+    return RECORDS["where"].public(self == other, _wrap(np.zeros((), grad._data.dtype)), grad)
 
 
 defop("nextafter", nextafter, derivatives={"self": nextafter_self, "other": copysign_other},

@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
-from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
+from .pointwise_common import (inplace_of, int_scalar, not_implemented_for, promote_args,
+                               scale, tensors_only)
 from .registry import Sample, bind_method, defop, export_function, promote, promote_float
 
 __all__ = ["where", "clamp", "masked_fill"]
@@ -518,11 +519,11 @@ def lerp_scalar(self, end, weight):
 
 
 def lerp_scalar_self(grad, weight):
-    return grad * (1 - weight)
+    return scale(grad, 1 - weight)   # PyTorch's grad * (1 - weight): MulBackward1
 
 
 def lerp_scalar_end(grad, weight):
-    return grad * weight
+    return scale(grad, weight)
 
 
 _lerp0 = defop("lerp", lerp_scalar, inputs=("self", "end"),
