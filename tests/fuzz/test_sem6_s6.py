@@ -222,3 +222,25 @@ def test_double_backward_formula_nodes(case):
         return [None if g is None else (g.isnan(), g.nan_to_num(nan=-7.0),
                                         type(g.grad_fn).__name__) for g in gs]
     same_on_both(run)
+
+
+# -- binary_cross_entropy: a weight that requires grad is refused by PyTorch's autograd layer,
+# before the kernel's dtype check (fuzz seed 14) -------------------------------------------
+@pytest.mark.parametrize("target_dtype", ["float32", "float64"])
+@pytest.mark.parametrize("weight", ["grad", "grad_f64", "grad_0d", "plain_f64", "none",
+                                    "grad_no_grad_mode"])
+def test_bce_weight_requires_grad_first(target_dtype, weight):
+    def run(L):
+        x = L.tensor([0.3, 0.6], requires_grad=True)
+        y = L.tensor([0.0, 1.0], dtype=getattr(L, target_dtype))
+        w = {"grad": lambda: L.tensor([1.0, 2.0], requires_grad=True),
+             "grad_f64": lambda: L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True),
+             "grad_0d": lambda: L.tensor(2.0, requires_grad=True),
+             "plain_f64": lambda: L.tensor([1.0, 2.0], dtype=L.float64),
+             "none": lambda: None,
+             "grad_no_grad_mode": lambda: L.tensor([1.0, 2.0], requires_grad=True)}[weight]()
+        if weight == "grad_no_grad_mode":
+            with L.no_grad():
+                return L.nn.functional.binary_cross_entropy(x, y, weight=w)
+        return L.nn.functional.binary_cross_entropy(x, y, weight=w)
+    same_on_both(run)
