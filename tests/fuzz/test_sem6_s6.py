@@ -244,3 +244,18 @@ def test_bce_weight_requires_grad_first(target_dtype, weight):
                 return L.nn.functional.binary_cross_entropy(x, y, weight=w)
         return L.nn.functional.binary_cross_entropy(x, y, weight=w)
     same_on_both(run)
+
+
+# -- i1's backward is PyTorch's i1_backward: no half kernel (so i0's double backward in
+# float16 raises NotImplementedError, fuzz seed 14), and its second derivative goes through x
+# (1/x was a constant); torch.special.i1 -------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("fn", ["i0", "i1"])
+def test_i0_i1_double_backward(dtype, fn):
+    def run(L):
+        x = L.tensor([0.5, -1.0, 0.0, 3.0], dtype=getattr(L, dtype), requires_grad=True)
+        y = getattr(L.special, fn)(x)
+        g, = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        gg, = L.autograd.grad(g.sum(), x)
+        return y, y.grad_fn.name(), g, type(g.grad_fn).__name__, gg
+    same_on_both(run)
