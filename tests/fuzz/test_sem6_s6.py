@@ -259,3 +259,32 @@ def test_i0_i1_double_backward(dtype, fn):
         gg, = L.autograd.grad(g.sum(), x)
         return y, y.grad_fn.name(), g, type(g.grad_fn).__name__, gg
     same_on_both(run)
+
+
+# -- a leaf that is itself a root: its seeds are summed with what edges bring it, then its tensor
+# hooks run once, also when autograd.grad captures it (fuzz seed 14: grad(x, x) with a hook on
+# x gave half of PyTorch's float16 gradient) -------------------------------------------------
+_ROOT_LEAF = {
+    "grad_self": lambda L, x: L.autograd.grad(x, x, L.tensor(0.25)),
+    "grad_self_list": lambda L, x: L.autograd.grad([x, x * 2], [x], [L.tensor(0.25),
+                                                                      L.tensor(1.0)]),
+    "grad_twice": lambda L, x: L.autograd.grad([x, x], [x], [L.tensor(0.25), L.tensor(1.0)]),
+    "backward_self": lambda L, x: (x.backward(L.tensor(0.25)), x.grad)[1],
+    "backward_list": lambda L, x: (L.autograd.backward([x, x * 2], [L.tensor(0.25),
+                                                                    L.tensor(1.0)]), x.grad)[1],
+    "backward_inputs": lambda L, x: (L.autograd.backward([x * 2, x], [L.tensor(0.25),
+                                                                      L.tensor(1.0)],
+                                                         inputs=[x]), x.grad)[1],
+}
+
+
+@pytest.mark.parametrize("case", sorted(_ROOT_LEAF))
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_root_leaf_hooks(case, dtype):
+    def run(L):
+        x = L.tensor(1.5, dtype=getattr(L, dtype), requires_grad=True)
+        with L.no_grad():
+            x.register_hook(lambda g: g * 2)
+        x.register_hook(lambda g: g + 1)
+        return _ROOT_LEAF[case](L, x)
+    same_on_both(run)
