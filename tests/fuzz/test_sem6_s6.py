@@ -288,3 +288,28 @@ def test_root_leaf_hooks(case, dtype):
         x.register_hook(lambda g: g + 1)
         return _ROOT_LEAF[case](L, x)
     same_on_both(run)
+
+
+# -- fill_ and copy_ over all of the target (x[:] = 0.5, x[...] = v): the gradient for self is
+# PyTorch's zeros_like(grad), with no history under create_graph (fuzz seed 15) ------------
+_SETITEM_CASES = {
+    "all_scalar": lambda L, y, v: y.__setitem__(slice(None), 5.0),
+    "ellipsis_scalar": lambda L, y, v: y.__setitem__(Ellipsis, 5.0),
+    "all_tensor": lambda L, y, v: y.__setitem__(slice(None), v),
+    "all_0d": lambda L, y, v: y.__setitem__(Ellipsis, v[0]),
+    "row_scalar": lambda L, y, v: y.__setitem__(0, 5.0),
+    "adv": lambda L, y, v: y.__setitem__(L.tensor([0]), v),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SETITEM_CASES))
+def test_setitem_whole_target_gradient(case):
+    def run(L):
+        x = L.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=L.float64, requires_grad=True)
+        v = L.tensor([0.5, 0.25], dtype=L.float64, requires_grad=True)
+        y = x * 1
+        _SETITEM_CASES[case](L, y, v)
+        gx, gv = L.autograd.grad((y * y).sum(), (x, v), create_graph=True, allow_unused=True)
+        return y.grad_fn.name(), gx, gx.requires_grad, None if gx.grad_fn is None else \
+            type(gx.grad_fn).__name__, gv
+    same_on_both(run)
