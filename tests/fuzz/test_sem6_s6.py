@@ -313,3 +313,16 @@ def test_setitem_whole_target_gradient(case):
         return y.grad_fn.name(), gx, gx.requires_grad, None if gx.grad_fn is None else \
             type(gx.grad_fn).__name__, gv
     same_on_both(run)
+
+
+# -- the version-counter error names a bool tensor as PyTorch does: [CPUBoolType [2]] -----------
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float16", "float32"])
+def test_version_error_type_name(dtype):
+    def run(L):
+        x = L.tensor([1.5], requires_grad=True)
+        m = L.ones(2, dtype=getattr(L, dtype))
+        y = x * m
+        with L.no_grad():
+            m.logical_not_() if dtype == "bool" else m.add_(1)
+        return _backward(y)
+    same_on_both(run)
