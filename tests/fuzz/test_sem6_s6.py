@@ -326,3 +326,32 @@ def test_version_error_type_name(dtype):
             m.logical_not_() if dtype == "bool" else m.add_(1)
         return _backward(y)
     same_on_both(run)
+
+
+# -- adaptive and fractional max pooling save their indices output, as PyTorch: changing the
+# indices in place is caught at backward (fuzz seed 15); fractional's random_samples may change
+@pytest.mark.parametrize("pool", ["adaptive2d", "adaptive3d", "fractional2d"])
+@pytest.mark.parametrize("change", [None, "indices", "samples"])
+def test_max_pool_indices_saved(pool, change):
+    def run(L):
+        import numpy as np
+        shape = (2, 4, 4, 4) if pool == "adaptive3d" else (1, 2, 5, 5)
+        x = L.tensor((np.arange(np.prod(shape), dtype=np.float64) % 7).reshape(shape),
+                     requires_grad=True)
+        rs = L.tensor([[[0.3, 0.6], [0.1, 0.9]]], dtype=L.float64)
+        F = L.nn.functional
+        if pool == "adaptive2d":
+            y, i = F.adaptive_max_pool2d(x * 1, 2, return_indices=True)
+        elif pool == "adaptive3d":
+            y, i = F.adaptive_max_pool3d(x * 1, 2, return_indices=True)
+        else:
+            y, i = F.fractional_max_pool2d(x * 1, 2, output_size=3, return_indices=True,
+                                           _random_samples=rs)
+        if change == "indices":
+            i.add_(1)
+        elif change == "samples":
+            rs.add_(0.01)
+        g, = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        gg, = L.autograd.grad((g * g).sum(), x)
+        return g, type(g.grad_fn).__name__, gg
+    same_on_both(run)
