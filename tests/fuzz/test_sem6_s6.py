@@ -355,3 +355,22 @@ def test_max_pool_indices_saved(pool, change):
         gg, = L.autograd.grad((g * g).sum(), x)
         return g, type(g.grad_fn).__name__, gg
     same_on_both(run)
+
+
+# -- conv with padding='same': PyTorch's convolution_same checks the weight's dims against the
+# input's before the stride's length (fuzz seed 15) ------------------------------------------
+@pytest.mark.parametrize("fn,in_shape,w_shape,kw", [
+    ("conv2d", (1, 1, 1, 6), (0, 1, 1), {}),
+    ("conv2d", (1, 1, 1, 6), (2, 1, 1), {}),
+    ("conv3d", (1, 1, 1, 1, 6), (2, 1, 1, 1), {}),
+    ("conv1d", (1, 1, 6), (2, 1, 1, 1), {}),
+    ("conv2d", (1, 1, 3, 3), (1, 1, 1, 1), {"stride": (1, 1, 1)}),
+    ("conv2d", (1, 1, 3, 3), (1, 1, 1, 1), {"dilation": (1, 1, 1)}),
+    ("conv2d", (1, 1, 3, 3), (1, 1, 2, 1), {}),
+])
+def test_conv_same_padding_checks(fn, in_shape, w_shape, kw):
+    def run(L):
+        x = L.ones(in_shape, dtype=L.float64)
+        w = L.ones(w_shape, dtype=L.float64)
+        return getattr(L.nn.functional, fn)(x, w, None, padding="same", **kw)
+    same_on_both(run)
