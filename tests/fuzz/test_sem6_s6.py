@@ -7,7 +7,10 @@ compares what they observe: values, dtypes, grad_fn names, and errors (type and 
 from __future__ import annotations
 
 import pytest
+import torch
 from oracle import same_on_both
+
+import leafgrad
 
 
 def _backward(out):
@@ -374,3 +377,20 @@ def test_conv_same_padding_checks(fn, in_shape, w_shape, kw):
         w = L.ones(w_shape, dtype=L.float64)
         return getattr(L.nn.functional, fn)(x, w, None, padding="same", **kw)
     same_on_both(run)
+
+
+# -- addcmul / addcdiv compute as PyTorch's CPU kernels: fma(value * t1, t2, self) for float32
+# and float64, half in float32 rounded once, addcdiv as (value * t1) / t2 (fuzz seed 15: a
+# float16 addcmul a bit off changed a later bucketize) ----------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("fn", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("value", [1, -2, 0.3])
+def test_addcmul_addcdiv_bits(dtype, fn, value):
+    import numpy as np
+    rng = np.random.default_rng(3)
+    data = [rng.standard_normal(513) * 5 for _ in range(3)]
+    out = []
+    for L in (leafgrad, torch):
+        a, b, c = (L.tensor(d, dtype=getattr(L, dtype)) for d in data)
+        out.append(getattr(L, fn)(a, b, c, value=value).numpy())
+    np.testing.assert_array_equal(out[0], out[1])

@@ -40,12 +40,39 @@ def _ternary_rule(rec, args):
 
 
 # -- addcmul / addcdiv ---------------------------------------------------------------------
+def _fma(a, b, c):
+    """``a * b + c`` rounded once, as the fused multiply-add of PyTorch's float kernels: a
+    float32 product is exact in float64; a float64 one is Dekker's exact product, summed
+    error-free (non-finite results take the plain expression)."""
+    if a.dtype == np.float32:
+        return (a.astype(np.float64) * b + c).astype(np.float32)
+    p = a * b
+    split = 134217729.0   # 2 ** 27 + 1
+    ta, tb = a * split, b * split
+    ahi, bhi = ta - (ta - a), tb - (tb - b)
+    alo, blo = a - ahi, b - bhi
+    e = ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo   # a * b == p + e exactly
+    s = p + c
+    back = s - p
+    t = (p - (s - back)) + (c - back)                           # p + c == s + t exactly
+    out = s + (t + e)
+    return np.where(np.isfinite(out), out, p + c)
+
+
 def addcmul(self, tensor1, tensor2, *, value=1):
-    """``self + value * tensor1 * tensor2``."""
-    prod = tensor1 * tensor2
-    if value != 1 and prod.dtype.kind in "iub" and np.result_type(self, prod).kind in "iub":
+    """``self + value * tensor1 * tensor2`` as PyTorch's CPU kernel: ``fma(value * t1, t2,
+    self)`` for float32/float64, half in float32 rounded once."""
+    half = self.dtype == np.float16
+    if half:
+        self, tensor1, tensor2 = (a.astype(np.float32) for a in (self, tensor1, tensor2))
+        return (self + value * tensor1 * tensor2).astype(np.float16)
+    if self.dtype.kind == "f":
+        scaled = tensor1 if value == 1 else value * tensor1
+        self, scaled, tensor2 = np.broadcast_arrays(self, scaled, tensor2)
+        return _fma(scaled, tensor2, self)
+    if value != 1 and tensor1.dtype.kind in "iub":
         value = int(value)   # PyTorch casts the scalar to the integer type first
-    return self + (prod if value == 1 else value * prod)
+    return self + (tensor1 * tensor2 if value == 1 else value * tensor1 * tensor2)
 
 
 def _addcmul_rule(rec, args):
@@ -96,9 +123,13 @@ def _addcdiv_rule(rec, args):
 
 
 def addcdiv(self, tensor1, tensor2, *, value=1):
-    """``self + value * tensor1 / tensor2``."""
-    quot = tensor1 / tensor2
-    return self + (quot if value == 1 else value * quot)
+    """``self + value * tensor1 / tensor2``, in PyTorch's kernel order ``(value * t1) / t2``
+    (half in float32, rounded once)."""
+    half = self.dtype == np.float16
+    if half:
+        self, tensor1, tensor2 = (a.astype(np.float32) for a in (self, tensor1, tensor2))
+    out = self + (tensor1 / tensor2 if value == 1 else value * tensor1 / tensor2)
+    return out.astype(np.float16) if half else out
 
 
 def addcdiv_tensor1(grad, tensor2, value):
