@@ -394,3 +394,28 @@ def test_addcmul_addcdiv_bits(dtype, fn, value):
         a, b, c = (L.tensor(d, dtype=getattr(L, dtype)) for d in data)
         out.append(getattr(L, fn)(a, b, c, value=value).numpy())
     np.testing.assert_array_equal(out[0], out[1])
+
+
+# -- add/sub/rsub alpha: PyTorch's alpha_check runs after the operands broadcast, and refuses a
+# bool alpha for non-bool results and a float one (1.0 too) for integral results (fuzz seed 15)
+_ALPHA_OPERANDS = {
+    "bool_mismatch": lambda L: (L.tensor([True, False, True]), L.tensor([True, False])),
+    "int_mismatch": lambda L: (L.tensor([1, 2, 3]), L.tensor([1, 2])),
+    "int": lambda L: (L.tensor([1, 2, 3]), L.tensor([4, 5, 6])),
+    "bool": lambda L: (L.tensor([True, False, True]), L.tensor([False, False, True])),
+    "int_bool": lambda L: (L.tensor([1, 2, 3]), L.tensor([True, False, True])),
+    "int_number": lambda L: (L.tensor([1, 2, 3]), 2),
+    "float_int": lambda L: (L.tensor([1.0, 2.0, 3.0]), L.tensor([1, 2])),
+}
+
+
+@pytest.mark.parametrize("operands", sorted(_ALPHA_OPERANDS))
+@pytest.mark.parametrize("fn", ["add", "sub", "rsub", "add_"])
+@pytest.mark.parametrize("alpha", [-0.5, 1.0, 2, True])
+def test_alpha_checks_after_broadcast(operands, fn, alpha):
+    def run(L):
+        a, b = _ALPHA_OPERANDS[operands](L)
+        if fn == "add_":
+            return a.clone().add_(b, alpha=alpha)
+        return getattr(L, fn)(a, b, alpha=alpha)
+    same_on_both(run)
