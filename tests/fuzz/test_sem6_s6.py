@@ -419,3 +419,22 @@ def test_alpha_checks_after_broadcast(operands, fn, alpha):
             return a.clone().add_(b, alpha=alpha)
         return getattr(L, fn)(a, b, alpha=alpha)
     same_on_both(run)
+
+
+# -- einsum of mixed dtypes: the backward multiplies in the gradient's dtype, as PyTorch's
+# decomposition does (fuzz seed 15: float16 with float64 raised at backward) -----------------
+@pytest.mark.parametrize("eq,shapes", [("...ij,...jk->...ik", [(2, 1, 1, 1), (1, 1)]),
+                                       ("...i,...i->...", [(2, 1, 1, 1), (1, 1)]),
+                                       ("ij,jk->ik", [(2, 3), (3, 2)])])
+@pytest.mark.parametrize("dtypes", [("float16", "float64"), ("float32", "float64")])
+def test_einsum_mixed_dtype_backward(eq, shapes, dtypes):
+    def run(L):
+        import numpy as np
+        a = L.tensor(np.linspace(-1, 1, int(np.prod(shapes[0]))).reshape(shapes[0]),
+                     dtype=getattr(L, dtypes[0]), requires_grad=True)
+        b = L.tensor(np.linspace(0.5, 2, int(np.prod(shapes[1]))).reshape(shapes[1]),
+                     dtype=getattr(L, dtypes[1]), requires_grad=True)
+        y = L.einsum(eq, a, b)
+        y.sum().backward()
+        return y, a.grad, b.grad
+    same_on_both(run)
