@@ -438,3 +438,21 @@ def test_einsum_mixed_dtype_backward(eq, shapes, dtypes):
         y.sum().backward()
         return y, a.grad, b.grad
     same_on_both(run)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("layout", ["expanded", "transposed"])
+def test_addcmul_addcdiv_layout(dtype, layout):
+    # the result's strides are PyTorch's (a later reshape is a view or a copy by them)
+    def run(L):
+        if layout == "expanded":
+            a = L.linspace(-1, 1, 24, dtype=getattr(L, dtype)).reshape(4, 2, 1, 3, 1)
+            b = a.expand(4, 2, 3, 3, 2)
+        else:
+            a = L.linspace(-1, 1, 12, dtype=getattr(L, dtype)).reshape(3, 4).t()
+            b = L.linspace(0.5, 1, 4, dtype=getattr(L, dtype)).reshape(4, 1)
+        a.requires_grad_()
+        outs = [L.addcmul(a, a, b, value=2), L.addcdiv(a, a, b + 3, value=2),
+                L.addcmul(b, b, a), L.addcmul(a, a, b)]
+        return [(o.stride(), o.reshape(-1).grad_fn.name()) for o in outs]
+    same_on_both(run)

@@ -43,9 +43,11 @@ def _ternary_rule(rec, args):
 def _fma(a, b, c):
     """``a * b + c`` rounded once, as the fused multiply-add of PyTorch's float kernels: a
     float32 product is exact in float64; a float64 one is Dekker's exact product, summed
-    error-free (non-finite results take the plain expression)."""
+    error-free (non-finite results take the plain expression). Operands may broadcast; each
+    step is a ufunc on them, so the result's layout is NumPy's (PyTorch's) for ``a * b + c``."""
     if a.dtype == np.float32:
-        return (a.astype(np.float64) * b + c).astype(np.float32)
+        return np.add(np.multiply(a, b, dtype=np.float64), c, dtype=np.float64).astype(
+            np.float32)
     p = a * b
     split = 134217729.0   # 2 ** 27 + 1
     ta, tb = a * split, b * split
@@ -56,20 +58,21 @@ def _fma(a, b, c):
     back = s - p
     t = (p - (s - back)) + (c - back)                           # p + c == s + t exactly
     out = s + (t + e)
-    return np.where(np.isfinite(out), out, p + c)
+    bad = ~np.isfinite(out)
+    if bad.any():
+        out[bad] = s[bad]   # inf/nan: the plain sum
+    return out
 
 
 def addcmul(self, tensor1, tensor2, *, value=1):
     """``self + value * tensor1 * tensor2`` as PyTorch's CPU kernel: ``fma(value * t1, t2,
     self)`` for float32/float64, half in float32 rounded once."""
-    half = self.dtype == np.float16
-    if half:
-        self, tensor1, tensor2 = (a.astype(np.float32) for a in (self, tensor1, tensor2))
-        return (self + value * tensor1 * tensor2).astype(np.float16)
+    if self.dtype == np.float16:
+        f32 = np.float32
+        prod = np.multiply(np.multiply(tensor1, f32(value), dtype=f32), tensor2, dtype=f32)
+        return np.add(self, prod, dtype=f32).astype(np.float16)
     if self.dtype.kind == "f":
-        scaled = tensor1 if value == 1 else value * tensor1
-        self, scaled, tensor2 = np.broadcast_arrays(self, scaled, tensor2)
-        return _fma(scaled, tensor2, self)
+        return _fma(tensor1 if value == 1 else value * tensor1, tensor2, self)
     if value != 1 and tensor1.dtype.kind in "iub":
         value = int(value)   # PyTorch casts the scalar to the integer type first
     return self + (tensor1 * tensor2 if value == 1 else value * tensor1 * tensor2)
@@ -125,11 +128,11 @@ def _addcdiv_rule(rec, args):
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """``self + value * tensor1 / tensor2``, in PyTorch's kernel order ``(value * t1) / t2``
     (half in float32, rounded once)."""
-    half = self.dtype == np.float16
-    if half:
-        self, tensor1, tensor2 = (a.astype(np.float32) for a in (self, tensor1, tensor2))
-    out = self + (tensor1 / tensor2 if value == 1 else value * tensor1 / tensor2)
-    return out.astype(np.float16) if half else out
+    if self.dtype == np.float16:
+        f32 = np.float32
+        quot = np.divide(np.multiply(tensor1, f32(value), dtype=f32), tensor2, dtype=f32)
+        return np.add(self, quot, dtype=f32).astype(np.float16)
+    return self + (tensor1 / tensor2 if value == 1 else value * tensor1 / tensor2)
 
 
 def addcdiv_tensor1(grad, tensor2, value):
