@@ -456,3 +456,16 @@ def test_addcmul_addcdiv_layout(dtype, layout):
                 L.addcmul(b, b, a), L.addcmul(a, a, b)]
         return [(o.stride(), o.reshape(-1).grad_fn.name()) for o in outs]
     same_on_both(run)
+
+
+# -- squeeze's backward is PyTorch's unsqueeze_to: one unsqueeze per squeezed size-1 dim
+# (UnsqueezeBackward0 under create_graph), the gradient itself when none (fuzz seed 15) ---------
+@pytest.mark.parametrize("shape", [(1,), (2, 1, 3, 1), (2, 3), (), (1, 1)])
+@pytest.mark.parametrize("arg", [None, 0, -1, (0, -1)])
+def test_squeeze_double_backward_nodes(shape, arg):
+    def run(L):
+        x = L.ones(shape, dtype=L.float64, requires_grad=True)
+        y = x.squeeze() if arg is None else x.squeeze(arg)
+        g, = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        return g, type(g.grad_fn).__name__
+    same_on_both(run)

@@ -419,7 +419,28 @@ def squeeze_dims_op(self, dim):
 
 
 def squeeze_self(grad, self_shape):
-    return grad.reshape(self_shape)
+    # PyTorch's unsqueeze_to(grad, sizes): one unsqueeze per size-1 dim (UnsqueezeBackward0
+    # under create_graph; the gradient itself when none); a reshape when nothing records
+    if not _mode.grad_enabled:
+        return grad.reshape(self_shape)
+    for d, n in enumerate(self_shape):
+        if n == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+def squeeze_dims_self(grad, self_shape, dim):
+    # PyTorch's unsqueeze_to(grad, dim, sizes): only the named dims of size 1
+    if not _mode.grad_enabled:
+        return grad.reshape(self_shape)
+    n = len(self_shape)
+    if not n:
+        return grad
+    dims = set(dims_arg(dim, n)) if isinstance(dim, (tuple, list)) else {_wrap_dim(dim, n)}
+    for d in range(n):
+        if d in dims and self_shape[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
 
 
 def _squeeze_samples(make, shapes):
@@ -432,10 +453,10 @@ def _squeeze_samples(make, shapes):
 
 _squeeze0 = defop("squeeze", squeeze_all_op, derivatives={"self": squeeze_self}, dtype="same",
                   view=True, methods=(), functions=(), samples=_squeeze_samples, family=FAMILY)
-_squeeze1 = defop("squeeze_dim", squeeze_dims_op, derivatives={"self": squeeze_self},
+_squeeze1 = defop("squeeze_dim", squeeze_dims_op, derivatives={"self": squeeze_dims_self},
                   dtype="same", view=True, grad_fn_name="SqueezeBackward1", methods=(),
                   functions=(), family=FAMILY)
-_squeeze2 = defop("squeeze_dims", squeeze_dims_op, derivatives={"self": squeeze_self},
+_squeeze2 = defop("squeeze_dims", squeeze_dims_op, derivatives={"self": squeeze_dims_self},
                   dtype="same", view=True, grad_fn_name="SqueezeBackward2", methods=(),
                   functions=(), family=FAMILY)
 
