@@ -469,3 +469,14 @@ def test_squeeze_double_backward_nodes(shape, arg):
         g, = L.autograd.grad((y * y).sum(), x, create_graph=True)
         return g, type(g.grad_fn).__name__
     same_on_both(run)
+
+
+# -- a bool base to a tensor power: PyTorch 2.13's PowBackward2 fails an internal assert at
+# backward (fuzz seed 15: True ** x) ---------------------------------------------------------
+@pytest.mark.parametrize("base", [True, False, 2, 0])
+def test_bool_base_pow_backward(base):
+    def run(L):
+        x = L.tensor([0.5, 1.0], dtype=L.float64, requires_grad=True)
+        y = base ** x
+        return y, y.grad_fn.name(), _backward(y), x.grad
+    same_on_both(run)

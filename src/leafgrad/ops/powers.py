@@ -126,6 +126,11 @@ def pow_scalar_base(self, exponent):
 
 
 def pow_scalar_base_exponent(grad, self, exponent, result):
+    if type(self) is bool:
+        # PyTorch 2.13's formula cannot read back a bool base (an internal assert at backward)
+        raise RuntimeError('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/c10/core/'
+                           'Scalar.cpp":42, please report a bug to PyTorch. unknown ivalue '
+                           'tag 4')
     if self == 0:
         # log(0) = -inf; PyTorch defines the derivative as 0 where the exponent is >= 0.
         zero = _wrap(np.zeros((), grad._data.dtype))
