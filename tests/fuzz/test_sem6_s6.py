@@ -480,3 +480,26 @@ def test_bool_base_pow_backward(base):
         y = base ** x
         return y, y.grad_fn.name(), _backward(y), x.grad
     same_on_both(run)
+
+
+# -- interpolate's backward is a node of its own (PyTorch's upsample_*_backward): under
+# create_graph the gradient's node is Upsample...BackwardBackward0 -----------------------------
+@pytest.mark.parametrize("shape,kw", [
+    ((1, 2, 3), dict(scale_factor=2, mode="nearest")),
+    ((1, 2, 3), dict(size=5, mode="linear")),
+    ((1, 2, 3, 4), dict(scale_factor=2, mode="bilinear")),
+    ((1, 2, 3, 4), dict(size=(5, 7), mode="bicubic", align_corners=True)),
+    ((1, 1, 2, 3, 2), dict(scale_factor=2, mode="trilinear")),
+    ((1, 2, 3, 4), dict(scale_factor=1.7, mode="nearest-exact")),
+    ((1, 1, 2, 3, 2), dict(size=(3, 4, 5), mode="nearest")),
+])
+def test_upsample_double_backward_nodes(shape, kw):
+    def run(L):
+        import numpy as np
+        x = L.tensor(np.linspace(-1, 1, int(np.prod(shape))).reshape(shape),
+                     dtype=L.float64, requires_grad=True)
+        y = L.nn.functional.interpolate(x, **kw)
+        g, = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        gg, = L.autograd.grad((g * g).sum(), x)
+        return g, type(g.grad_fn).__name__, gg
+    same_on_both(run)
