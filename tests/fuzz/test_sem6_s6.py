@@ -503,3 +503,26 @@ def test_upsample_double_backward_nodes(shape, kw):
         gg, = L.autograd.grad((g * g).sum(), x)
         return g, type(g.grad_fn).__name__, gg
     same_on_both(run)
+
+
+# -- convolution's bias gradient and a transposed convolution's input gradient belong to
+# PyTorch's one convolution_backward node: ConvolutionBackwardBackward0 under create_graph ------
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("dims", [1, 2])
+def test_convolution_double_backward_nodes(transposed, dims):
+    def run(L):
+        import numpy as np
+        x = L.tensor(np.linspace(-1, 1, 2 * 2 * 4 ** dims).reshape((2, 2) + (4,) * dims),
+                     requires_grad=True, dtype=L.float64)
+        w = L.tensor(np.linspace(-0.5, 0.5, 2 * 3 * 2 ** dims).reshape((2, 3) + (2,) * dims),
+                     requires_grad=True, dtype=L.float64)
+        b = L.tensor([0.1, 0.2, 0.3] if transposed else [0.1, 0.2], dtype=L.float64,
+                     requires_grad=True)
+        if not transposed:
+            w = w[:, :2]
+        y = L.convolution(x, w, b, [1] * dims, [0] * dims, [1] * dims, transposed,
+                          [0] * dims, 1)
+        gs = L.autograd.grad((y * y).sum(), (x, w, b), create_graph=True)
+        ggs = L.autograd.grad(sum((g * g).sum() for g in gs), (x, w, b))
+        return [(g, type(g.grad_fn).__name__) for g in gs], ggs
+    same_on_both(run)
