@@ -526,3 +526,25 @@ def test_convolution_double_backward_nodes(transposed, dims):
         ggs = L.autograd.grad(sum((g * g).sum() for g in gs), (x, w, b))
         return [(g, type(g.grad_fn).__name__) for g in gs], ggs
     same_on_both(run)
+
+
+# -- adaptive average pooling with NaN or infinity: only the windows holding them are NaN/inf
+# (a matrix product spread NaN through zero weights: fuzz seed 14) ---------------------------
+@pytest.mark.parametrize("fn,shape,size", [("adaptive_avg_pool3d", (1, 2, 1, 3, 3), (1, 1, 3)),
+                                           ("adaptive_avg_pool2d", (2, 3, 4), (2, 3)),
+                                           ("adaptive_avg_pool1d", (1, 2, 5), 2)])
+@pytest.mark.parametrize("bad", ["nan", "inf", "both"])
+def test_adaptive_avg_pool_nonfinite(fn, shape, size, bad):
+    def run(L):
+        import numpy as np
+        data = np.linspace(-1, 1, int(np.prod(shape))).reshape(shape)
+        flat = data.reshape(-1)
+        if bad in ("nan", "both"):
+            flat[1] = np.nan
+        if bad in ("inf", "both"):
+            flat[-2] = np.inf
+        x = L.tensor(data, dtype=L.float64, requires_grad=True)
+        y = getattr(L.nn.functional, fn)(x, size)
+        y.backward(L.ones_like(y))
+        return y.isnan(), y.nan_to_num(nan=-7.0, posinf=9.0), x.grad
+    same_on_both(run)

@@ -143,11 +143,21 @@ def adaptive_matrix(size: int, out: int, dtype):
 
 def _separable(x, mats):
     """``x`` (B, *S) with each spatial dim ``d`` mapped by the matrix ``mats[d]`` (out, S[d]):
-    one plain matrix product per dim, the dim moved last for it."""
+    one plain matrix product per dim, the dim moved last for it. With a NaN or an infinity in
+    ``x`` each output sums only its own window (a product would spread NaN through the zero
+    weights: 0 * inf), so it stays in the windows holding it, as in PyTorch's loops."""
+    finite = x.dtype.kind != "f" or bool(np.isfinite(x).all())
     for d, m in enumerate(mats):
         axis = 1 + d
         moved = np.moveaxis(x, axis, -1)
-        x = np.moveaxis(moved @ m.T, -1, axis)
+        if finite:
+            out = moved @ m.T
+        else:
+            out = np.zeros(moved.shape[:-1] + (m.shape[0],), np.result_type(moved, m))
+            for i in range(m.shape[0]):
+                for j in np.nonzero(m[i])[0]:
+                    out[..., i] += moved[..., j] * m[i, j]
+        x = np.moveaxis(out, -1, axis)
     return np.ascontiguousarray(x)
 
 
