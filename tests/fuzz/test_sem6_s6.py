@@ -548,3 +548,23 @@ def test_adaptive_avg_pool_nonfinite(fn, shape, size, bad):
         y.backward(L.ones_like(y))
         return y.isnan(), y.nan_to_num(nan=-7.0, posinf=9.0), x.grad
     same_on_both(run)
+
+
+# -- einsum of several operands saves tensors as PyTorch's products do: a second backward
+# without retain_graph fails; one operand's permute/sum saves none (fuzz seed 14) ------------
+@pytest.mark.parametrize("eq", ["...i,...i->...", "ij,ij->ij", "ij,jk->ik", "ij->ji", "ij->i"])
+def test_einsum_backward_twice(eq):
+    def run(L):
+        x = L.tensor([[-1.5, 0.5]], dtype=L.float64, requires_grad=True)
+        ops = [x] if "," not in eq else [x, L.ones(1, 2, dtype=L.float64) * 2]
+        if eq == "ij,jk->ik":
+            ops = [x, L.ones(2, 1, dtype=L.float64)]
+        y = L.einsum(eq, *ops)
+        out = []
+        for _ in range(2):
+            try:
+                out.append(L.autograd.grad(y.sum(), x)[0])
+            except RuntimeError as exc:
+                out.append(exc)
+        return out
+    same_on_both(run)

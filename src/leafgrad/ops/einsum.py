@@ -138,10 +138,14 @@ def _samples(make, shapes):
 _RECORDS = {}
 for _kind, _name in (("view", "ViewBackward0"), ("mul", "MulBackward0"),
                      ("sum", "SumBackward1"), ("permute", "PermuteBackward0")):
+    # several operands: PyTorch's products save tensors, so a second backward fails once
+    # they are freed; one operand's permute/sum saves none
     _RECORDS[_kind] = defop(f"einsum_{_kind}", einsum_forward, inputs=("tensors",),
                             list_input=True, derivatives={"tensors": einsum_tensors},
                             grad_fn_name=_name, methods=(), functions=(), family=FAMILY,
-                            samples=_samples if _kind == "view" else None)
+                            samples=_samples if _kind == "view" else None,
+                            saved_tensor_args=("operands",) if _kind in ("view", "mul")
+                            else ())
 
 
 def einsum(equation, *operands):
