@@ -93,6 +93,16 @@ int = int32
 short = int16
 
 
+import builtins as _builtins  # noqa: E402
+
+# torch's math constants (``torch.nan``, ``torch.pi``, ...) and ``torch.newaxis``
+nan = _builtins.float("nan")   # ``float`` is torch.float here
+inf = _builtins.float("inf")
+pi = 3.141592653589793
+e = 2.718281828459045
+newaxis = None
+
+
 def _export(names_and_objects):
     g = globals()
     for name, obj in names_and_objects:

@@ -47,7 +47,10 @@ def shape_str(shape) -> str:
 
 
 def tensor_type_str(t) -> str:
-    """``torch.FloatTensor`` style name used in version-counter messages."""
+    """``torch.FloatTensor`` style name used in version-counter messages; PyTorch names a
+    bool tensor by its dispatch key and scalar type there (``CPUBoolType``)."""
+    if t.dtype.tensor_type == "BoolTensor":
+        return "CPUBoolType"
     return "torch." + t.dtype.tensor_type
 
 

@@ -53,7 +53,8 @@ def _resolve(name: str):
         fn = root.__dict__.get(candidate, registry.FUNCTIONS.get(candidate))
         if fn is not None:
             return fn
-    return None
+    rec = registry.RECORDS.get("special_" + name)   # an op only torch.special names (i1)
+    return None if rec is None else rec.public
 
 
 def __getattr__(name: str):

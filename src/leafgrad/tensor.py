@@ -171,9 +171,12 @@ class Tensor:
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients")
         self._check_inference_requires_grad(value)
+        was = self._requires_grad
         self._requires_grad = bool(value)
         if self._meta is not None and "no_grad_view" in self._meta:
             self._set_no_grad_view(value)
+        elif was != self._requires_grad:
+            self._views_follow()
 
     def _check_inference_requires_grad(self, value) -> None:
         if value and self._meta is not None and self._meta.get("inference") \
@@ -188,10 +191,22 @@ class Tensor:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._check_inference_requires_grad(requires_grad)
         if self._grad_fn is None:
+            was = self._requires_grad
             self._requires_grad = bool(requires_grad)
             if self._meta is not None and "no_grad_view" in self._meta:
                 self._set_no_grad_view(requires_grad)
+            elif was != self._requires_grad:
+                self._views_follow()
         return self
+
+    def _views_follow(self) -> None:
+        # A view reports requires_grad through its base: views made before the base's flag
+        # changed follow it (Note [Views made under no_grad], ops/views.py). Only the version
+        # counter's refcount says whether other tensors (views) share it: 2 is this slot and
+        # getrefcount's argument.
+        if self._base is None and sys.getrefcount(self._vc) > 2:
+            from .ops.views import views_follow_base
+            views_follow_base(self)
 
     def _set_no_grad_view(self, value) -> None:
         # A view made under no_grad still requires grad through its base; True gives it an

@@ -143,21 +143,38 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
         # A fresh wrapper: the user's seed array is then visibly shared, so a leaf's .grad
         # never aliases it (see accumulate_grad).
         seeds = [_wrap(g._data) if g is not None else None for g in seeds]
+    root_leaves = None
     for fn, t, seed in zip(root_fns, roots, seeds):
         if isinstance(fn, Tensor):
-            # backward() called on a leaf itself
-            if captured is not None:
-                for i in target_leaves.get(id(fn), ()):
-                    captured[i] = seed if captured[i] is None else captured[i] + seed
-                if accumulate and id(fn) in target_leaves:
-                    accumulate_grad(fn, seed, create_graph)
-            elif accumulate:
-                accumulate_grad(fn, seed, create_graph)
+            # backward() called on a leaf itself: as PyTorch's AccumulateGrad root, its seeds
+            # are summed with what edges bring it, then its hooks run once (below)
+            if seed is not None:
+                key = id(fn)
+                old = leaf_sums.get(key)
+                leaf_sums[key] = seed if old is None else old + seed
+                if not deps.get(key, 0):
+                    if root_leaves is None:
+                        root_leaves = {}
+                    root_leaves[key] = fn
             continue
         if seed is not None:
             _add_to_buffer(buffers, fn, t._output_nr, seed)
         if deps.get(fn, 0) == 0 and fn not in starts:
             starts.append(fn)
+    if root_leaves is not None:   # leaf roots no edge leads to: delivered now
+        for key, fn in root_leaves.items():
+            g = leaf_sums.pop(key)
+            if captured is not None:
+                hit = target_leaves.get(key)
+                if hit is None:
+                    continue
+                g = _run_tensor_hooks(fn, g)
+                for i in hit:
+                    captured[i] = g if captured[i] is None else captured[i] + g
+                if accumulate:
+                    accumulate_grad(fn, g, create_graph, hooks_done=True)
+            elif accumulate:
+                accumulate_grad(fn, g, create_graph)
     if len(starts) == 1:
         nxt = starts[0]
         nxt_grads = buffers.pop(nxt, None)

@@ -508,8 +508,8 @@ def _weight_grad(g, x, w, stride, padding, dilation, groups):
 
 
 def convolution_input(grad, input, weight, stride, padding, dilation, transposed, groups):
-    if transposed:
-        return _conv(grad, weight, stride, padding, dilation, groups)
+    if transposed:   # a convolution of grad, recorded as PyTorch's convolution_backward
+        return CONV_BACKWARD_TINPUT.public(grad, weight, stride, padding, dilation, groups)
     return _input_grad(grad, input, weight, stride, padding, dilation, groups)
 
 
@@ -522,7 +522,7 @@ def convolution_weight(grad, input, weight, stride, padding, dilation, transpose
 def convolution_bias(grad, bias_shape):
     if grad.shape[1] != bias_shape[0]:   # zero input channels gave zero output channels
         return grad.new_zeros(bias_shape)
-    return grad.sum([0] + list(range(2, grad.dim())))
+    return CONV_BACKWARD_BIAS.public(grad)   # recorded as PyTorch's convolution_backward
 
 
 def backward_input_grad_output(grad, weight, stride, padding, dilation, groups):
@@ -540,6 +540,28 @@ def backward_weight_grad_output(grad, input, stride, padding, dilation, groups):
 
 def backward_weight_input(grad, grad_output, input, stride, padding, dilation, groups):
     return _input_grad(grad_output, input, grad, stride, padding, dilation, groups)
+
+
+def convolution_backward_tinput(grad_output, weight, stride, padding, dilation, groups):
+    """The input gradient of a transposed convolution: a plain convolution of the gradient."""
+    return _conv_nd(grad_output, weight, None, stride, padding, dilation, groups)[0]
+
+
+def backward_tinput_grad_output(grad, grad_output, weight, stride, padding, dilation, groups):
+    return _input_grad(grad, grad_output, weight, stride, padding, dilation, groups)
+
+
+def backward_tinput_weight(grad, grad_output, weight, stride, padding, dilation, groups):
+    return _weight_grad(grad, grad_output, weight, stride, padding, dilation, groups)
+
+
+def convolution_backward_bias(grad_output):
+    """The bias gradient: grad_output summed over all but the channel dim."""
+    return grad_output.sum(axis=(0,) + tuple(range(2, grad_output.ndim)))
+
+
+def backward_bias_grad_output(grad, grad_output_shape):
+    return grad.reshape([1, -1] + [1] * (len(grad_output_shape) - 2)).expand(grad_output_shape)
 
 
 def _conv_samples(make, shapes):
@@ -601,6 +623,20 @@ CONV_BACKWARD_INPUT = defop(
     derivatives={"grad_output": backward_input_grad_output, "weight": backward_input_weight},
     dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
     family=FAMILY)
+
+# the other parts of PyTorch's one convolution_backward node: under create_graph the bias's and
+# a transposed convolution's input gradients are ConvolutionBackwardBackward0 too
+CONV_BACKWARD_TINPUT = defop(
+    "convolution_backward_tinput", convolution_backward_tinput,
+    inputs=("grad_output", "weight"),
+    derivatives={"grad_output": backward_tinput_grad_output, "weight": backward_tinput_weight},
+    dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
+    family=FAMILY)
+
+CONV_BACKWARD_BIAS = defop(
+    "convolution_backward_bias", convolution_backward_bias, inputs=("grad_output",),
+    derivatives={"grad_output": backward_bias_grad_output}, dtype="same",
+    grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(), family=FAMILY)
 
 CONV_BACKWARD_WEIGHT = defop(
     "convolution_backward_weight", convolution_backward_weight,

@@ -76,6 +76,9 @@ def dispatch_view(rec, args):
         out = rec.forward(x._data, *args[1:]) if len(args) > 1 else rec.forward(x._data)
     except ValueError as exc:
         raise _shape_error(rec, args, exc) from None
+    except RuntimeError:
+        stale_first(rec, (x,))
+        raise
     if type(out) is not _ndarray:
         out = _asarray(out)
     result = _wrap(out)
@@ -167,6 +170,7 @@ def dispatch_binary(rec, args):
 def _kernel_error(rec, args, exc):
     """A kernel's "not implemented for 'Float'" comes after the operands are broadcast in
     PyTorch (TensorIterator is built first): shapes that do not broadcast are the error."""
+    stale_first(rec, args)
     if rec.family != "pointwise" or "not implemented for '" not in str(exc):
         return exc   # only elementwise ops broadcast first; leafgrad's own errors stay as raised
     shapes = [args[p]._data.shape for p in rec.input_pos if isinstance(args[p], Tensor)]
@@ -176,6 +180,7 @@ def _kernel_error(rec, args, exc):
 def _shape_error(rec, args, exc):
     """NumPy's "could not be broadcast" ValueError as PyTorch's RuntimeError (only on the
     error path: forwards are not slowed by a shape check)."""
+    stale_first(rec, args)
     if "broadcast" not in str(exc):
         return exc
     shapes = [args[p]._data.shape for p in rec.input_pos if isinstance(args[p], Tensor)]
@@ -201,6 +206,9 @@ def dispatch(rec, args: tuple):
         compute, out_dtype = rec.dtype_rule(rec, args)
     except NotImplementedError as exc:
         raise _kernel_error(rec, args, exc) from None
+    except RuntimeError:
+        stale_first(rec, args)
+        raise
     if compute is None:   # the forward takes the inputs as they are (addmm, log_softmax...)
         for p in rec.input_pos:
             a = args[p]
@@ -233,6 +241,9 @@ def dispatch(rec, args: tuple):
         raise _shape_error(rec, args, exc) from None
     except NotImplementedError as exc:
         raise _kernel_error(rec, args, exc) from None
+    except RuntimeError:
+        stale_first(rec, args)
+        raise
     record = requires and rec.differentiable and _mode.grad_enabled
     if rec.n_outputs == 1:
         if type(out) is not _ndarray:
@@ -344,6 +355,18 @@ def refresh_view(view: Tensor) -> None:
     """Regrow a stale view's grad_fn after its base changed in place (ops/views.py)."""
     from .views import refresh
     refresh(view)
+
+
+def stale_first(rec, tensors) -> None:
+    """On an op's error path: PyTorch reads each input's grad_fn before the kernel runs, so a
+    view autograd refuses to regrow (its base changed in place) raises that error before any
+    shape or dtype error of the op (``refresh``). Free on the happy path."""
+    if rec is not None and not rec.differentiable or not _mode.grad_enabled:
+        return
+    for a in tensors:
+        if isinstance(a, Tensor) and a._requires_grad and a._base is not None \
+                and a._vc[0] != a._view_version:
+            refresh_view(a)
 
 
 _ARG, _RESULT, _SHAPE, _DTYPE, _STRIDES, _OUTPUT, _SAVED_OUTPUT = 0, 1, 2, 3, 4, 5, 6

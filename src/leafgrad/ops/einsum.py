@@ -89,8 +89,11 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
         others = [(i, t) for j, (i, t) in enumerate(zip(ins, operands)) if j != k]
         seen = set(out).union(*[set(i) for i, _ in others])
         target = "".join(c for c in spec if c in seen)
+        # mixed dtypes: PyTorch's decomposition multiplies in the promoted dtype (the
+        # gradient's), so the others join it (its bmm would refuse them, fuzz seed 15)
         g = einsum(",".join([out] + [i for i, _ in others]) + "->" + target,
-                   grad, *[t for _, t in others]) if others else (
+                   grad, *[t if t.dtype == grad.dtype else t.to(grad.dtype)
+                           for _, t in others]) if others else (
             _reduce_to(grad, out, target))
         if target != spec:
             tsize = dict(zip(target, g.shape))

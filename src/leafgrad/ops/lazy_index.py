@@ -122,7 +122,8 @@ RECORDS = {
     "xlogy": (
         "xlogy xlogy_other_scalar xlogy_self_scalar"),
     "conv": (
-        "convolution convolution_backward_input convolution_backward_weight"),
+        "convolution convolution_backward_bias convolution_backward_input "
+        "convolution_backward_tinput convolution_backward_weight"),
     "pooling": (
         "max_pool2d max_pool2d_with_indices max_pool2d_with_indices_backward max_pool3d "
         "max_pool3d_with_indices max_pool3d_with_indices_backward"),
@@ -159,9 +160,14 @@ RECORDS = {
     "tensor_extra": (
         "block_diag narrow_copy renorm"),
     "upsample": (
-        "_upsample_nearest_exact1d _upsample_nearest_exact2d _upsample_nearest_exact3d "
-        "upsample_bicubic2d upsample_bilinear2d upsample_linear1d upsample_nearest1d "
-        "upsample_nearest2d upsample_nearest3d upsample_trilinear3d"),
+        "_upsample_nearest_exact1d _upsample_nearest_exact1d_backward "
+        "_upsample_nearest_exact2d _upsample_nearest_exact2d_backward "
+        "_upsample_nearest_exact3d _upsample_nearest_exact3d_backward "
+        "upsample_bicubic2d upsample_bicubic2d_backward upsample_bilinear2d "
+        "upsample_bilinear2d_backward upsample_linear1d upsample_linear1d_backward "
+        "upsample_nearest1d upsample_nearest1d_backward upsample_nearest2d "
+        "upsample_nearest2d_backward upsample_nearest3d upsample_nearest3d_backward "
+        "upsample_trilinear3d upsample_trilinear3d_backward"),
     "nn_extra": (
         "_pdist_backward _pdist_forward _prelu_kernel col2im im2col "
         "native_channel_shuffle pixel_shuffle pixel_unshuffle unfold"),

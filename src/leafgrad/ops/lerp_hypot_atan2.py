@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor
-from .pointwise_common import inplace_of, not_implemented_for, tensors_only
+from .pointwise_common import inplace_of, not_implemented_for, scale, tensors_only
 from .registry import Sample, bind_method, defop, export_function, promote, promote_float
 from .select import _CPP_NAMES
 
@@ -83,11 +83,11 @@ def _fma64(a, b, c):
 
 
 def lerp_scalar_self(grad, weight):
-    return grad * (1 - weight)
+    return scale(grad, 1 - weight)   # PyTorch's grad * (1 - weight): MulBackward1
 
 
 def lerp_scalar_end(grad, weight):
-    return grad * weight
+    return scale(grad, weight)
 
 
 _lerp0 = defop("lerp", lerp_scalar, inputs=("self", "end"),

@@ -284,7 +284,7 @@ HUBER_LOSS_BACKWARD = defop(
 _BCE_EPS = 1e-12   # PyTorch's floor on x (1 - x) in the gradient
 
 
-def _bce_dtype(rec, args):
+def _bce_kernel_dtype(rec, args):
     self, target = args[0], args[1]
     sd, td = self._data.dtype, target._data.dtype
     if td != sd:
@@ -292,7 +292,11 @@ def _bce_dtype(rec, args):
     if sd.kind != "f":
         raise NotImplementedError(f'"binary_cross_entropy" not implemented for '
                                   f"'{_type_name(sd)}'")
-    return not_differentiable("binary_cross_entropy", {"weight": 2})(rec, args)
+    return None, None
+
+
+# PyTorch's autograd layer refuses a weight that requires grad before the kernel's dtype checks
+_bce_dtype = not_differentiable("binary_cross_entropy", {"weight": 2}, _bce_kernel_dtype)
 
 
 def binary_cross_entropy(self, target, weight=None, reduction=1):

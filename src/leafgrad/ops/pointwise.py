@@ -22,7 +22,7 @@ from ..errors import broadcast_error
 from ..tensor import Tensor
 from .pointwise_common import (inplace_of, int_scalar, not_implemented_for,
                                not_implemented_formula, not_implemented_inplace,
-                               operator_dunders, promote_args, zeros_grad)
+                               operator_dunders, promote_args, scale, zeros_grad)
 from .registry import Sample, bind_method, defop, export_function, inplace_check, promote
 
 __all__ = ["add", "sub", "mul", "div_public", "rsub_public", "remainder_public",
@@ -32,7 +32,13 @@ FAMILY = "pointwise"
 
 
 def _alpha_check(self, other, alpha):
-    if isinstance(alpha, float) and np.result_type(self, other).kind in "iub":
+    """PyTorch's alpha_check, after the operands broadcast (its TensorIterator comes first)."""
+    if type(alpha) is bool:
+        if np.result_type(self, other).kind != "b":
+            np.broadcast_shapes(np.shape(self), np.shape(other))
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, float) and np.result_type(self, other).kind in "iub":
+        np.broadcast_shapes(np.shape(self), np.shape(other))   # ValueError: dispatch's message
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
 
@@ -40,7 +46,7 @@ def _alpha_check(self, other, alpha):
 # -- add / sub / rsub ---------------------------------------------------------------------
 def add(self, other, *, alpha=1):
     """``self + alpha * other``."""
-    if alpha == 1:
+    if alpha == 1 and type(alpha) is int:
         return self + other
     _alpha_check(self, other, alpha)
     return self + alpha * other
@@ -51,7 +57,8 @@ def add_self(grad):
 
 
 def add_other(grad, alpha):
-    return grad if alpha == 1 else grad * alpha
+    # PyTorch's maybe_multiply(grad, alpha): mul(Tensor, Scalar), MulBackward1
+    return grad if alpha == 1 else scale(grad, alpha)
 
 
 def _binary_samples(make, shapes):
@@ -66,14 +73,15 @@ defop("add", add, derivatives={"self": add_self, "other": add_other}, inplace="a
 
 def sub(self, other, *, alpha=1):
     """``self - alpha * other``."""
-    if alpha == 1:
+    if alpha == 1 and type(alpha) is int:
         return self - other
     _alpha_check(self, other, alpha)
     return self - alpha * other
 
 
 def sub_other(grad, alpha):
-    return -grad if alpha == 1 else grad * (-alpha)
+    # PyTorch's maybe_multiply(-grad, alpha): NegBackward0, then MulBackward1
+    return -grad if alpha == 1 else scale(-grad, alpha)
 
 
 def _is_bool(v):
@@ -107,7 +115,7 @@ _sub.dtype_rule = _sub_rule   # after defop, so the float fast path is still cho
 def rsub(self, other, *, alpha=1):
     """``other - alpha * self``: ``torch.rsub`` with a tensor ``other`` (RsubBackward0)."""
     try:
-        if alpha == 1:
+        if alpha == 1 and type(alpha) is int:
             return other - self
         _alpha_check(self, other, alpha)
         return other - alpha * self
@@ -116,7 +124,7 @@ def rsub(self, other, *, alpha=1):
 
 
 def rsub_self(grad, alpha):
-    return -grad if alpha == 1 else grad * (-alpha)
+    return -grad if alpha == 1 else scale(-grad, alpha)
 
 
 def rsub_other(grad):
@@ -142,7 +150,7 @@ def _rsub_scalar_rule(rec, args):
 def rsub_scalar(self, other, *, alpha=1):
     """``other - alpha * self`` with a number ``other`` (what ``2 - x`` runs)."""
     other = int_scalar(other, self)
-    if alpha == 1:
+    if alpha == 1 and type(alpha) is int:
         return other - self
     _alpha_check(self, other, alpha)
     return other - alpha * self

@@ -18,10 +18,17 @@ from .registry import (_inplace_kernel_error, bind_method, commit_inplace, defop
                        inplace_check, old_value)
 
 __all__ = ["zeros_grad", "promote_args", "not_implemented_formula", "not_implemented_for",
-           "float_kernel", "not_implemented_inplace",
+           "float_kernel", "not_implemented_inplace", "scale",
            "tensors_only", "int_scalar", "operator_dunders", "inplace_of"]
 
 np.seterr(all="ignore")   # see Note [Floating-point warnings]
+
+
+def scale(t, number):
+    """``t * number`` as PyTorch's C++ formulas write it: mul(Tensor, Scalar), whose node is
+    MulBackward1 (Python's ``t * 2.0`` wraps the number in a tensor: MulBackward0)."""
+    from .registry import RECORDS
+    return RECORDS["mul_scalar"].public(t, number)
 
 
 def zeros_grad(grad):

@@ -19,10 +19,13 @@ from .pointwise_common import (
     not_implemented_for,
     not_implemented_formula,
     not_implemented_inplace,
+    scale,
     tensors_only,
     zeros_grad,
 )
-from .registry import Sample, bind_method, defop, export_function, promote, promote_float
+from .joins import materialize_zeros
+from .registry import (RECORDS, Sample, bind_method, defop, export_function, promote,
+                       promote_float)
 from .unary import _unary, _unary_samples
 
 __all__: list = []
@@ -37,12 +40,42 @@ def _ternary_rule(rec, args):
 
 
 # -- addcmul / addcdiv ---------------------------------------------------------------------
+def _fma(a, b, c):
+    """``a * b + c`` rounded once, as the fused multiply-add of PyTorch's float kernels: a
+    float32 product is exact in float64; a float64 one is Dekker's exact product, summed
+    error-free (non-finite results take the plain expression). Operands may broadcast; each
+    step is a ufunc on them, so the result's layout is NumPy's (PyTorch's) for ``a * b + c``."""
+    if a.dtype == np.float32:
+        return np.add(np.multiply(a, b, dtype=np.float64), c, dtype=np.float64).astype(
+            np.float32)
+    p = a * b
+    split = 134217729.0   # 2 ** 27 + 1
+    ta, tb = a * split, b * split
+    ahi, bhi = ta - (ta - a), tb - (tb - b)
+    alo, blo = a - ahi, b - bhi
+    e = ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo   # a * b == p + e exactly
+    s = p + c
+    back = s - p
+    t = (p - (s - back)) + (c - back)                           # p + c == s + t exactly
+    out = s + (t + e)
+    bad = ~np.isfinite(out)
+    if bad.any():
+        out[bad] = s[bad]   # inf/nan: the plain sum
+    return out
+
+
 def addcmul(self, tensor1, tensor2, *, value=1):
-    """``self + value * tensor1 * tensor2``."""
-    prod = tensor1 * tensor2
-    if value != 1 and prod.dtype.kind in "iub" and np.result_type(self, prod).kind in "iub":
+    """``self + value * tensor1 * tensor2`` as PyTorch's CPU kernel: ``fma(value * t1, t2,
+    self)`` for float32/float64, half in float32 rounded once."""
+    if self.dtype == np.float16:
+        f32 = np.float32
+        prod = np.multiply(np.multiply(tensor1, f32(value), dtype=f32), tensor2, dtype=f32)
+        return np.add(self, prod, dtype=f32).astype(np.float16)
+    if self.dtype.kind == "f":
+        return _fma(tensor1 if value == 1 else value * tensor1, tensor2, self)
+    if value != 1 and tensor1.dtype.kind in "iub":
         value = int(value)   # PyTorch casts the scalar to the integer type first
-    return self + (prod if value == 1 else value * prod)
+    return self + (tensor1 * tensor2 if value == 1 else value * tensor1 * tensor2)
 
 
 def _addcmul_rule(rec, args):
@@ -57,11 +90,11 @@ def addcmul_self(grad):
 
 
 def addcmul_tensor1(grad, tensor2, value):
-    return grad * tensor2 if value == 1 else grad * tensor2 * value
+    return grad * scale(tensor2, value)   # PyTorch's grad * (tensor2 * value)
 
 
 def addcmul_tensor2(grad, tensor1, value):
-    return grad * tensor1 if value == 1 else grad * tensor1 * value
+    return grad * scale(tensor1, value)
 
 
 def _addc_samples(make, shapes, positive=False):
@@ -93,17 +126,23 @@ def _addcdiv_rule(rec, args):
 
 
 def addcdiv(self, tensor1, tensor2, *, value=1):
-    """``self + value * tensor1 / tensor2``."""
-    quot = tensor1 / tensor2
-    return self + (quot if value == 1 else value * quot)
+    """``self + value * tensor1 / tensor2``, in PyTorch's kernel order ``(value * t1) / t2``
+    (half in float32, rounded once)."""
+    if self.dtype == np.float16:
+        f32 = np.float32
+        quot = np.divide(np.multiply(tensor1, f32(value), dtype=f32), tensor2, dtype=f32)
+        return np.add(self, quot, dtype=f32).astype(np.float16)
+    return self + (tensor1 / tensor2 if value == 1 else value * tensor1 / tensor2)
 
 
 def addcdiv_tensor1(grad, tensor2, value):
-    return grad / tensor2 if value == 1 else grad * value / tensor2
+    # PyTorch's grad * (value / tensor2), the number filled into tensor2's shape then divided
+    full = _wrap(np.full(tensor2._data.shape, value, tensor2._data.dtype))
+    return grad * (full / tensor2)
 
 
 def addcdiv_tensor2(grad, tensor1, tensor2, value):
-    return -grad * (tensor1 if value == 1 else tensor1 * value) / (tensor2 * tensor2)
+    return -grad * (scale(tensor1, value) / (tensor2 * tensor2))
 
 
 defop("addcdiv", addcdiv, inputs=("self", "tensor1", "tensor2"),
@@ -175,7 +214,7 @@ def deg2rad(self):
 
 
 def deg2rad_self(grad):
-    return grad * _D2R
+    return scale(grad, _D2R)
 
 
 def rad2deg(self):
@@ -184,7 +223,7 @@ def rad2deg(self):
 
 
 def rad2deg_self(grad):
-    return grad * _R2D
+    return scale(grad, _R2D)
 
 
 _unary("deg2rad", deg2rad, deg2rad_self, grad_fn_name="Deg2RadBackward0",
@@ -344,7 +383,7 @@ def ldexp_self(grad, other):
 
 
 def ldexp_other(grad, result):
-    return grad * result * _LN2
+    return scale(grad * result, _LN2)   # PyTorch's grad * result * M_LN2: MulBackward1
 
 
 def _ldexp_rule(rec, args):
@@ -367,16 +406,21 @@ defop("ldexp", ldexp, derivatives={"self": ldexp_self, "other": ldexp_other},
 _frexp_type = return_types._make("frexp", ("mantissa", "exponent"))
 
 
-def frexp_op(self, exponent):
-    """The mantissa of ``self = mantissa * 2 ** exponent`` (``exponent`` precomputed)."""
-    return np.ldexp(self, -exponent).astype(self.dtype, copy=False)
+def frexp_op(self):
+    """``(mantissa, exponent)``: ``self = mantissa * 2 ** exponent`` (int32 exponent)."""
+    mantissa, exponent = np.frexp(self)
+    return [np.asarray(mantissa, dtype=self.dtype), np.asarray(exponent, dtype=np.int32)]
 
 
-def frexp_self(grad, exponent):
-    return grad / _wrap(np.exp2(exponent.astype(grad._data.dtype)))
+def frexp_self(grads, result1):
+    # FrexpBackward0 saves the exponent output (``_saved_exponent``): changing it in place is
+    # caught at backward
+    grad = grads[0]
+    return grad / _wrap(np.exp2(result1._data.astype(grad._data.dtype)))
 
 
-_frexp = defop("frexp", frexp_op, derivatives={"self": frexp_self}, dtype="same",
+_frexp = defop("frexp", frexp_op, derivatives={"self": frexp_self}, dtype="same", n_outputs=2,
+               differentiable_outputs=(True, False), materialize=materialize_zeros,
                methods=(), functions=(), family=FAMILY)
 
 
@@ -387,9 +431,7 @@ def frexp(input):
                         f"{type(input).__name__}")
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    _, exponent = np.frexp(input._data)
-    exponent = np.asarray(exponent, dtype=np.int32)
-    return _frexp_type((_frexp.public(input, exponent), _wrap(exponent)))
+    return _frexp_type(_frexp.public(input))
 
 
 _frexp.samples = lambda make, shapes: [Sample((make(shapes[0], -8, 8),), call="frexp"),
@@ -404,8 +446,8 @@ def nextafter(self, other):
 
 
 def nextafter_self(grad, self, other):
-    # PyTorch's: no gradient where self == other (the result is then other itself)
-    return grad * (self != other)
+    # PyTorch's where(self == other, 0, grad): no gradient where the result is other itself
+    return RECORDS["where"].public(self == other, _wrap(np.zeros((), grad._data.dtype)), grad)
 
 
 defop("nextafter", nextafter, derivatives={"self": nextafter_self, "other": copysign_other},

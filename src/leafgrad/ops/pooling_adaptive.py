@@ -115,23 +115,23 @@ def _scatter(grad_output, indices, self_shape, n):
 
 
 def _self_formula(n):
-    def adaptive_max_pool_self(grads, self, output_size):
-        return ADAPTIVE_MAX_POOL_BACKWARD[n].public(grads[0], self, list(output_size))
+    # PyTorch saves self and the indices (``_saved_result1``): changing the indices in place
+    # is caught at backward
+    def adaptive_max_pool_self(grads, self, result1):
+        return ADAPTIVE_MAX_POOL_BACKWARD[n].public(grads[0], self, result1)
     return adaptive_max_pool_self
 
 
 def _backward(n):
-    def adaptive_max_pool_backward(grad_output, self, output_size):
-        """The gradient sent to each window's maximum (indices recomputed from ``self``)."""
-        _, indices = adaptive_max(self, tuple(output_size))
+    def adaptive_max_pool_backward(grad_output, self, indices):
+        """The gradient sent to each window's maximum (at the saved ``indices``)."""
         return _scatter(grad_output, indices, self.shape, n)
     return adaptive_max_pool_backward
 
 
 def _backward_grad_output(n):
-    def adaptive_max_pool_backward_grad_output(grad, self, output_size):
-        _, indices = adaptive_max(self._data, tuple(output_size))
-        return gather_flat(grad, indices, n)
+    def adaptive_max_pool_backward_grad_output(grad, indices):
+        return gather_flat(grad, indices._data, n)
     return adaptive_max_pool_backward_grad_output
 
 
@@ -152,7 +152,7 @@ ADAPTIVE_MAX_POOL = {n: defop(
     functions=(), family=FAMILY, samples=_samples(n)) for n in (2, 3)}
 
 ADAPTIVE_MAX_POOL_BACKWARD = {n: defop(
-    f"adaptive_max_pool{n}d_backward", _backward(n), inputs=("grad_output", "self"),
+    f"adaptive_max_pool{n}d_backward", _backward(n), inputs=("grad_output", "self", "indices"),
     derivatives={"grad_output": _backward_grad_output(n), "self": zeros_grad},
     dtype="same", grad_fn_name=f"AdaptiveMaxPool{n}DBackwardBackward0", methods=(),
     functions=(), family=FAMILY) for n in (2, 3)}

@@ -141,11 +141,11 @@ def _forward(n):
 
 
 def _self_formula(n):
-    def fractional_max_pool_self(grads, self, kernel_size, output_size, random_samples):
-        _, indices = fractional_max(self._data, list(kernel_size), list(output_size),
-                                    random_samples._data)
+    # PyTorch saves self, the sizes and the indices (``_saved_result1``), not random_samples:
+    # changing the indices in place is caught at backward, the samples may change
+    def fractional_max_pool_self(grads, self, kernel_size, output_size, result1):
         return FRACTIONAL_MAX_POOL_BACKWARD[n].public(grads[0], self, list(kernel_size),
-                                                      list(output_size), indices)
+                                                      list(output_size), result1)
     fractional_max_pool_self.__name__ = f"fractional_max_pool{n}d_self"
     return fractional_max_pool_self
 
@@ -167,7 +167,7 @@ def _backward(n):
 
 def _backward_grad_output(n):
     def fractional_max_pool_backward_grad_output(grad, indices):
-        return gather_flat(grad, indices, n)
+        return gather_flat(grad, indices._data, n)
     return fractional_max_pool_backward_grad_output
 
 
@@ -180,7 +180,8 @@ FRACTIONAL_MAX_POOL = {n: defop(
     for n in (2, 3)}   # tested in tests/nn/test_fractional_pool.py (random_samples is a tensor)
 
 FRACTIONAL_MAX_POOL_BACKWARD = {n: defop(
-    f"fractional_max_pool{n}d_backward", _backward(n), inputs=("grad_output", "self"),
+    f"fractional_max_pool{n}d_backward", _backward(n),
+    inputs=("grad_output", "self", "indices"),
     derivatives={"grad_output": _backward_grad_output(n), "self": zeros_grad},
     dtype="same", grad_fn_name=f"FractionalMaxPool{n}DBackwardBackward0", methods=(),
     functions=(), family=FAMILY) for n in (2, 3)}

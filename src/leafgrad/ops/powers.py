@@ -15,6 +15,7 @@ import numpy as np
 from ..grad_mode import state as _mode
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
+from .pointwise import _check_bool_sub
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, \
     zeros_grad
 from .registry import RECORDS, Sample, bind_method, defop, export_function
@@ -86,7 +87,10 @@ def pow_tensor(self, exponent):
 
 
 def pow_tensor_self(grad, self, exponent):
-    # PyTorch's nodes: where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1)))
+    # PyTorch's nodes: where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1)));
+    # its ``exponent - 1`` refuses a bool exponent at backward (fuzz seed 15)
+    if exponent._data.dtype == np.bool_:
+        _check_bool_sub(exponent, 1)
     value = grad * (exponent * self.pow(RECORDS["sub_scalar"].public(exponent, 1)))
     zero = _wrap(np.zeros((), value._data.dtype))
     return RECORDS["where"].public(exponent == 0, zero, value)
@@ -122,6 +126,11 @@ def pow_scalar_base(self, exponent):
 
 
 def pow_scalar_base_exponent(grad, self, exponent, result):
+    if type(self) is bool:
+        # PyTorch 2.13's formula cannot read back a bool base (an internal assert at backward)
+        raise RuntimeError('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/c10/core/'
+                           'Scalar.cpp":42, please report a bug to PyTorch. unknown ivalue '
+                           'tag 4')
     if self == 0:
         # log(0) = -inf; PyTorch defines the derivative as 0 where the exponent is >= 0.
         zero = _wrap(np.zeros((), grad._data.dtype))

@@ -227,6 +227,9 @@ DTYPE_RULES = {"promote": promote, "promote_float": promote_float, "compare": co
                "same": same}
 
 
+_OUTPUTS = ("result", "output", "saved_output")
+
+
 def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
           inputs: tuple | None = None, dtype="promote", grad_fn_name: str | None = None,
           methods=None, functions=None, inplace: str | None = None, view: bool = False,
@@ -323,10 +326,13 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
     rec.saved_sources = tuple(sources)
     rec.saved_users = tuple(users)
     # A number parameter (``alpha``, ``dim``) is saved whenever a node is made, as PyTorch
-    # does (``(x + 3).grad_fn._saved_alpha`` is 1); tensors only for the inputs needing them.
+    # does (``(x + 3).grad_fn._saved_alpha`` is 1); input tensors only for the inputs needing
+    # them; outputs always (PyTorch saves ``result`` even when only a formula of an input that
+    # needs no gradient reads it: ``a ** b`` with a constant ``b`` catches ``result`` changed
+    # in place)
     every = (1 << len(inputs)) - 1
     rec.saved_plan = tuple(
-        (kind, pos, every if kind == "arg" and pos not in rec.input_pos
+        (kind, pos, every if (kind == "arg" and pos not in rec.input_pos) or kind in _OUTPUTS
          else sum(1 << u for u in users))
         for (kind, pos), users in zip(rec.saved_sources, rec.saved_users))
     rec.dispatch = choose_dispatch(rec)
@@ -555,13 +561,16 @@ def inplace_check(self: Tensor, args: tuple = (), kwargs: dict | None = None) ->
                                             or _any_requires_grad(args, kwargs)):
             from .views import check_view_inplace
             check_view_inplace(self)   # PyTorch checks how the view was made first
+        # a view is asked about first: one of a leaf (its base has no history) that requires
+        # grad, itself or through its base, is named as a view
+        base = self._base
+        if base is not None and base._grad_fn is None and (base._requires_grad
+                                                           or self._requires_grad):
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation.")
-        base = self._base
-        if base is not None and base._grad_fn is None and base._requires_grad:
-            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
-                               "an in-place operation.")
 
 
 def _any_requires_grad(args, kwargs) -> bool:

@@ -88,8 +88,16 @@ def setitem_value(grad, positions, value_shape):
 
 _SETITEM = dict(inputs=("self", "value"), dtype="same", methods=(), functions=(),
                 derivatives={"self": setitem_self, "value": setitem_value}, family=FAMILY)
-_fill_all = defop("setitem_fill", setitem_op, grad_fn_name="FillBackward3", **_SETITEM)
-_copy_all = defop("setitem_copy", setitem_op, grad_fn_name="CopyBackwards", **_SETITEM)
+
+
+def setitem_all_self(grad):
+    # fill_ and copy_ overwrite all of their target: PyTorch's zeros_like(grad), no history
+    return _wrap(np.zeros_like(grad._data))
+
+
+_SETITEM_ALL = dict(_SETITEM, derivatives={"self": setitem_all_self, "value": setitem_value})
+_fill_all = defop("setitem_fill", setitem_op, grad_fn_name="FillBackward3", **_SETITEM_ALL)
+_copy_all = defop("setitem_copy", setitem_op, grad_fn_name="CopyBackwards", **_SETITEM_ALL)
 _put_all = defop("setitem_index_put", setitem_op, grad_fn_name="IndexPutBackward0",
                  saved_tensor_args=("positions",), **_SETITEM)   # PyTorch saves the indices
 _copy_all.node_class.name = lambda node: "torch::autograd::CopyBackwards"   # a C++-only node

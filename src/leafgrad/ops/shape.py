@@ -23,6 +23,7 @@ from operator import index as _index
 
 import numpy as np
 
+from .dispatch import stale_first
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .registry import Sample, bind_method, defop, export_function
 from ..autograd.graph import sum_to
@@ -175,7 +176,11 @@ def view(self, *shape):
 def reshape(self, *shape):
     """A view when the strides allow it, else a contiguous copy (see Note above)."""
     data = self._data
-    target = _infer(size_arg(shape), data.size)
+    try:
+        target = _infer(size_arg(shape), data.size)
+    except RuntimeError:
+        stale_first(_view, (self,))   # PyTorch's view check comes first
+        raise
     if _try_view(data, target) is not None:
         # PyTorch: a view of a contiguous tensor, else an alias with the computed strides
         return (_view if data.flags.c_contiguous else _reshape_alias).public(self, target)
@@ -415,7 +420,28 @@ def squeeze_dims_op(self, dim):
 
 
 def squeeze_self(grad, self_shape):
-    return grad.reshape(self_shape)
+    # PyTorch's unsqueeze_to(grad, sizes): one unsqueeze per size-1 dim (UnsqueezeBackward0
+    # under create_graph; the gradient itself when none); a reshape when nothing records
+    if not _mode.grad_enabled:
+        return grad.reshape(self_shape)
+    for d, n in enumerate(self_shape):
+        if n == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+def squeeze_dims_self(grad, self_shape, dim):
+    # PyTorch's unsqueeze_to(grad, dim, sizes): only the named dims of size 1
+    if not _mode.grad_enabled:
+        return grad.reshape(self_shape)
+    n = len(self_shape)
+    if not n:
+        return grad
+    dims = set(dims_arg(dim, n)) if isinstance(dim, (tuple, list)) else {_wrap_dim(dim, n)}
+    for d in range(n):
+        if d in dims and self_shape[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
 
 
 def _squeeze_samples(make, shapes):
@@ -428,10 +454,10 @@ def _squeeze_samples(make, shapes):
 
 _squeeze0 = defop("squeeze", squeeze_all_op, derivatives={"self": squeeze_self}, dtype="same",
                   view=True, methods=(), functions=(), samples=_squeeze_samples, family=FAMILY)
-_squeeze1 = defop("squeeze_dim", squeeze_dims_op, derivatives={"self": squeeze_self},
+_squeeze1 = defop("squeeze_dim", squeeze_dims_op, derivatives={"self": squeeze_dims_self},
                   dtype="same", view=True, grad_fn_name="SqueezeBackward1", methods=(),
                   functions=(), family=FAMILY)
-_squeeze2 = defop("squeeze_dims", squeeze_dims_op, derivatives={"self": squeeze_self},
+_squeeze2 = defop("squeeze_dims", squeeze_dims_op, derivatives={"self": squeeze_dims_self},
                   dtype="same", view=True, grad_fn_name="SqueezeBackward2", methods=(),
                   functions=(), family=FAMILY)
 

@@ -172,8 +172,9 @@ def erfinv(self):
     return x.astype(self.dtype if self.dtype.kind == "f" else np.float64, copy=False)
 
 
-def erfinv_self(grad, result):
-    return grad * (result.square().exp() * (math.sqrt(math.pi) / 2))
+def erfinv_self(grad, self):
+    # PyTorch saves the input, not the result (an in-place change of the result is allowed)
+    return grad * (self.erfinv().square().exp() * (math.sqrt(math.pi) / 2))
 
 
 # -- i0 / i1 ---------------------------------------------------------------------------------
@@ -221,10 +222,17 @@ def special_i1(self):
 
 
 def special_i1_self(grad, self, result):
-    # I_1'(x) = I_0(x) - I_1(x) / x, and 1/2 at x = 0
-    safe = _wrap(np.where(self._data == 0, 1.0, self._data).astype(self._data.dtype))
-    at_zero = _wrap(self._data == 0)
-    return grad * (self.i0() - result / safe).where(~at_zero, 0.5)
+    # I_1'(x) = I_0(x) - I_1(x) / x, and 1/2 at x = 0; PyTorch's i1_backward kernel has no
+    # half (so i0's double backward in float16 raises too)
+    dtype = self._data.dtype
+    if dtype == np.float16:
+        raise NotImplementedError("\"i1_backward\" not implemented for 'Half'")
+    # PyTorch's i1_backward: |x| <= eps is replaced by eps through a differentiable where
+    eps = float(np.finfo(dtype).eps)
+    not_tiny = self.abs() > eps
+    safe = self.where(not_tiny, _wrap(np.full((), eps, dtype)))
+    gradx = safe.i0() - result * safe.reciprocal()
+    return grad * gradx.where(not_tiny, _wrap(np.full((), 0.5, dtype)))
 
 
 # -- sinc ------------------------------------------------------------------------------------

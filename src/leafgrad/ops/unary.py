@@ -413,8 +413,14 @@ def sign_self(grad):
     return zeros_grad(grad)
 
 
+def sgn_self(grad, self, result):
+    # PyTorch's sgn_backward(self, grad, result) is 0 for real inputs, yet it saves both: an
+    # in-place change of either is caught at backward (sign's formula saves nothing)
+    return zeros_grad(grad)
+
+
 _unary("sign", sign, sign_self, dtype="same")
-_unary("sgn", sign, sign_self, dtype="same")
+_unary("sgn", sign, sgn_self, dtype="same")
 
 
 def _rounding(kernel, fn):

@@ -23,7 +23,6 @@ import math
 import numpy as np
 
 from ..dtypes import from_numpy_dtype
-from ..tensor import _wrap
 from .registry import Sample, defop
 
 FAMILY = "upsample"
@@ -175,22 +174,25 @@ def _apply(mode, input, output_size, scale_factors, align_corners=False):
 
 
 def _adjoint(mode, grad, input_shape, output_size, scale_factors, align_corners=False):
-    """The gradient w.r.t. the input: per dim, grad @ (out, in) interpolation matrix."""
-    plan = _plan(mode, input_shape, output_size, scale_factors, align_corners,
-                 grad.dtype.np if hasattr(grad.dtype, "np") else np.float32)
+    """The gradient w.r.t. the input (arrays): per dim, grad @ (out, in) interpolation
+    matrix, in the gradient's dtype."""
+    plan = _plan(mode, input_shape, output_size, scale_factors, align_corners, grad.dtype)
     for d, (idx, w) in enumerate(plan):
         axis = 2 + d
         matrix = np.zeros((idx.shape[1], input_shape[axis]))
         rows = np.arange(idx.shape[1])
         for k in range(idx.shape[0]):
             np.add.at(matrix, (rows, idx[k]), 1.0 if w is None else w[k].astype(np.float64))
-        m = _wrap(matrix.astype(grad.dtype.np))
-        grad = (grad.transpose(axis, -1) @ m).transpose(axis, -1)
-    return grad.contiguous()
+        grad = np.swapaxes(np.swapaxes(grad, axis, -1) @ matrix.astype(grad.dtype), axis, -1)
+    return np.ascontiguousarray(grad)
 
 
 # -- the records ---------------------------------------------------------------------------------
+# Each op's backward is a record of its own, as PyTorch's upsample_*_backward: under
+# create_graph the gradient's node is Upsample...BackwardBackward0, whose derivative is the
+# forward op again (both maps are linear).
 UPSAMPLE = {}
+UPSAMPLE_BACKWARD = {}
 
 
 def _nearest_record(name, mode, grad_fn_name, n):
@@ -198,10 +200,18 @@ def _nearest_record(name, mode, grad_fn_name, n):
         return _apply(mode, input, output_size, scale_factors)
 
     def formula(grad, input_shape, output_size, scale_factors):
-        return _adjoint(mode, grad, input_shape, output_size, scale_factors)
+        return UPSAMPLE_BACKWARD[name].public(grad, list(input_shape), output_size,
+                                              scale_factors)
+
+    def backward(grad_output, input_size, output_size, scale_factors):
+        return _adjoint(mode, grad_output, input_size, output_size, scale_factors)
+
+    def backward_grad_output(grad, output_size, scale_factors):
+        return UPSAMPLE[name].public(grad, output_size, scale_factors)
 
     forward.__name__ = name
     formula.__name__ = f"{name}_input"
+    backward.__name__ = f"{name}_backward"
 
     def samples(make, shapes):
         call = "nn.functional.interpolate"
@@ -216,6 +226,11 @@ def _nearest_record(name, mode, grad_fn_name, n):
     UPSAMPLE[name] = defop(name, forward, inputs=("input",), derivatives={"input": formula},
                            dtype="same", methods=(), functions=(), grad_fn_name=grad_fn_name,
                            family=FAMILY, samples=samples)
+    UPSAMPLE_BACKWARD[name] = defop(
+        f"{name}_backward", backward, inputs=("grad_output",),
+        derivatives={"grad_output": backward_grad_output}, dtype="same", methods=(),
+        functions=(), grad_fn_name=grad_fn_name.replace("Backward0", "BackwardBackward0"),
+        family=FAMILY)
 
 
 def _linear_record(name, mode, grad_fn_name, n, fmode):
@@ -223,10 +238,19 @@ def _linear_record(name, mode, grad_fn_name, n, fmode):
         return _apply(mode, input, output_size, scale_factors, align_corners)
 
     def formula(grad, input_shape, output_size, align_corners, scale_factors):
-        return _adjoint(mode, grad, input_shape, output_size, scale_factors, align_corners)
+        return UPSAMPLE_BACKWARD[name].public(grad, list(input_shape), output_size,
+                                              align_corners, scale_factors)
+
+    def backward(grad_output, input_size, output_size, align_corners, scale_factors):
+        return _adjoint(mode, grad_output, input_size, output_size, scale_factors,
+                        align_corners)
+
+    def backward_grad_output(grad, output_size, align_corners, scale_factors):
+        return UPSAMPLE[name].public(grad, output_size, align_corners, scale_factors)
 
     forward.__name__ = name
     formula.__name__ = f"{name}_input"
+    backward.__name__ = f"{name}_backward"
 
     def samples(make, shapes):
         call = "nn.functional.interpolate"
@@ -245,6 +269,11 @@ def _linear_record(name, mode, grad_fn_name, n, fmode):
     UPSAMPLE[name] = defop(name, forward, inputs=("input",), derivatives={"input": formula},
                            dtype="same", methods=(), functions=(), grad_fn_name=grad_fn_name,
                            family=FAMILY, samples=samples)
+    UPSAMPLE_BACKWARD[name] = defop(
+        f"{name}_backward", backward, inputs=("grad_output",),
+        derivatives={"grad_output": backward_grad_output}, dtype="same", methods=(),
+        functions=(), grad_fn_name=grad_fn_name.replace("Backward0", "BackwardBackward0"),
+        family=FAMILY)
 
 
 for _n in (1, 2, 3):

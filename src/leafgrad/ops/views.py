@@ -43,7 +43,8 @@ from ..tensor import Tensor, _wrap
 from .registry import Sample, bind_method, defop, export_function
 
 __all__ = ["as_strided", "positions", "base_index", "dense", "rebase", "rebase_node", "refresh",
-           "CopySlices", "check_view_inplace", "inherited_kind", "inference_view", "no_grad_view"]
+           "CopySlices", "check_view_inplace", "inherited_kind", "inference_view", "no_grad_view",
+           "views_follow_base"]
 
 FAMILY = "views"
 _SUFFIX = re.compile(r"Backward\d*$")
@@ -333,6 +334,25 @@ def no_grad_view(view: Tensor) -> None:
     if view._meta is None:
         view._meta = {}
     view._meta["no_grad_view"] = True
+
+
+def views_follow_base(base: Tensor) -> None:
+    """``base.requires_grad_()`` changed its flag: its views made in grad mode while it needed
+    no gradient (so no history) now report requires_grad through it, as PyTorch's views do,
+    and take no gradient themselves (like a view made under no_grad); turned off, they no
+    longer require grad. Their version counter is the base's, so the tensors referring to it
+    are the candidates (rare: only when something else holds that counter)."""
+    import gc
+    value = base._requires_grad
+    for t in gc.get_referrers(base._vc):
+        if not isinstance(t, Tensor) or t._base is not base or t._grad_fn is not None:
+            continue
+        meta = t._meta
+        if value and not t._requires_grad:
+            no_grad_view(t)
+        elif not value and meta is not None and meta.get("no_grad_view"):
+            del meta["no_grad_view"]
+            t._requires_grad = False
 
 
 def rebase(view: Tensor, result: Tensor) -> None:

@@ -55,6 +55,15 @@ def _padding_arg(input, weight, padding, stride, dilation, n: int):
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     if any(s != 1 for s in stride):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
+    # PyTorch's convolution_same checks the weight's dims against the input's first
+    k = weight.dim()
+    if k != input.dim():
+        raise RuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight"
+                           f"{list(weight.shape)}, but got {input.dim()}-dimensional input of "
+                           f"size {list(input.shape)} instead")
+    for name, value in (("stride", stride), ("dilation", dilation)):
+        if len(value) != n:
+            raise RuntimeError(f"{name} cannot broadcast to {n} dimensions")
     kernel = weight.shape[2:]
     if len(kernel) != n:   # let the record report the mismatch in PyTorch's words
         return input, [0] * n
