@@ -72,7 +72,15 @@ def median_all(self):
 
 
 def evenly_self(grad, self, result):
-    return grad.expand(self._data.shape) * _tie_mask(self, result, None)
+    """PyTorch's evenly_distribute_backward (CPU): zeros with ``grad / count`` filled in
+    where ``self`` equals the result (where ``self`` is NaN when the result is NaN), so the
+    other places stay 0 whatever ``grad`` is (MaskedFillBackward1 under create_graph)."""
+    d, r = self._data, result._data
+    mask = np.isnan(d) if r.dtype.kind == "f" and np.isnan(r) else d == r
+    zeros = _const(np.zeros(d.shape, grad._data.dtype))
+    out = zeros.masked_fill(_const(mask), grad / _const(np.asarray(np.count_nonzero(mask))))
+    out._vc[0] = 1   # (PyTorch fills its zeros in place: version 1)
+    return out
 
 
 def _full_samples(call):
