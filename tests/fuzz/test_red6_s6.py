@@ -222,6 +222,15 @@ STATEMENTS = [
     "x = torch.tensor([1.5, 2.], requires_grad=True); s = torch.tensor([1.5, 1.5, 0.5], "
     "requires_grad=True); x.scatter_reduce(0, torch.tensor([0, 0, 1]), s, 'amin', "
     "include_self=False).sum().backward(); y = x.grad * 1",
+    # max() / min() / median(): zeros with grad / count filled in at the ties (NaN ties when
+    # the result is NaN): other places stay 0 even for a NaN grad (seed 23, and the
+    # MaskedFillBackward1 grad_fn of seeds 14, 16, 17, 21)
+    "x = torch.tensor([1., 3., 3., 2.], requires_grad=True); "
+    "y = torch.autograd.grad(x.max(), x, torch.tensor(float('nan')))[0]",
+    "x = torch.tensor([1., float('nan'), 3., float('nan')], requires_grad=True); "
+    "y = torch.autograd.grad(x.min(), x)[0]",
+    "x = torch.tensor([1., 3., 3., 2.], requires_grad=True); w = torch.tensor(2., "
+    "requires_grad=True); y = torch.autograd.grad(x.median(), x, w, create_graph=True)[0]",
     # x[index] = v: the in-place checks (leaf, view of a leaf) before the advanced indices'
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.ones(3, dtype=torch.bool)] = 0.; y = x",
     "x = torch.zeros(2, 2, requires_grad=True); x[torch.tensor([5])] = 0.; y = x",
