@@ -167,6 +167,12 @@ STATEMENTS = [
       f"y = torch.autograd.grad(F.{f}(a, b, reduction='none').sum(), [a, b], "
       f"create_graph={cg})[0]"
       for f in ("huber_loss", "mse_loss", "smooth_l1_loss") for cg in (True, False)),
+    # linalg.inv: a NaN anywhere in a matrix makes its whole inverse NaN, as PyTorch's LAPACK
+    *(f"A = torch.eye(4) * 2 + 0.1; A[{i}, {j}] = float('nan'); y = torch.linalg.inv_ex(A)[0]"
+      for i, j in ((0, 0), (3, 3), (1, 2))),
+    "A = torch.eye(4).double(); A[0, 1] = float('nan'); y = torch.linalg.inv(A)",
+    "A = torch.eye(2).expand(3, 2, 2).clone(); A[1, 0, 0] = float('nan'); y = torch.inverse(A)",
+    "y = torch.linalg.inv(torch.tensor([[float('inf'), 0], [0, 1]]))",
 ]
 
 

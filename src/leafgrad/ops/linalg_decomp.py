@@ -59,6 +59,11 @@ def linalg_inv_ex(A, *, check_errors=False):
             raise_for_info("linalg.inv", info, singular_message)
         inverse = _getrf_getrs(A, np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype),
                                                   A.shape))
+    if A.size:
+        # PyTorch's LAPACK spreads a NaN of a matrix to its whole inverse (NumPy's may not)
+        nan = np.isnan(A).any(axis=(-2, -1))
+        if nan.any():
+            inverse = np.where(nan[..., None, None], np.nan, inverse).astype(A.dtype, copy=False)
     return [inverse, info]
 
 
