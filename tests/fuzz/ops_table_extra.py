@@ -126,7 +126,9 @@ def _linalg_square(L, r, x):
         c = la.cholesky(_spd(L, r, a))
         return L.cholesky_inverse(c)
     if name == "qr":
-        q, rr = la.qr(a, mode=r.pick(["reduced", "complete", "r"]))
+        # of a rank-deficient matrix Q's trailing columns are any orthonormal completion
+        # (rounding noise picks them: LAPACK builds differ), so the matrix is made full rank
+        q, rr = la.qr(_well(L, r, a), mode=r.pick(["reduced", "complete", "r"]))
         return (q.abs() if q.numel() else q), rr.abs()
     if name == "svd":
         u, s, vh = la.svd(a, full_matrices=r.flip())

@@ -65,3 +65,13 @@ def test_create_graph_stored_grad(expr):
         g = x.grad
         return g, g.requires_grad, type(g.grad_fn).__name__ if g.grad_fn else None
     same_on_both(run)
+
+
+# -- the fuzz table's qr step factors a full-rank matrix: of a rank-deficient one Q's trailing
+# columns are any orthonormal completion, picked by rounding noise (seed 15 x12) ---------------
+QR_RANK1 = "Program(leaves=[Leaf(shape=(), dtype='float64', requires_grad=True, seed=4096, scale=1.0)], steps=[Step(op='transpose', seed=883, no_grad=False), Step(op='interpolate', seed=23046, no_grad=False), Step(op='interpolate', seed=65535, no_grad=False), Step(op='linalg_square', seed=192, no_grad=False)], ending=Ending(kind='none', seed=16, retain_graph=None, create_graph=False, twice=False, allow_unused=None, give_gradient=True))"
+
+
+def test_qr_step_program():
+    from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
+    assert difference(eval(QR_RANK1)) is None
