@@ -75,3 +75,17 @@ QR_RANK1 = "Program(leaves=[Leaf(shape=(), dtype='float64', requires_grad=True, 
 def test_qr_step_program():
     from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
     assert difference(eval(QR_RANK1)) is None
+
+
+# -- relu_ refuses Bool before the written memory's overlap check (seed 25 x3) -------------------
+@pytest.mark.parametrize("how", ["expanded", "plain", "float_expanded"])
+@pytest.mark.parametrize("call", ["method", "function", "functional"])
+def test_relu_inplace_check_order(how, call):
+    def run(L):
+        x = {"expanded": lambda: L.tensor([True]).expand(3),
+             "plain": lambda: L.tensor([True, False]),
+             "float_expanded": lambda: L.tensor([-1.0]).expand(3)}[how]()
+        f = {"method": lambda t: t.relu_(), "function": L.relu_,
+             "functional": lambda t: L.nn.functional.relu(t, inplace=True)}[call]
+        return f(x)
+    same_on_both(run)

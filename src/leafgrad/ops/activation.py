@@ -18,7 +18,7 @@ import numpy as np
 from .pointwise_common import float_kernel, inplace_of, zeros_grad
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
-from .registry import RECORDS, Sample, defop, export_function
+from .registry import RECORDS, Sample, bind_method, defop, export_function
 from .backward_ops import sigmoid_backward_op
 from .unary import erf_array
 
@@ -147,7 +147,19 @@ def _relu_samples(make, shapes):
 
 defop("relu", relu, derivatives={"self": relu_self}, dtype="same", inplace="relu_",
       samples=_relu_samples, family=FAMILY)
-export_function("relu_", Tensor.relu_)   # torch.relu_, as in PyTorch
+_relu_inplace = Tensor.relu_
+
+
+def relu_(self):
+    """In-place version of :meth:`relu`. PyTorch refuses Bool before its clamp_min_ checks
+    the written memory (an expanded bool tensor names Bool, not the overlap)."""
+    if self._data.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return _relu_inplace(self)
+
+
+bind_method("relu_", relu_)
+export_function("relu_", relu_)   # torch.relu_, as in PyTorch
 
 
 # -- gelu -----------------------------------------------------------------------------------
