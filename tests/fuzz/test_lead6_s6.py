@@ -89,3 +89,27 @@ def test_relu_inplace_check_order(how, call):
              "functional": lambda t: L.nn.functional.relu(t, inplace=True)}[call]
         return f(x)
     same_on_both(run)
+
+
+# -- index_put: an index over a dim of size 0 is out of bounds before the dtype check, once the
+# broadcast indices hold an element (seed 25 x7) -----------------------------------------------
+@pytest.mark.parametrize("shape,index", [
+    ((0, 2), [[1]]), ((0, 2), [[0]]), ((0, 2), [[]]), ((3, 0), [[0], [0]]),
+    ((3, 0), [[0], []]), ((3, 2), [[5]]), ((3, 2), [[1]]), ((0, 2), [[], [1]]),
+    ((2, 0), [[1], [0, 0]])])
+@pytest.mark.parametrize("dtype", ["half", "float32"])
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_empty_dim_before_dtype(shape, index, dtype, accumulate):
+    def run(L):
+        x = L.zeros(shape)
+        idx = tuple(L.tensor(i, dtype=L.long) for i in index)
+        return x.index_put(idx, L.ones(1, dtype=getattr(L, dtype)), accumulate=accumulate)
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("index", [(None, [1]), ([1], None), (1,), ([1], "a")])
+def test_index_put_takes_tensors_only(index):
+    def run(L):
+        idx = tuple(L.tensor(i) if isinstance(i, list) else i for i in index)
+        return L.zeros(3, 2).index_put(idx, L.ones(1))
+    same_on_both(run)

@@ -39,10 +39,15 @@ __all__ = ["setitem", "index_put", "index_put_"]
 
 # -- index_put / x[index] = value ---------------------------------------------------------
 def index_put(self, indices, values, accumulate=False):
-    """``self`` with ``values`` at ``indices`` (a tuple of index tensors, None for ``:``)."""
+    """``self`` with ``values`` at ``indices`` (a tuple of index tensors, the first dims')."""
     if not isinstance(values, Tensor):
         raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not "
                         f"{type(values).__name__}")
+    for i, idx in enumerate(indices):
+        if not isinstance(idx, Tensor):   # the public op takes a list of tensors only
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(idx).__name__}")
+    _empty_dim_first(self._data.shape, indices)
     if values._data.dtype != self._data.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_dtype_name(self._data.dtype)} for the destination and "
@@ -52,6 +57,22 @@ def index_put(self, indices, values, accumulate=False):
                          f"{len(indices)})")
     return _index_put.public(self, index_arrays(indices, self._data.shape), values,
                              accumulate)
+
+
+def _empty_dim_first(shape, indices):
+    """PyTorch's indexing setup, which index_put runs before its dtype check: an integer index
+    tensor over a dim of size 0 is out of bounds as soon as the broadcast indices hold any
+    element (the bounds of other dims are checked later, by the kernel)."""
+    tensors = indices[:len(shape)]
+    if not any(n == 0 for n in shape[:len(tensors)]) or not all(
+            t._data.dtype.kind in "iu" for t in tensors):
+        return   # masks and other index kinds keep their own checks (index_arrays)
+    try:
+        size = int(np.prod(np.broadcast_shapes(*(t._data.shape for t in tensors))))
+    except ValueError:
+        return   # index_arrays names the shapes
+    if size:
+        raise IndexError("index is out of bounds for dimension with size 0")
 
 
 def index_put_(self, indices, values, accumulate=False):
