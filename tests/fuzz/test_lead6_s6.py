@@ -113,3 +113,51 @@ def test_index_put_takes_tensors_only(index):
         idx = tuple(L.tensor(i) if isinstance(i, list) else i for i in index)
         return L.zeros(3, 2).index_put(idx, L.ones(1))
     same_on_both(run)
+
+
+# -- what a backward saves decides whether a second one (no retain_graph) raises; index_copy
+# saves its index (seed 25 x3) --------------------------------------------------------------
+_SECOND = {
+    "index_copy": lambda L, x, s: x.index_copy(0, L.tensor([0, 2]), s),
+    "index_copy_self": lambda L, x, s: x.index_copy(0, L.tensor([0, 2]), s.detach()),
+    "index_copy_source": lambda L, x, s: x.detach().index_copy(0, L.tensor([0, 2]), s),
+    "index_add": lambda L, x, s: x.index_add(0, L.tensor([0, 2]), s),
+    "index_add_self": lambda L, x, s: x.index_add(0, L.tensor([0, 2]), s.detach()),
+    "take": lambda L, x, s: x.take(L.tensor([0, 2])),
+    "masked_select": lambda L, x, s: x.masked_select(x.detach() > 0),
+    "index_fill": lambda L, x, s: x.index_fill(0, L.tensor([0, 2]), 1.0),
+    "masked_fill": lambda L, x, s: x.masked_fill(x.detach() > 0, 1.0),
+    "put": lambda L, x, s: x.put(L.tensor([0, 2]), s[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SECOND))
+def test_second_backward_of_indexing(name):
+    def run(L):
+        x = L.ones(3, 2, requires_grad=True)
+        s = L.ones(2, 2, requires_grad=True)
+        y = _SECOND[name](L, x, s)
+        y.sum().backward()
+        first = (x.grad, s.grad)
+        y.sum().backward()
+        return first
+    same_on_both(run)
+
+
+# -- a formula's gradient that is no broadcast of its input's shape is the engine's error, not
+# a NumPy reshape error (scatter's src larger than index) -------------------------------------
+@pytest.mark.parametrize("op", ["scatter", "scatter_add", "sum", "mean", "prod", "amax", "amin"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_invalid_gradient_shape(op, create_graph):
+    def run(L):
+        x = L.tensor([[1.5, 2.0], [0.5, 1.0], [3.0, 1.25]], requires_grad=True)
+        src = L.tensor([[2.0, 0.75], [1.5, 4.0]], requires_grad=True)
+        index = L.tensor([[0, 1]])
+        if op not in ("scatter", "scatter_add"):
+            y = x.scatter_reduce(0, index, src, op)
+        else:
+            y = getattr(x, op)(0, index, src)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return L.autograd.grad(y.sum(), [x, src], create_graph=create_graph)
+    same_on_both(run)

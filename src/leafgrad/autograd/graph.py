@@ -336,7 +336,7 @@ class OpNode(Node):
                 if meta is not None and g is not None:
                     m = meta[i]
                     if m is not None:
-                        g = _conform(g, m)
+                        g = _conform(g, m, self, i)
                 out.append(g)
             i += 1
         return out
@@ -358,7 +358,7 @@ class OpNode(Node):
             if meta is not None and g is not None:
                 m = meta[i]
                 if m is not None:
-                    g = _conform(g, m)
+                    g = _conform(g, m, self, i)
             out[i] = g
         return out
 
@@ -389,16 +389,28 @@ class OpNode(Node):
             if fn is None or g is None:
                 out.append(None)
             else:
-                out.append(_conform(g, meta[i]) if meta is not None else g)
+                out.append(_conform(g, meta[i], self, i) if meta is not None else g)
         return out
 
 
-def _conform(g, meta):
-    """Reduce a broadcast gradient to the input's shape and cast it to the input's dtype."""
+def _conform(g, meta, node=None, index=0):
+    """Reduce a broadcast gradient to the input's shape and cast it to the input's dtype.
+    A gradient that is no broadcast of the input's shape is PyTorch's engine error (scatter's
+    src gradient when src is larger than index)."""
     if meta is None:
         return g
     shape, np_dtype = meta
-    if g._data.shape != shape:
+    gshape = g._data.shape
+    if gshape != shape:
+        if len(shape) > len(gshape) or any(
+                s != t and s != 1 for s, t in zip(reversed(shape), reversed(gshape))):
+            calls = getattr(node, "_calls", None)
+            if calls is not None:   # counted among next_functions (differentiable inputs)
+                index = sum(1 for c in calls[:index] if c is not None)
+            raise RuntimeError(
+                f"Function {node.name() if node is not None else 'backward'} returned an "
+                f"invalid gradient at index {index} - got {errors.shape_str(gshape)} but "
+                f"expected shape compatible with {errors.shape_str(shape)}")
         g = sum_to(g, shape)
     if g._data.dtype != np_dtype:
         g = g.to(_dt.from_numpy_dtype(np_dtype))

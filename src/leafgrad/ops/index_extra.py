@@ -113,6 +113,7 @@ def _index_copy_rule(rec, args):
 
 defop("index_copy", index_copy, inputs=("self", "source"),
       derivatives={"self": index_copy_self, "source": index_copy_source},
+      saved_tensor_args=("index",),   # PyTorch saves the index: freed by backward
       dtype=_index_copy_rule, inplace="index_copy_", family=FAMILY, samples=lambda make, shapes: [
           Sample((make((3, 4)), 0, _long([2, 0]), make((2, 4)))),
           Sample((make((3, 4)), 1, _long([3]), make((3, 1)))),

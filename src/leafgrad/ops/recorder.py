@@ -216,6 +216,6 @@ def make_apply(cls):
                   "            if m is not None:",
                   f"                d = {g}._data",
                   "                if d.shape != m[0] or d.dtype != m[1]:   # _conform's tests",
-                  f"                    {g} = _conform({g}, m)"]
+                  f"                    {g} = _conform({g}, m, self, {k})"]
     lines.append(f"    return [{', '.join(names)}]")
     return _compile(lines, env, "apply")

@@ -99,38 +99,27 @@ def scatter_reduce_self(grad, self, dim, index, src, reduce, include_self, resul
 
 def scatter_reduce_src(grad, self, dim, index, src, reduce, include_self, result):
     dt = grad._data.dtype
-    shape = src._data.shape
+    # sum and mean give the gathered gradient as it is, of index's shape: PyTorch's engine
+    # refuses it when src is larger than index (prod, amax and amin broadcast, below)
     if reduce == "sum":
-        return _pad_to(grad.gather(dim, index), shape)
+        return grad.gather(dim, index)
     if reduce == "mean":
         _, counts = _scatter_counts(grad._data.shape, dim, index, include_self)
-        return _pad_to((grad / _wrap(np.maximum(counts, 1).astype(dt))).gather(dim, index),
-                       shape)
+        return (grad / _wrap(np.maximum(counts, 1).astype(dt))).gather(dim, index)
     if reduce == "prod":
         _no_zeros(self, src)
-        idx_src = src[tuple(slice(0, s) for s in index._data.shape)] if src._data.ndim else src
-        return _pad_to((grad * result).gather(dim, index) / idx_src, shape)
+        # PyTorch divides by all of src: a src larger than index broadcasts against the
+        # gathered gradient (the places index never reaches get values too), as its formula
+        return (grad * result).gather(dim, index) / src
     n, _ = _extreme_ties(self, dim, index, src, include_self, result)
     from .scatter import _mesh
     idx = index._data
-    if src._data.ndim:
-        sub = src._data[tuple(slice(0, s) for s in idx.shape)]
-        src_hits = sub == result._data[_mesh(idx, _wrap_dim(dim, src._data.ndim))]
+    if src._data.ndim:   # as prod: all of src against the gathered result (broadcast)
+        src_hits = src._data == result._data[_mesh(idx, _wrap_dim(dim, src._data.ndim))]
     else:
         src_hits = src._data == result._data
     share = (grad / _wrap(np.maximum(n, 1).astype(dt))).gather(dim, index)
-    return _pad_to(share * _wrap(src_hits.astype(dt)), src._data.shape)
-
-
-def _pad_to(g, shape):
-    """Zeros beyond the index's extent, where ``src`` is larger than ``index``."""
-    if g._data.shape == tuple(shape):
-        return g
-    from .nn_layers import CONSTANT_PAD_ND
-    pad = []
-    for have, want in zip(reversed(g._data.shape), reversed(shape)):
-        pad += [0, want - have]
-    return CONSTANT_PAD_ND.public(g, pad, 0)
+    return share * _wrap(src_hits.astype(dt))
 
 
 def _no_zeros(self, src):
