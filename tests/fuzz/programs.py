@@ -146,7 +146,10 @@ def _select(L, r, env, want, inplace):
     """Pick an input: most often the newest value, else any (filtered by ``want``)."""
     pool = [x for x in env if _WANT[want](L, x)] or env
     if inplace and r.flip(0.85):
-        pool = [x for x in pool if not x.is_leaf or not x.requires_grad] or pool
+        # (torch refuses to read is_leaf of a view made under no_grad whose base changed in
+        # place since: such a tensor is left out, on both sides)
+        pool = [x for x in pool
+                if _read(lambda: not x.is_leaf or not x.requires_grad) is True] or pool
     if r.flip(0.5):
         return pool[-1]
     return pool[r.int(0, len(pool) - 1)]
