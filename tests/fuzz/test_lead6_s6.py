@@ -173,3 +173,26 @@ def test_stale_no_grad_view_program():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert difference(eval(STALE_NO_GRAD_VIEW)) is None
+
+
+# -- alpha = 0: addmv, addmm and addbmm do not read their product's operands (PyTorch's gemm),
+# baddbmm and addr do; beta = 0 ignores self in all (seed 26 x1) -------------------------------
+@pytest.mark.parametrize("op", ["addmv", "addmm", "addbmm", "baddbmm", "addr"])
+@pytest.mark.parametrize("alpha,beta", [(0, 1), (0, 0), (1, 0), (0.5, 0)])
+@pytest.mark.parametrize("where", ["operand", "self"])
+def test_addmm_family_zero_scalars_and_nan(op, alpha, beta, where):
+    def run(L):
+        nan = float("nan")
+        shapes = {"addmv": ((2,), (2, 3), (3,)), "addmm": ((2, 2), (2, 3), (3, 2)),
+                  "addbmm": ((2, 2), (4, 2, 3), (4, 3, 2)),
+                  "baddbmm": ((4, 2, 2), (4, 2, 3), (4, 3, 2)), "addr": ((2, 3), (2,), (3,))}
+        s, a, b = (L.ones(sh) for sh in shapes[op])
+        if where == "operand":
+            a = L.full(a.shape, nan)
+        else:
+            s = L.full(s.shape, nan)
+        s.requires_grad_()
+        y = getattr(L, op)(s, a, b, alpha=alpha, beta=beta)
+        (g,) = L.autograd.grad(y.sum(), s)
+        return y.isnan(), y.nan_to_num(nan=0.0), g.isnan(), g.nan_to_num(nan=0.0)
+    same_on_both(run)

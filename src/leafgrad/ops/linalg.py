@@ -449,7 +449,10 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """``beta * self + alpha * (mat1 @ mat2)`` (what ``nn.Linear`` runs on a 2-D input)."""
     out = np.matmul(mat1, mat2)
     if alpha != 1:
-        out *= alpha
+        if alpha == 0:   # PyTorch's gemm does not read the operands then (their NaN too)
+            out = np.zeros_like(out)
+        else:
+            out *= alpha
     if beta == 0:
         return out
     shape = self.shape if type(self) is np.ndarray else np.shape(self)

@@ -30,9 +30,13 @@ def _scaled(g, factor):
     return g if factor == 1 else g * factor
 
 
-def _add_scaled(out, self, beta, alpha):
-    """``beta * self + alpha * out``, with ``self`` ignored when ``beta`` is 0 (NaN too)."""
-    if alpha != 1:
+def _add_scaled(out, self, beta, alpha, gemm=False):
+    """``beta * self + alpha * out``, with ``self`` ignored when ``beta`` is 0 (NaN too).
+    ``gemm``: PyTorch's BLAS call does not read the product's operands when ``alpha`` is 0
+    either (addmv, addbmm; not baddbmm and addr), so their NaN does not reach ``out``."""
+    if gemm and alpha == 0:
+        out = np.zeros_like(out)
+    elif alpha != 1:
         out = out * alpha
     if beta == 0:
         return np.broadcast_to(out, np.broadcast_shapes(np.shape(self), out.shape)).copy()
@@ -49,7 +53,7 @@ def _same_dtype(name, *arrays):
 # -- addmv / addr / baddbmm / addbmm -------------------------------------------------------------
 def addmv(self, mat, vec, *, beta=1, alpha=1):
     """``beta * self + alpha * (mat @ vec)``."""
-    return _add_scaled(np.matmul(mat, vec), self, beta, alpha)
+    return _add_scaled(np.matmul(mat, vec), self, beta, alpha, gemm=True)
 
 
 def addmv_self(grad, beta):
@@ -104,7 +108,7 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     p = batch2.shape[2]
     # one gemm: (n, b*k) @ (b*k, p) sums the batch products
     out = np.matmul(batch1.transpose(1, 0, 2).reshape(n, b * k), batch2.reshape(b * k, p))
-    return _add_scaled(out, self, beta, alpha)
+    return _add_scaled(out, self, beta, alpha, gemm=True)
 
 
 def addbmm_self(grad, beta):
