@@ -196,3 +196,18 @@ def test_addmm_family_zero_scalars_and_nan(op, alpha, beta, where):
         (g,) = L.autograd.grad(y.sum(), s)
         return y.isnan(), y.nan_to_num(nan=0.0), g.isnan(), g.nan_to_num(nan=0.0)
     same_on_both(run)
+
+
+# -- LU's pivot is LAPACK's idamax: the first largest magnitude by "greater than", so a NaN
+# never wins unless it comes first (np.argmax picks the first NaN; seed 26 x9) ----------------
+@pytest.mark.parametrize("seed", range(6))
+def test_lu_factor_pivots_with_nan(seed):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((3, 4, 3)).astype(np.float32)
+    a[rng.random(a.shape) < 0.25] = np.nan
+
+    def run(L):
+        LU, piv = L.linalg.lu_factor(L.tensor(a))
+        return piv, LU.isnan(), LU.nan_to_num(nan=0.0)
+    same_on_both(run)

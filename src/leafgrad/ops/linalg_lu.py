@@ -51,7 +51,7 @@ def lu_packed(A: np.ndarray):
     info = np.zeros(b, dtype=np.int32)
     rows = np.arange(b)
     for j in range(k if b else 0):   # (an empty batch: nothing to factor, whatever dtype)
-        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+        p = j + _pivot_rows(np.abs(lu[:, j:, j]))
         piv[:, j] = p + 1
         swap = p != j
         if swap.any():
@@ -68,6 +68,17 @@ def lu_packed(A: np.ndarray):
         lu[:, j + 1:, j + 1:] -= factors[:, :, None] * lu[:, j, None, j + 1:]
     return (lu.reshape(shape), piv.reshape(shape[:-2] + (k,)),
             info.reshape(shape[:-2]))
+
+
+def _pivot_rows(mags: np.ndarray) -> np.ndarray:
+    """Per row of ``mags`` (batch, rows), LAPACK's idamax: the first of the largest, found by
+    "greater than the best so far" from the first entry, so a NaN never wins unless it comes
+    first (np.argmax would pick the first NaN)."""
+    if not np.isnan(mags).any():
+        return np.argmax(mags, axis=1)
+    p = np.argmax(np.where(np.isnan(mags), -np.inf, mags), axis=1)
+    p[np.isnan(mags[:, 0])] = 0
+    return p
 
 
 def permutation(pivots: np.ndarray, m: int, dtype) -> np.ndarray:
