@@ -165,14 +165,8 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
         for key, fn in root_leaves.items():
             g = leaf_sums.pop(key)
             if captured is not None:
-                hit = target_leaves.get(key)
-                if hit is None:
-                    continue
-                g = _run_tensor_hooks(fn, g)
-                for i in hit:
-                    captured[i] = g if captured[i] is None else captured[i] + g
-                if accumulate:
-                    accumulate_grad(fn, g, create_graph, hooks_done=True)
+                _capture_leaf(fn, g, target_leaves.get(key), captured, accumulate,
+                              create_graph)
             elif accumulate:
                 accumulate_grad(fn, g, create_graph)
     if len(starts) == 1:
@@ -262,14 +256,8 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                 if g is None:
                     continue
                 if capturing:
-                    hit = target_leaves.get(id(fn))
-                    if hit is None:
-                        continue
-                    g = _run_tensor_hooks(fn, g)
-                    for i in hit:
-                        captured[i] = g if captured[i] is None else captured[i] + g
-                    if accumulate:
-                        accumulate_grad(fn, g, create_graph, hooks_done=True)
+                    _capture_leaf(fn, g, target_leaves.get(id(fn)), captured, accumulate,
+                                  create_graph)
                 elif accumulate:
                     accumulate_grad(fn, g, create_graph)
                 continue
@@ -404,6 +392,19 @@ def _check_hook_result(hook, old, new):
     if not isinstance(new, Tensor) or new._data.shape != old._data.shape:
         name = getattr(hook, "__name__", repr(hook))
         raise RuntimeError(f"hook '{name}' has changed the size of value")
+
+
+def _capture_leaf(leaf, g, hit, captured, accumulate, create_graph) -> None:
+    """A leaf's gradient when ``inputs`` were given: its tensor hooks run once, then it goes
+    to the wanted positions ``hit`` (None: not wanted) and, for backward(inputs=...), into
+    ``.grad``."""
+    if hit is None:
+        return
+    g = _run_tensor_hooks(leaf, g)
+    for i in hit:
+        captured[i] = g if captured[i] is None else captured[i] + g
+    if accumulate:
+        accumulate_grad(leaf, g, create_graph, hooks_done=True)
 
 
 def _run_tensor_hooks(leaf, g):

@@ -75,6 +75,26 @@ def check_same_dtype(name, a, b, an="A", bn="B", stop="."):
                            f"{type_name(b._data)} instead{stop}")
 
 
+def check_solve_inputs(b, A, solver):
+    """PyTorch's linearSolveCheckInputs, in its order: the dtypes match, ``A`` is square,
+    its size matches ``b``'s rows, the batch dims broadcast (triangular_solve,
+    cholesky_solve)."""
+    if b.dtype != A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{type_name(b._data)} and A of type {type_name(A._data)} instead.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if A.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {solver}: each A matrix is "
+                           f"{A.shape[-1]} by {A.shape[-1]} but each b matrix is {b.shape[-2]} "
+                           f"by {b.shape[-1]}")
+    from ..errors import broadcast_error
+    err = broadcast_error([b.shape[:-2], A.shape[:-2]])
+    if err is not None:
+        raise err
+
+
 def first_zero_pivot(a: np.ndarray) -> int:
     """LAPACK getrf's ``info``: the 1-based index of the first exactly-zero pivot of the LU
     factorization with partial pivoting (0 if none)."""

@@ -20,7 +20,7 @@ from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, first_zero_pivot,
                             cholesky_lapack, batch_info, raise_for_info, singular_message,
-                            not_pd_message, eye_like, tri_mask, type_name,
+                            not_pd_message, eye_like, tri_mask, check_solve_inputs,
                             getrs_adjoint, check_kernel, check_low_precision, trsm)
 from ..autograd.graph import sum_to
 from ..grad_mode import state as _mode
@@ -539,19 +539,7 @@ def _cholesky_solve_dtype(rec, args):
         if t.ndim < 2:
             raise RuntimeError(f"{name} should have at least 2 dimensions, but has {t.ndim} "
                                f"dimensions instead")
-    if b._data.dtype != A._data.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{type_name(b._data)} and A of type {type_name(A._data)} instead.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"A must be batches of square matrices, but they are "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    if A.shape[-1] != b.shape[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
-                           f"{A.shape[-1]} by {A.shape[-1]} but each b matrix is {b.shape[-2]} "
-                           f"by {b.shape[-1]}")
-    err = broadcast_error([b.shape[:-2], A.shape[:-2]])
-    if err is not None:
-        raise err
+    check_solve_inputs(b, A, "cholesky_solve")
     check_kernel("cholesky_solve_cpu", b, empty_too=True)   # (empty inputs reach it too)
     return None, None
 

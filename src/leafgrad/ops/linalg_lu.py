@@ -23,7 +23,7 @@ from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
-                            type_name, trsm)
+                            check_solve_inputs, trsm)
 from .linalg_decomp import solve_triangular, _wellcond
 from ..autograd.graph import sum_to
 from ..errors import broadcast_error
@@ -415,20 +415,7 @@ def triangular_solve_public(input, A, upper=True, transpose=False, unitriangular
                                f"dimensions, but it has {t.ndim} dimensions instead")
     # PyTorch's order: the dtypes' match, A square, the sizes, the batch broadcast, then the
     # kernel's dtype (checked on empty inputs too)
-    if input.dtype != A.dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{type_name(input._data)} and A of type {type_name(A._data)} "
-                           f"instead.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"A must be batches of square matrices, but they are "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    if input.shape[-2] != A.shape[-1]:
-        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
-                           f"{A.shape[-1]} by {A.shape[-1]} but each b matrix is "
-                           f"{input.shape[-2]} by {input.shape[-1]}")
-    err = broadcast_error([input.shape[:-2], A.shape[:-2]])
-    if err:
-        raise err
+    check_solve_inputs(input, A, "triangular_solve")
     check_kernel("triangular_solve_cpu", A, empty_too=True)
     return triangular_solve_type(_ts.public(input, A, upper, transpose, unitriangular))
 
