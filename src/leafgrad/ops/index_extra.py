@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..errors import no_dims_error
 from ..tensor import Tensor, _wrap
 from .matrix_extra import diagonal_view
 from .pointwise_common import inplace_of
@@ -391,11 +392,13 @@ def take_along_dim(input, indices, dim=None):
     """``gather`` with ``indices`` broadcast against ``input`` (all but ``dim``)."""
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
-    d = _wrap_dim(dim, max(input.ndim, 1))
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {indices.ndim} dimensions for indices")
+    d = _wrap_dim(dim, max(input.ndim, 1))
+    if input.ndim == 0:
+        raise no_dims_error(d)
     shape_in = list(input.shape)
     shape_idx = list(indices.shape)
     shape_in[d] = shape_idx[d] = 1
