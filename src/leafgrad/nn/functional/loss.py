@@ -21,8 +21,8 @@ from ...ops.losses import (
     MSE_LOSS,
     MUL_SCALAR,
     SMOOTH_L1_LOSS,
-    SOFT_MARGIN_LOSS,
 )
+from ...ops.losses_extra import SOFT_MARGIN_LOSS
 from ...ops.nll_loss import NLL_LOSS, NLL_LOSS2D
 from ...tensor import Tensor
 from ._common import legacy_reduction, prim, reduction_enum
@@ -434,7 +434,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """The ``p``-norm of ``x1 - x2 + eps`` over the last dim (NormBackward1, as PyTorch)."""
-    from ...ops.losses import ADD_SCALAR, NORM_DIM
+    from ...ops.losses import ADD_SCALAR
+    from ...ops.losses_extra import NORM_DIM
     dim = max(x1.dim(), x2.dim()) - 1
     return NORM_DIM.public(ADD_SCALAR.public(x1 - x2, eps), p, dim, keepdim)
 
