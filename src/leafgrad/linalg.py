@@ -12,7 +12,8 @@ from .ops.norms import linalg_norm as norm, vector_norm
 from .ops.matmul_extra import cross_linalg as cross, multi_dot
 from .ops.linalg_common import LinAlgError
 from .ops.linalg_decomp import (inv, inv_ex, det, slogdet, solve, solve_ex, matrix_power,
-                                cholesky, cholesky_ex, solve_triangular, matrix_exp)
+                                matrix_exp)
+from .ops.linalg_cholesky import cholesky, cholesky_ex, solve_triangular
 from .ops.linalg_lu import lu_factor, lu_factor_ex, lu, lu_solve
 from .ops.linalg_misc import (vecdot, vander, tensorinv, tensorsolve, diagonal, eig, eigvals,
                               householder_product, ldl_factor, ldl_factor_ex, ldl_solve)

@@ -24,7 +24,8 @@ from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
                             check_solve_inputs, trsm)
-from .linalg_decomp import solve_triangular, _wellcond
+from .linalg_decomp import _wellcond
+from .linalg_cholesky import solve_triangular
 from ..autograd.graph import sum_to
 from ..errors import broadcast_error
 from ..tensor import Tensor, _wrap

@@ -27,7 +27,7 @@ from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, eye_like, tri_mask,
                             check_kernel, check_low_precision, np_svd, type_name,
                             check_lstsq_lapack, LSTSQ_DRIVERS)
-from .linalg_decomp import solve_triangular
+from .linalg_cholesky import solve_triangular
 from ..autograd.graph import sum_to
 from ..errors import broadcast_error
 from ..tensor import Tensor, _wrap
