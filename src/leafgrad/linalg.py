@@ -17,8 +17,8 @@ from .ops.linalg_cholesky import cholesky, cholesky_ex, solve_triangular
 from .ops.linalg_lu import lu_factor, lu_factor_ex, lu, lu_solve
 from .ops.linalg_misc import (vecdot, vander, tensorinv, tensorsolve, diagonal, eig, eigvals,
                               householder_product, ldl_factor, ldl_factor_ex, ldl_solve)
-from .ops.linalg_spectral import (svd, svdvals, eigh, eigvalsh, qr, pinv, lstsq, matrix_rank,
-                                  matrix_norm, cond)
+from .ops.linalg_spectral import svd, svdvals, eigh, eigvalsh, qr
+from .ops.linalg_pinv import pinv, lstsq, matrix_rank, matrix_norm, cond
 
 __all__ = ["matmul", "norm", "vector_norm", "cross", "multi_dot", "LinAlgError", "inv",
            "inv_ex", "det", "slogdet", "solve", "solve_ex", "matrix_power", "cholesky",
