@@ -146,11 +146,13 @@ def _factor_grad(M, factor, upper):
     return matmul(factor, S) if upper else matmul(S, factor)
 
 
-def cholesky_solve_self(grad, input2, result, upper):   # result: saved as PyTorch does
+# PyTorch's one formula for both saves self, input2 and result whichever needs a gradient
+# (changing ``self`` in place is caught, though no gradient reads it)
+def cholesky_solve_self(grad, self, input2, result, upper):
     return _cs.public(grad, input2, upper)
 
 
-def cholesky_solve_input2(grad, input2, result, upper):
+def cholesky_solve_input2(grad, self, input2, result, upper):
     g_self = _cs.public(grad, input2, upper)
     return _factor_grad(-matmul(g_self, result.mT), input2, upper)
 

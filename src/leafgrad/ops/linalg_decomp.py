@@ -311,11 +311,12 @@ def _solve_B_grad(grads, A, left):
     return _solve.public(A.mT, grads[0])[0]
 
 
-def linalg_solve_ex_A(grads, A, B, result, left, A_shape):
+# PyTorch saves A, result, left (and the LU factors, its own outputs) for both inputs, never B
+def linalg_solve_ex_A(grads, A, result, left, A_shape, B_shape):
     gB = _solve_B_grad(grads, A, left)
     if not left:
         gA = -matmul(result.mT, gB)
-    elif _vector_case(A_shape, B._data.shape):
+    elif _vector_case(A_shape, B_shape):
         gA = -gB.unsqueeze(-1) * result.unsqueeze(-2)
     else:
         gA = -matmul(gB, result.mT)

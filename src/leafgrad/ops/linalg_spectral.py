@@ -19,10 +19,11 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
-from .joins import materialize_zeros
+from .joins import materialize_zeros, _cat
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, tri_mask, check_kernel, np_svd)
 from .linalg_cholesky import solve_triangular
+from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
 
@@ -63,11 +64,19 @@ def linalg_svd(A, full_matrices=True):
     return [U, S, Vh]
 
 
-def _svd_grad(A, gU, gS, gVh):
-    """Townsend's formula for the real SVD's adjoint (distinct singular values)."""
-    m, n = A._data.shape[-2:]
+def _svd_grad(U, S, Vh, gU, gS, gVh):
+    """Townsend's formula for the real SVD's adjoint (distinct singular values), from the
+    saved factors as PyTorch's (under create_graph they are this node's outputs, so second
+    derivatives flow through the decomposition again). Full factors are cut to the ``k``
+    vectors the singular values pair with: the others are any orthonormal completion."""
+    m, n = U._data.shape[-2], Vh._data.shape[-1]
     k = min(m, n)
-    U, S, Vh = _svd.public(A, False)
+    if U._data.shape[-1] != k:
+        U = U[..., :k]
+        gU = gU[..., :k] if gU is not None else None
+    if Vh._data.shape[-2] != k:
+        Vh = Vh[..., :k, :]
+        gVh = gVh[..., :k, :] if gVh is not None else None
     V = Vh.mT
     inner = _diag_embed(gS) if gS is not None else None
     sinv = (1 / S).unsqueeze(-2)
@@ -75,12 +84,11 @@ def _svd_grad(A, gU, gS, gVh):
     if gU is not None or gVh is not None:
         F = _offdiag_inverse(S * S)
         if gU is not None:
-            gU = gU[..., :k]
             UtgU = matmul(U.mT, gU)
             J = F * (UtgU - UtgU.mT) * S.unsqueeze(-2)
             inner = J if inner is None else inner + J
         if gVh is not None:
-            gV = gVh[..., :k, :].mT
+            gV = gVh.mT
             VtgV = matmul(V.mT, gV)
             K = S.unsqueeze(-1) * (F * (VtgV - VtgV.mT))
             inner = K if inner is None else inner + K
@@ -90,14 +98,14 @@ def _svd_grad(A, gU, gS, gVh):
         t = matmul(gU - matmul(U, matmul(U.mT, gU)), Vh * sinv.mT)
         out = t if out is None else out + t
     if gVh is not None and n > k:
-        gV = gVh[..., :k, :].mT
+        gV = gVh.mT
         t = matmul(U * sinv, (gV - matmul(V, matmul(V.mT, gV))).mT)
         out = t if out is None else out + t
     return out
 
 
-def linalg_svd_A(grads, A, result, result1, result2):   # the outputs: saved as PyTorch
-    return _svd_grad(A, grads[0], grads[1], grads[2])
+def linalg_svd_A(grads, result, result1, result2, full_matrices):   # what PyTorch saves
+    return _svd_grad(result, result1, result2, grads[0], grads[1], grads[2])
 
 
 def _svd_samples(make, shapes):
@@ -106,9 +114,17 @@ def _svd_samples(make, shapes):
             Sample((make((2, 2, 3)),), call="linalg.svdvals")]
 
 
+def _defined_grads(grads, metas):
+    """The outputs' gradients as they come, None for an unused output: as PyTorch's, the
+    formula leaves an unused factor out (svdvals' gradient has no 1 / (s_j^2 - s_i^2) term,
+    so repeated singular values are fine)."""
+    return list(grads)
+
+
 _svd = defop("linalg_svd", linalg_svd, inputs=("A",), derivatives={"A": linalg_svd_A},
-             dtype="same", n_outputs=3, materialize=materialize_zeros, methods=(),
-             functions=(), family=FAMILY)
+             dtype="same", n_outputs=3, materialize=_defined_grads, methods=(),
+             functions=(), family=FAMILY,
+             saved_aliases={"result": "U", "result1": "S", "result2": "Vh"})
 _svd.node_class.n_outputs = 3
 
 
@@ -116,14 +132,18 @@ def linalg_svdvals(A):
     return np_svd(A, compute_uv=False)
 
 
-def linalg_svdvals_A(grad, A, result):   # result: saved as PyTorch's svd saves S
-    return _svd_grad(A, None, grad, None)
+# Without the vectors: no gradient. Where one may be wanted, PyTorch's svdvals computes the
+# whole SVD (``_linalg_svd(A, compute_uv=True)``): the values are S of a LinalgSvdBackward0
+# that saves U, S and Vh (``_svd_values``)
+_svdvals = defop("linalg_svdvals", linalg_svdvals, inputs=("A",), dtype="same", methods=(),
+                 functions=(), family=FAMILY, samples=_svd_samples)
 
 
-_svdvals = defop("linalg_svdvals", linalg_svdvals, inputs=("A",),
-                 derivatives={"A": linalg_svdvals_A}, dtype="same",
-                 grad_fn_name="LinalgSvdBackward0", methods=(), functions=(), family=FAMILY,
-                 samples=_svd_samples, result_nr=1)
+def _svd_values(A):
+    """The singular values, as svd's S when a gradient may be wanted."""
+    if A._requires_grad and _mode.grad_enabled:
+        return _svd.public(A, False)[1]
+    return _svdvals.public(A)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
@@ -137,7 +157,7 @@ def svdvals(A, *, driver=None, out=None):
     """``torch.linalg.svdvals``: the singular values, largest first."""
     _checked("linalg.svd", A)
     check_kernel("linalg_svd_cpu", A)
-    return _svdvals.public(A)
+    return _svd_values(A)
 
 
 def svd_torch(input, some=True, compute_uv=True, *, out=None):
@@ -145,7 +165,7 @@ def svd_torch(input, some=True, compute_uv=True, *, out=None):
     _checked("linalg.svd", input)
     check_kernel("linalg_svd_cpu", input)
     if not compute_uv:
-        S = _svdvals.public(input)
+        S = _svd_values(input)
         m, n = input.shape[-2:]
         z = np.zeros
         dt = input._data.dtype
@@ -165,8 +185,8 @@ def linalg_eigh(A, UPLO="L"):
     return [w, V]
 
 
-def _eigh_grad(A, UPLO, gL, gV):
-    L, V = _eigh.public(A, UPLO)
+def _eigh_grad(L, V, gL, gV):
+    """From the saved eigenvalues and eigenvectors, as PyTorch's (distinct eigenvalues)."""
     inner = _diag_embed(gL) if gL is not None else None
     if gV is not None:
         t = _offdiag_inverse(L) * matmul(V.mT, gV)
@@ -175,13 +195,14 @@ def _eigh_grad(A, UPLO, gL, gV):
     return (g + g.mT) * 0.5
 
 
-def linalg_eigh_A(grads, A, result, result1, UPLO):   # the outputs: saved as PyTorch
-    return _eigh_grad(A, UPLO, grads[0], grads[1])
+def linalg_eigh_A(grads, result, result1):   # the eigenvalues and vectors: what PyTorch saves
+    return _eigh_grad(result, result1, grads[0], grads[1])
 
 
 _eigh = defop("linalg_eigh", linalg_eigh, inputs=("A",), derivatives={"A": linalg_eigh_A},
-              dtype="same", n_outputs=2, materialize=materialize_zeros, methods=(),
-              functions=(), family=FAMILY)
+              dtype="same", n_outputs=2, materialize=_defined_grads, methods=(),
+              functions=(), family=FAMILY,
+              saved_aliases={"result": "eigenvalues", "result1": "eigenvectors"})
 _eigh.node_class.n_outputs = 2
 
 
@@ -191,18 +212,16 @@ def linalg_eigvalsh(A, UPLO="L"):
     return np.linalg.eigvalsh(A, UPLO=UPLO)
 
 
-def linalg_eigvalsh_A(grad, A, result, UPLO):   # result: saved as PyTorch's eigh does
-    return _eigh_grad(A, UPLO, grad, None)
-
-
 def _sym(make, shape):
     x = make(shape)
     return x + np.swapaxes(x, -1, -2)
 
 
-_eigvalsh = defop("linalg_eigvalsh", linalg_eigvalsh, inputs=("A",),
-                  derivatives={"A": linalg_eigvalsh_A}, dtype="same",
-                  grad_fn_name="LinalgEighBackward0", methods=(), functions=(), family=FAMILY,
+# Without the vectors: no gradient. Where one may be wanted, PyTorch's eigvalsh computes them
+# (``_linalg_eigh(A, UPLO, compute_v=True)``): the values are output 0 of a
+# LinalgEighBackward0 that saves both (``eigvalsh``)
+_eigvalsh = defop("linalg_eigvalsh", linalg_eigvalsh, inputs=("A",), dtype="same", methods=(),
+                  functions=(), family=FAMILY,
                   samples=lambda make, shapes: [
                       Sample((_sym(make, (3, 3)),), call="linalg.eigvalsh"),
                       Sample((_sym(make, (2, 2, 2)),), {"UPLO": "U"}, call="linalg.eigvalsh")])
@@ -232,6 +251,8 @@ def eigvalsh(A, UPLO="L", *, out=None):
     """``torch.linalg.eigvalsh``: the eigenvalues, ascending."""
     _checked_eigh(A)   # PyTorch's eigvalsh runs eigh's checks (and names it)
     _check_uplo("linalg.eigvalsh", UPLO)
+    if A._requires_grad and _mode.grad_enabled:
+        return _eigh.public(A, UPLO)[0]
     return _eigvalsh.public(A, UPLO)
 
 
@@ -245,35 +266,45 @@ def linalg_qr(A, mode="reduced"):
     return [Q, R]
 
 
-def linalg_qr_A(grads, A, result, result1, mode):   # R (result1): saved as PyTorch
-    if mode == "r":
-        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
-                           "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
-                           "going to differentiate through linalg.qr.")
-    m, n = A._data.shape[-2:]
-    if mode == "complete" and m > n:
-        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
-                           "and nrows > ncols.")
-    if m < n:
-        raise NotImplementedError("leafgrad: the derivative of linalg.qr for wide matrices "
-                                  "(nrows < ncols) is not implemented")
-    gQ, gR = grads
-    Q = result
-    R = matmul(Q.mT, A)
+def _qr_square_grad(Q, R, gQ, gR):
+    """``A = Q R`` with ``R`` square (m >= n, reduced): ``(gQ + Q copyltu(M)) R^-T`` with
+    ``M = R gR^T - gQ^T Q``, copyltu mirroring the strictly lower triangle up."""
+    n = R._data.shape[-1]
     M = matmul(R, gR.mT) - matmul(gQ.mT, Q)
     lower = tri_mask(n, M._data.dtype, diagonal=-1)
     M = M * lower + (M * lower).mT + M * _wrap(np.eye(n, dtype=M._data.dtype))
     b = gQ + matmul(Q, M)
-    # b R^{-T}: solve with the triangular R
     return solve_triangular(R.mT, b, upper=False, left=False)   # b R^{-T}
+
+
+def linalg_qr_A(grads, result, result1, mode):   # Q and R: what PyTorch saves
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                           "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
+                           "going to differentiate through linalg.qr.")
+    Q, R = result, result1
+    m, n = Q._data.shape[-2], R._data.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+    gQ, gR = grads
+    if m >= n:
+        return _qr_square_grad(Q, R, gQ, gR)
+    # wide: A = [X | Y] with X = Q U (U the leading m x m block of R) and Y = Q V. Y's part
+    # of R, V = Q^T Y, also moves with Q: Q's gradient gains Y gV^T, and Y's is Q gV
+    U, V = R[..., :m], R[..., m:]
+    gU, gV = gR[..., :m], gR[..., m:]
+    gX = _qr_square_grad(Q, U, gQ + matmul(matmul(Q, V), gV.mT), gU)
+    return _cat.public([gX, matmul(Q, gV)], -1)
 
 
 _qr = defop("linalg_qr", linalg_qr, inputs=("A",), derivatives={"A": linalg_qr_A},
             dtype="same", n_outputs=2, materialize=materialize_zeros, methods=(),
-            functions=(), family=FAMILY,
+            functions=(), family=FAMILY, saved_aliases={"result": "Q", "result1": "R"},
             samples=lambda make, shapes: [
                 Sample((make((3, 3)),), call="linalg.qr"),
                 Sample((make((4, 2)),), call="linalg.qr"),
+                Sample((make((2, 4)),), call="linalg.qr"),
                 Sample((make((2, 3, 2)),), call="Tensor.qr")])
 _qr.node_class.n_outputs = 2
 
