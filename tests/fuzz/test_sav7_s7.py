@@ -3,9 +3,10 @@ and the LU / QR derivatives of non-square matrices.
 
 A saved tensor changed in place makes backward raise PyTorch's version-counter error; so
 leafgrad must save exactly the tensors PyTorch's derivatives.yaml formulas save: no more
-(linalg.solve saved B, qr / lu / svdvals / eigvalsh saved A where PyTorch saves the factors)
-and no fewer (cholesky_solve's self, aminmax's min and max, std_mean's std, prelu's weight,
-the norms' weight / bias / input, grid_sample's input, take's and masked_select's self).
+(linalg.solve and solve_triangular saved B, qr / lu / svdvals / eigvalsh saved A where PyTorch
+saves the factors) and no fewer (cholesky_solve's and triangular_solve's self, aminmax's min and max, std_mean's std, prelu's weight,
+the norms' weight / bias / input, grid_sample's input, take's and masked_select's self;
+take_along_dim gathers from a broadcast view of its input, so the error names the view).
 Each statement below changes one input or output in place after the forward, for each set
 of inputs requiring grad, and compares what backward does (the error with its versions, or
 the gradients) with torch.
@@ -59,6 +60,11 @@ OPS = {
     "cholesky_solve": (lambda L, b, f: L.cholesky_solve(b, f), [B32, L3], True),
     "cholesky_solve_upper": (lambda L, b, f: L.cholesky_solve(b, f.mT, upper=True),
                              [B32, L3], True),
+    "solve_triangular": (lambda L, a, b: L.linalg.solve_triangular(a, b, upper=False),
+                         [L3, B32], True),
+    "triangular_solve": (lambda L, b, a: L.triangular_solve(b, a, upper=False), [B32, L3],
+                         True),
+    "take_along_dim": (lambda L, x: L.take_along_dim(x, L.tensor([[[0]]]), 1), [X], True),
     "aminmax": (lambda L, x: L.aminmax(x), [X], True),
     "aminmax_dim": (lambda L, x: L.aminmax(x, dim=1), [X], True),
     "aminmax_keepdim": (lambda L, x: L.aminmax(x, dim=1, keepdim=True), [X], True),

@@ -231,7 +231,8 @@ def _tri_gB(grad, self, upper, left, unitriangular):
     return _tri.public(self.mT, grad, upper=not upper, left=left, unitriangular=unitriangular)
 
 
-def linalg_solve_triangular_self(grad, self, B, result, upper, left, unitriangular, self_shape):
+# self and result for either input (PyTorch's one formula for both), never B
+def linalg_solve_triangular_self(grad, self, result, upper, left, unitriangular, self_shape):
     gB = _tri_gB(grad, self, upper, left, unitriangular)
     gA = -matmul(gB, result.mT) if left else -matmul(result.mT, gB)
     n = self_shape[-1]
@@ -241,7 +242,6 @@ def linalg_solve_triangular_self(grad, self, B, result, upper, left, unitriangul
 
 
 def linalg_solve_triangular_B(grad, self, result, upper, left, unitriangular, B_shape):
-    # result: saved (unused) as PyTorch's formula for both inputs does
     return sum_to(_tri_gB(grad, self, upper, left, unitriangular), B_shape)
 
 

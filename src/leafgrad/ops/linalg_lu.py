@@ -407,14 +407,14 @@ def _zeros(shape, dtype):
     return _wrap(np.zeros(shape, dtype))
 
 
-def triangular_solve_self(grads, A, result, upper, transpose, unitriangular, self_shape):
-    # result (the solution): saved (unused) as PyTorch's formula for both inputs does
+# PyTorch's one formula for both saves self (b), A and the solution, whichever needs a gradient
+def triangular_solve_self(grads, self, A, result, upper, transpose, unitriangular, self_shape):
     if grads[0] is None:
         return _zeros(self_shape, A._data.dtype)   # b and A share a dtype
     return sum_to(_ts_self_grad(grads, A, upper, transpose, unitriangular), self_shape)
 
 
-def triangular_solve_A(grads, A, result, upper, transpose, unitriangular, A_shape):
+def triangular_solve_A(grads, self, A, result, upper, transpose, unitriangular, A_shape):
     if grads[0] is None:   # only the cloned coefficient was used
         gA = _zeros(A_shape, A._data.dtype)
         return gA if grads[1] is None else sum_to(gA + grads[1], A_shape)
@@ -437,7 +437,7 @@ def _ts_keep(grads, metas):
 _ts = defop("triangular_solve", triangular_solve, inputs=("self", "A"),
             derivatives={"self": triangular_solve_self, "A": triangular_solve_A},
             dtype="same", n_outputs=2, materialize=_ts_keep, methods=(),
-            functions=(), family=FAMILY,
+            functions=(), family=FAMILY, saved_aliases={"result": "solution"},
             samples=lambda make, shapes: [
                 Sample((make((3, 2)), _wellcond(make, (3, 3))), call="triangular_solve"),
                 Sample((make((2, 3, 1)), _wellcond(make, (3, 3)), False, True),
