@@ -6,7 +6,9 @@ leafgrad must save exactly the tensors PyTorch's derivatives.yaml formulas save:
 (linalg.solve and solve_triangular saved B, qr / lu / svdvals / eigvalsh saved A where PyTorch
 saves the factors) and no fewer (cholesky_solve's and triangular_solve's self, aminmax's min and max, std_mean's std, prelu's weight,
 the norms' weight / bias / input, grid_sample's input, take's and masked_select's self;
-take_along_dim gathers from a broadcast view of its input, so the error names the view).
+take_along_dim gathers from a broadcast view of its input, so the error names the view; kron
+multiplies ``_unsafe_view`` reshapes, which share no version counter with the inputs, so
+changing an input is never caught).
 Each statement below changes one input or output in place after the forward, for each set
 of inputs requiring grad, and compares what backward does (the error with its versions, or
 the gradients) with torch.
@@ -65,6 +67,7 @@ OPS = {
     "triangular_solve": (lambda L, b, a: L.triangular_solve(b, a, upper=False), [B32, L3],
                          True),
     "take_along_dim": (lambda L, x: L.take_along_dim(x, L.tensor([[[0]]]), 1), [X], True),
+    "kron": (lambda L, a, b: L.kron(a, b), [W34[:2, :3], B32[:, 0]], True),
     "aminmax": (lambda L, x: L.aminmax(x), [X], True),
     "aminmax_dim": (lambda L, x: L.aminmax(x, dim=1), [X], True),
     "aminmax_keepdim": (lambda L, x: L.aminmax(x, dim=1, keepdim=True), [X], True),
@@ -234,4 +237,28 @@ def test_std_mean_std_part_double_backward():
         s, m = L.std_mean(x, dim=1)
         g, = L.autograd.grad((s * s.detach() + m).sum(), x, create_graph=True)
         return g, L.autograd.grad(g.pow(2).sum(), x), grad_fn_names(g)[0]
+    same_on_both(run)
+
+
+# -- kron is PyTorch's composite: UnsafeView(Mul(UnsafeView(a), UnsafeView(b))) ----------------
+@pytest.mark.parametrize("sa,sb", [((2, 3), (3,)), ((2,), (2, 2, 3)), ((), (3,)), ((), ()),
+                                   ((2, 3), (3, 2)), ((1, 0), (2,))])
+def test_kron_composite(sa, sb):
+    a = np.random.default_rng(1).standard_normal(sa)
+    b = np.random.default_rng(2).standard_normal(sb)
+
+    def run(L):
+        x, y = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        k = L.kron(x, y)
+        w = L.tensor(np.cos(np.arange(k.numel())).reshape(tuple(k.shape)))
+        gx, gy = L.autograd.grad((k * w).sum(), (x, y), create_graph=True)
+        return k, grad_fn_names(k), gx, gy, L.autograd.grad((gx * gy.sum()).sum(), (x, y))
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("pair", [("bool", "bool"), ("int64", "float32"), ("float64", "float32")])
+def test_kron_dtypes(pair):
+    def run(L):
+        a = L.ones(2, dtype=getattr(L, pair[0]))
+        return L.kron(a, L.ones((), dtype=getattr(L, pair[1]))), L.kron(a[0], a[1])
     same_on_both(run)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import defop, export_function, bind_method, Sample
+from .registry import defop, export_function, bind_method, Sample, RECORDS
 from .linalg import _cname, _tname, _no_bool
-from .matmul_extra import _addr_rule, _size, _tensors   # (matmul_extra imports this module last)
+from .matmul_extra import _size, _tensors   # (matmul_extra imports this module last)
 from ..errors import broadcast_error
 from ..tensor import Tensor
 
@@ -65,42 +65,20 @@ def _kron_shapes(a_shape, b_shape):
     return (1,) * (n - len(a_shape)) + tuple(a_shape), (1,) * (n - len(b_shape)) + tuple(b_shape)
 
 
-def kron(self, other):
-    """Kronecker product: block ``(i, j)`` is ``self[i, j] * other``."""
-    return np.kron(self, other)
+def kron(input, other):
+    """Kronecker product: block ``(i, j)`` is ``input[i, j] * other``.
 
-
-def _kron_grad(grad, mine, theirs, mine_is_a):
-    """Sum of ``grad``'s blocks weighted by the other factor (interleaved dims)."""
-    a_shape, b_shape = _kron_shapes(mine._data.shape, theirs._data.shape) if mine_is_a else \
-        _kron_shapes(theirs._data.shape, mine._data.shape)
-    n = len(a_shape)
-    inter = tuple(x for pair in zip(a_shape, b_shape) for x in pair)
-    g = grad.reshape(inter)
-    if mine_is_a:
-        w = theirs.reshape(tuple(x for s in b_shape for x in (1, s)))
-        summed = tuple(range(1, 2 * n, 2))
-    else:
-        w = theirs.reshape(tuple(x for s in a_shape for x in (s, 1)))
-        summed = tuple(range(0, 2 * n, 2))
-    out = (g * w).sum(summed) if summed else g * w
-    return out.reshape(mine._data.shape)
-
-
-def kron_self(grad, self, other):
-    return _kron_grad(grad, self, other, True)
-
-
-def kron_other(grad, self, other):
-    return _kron_grad(grad, other, self, False)
-
-
-_kron = defop("kron", kron, derivatives={"self": kron_self, "other": kron_other},
-              dtype=_addr_rule, grad_fn_name="UnsafeViewBackward0", family=FAMILY,
-              samples=lambda make, shapes: [
-                  Sample((make((2, 3)), make((3, 2))), call="kron"),
-                  Sample((make(shapes[1] or (2,)), make(shapes[2] or (3,))), call="kron"),
-                  Sample((make((2,)), make((2, 2, 3))), call="Tensor.kron")])
+    Composed as PyTorch's: each operand reshaped with interleaved unit dims by
+    ``_unsafe_view`` (the data, not the version counter, is shared: the product's saved
+    operands are not the inputs, so changing an input in place is not caught, as there),
+    multiplied, and the product reshaped back (``UnsafeViewBackward0`` over ``MulBackward0``
+    over two ``UnsafeViewBackward0``)."""
+    _tensors("kron", (("input", input), ("other", other)))
+    a_shape, b_shape = _kron_shapes(input._data.shape, other._data.shape)
+    unsafe_view = RECORDS["_unsafe_view"].public
+    a = unsafe_view(input, tuple(x for s in a_shape for x in (s, 1)))
+    b = unsafe_view(other, tuple(x for s in b_shape for x in (1, s)))
+    return unsafe_view(a * b, tuple(s * t for s, t in zip(a_shape, b_shape)))
 
 
 # -- inner, tensordot, chain_matmul / multi_dot --------------------------------------------------
@@ -322,7 +300,7 @@ def cross(input, other, dim=None, *, out=None):
     return _cross.public(input, other, dim)
 
 
-for _name, _fn in (("vdot", vdot_public), ("cross", cross), ("inner", inner)):
+for _name, _fn in (("vdot", vdot_public), ("cross", cross), ("inner", inner), ("kron", kron)):
     export_function(_name, _fn)
     bind_method(_name, _fn)
 for _name, _fn in (("tensordot", tensordot), ("chain_matmul", chain_matmul)):
