@@ -262,3 +262,20 @@ def test_kron_dtypes(pair):
         a = L.ones(2, dtype=getattr(L, pair[0]))
         return L.kron(a, L.ones((), dtype=getattr(L, pair[1]))), L.kron(a[0], a[1])
     same_on_both(run)
+
+
+# -- linalg.solve's gradients as PyTorch computes them: a vector right-hand side unsqueezed,
+# solved with A^T, squeezed (SqueezeBackward1 under create_graph; fuzz seed 40), A's a product
+@pytest.mark.parametrize("bshape", [(3,), (3, 2), (2, 3)])
+def test_solve_vector_double_backward_graph(bshape):
+    a = np.eye(3) * 2 + 0.1
+    b = np.arange(np.prod(bshape), dtype=np.float64).reshape(bshape) + 1
+
+    def run(L):
+        A, B = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        x = L.linalg.solve(A, B)
+        v = L.ones(x.shape, dtype=L.float64, requires_grad=True)
+        gA, gB = L.autograd.grad(x, (A, B), v, create_graph=True)
+        return (gA, gB, type(gA.grad_fn).__name__, type(gB.grad_fn).__name__,
+                L.autograd.grad((gA * gA).sum() + (gB * gB).sum(), (A, B, v)))
+    same_on_both(run)

@@ -305,26 +305,29 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     return [x[..., 0] if vector else x, info]
 
 
-def _solve_B_grad(grads, A, left):
+# As PyTorch's: a vector right-hand side is made a one-column matrix (unsqueeze), solved
+# with A^T and squeezed back; A's gradient is then a matrix product (the graphs under
+# create_graph match)
+def _solve_B_grad(grads, A, left, vector):
+    g = grads[0].unsqueeze(-1) if vector else grads[0]
     if not left:      # X = B A^-1: gB = g A^-T
-        return _solve.public(A, grads[0].mT)[0].mT
-    return _solve.public(A.mT, grads[0])[0]
+        return _solve.public(A, g.mT)[0].mT
+    return _solve.public(A.mT, g)[0]
 
 
 # PyTorch saves A, result, left (and the LU factors, its own outputs) for both inputs, never B
 def linalg_solve_ex_A(grads, A, result, left, A_shape, B_shape):
-    gB = _solve_B_grad(grads, A, left)
-    if not left:
-        gA = -matmul(result.mT, gB)
-    elif _vector_case(A_shape, B_shape):
-        gA = -gB.unsqueeze(-1) * result.unsqueeze(-2)
-    else:
-        gA = -matmul(gB, result.mT)
+    vector = _vector_case(A_shape, B_shape)
+    gB = _solve_B_grad(grads, A, left, vector)
+    X = result.unsqueeze(-1) if vector else result
+    gA = -matmul(gB, X.mT) if left else -matmul(X.mT, gB)
     return sum_to(gA, A_shape)
 
 
-def linalg_solve_ex_B(grads, A, result, left, B_shape):   # result: saved as PyTorch does
-    return sum_to(_solve_B_grad(grads, A, left), B_shape)
+def linalg_solve_ex_B(grads, A, result, left, A_shape, B_shape):
+    vector = _vector_case(A_shape, B_shape)
+    gB = _solve_B_grad(grads, A, left, vector)
+    return sum_to(gB.squeeze(-1) if vector else gB, B_shape)
 
 
 _solve = defop("linalg_solve_ex", linalg_solve_ex, inputs=("A", "B"),
