@@ -407,7 +407,7 @@ def take_along_dim(input, indices, dim=None):
     want_in[d] = input.shape[d]
     want_idx = common.copy()
     want_idx[d] = indices.shape[d]
-    src = input if list(input.shape) == want_in else input.expand(want_in)
+    src = input.expand(want_in)   # a view even when no dim grows, as PyTorch's broadcast_to
     idx = indices if list(indices.shape) == want_idx else indices.expand(want_idx)
     return src.gather(d, idx)
 
