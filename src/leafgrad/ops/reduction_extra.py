@@ -20,17 +20,8 @@ from ..tensor import Tensor, _wrap
 from .extrema import _along, along_checks, evenly_self, select_dim, select_dim_self
 from .joins import materialize_zeros
 from .pointwise_common import not_implemented_for
-from .reduction import (
-    _const,
-    _count,
-    _dims,
-    _var_args,
-    _wrap_dim,
-    expand_grad,
-    std_op,
-    var_op,
-    var_self,
-)
+from .reduction import _const, _count, _dims, _wrap_dim, expand_grad
+from .variance import _var_args, std_op, var_op, var_self
 from .registry import FUNCTIONS, Sample, bind_method, defop, export_function
 from .stl_select import sort_pairs
 
@@ -250,7 +241,7 @@ def var_mean_self(grads, self, dim, correction, keepdim):
 
 
 def std_mean_self(grads, self, dim, correction, keepdim):
-    from .reduction import std_self
+    from .variance import std_self
     std_part = None
     if grads[0] is not None:
         std = self.std(dim, correction=correction, keepdim=keepdim)
