@@ -132,3 +132,79 @@ def test_numpy_second_argument_wins_ties(dtype, n):
         assert np.signbit(fn(pos, neg)).all() and not np.signbit(fn(neg, pos)).any()
         assert np.signbit(fn(np.zeros((), dtype), neg)).all()
         assert np.signbit(fn(pos[::-1], neg[::-1])).all()
+
+
+# -- torch.<pair op>(..., out=(values, indices)) writes into the given tensors and returns them
+# as torch.return_types.<name>_out; PyTorch's dtype, count, autograd checks and resize warnings
+_PAIR_CALLS = {
+    "max": lambda L, x, o: L.max(x, 1, out=o), "min": lambda L, x, o: L.min(x, 0, True, out=o),
+    "sort": lambda L, x, o: L.sort(x, 1, True, out=o), "topk": lambda L, x, o: L.topk(x, 2, out=o),
+    "sort_stable": lambda L, x, o: L.sort(x, stable=True, dim=0, out=o),
+    "kthvalue": lambda L, x, o: L.kthvalue(x, 2, out=o), "mode": lambda L, x, o: L.mode(x, 0, out=o),
+    "median": lambda L, x, o: L.median(x, 1, out=o),
+    "nanmedian": lambda L, x, o: L.nanmedian(x, 1, True, out=o),
+    "cummax": lambda L, x, o: L.cummax(x, 1, out=o), "cummin": lambda L, x, o: L.cummin(x, 0, out=o),
+    "aminmax": lambda L, x, o: L.aminmax(x, dim=1, out=o),
+}
+_OUTS = {
+    "fresh": lambda L, i: (L.empty(0), L.empty(0, dtype=i)),
+    "right": lambda L, i: (L.zeros(2), L.zeros(2, dtype=i)),
+    "resize": lambda L, i: (L.empty(7), L.empty(5, dtype=i)),
+    "list": lambda L, i: [L.empty(0), L.empty(0, dtype=i)],
+    "idx_float": lambda L, i: (L.empty(0), L.empty(0, dtype=L.float32 if i == L.int64 else L.int64)),
+    "val_double": lambda L, i: (L.empty(0, dtype=L.float64), L.empty(0, dtype=i)),
+    "both_int": lambda L, i: (L.empty(0, dtype=L.int32), L.empty(0, dtype=L.int32)),
+    "three": lambda L, i: (L.empty(0), L.empty(0, dtype=i), L.empty(0)),
+    "tensor": lambda L, i: L.empty(0),
+    "not_tensor": lambda L, i: (1, L.empty(0, dtype=i)),
+    "out_requires_grad": lambda L, i: (L.empty(0, requires_grad=True), L.empty(0, dtype=i)),
+}
+
+
+@pytest.mark.parametrize("outs", sorted(_OUTS))
+@pytest.mark.parametrize("op", sorted(_PAIR_CALLS))
+def test_pair_out(op, outs):
+    import warnings
+
+    def run(L):
+        x = L.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+        o = _OUTS[outs](L, L.float32 if op == "aminmax" else L.int64)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = _PAIR_CALLS[op](L, x, o)
+        same = [a is b for a, b in zip(r, o)]
+        return type(r).__name__, tuple(r), same, list(o), [str(m.message) for m in w]
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("op", sorted(_PAIR_CALLS))
+def test_pair_out_refuses_grad(op):
+    def run(L):
+        x = L.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], requires_grad=True)
+        i = L.float32 if op == "aminmax" else L.int64
+        try:
+            _PAIR_CALLS[op](L, x, (L.empty(0), L.empty(0, dtype=i)))
+        except RuntimeError as e:
+            first = str(e)
+        with L.no_grad():
+            r = _PAIR_CALLS[op](L, x, (L.empty(0), L.empty(0, dtype=i)))
+        return first, tuple(r)
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("call", ["max_all", "max_other", "min_view", "max_dim_tensor_out"])
+def test_extreme_single_out(call):
+    def run(L):
+        x = L.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+        base = L.zeros(2, 3)
+        if call == "max_all":
+            t = L.empty(())
+            return L.max(x, out=t) is t, t
+        if call == "max_other":
+            t = L.empty(2, 3)
+            return L.max(x, L.ones(3), out=t) is t, t
+        if call == "min_view":
+            r = L.min(x, 1, out=(base[0, :2], L.empty(2, dtype=L.int64)))
+            return tuple(r), base
+        return L.max(x, 1, out=L.empty(2))
+    same_on_both(run)

@@ -24,6 +24,7 @@ from .reduction import _const, _count, _dims, _wrap_dim, expand_grad
 from .variance import _var_args, std_op, var_op, var_self
 from .registry import FUNCTIONS, Sample, bind_method, defop, export_function
 from .stl_select import sort_pairs
+from .out_tuples import tuple_out
 
 __all__: list = []
 
@@ -34,8 +35,12 @@ if not hasattr(return_types, "nanmedian"):
 
 
 def _public(name, fn):
-    export_function(name, fn)
+    # torch.<name> of a pair takes out=(values, indices) (ops/out_tuples.py); methods don't
+    export_function(name, tuple_out(name, fn) if name in _PAIRS else fn)
     bind_method(name, fn)
+
+
+_PAIRS = ("cummax", "cummin", "aminmax", "kthvalue", "mode", "nanmedian")
 
 
 # -- cummax / cummin -------------------------------------------------------------------------

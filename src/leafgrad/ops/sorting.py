@@ -17,6 +17,7 @@ import numpy as np
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .registry import Sample, bind_method, defop, export_function
 from .joins import materialize_zeros, variable_outputs
+from .out_tuples import tuple_out
 from .shape import at_least, wrap_dim
 from .. import return_types
 from ..tensor import _wrap
@@ -202,4 +203,4 @@ def topk(self, k, dim=-1, largest=True, sorted=True, *, axis=_NA):
 
 for _name, _fn in (("sort", sort), ("argsort", argsort), ("topk", topk)):
     bind_method(_name, _fn)
-    export_function(_name, _fn)
+    export_function(_name, _fn if _name == "argsort" else tuple_out(_name, _fn))
