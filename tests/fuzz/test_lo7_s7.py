@@ -208,3 +208,38 @@ def test_extreme_single_out(call):
             return tuple(r), base
         return L.max(x, 1, out=L.empty(2))
     same_on_both(run)
+
+
+# -- einsum with a subscript repeated in one operand takes its diagonal first (DiagonalBackward0
+# under the einsum's node): values, gradients and second derivatives as PyTorch -------------
+_REPEATED = [("ii->i", [(3, 3)]), ("ii", [(3, 3)]), ("iij->j", [(3, 3, 2)]),
+             ("bii->bi", [(2, 3, 3)]), ("iji->j", [(3, 2, 3)]), ("ii,i->i", [(3, 3), (3,)]),
+             ("iii->i", [(2, 2, 2)]), ("ij,jj->i", [(2, 3), (3, 3)]),
+             ("...ii->...i", [(2, 3, 3)]), ("bii,bi->b", [(2, 3, 3), (2, 3)]),
+             ("iij,jk->ik", [(2, 2, 3), (3, 4)]), ("ijij->ij", [(2, 3, 2, 3)]),
+             ("iji->ji", [(3, 2, 3)]), ("ii->ii", [(3, 3)]), ("ii->i", [(2, 3)]),
+             ("ij,ii->j", [(2, 3), (3, 2)])]
+
+
+@pytest.mark.parametrize("eq,shapes", _REPEATED, ids=[e for e, _ in _REPEATED])
+def test_einsum_repeated_subscripts(eq, shapes):
+    rng = np.random.default_rng(len(eq))
+    arrays = [rng.standard_normal(s) for s in shapes]
+
+    def run(L):
+        ts = [L.tensor(a, requires_grad=True) for a in arrays]
+        out = L.einsum(eq, *ts)
+        g = L.autograd.grad(out.sum() if out.dim() else out, ts, create_graph=True)
+        total = sum((x * x * x).sum() for x in g)
+        gg = L.autograd.grad(total, ts, allow_unused=True) if total.requires_grad else None
+        return out, type(out.grad_fn).__name__, g, gg
+
+    same_on_both(run)
+
+
+def test_einsum_diagonal_is_a_view():
+    def run(L):
+        x = L.arange(9.0).reshape(3, 3)
+        L.einsum("ii->i", x).mul_(10)
+        return x
+    same_on_both(run)
