@@ -243,3 +243,34 @@ def test_einsum_diagonal_is_a_view():
         L.einsum("ii->i", x).mul_(10)
         return x
     same_on_both(run)
+
+
+# -- add/sub alpha: a bool alpha needs a bool result (also on the float fast path, where True ==
+# 1 used to pass for alpha=1), a bool result takes any alpha as a bool, and in place the
+# result-type cast is checked before alpha ---------------------------------------------------
+_ALPHA_TENSORS = {"f": lambda L: L.tensor([1.5, -2.0]), "i": lambda L: L.tensor([1, 2]),
+                  "b": lambda L: L.tensor([True, False]),
+                  "fg": lambda L: L.tensor([1.5, -2.0], requires_grad=True)}
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "add_", "sub_", "rsub", "Tensor.add"])
+@pytest.mark.parametrize("a", sorted(_ALPHA_TENSORS))
+@pytest.mark.parametrize("b", sorted(_ALPHA_TENSORS) + ["3", "2.5"])
+def test_alpha_kinds(op, a, b):
+    def run(L):
+        out = []
+        for alpha in (True, False, 2, 2.5, -1, 0, 1):
+            x = _ALPHA_TENSORS[a](L)
+            y = _ALPHA_TENSORS[b](L) if b in _ALPHA_TENSORS else float(b) if "." in b else int(b)
+            try:
+                if op.endswith("_"):
+                    r = getattr(x.detach().clone(), op)(y, alpha=alpha)
+                elif op == "Tensor.add":
+                    r = x.add(y, alpha=alpha)
+                else:
+                    r = getattr(L, op)(x, y, alpha=alpha)
+                out.append((r, type(r.grad_fn).__name__ if r.grad_fn else None))
+            except Exception as e:   # noqa: BLE001 - the error is compared
+                out.append((type(e).__name__, str(e)))
+        return out
+    same_on_both(run)
