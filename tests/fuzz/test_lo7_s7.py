@@ -274,3 +274,58 @@ def test_alpha_kinds(op, a, b):
                 out.append((type(e).__name__, str(e)))
         return out
     same_on_both(run)
+
+
+# -- in-place ops on an expanded tensor: most refuse it (internal overlap), index_fill_,
+# index_put_ (advanced setitem), masked_fill_, tril_ and triu_ write the written places only
+# (the last write to shared memory wins, accumulate adds each), with PyTorch's deprecation
+# warnings (Note [Expanded writes] in ops/expanded_write.py) ---------------------------------
+_EXPANDED = {
+    "nan_to_num_": lambda L, x: x.nan_to_num_(), "add_": lambda L, x: x.add_(1),
+    "fill_": lambda L, x: x.fill_(2.0), "clamp_": lambda L, x: x.clamp_(0, 1),
+    "index_copy_": lambda L, x: x.index_copy_(1, L.tensor([0]), L.ones(2, 1)),
+    "scatter_": lambda L, x: x.scatter_(1, L.tensor([[0], [1]]), 1.0),
+    "index_fill_1": lambda L, x: x.index_fill_(1, L.tensor([0]), 2.0),
+    "index_fill_0": lambda L, x: x.index_fill_(0, L.tensor([0]), 2.0),
+    "index_fill_t": lambda L, x: x.index_fill_(0, L.tensor([1]), L.tensor(3.0)),
+    "index_put": lambda L, x: x.index_put_((L.tensor([0]),), L.tensor(7.0)),
+    "index_put_acc": lambda L, x: x.index_put_((L.tensor([0, 1]),), L.tensor(7.0),
+                                               accumulate=True),
+    "index_put_seq": lambda L, x: x.index_put_((L.tensor([1, 0]), L.tensor([1, 1])),
+                                               L.tensor([7.0, 8.0])),
+    "index_put_acc2": lambda L, x: x.index_put_((L.tensor([1, 0, 1]), L.tensor([1, 1, 2])),
+                                                L.tensor([7.0, 8.0, 1.0]), accumulate=True),
+    "index_put_mask": lambda L, x: x.index_put_((L.tensor([[True, False, True]] * 2),),
+                                                L.tensor(4.0)),
+    "tril_": lambda L, x: x.tril_(), "triu_": lambda L, x: x.triu_(),
+    "tril_m1": lambda L, x: x.tril_(-1), "triu_1": lambda L, x: x.triu_(1),
+    "set_index": lambda L, x: x.__setitem__(L.tensor([0]), 3.0),
+    "set_mask": lambda L, x: x.__setitem__(L.tensor([[True, False, True], [False] * 3]), 4.0),
+    "set_mask_slice": lambda L, x: x.__setitem__((slice(None), L.tensor([True, False, True])),
+                                                 4.0),
+    "set_pair": lambda L, x: x.__setitem__((L.tensor([1, 0]), L.tensor([2, 2])),
+                                           L.tensor([5.0, 6.0])),
+    "masked_fill_": lambda L, x: x.masked_fill_(L.tensor([True, False, False]), 9.0),
+    "masked_fill_2d": lambda L, x: x.masked_fill_(L.tensor([[True, False, False],
+                                                            [False, False, True]]), 9.0),
+}
+
+
+@pytest.mark.parametrize("kind", ["row", "col"])
+@pytest.mark.parametrize("op", sorted(_EXPANDED))
+def test_inplace_on_expanded(op, kind):
+    import warnings
+
+    def run(L):
+        base = L.tensor([[1.0, 5.0, -0.25]]) if kind == "row" else L.tensor([[1.0],
+                                                                                  [2.0]])
+        x = base.expand(2, 3)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                _EXPANDED[op](L, x)
+                out = base
+            except RuntimeError as e:
+                out = str(e)
+        return out, [str(m.message) for m in w]
+    same_on_both(run)

@@ -16,6 +16,7 @@ from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from .matrix_extra import diagonal_view
 from .pointwise_common import inplace_of
+from .expanded_write import through_expanded, write_where
 from .reduction import _wrap_dim
 from .select import checked_scalar
 from .registry import Sample, bind_method, defop, export_function
@@ -204,7 +205,16 @@ def index_fill_public(input, dim, index, value):
 
 
 _public("index_fill", index_fill_public)
-bind_method("index_fill_", inplace_of(index_fill_public, "index_fill_", saves_self=False))
+def _index_fill_write(self, dim, index, value):
+    """index_fill_ through an expanded ``self`` (Note [Expanded writes])."""
+    result = index_fill_public(self, dim, index, value)   # PyTorch's checks, the values
+    write_where(self, result._data, index_fill(np.zeros(self._data.shape, bool), dim, index,
+                                               True))
+
+
+bind_method("index_fill_", through_expanded(
+    "index_fill_", inplace_of(index_fill_public, "index_fill_", saves_self=False),
+    _index_fill_write))
 
 
 # -- slice_scatter / select_scatter / diagonal_scatter ---------------------------------------

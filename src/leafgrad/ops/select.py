@@ -23,6 +23,7 @@ from ..tensor import Tensor, _wrap
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
 from .registry import Sample, bind_method, defop, export_function, promote
 from .signed_zero import clamp_ties, keep_self, lanes_tie, zero_ties
+from .expanded_write import through_expanded, write_where
 
 __all__ = ["where", "clamp", "masked_fill"]
 
@@ -546,8 +547,20 @@ def masked_fill(input, mask, value):
 
 export_function("masked_fill", masked_fill)
 bind_method("masked_fill", masked_fill)
-bind_method("masked_fill_", inplace_of(masked_fill, "masked_fill_", saves_self=False,
-                                      overlap_checks=False))
+def _masked_fill_write(self, mask, value):
+    """masked_fill_ through an expanded ``self``: the masked places only (Note [Expanded
+    writes])."""
+    result = masked_fill(self, mask, value)
+    if result._data.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
+            f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
+    write_where(self, result._data, mask._data)
+
+
+bind_method("masked_fill_", through_expanded(
+    "masked_fill_", inplace_of(masked_fill, "masked_fill_", saves_self=False,
+                               overlap_checks=False), _masked_fill_write))
 
 
 # -- nan_to_num -----------------------------------------------------------------------------
