@@ -329,3 +329,41 @@ def test_inplace_on_expanded(op, kind):
                 out = str(e)
         return out, [str(m.message) for m in w]
     same_on_both(run)
+
+
+# -- fill_ with a number: c10's checked conversion (int8 fill_(300), float fill_(1e40) refused;
+# uint8 takes -1 as 255; a one-element half tensor takes anything, as inf); with a 0-d tensor:
+# a cast (300 in int8 is 44); masked_fill_/index_fill_ the same checks -----------------------
+_FILL_VALUES = [300, -1, 128, -129, 256, 1e6, 70000.0, 1e40, float("inf"), float("nan"), -0.5,
+                2.5, True, 2 ** 31, 2 ** 63 - 1, -2 ** 63, 65504.0, 65520.0, -1e39]
+
+
+@pytest.mark.parametrize("op", ["fill_", "fill_t", "fill_one", "fill_0d", "masked_fill_",
+                                "index_fill_", "index_fill"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "bool",
+                                   "float16", "float32", "float64"])
+def test_fill_overflow(dtype, op):
+    def run(L):
+        out = []
+        for v in _FILL_VALUES:
+            x = L.zeros(3, dtype=getattr(L, dtype))
+            try:
+                if op == "fill_":
+                    r = x.fill_(v)
+                elif op == "fill_t":
+                    r = x.fill_(L.tensor(v))
+                elif op == "fill_one":
+                    r = L.zeros(1, dtype=x.dtype).fill_(v)
+                elif op == "fill_0d":
+                    r = L.zeros((), dtype=x.dtype).fill_(v)
+                elif op == "masked_fill_":
+                    r = x.masked_fill_(L.tensor([True, False, True]), v)
+                elif op == "index_fill_":
+                    r = x.index_fill_(0, L.tensor([1]), v)
+                else:
+                    r = x.index_fill(0, L.tensor([1]), v)
+                out.append([str(a) for a in r.reshape(-1).tolist()])
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    same_on_both(run)

@@ -18,7 +18,7 @@ from .matrix_extra import diagonal_view
 from .pointwise_common import inplace_of
 from .expanded_write import through_expanded, write_where
 from .reduction import _wrap_dim
-from .select import checked_scalar
+from .select import checked_scalar, checked_value
 from .registry import Sample, bind_method, defop, export_function
 
 __all__: list = []
@@ -144,7 +144,10 @@ def index_fill(self, dim, index, value):
     for i in idx.tolist():   # negative indices count from the end, as PyTorch's
         if not -n <= i < n:
             raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
-    checked_scalar(value.item() if isinstance(value, np.ndarray) else value, self.dtype)
+    if isinstance(value, np.ndarray):
+        checked_scalar(value.item(), self.dtype)
+    else:
+        value = checked_value(value, self.dtype)   # (uint8 takes -1 as 255)
     if self.ndim:
         out[_along(self.ndim, dim, idx)] = value
     else:

@@ -476,6 +476,18 @@ def checked_scalar(value, dtype) -> None:
                            "overflow")
 
 
+def checked_value(value, dtype):
+    """A fill value (a number) as a NumPy scalar of ``dtype`` after PyTorch's checked
+    conversion (``checked_scalar``): floats truncate, an unsigned type wraps a small
+    negative int (uint8 takes -1 as 255)."""
+    dtype = np.dtype(dtype)
+    checked_scalar(value, dtype)
+    if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and \
+            not isinstance(value, (bool, np.bool_)):
+        return np.array(int(value), np.int64).astype(dtype)[()]
+    return np.array(value).astype(dtype)[()]
+
+
 def _check_mask(mask):
     if mask.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
