@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .signed_zero import keep_self
 from .pointwise_common import float_kernel, inplace_of, zeros_grad
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
@@ -26,6 +27,7 @@ __all__ = ["gelu", "silu", "softplus"]
 
 FAMILY = "pointwise"
 _F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -93,7 +95,7 @@ def relu(self):
     dtype = self.dtype
     if dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return np.maximum(self, _zero(dtype))
+    return keep_self(np.maximum, self, _zero(dtype))   # -0.0 stays (Note [signed zero ties])
 
 
 def relu_self(grad, result):
@@ -166,7 +168,17 @@ export_function("relu_", relu_)   # torch.relu_, as in PyTorch
 def gelu_op(self, approximate="none"):
     """``x * Phi(x)`` (the normal CDF), or its tanh approximation."""
     if self.dtype == _F16:
-        return _via_float32(gelu_op, self, approximate)
+        return _via_float32(_gelu_np, self, approximate)
+    out = _gelu_np(self, approximate)
+    if approximate == "none" and self.dtype == _F32 and self.size > 1 and \
+            self.flags.c_contiguous:
+        # PyTorch's float vector kernel gives +0.0 for -0.0 (its scalar loop, for one
+        # element or a strided input, and the double and half kernels keep -0.0)
+        out += 0.0
+    return out
+
+
+def _gelu_np(self, approximate):
     if approximate == "none":
         return self * (0.5 * (1.0 + erf_array(np.asarray(self * _SQRT_HALF))))
     if approximate == "tanh":

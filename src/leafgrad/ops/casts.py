@@ -268,11 +268,20 @@ def fill_(self, value):
             return commit_inplace(self, _fill_t.public(self, value), expanded_ok=True)
         if 0 in self._data.strides:
             check_internal_overlap(self._data)
-        return _write_untracked(self, value._data.item())
+        # a tensor value converts as a cast does (no overflow check: 300 in int8 is 44)
+        return _write_untracked(self, value.to(self.dtype)._data[()])
+    # a number goes through c10's checked conversion (int8 fill_(300) is refused), except
+    # into a one-element half tensor (PyTorch's one-element fast path: 1e6 is inf there)
+    from .select import checked_value
+    d = self._data
+    if d.size == 1 and d.dtype == np.float16:
+        checked = np.array(value).astype(np.float16)[()]
+    else:
+        checked = checked_value(value, d.dtype)
     if _mode.grad_enabled and self._requires_grad:
         inplace_check(self)
         return commit_inplace(self, _fill.public(self, value), expanded_ok=True)
-    return _write_untracked(self, value)
+    return _write_untracked(self, checked)
 
 
 def zero_(self):

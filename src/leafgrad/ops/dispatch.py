@@ -151,7 +151,9 @@ def dispatch_binary(rec, args):
         return dispatch(rec, args)
     kernel = rec.kernel
     try:
-        if kernel is not None and (len(args) == 2 or args[2:] == rec.kernel_tail):
+        # (True == 1, but add(alpha=True) is not add(alpha=1): its forward refuses it)
+        if kernel is not None and (len(args) == 2 or (args[2:] == rec.kernel_tail
+                                                      and args[2] is not True)):
             out = kernel(ad, bd)
         else:
             out = rec.forward(ad, bd, *args[2:]) if len(args) > 2 else rec.forward(ad, bd)

@@ -162,7 +162,14 @@ def einsum(equation, *operands):
     ins, out = _explicit(equation, [t._data.shape for t in operands])
     sizes = {}
     for k, (i, t) in enumerate(zip(ins, operands)):
+        own = {}
         for d, (c, n) in enumerate(zip(i, t._data.shape)):
+            if c in own:
+                if n != own[c]:
+                    raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but "
+                                       f"the sizes don't match, {n} != {own[c]}")
+                continue
+            own[c] = n
             if c in sizes and n != sizes[c] and n != 1 and sizes[c] != 1:
                 if c not in equation:   # a letter _explicit gave a dim of the ellipsis
                     raise RuntimeError(f"einsum(): dimension {d} covered by ellipsis in operand "
@@ -172,6 +179,8 @@ def einsum(equation, *operands):
                 raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which "
                                    f"does not broadcast with previously seen size {sizes[c]}")
             sizes[c] = n if c not in sizes or sizes[c] == 1 else sizes[c]
+    if any(len(set(i)) != len(i) for i in ins):
+        return _einsum_diagonals(ins, out, operands)
     if len(operands) == 2:
         _check_bmm(ins, out, operands[0]._data, operands[1]._data)
     if len(operands) > 1:
@@ -191,6 +200,27 @@ def einsum(equation, *operands):
         hidden._requires_grad = result._requires_grad
         _make_view(result, hidden, None, rec)
     return result
+
+
+def _einsum_diagonals(ins, out, operands):
+    """A subscript repeated in one operand takes that operand's diagonal first, as PyTorch's
+    einsum does (``diagonal`` of the first two places, the diagonal last: DiagonalBackward0
+    under the einsum's node), then the einsum of the diagonals."""
+    if len(set(out)) != len(out):
+        c = next(c for c in out if out.count(c) > 1)
+        raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the "
+                           "output")
+    new_ins, new_ops = [], []
+    for spec, t in zip(ins, operands):
+        while len(set(spec)) != len(spec):
+            c = next(c for c in spec if spec.count(c) > 1)
+            p = spec.index(c)
+            q = spec.index(c, p + 1)
+            t = t.diagonal(0, p, q)    # (sizes checked by einsum)
+            spec = spec[:p] + spec[p + 1:q] + spec[q + 1:] + c
+        new_ins.append(spec)
+        new_ops.append(t)
+    return einsum(",".join(new_ins) + "->" + out, *new_ops)
 
 
 def _check_bmm(ins, out, a, b):

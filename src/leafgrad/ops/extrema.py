@@ -17,6 +17,7 @@ import numpy as np
 
 from .pointwise_common import not_implemented_for
 from .registry import defop, export_function, bind_method, FUNCTIONS, Sample
+from .out_tuples import extreme_out, tuple_out
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .reduction import _dims, _wrap_dim, expand_grad, _const, _NODIM
 from .. import return_types
@@ -334,5 +335,7 @@ defop("amin", amin, derivatives={"self": amax_self}, dtype="same", family=FAMILY
       samples=_amax_samples("amin"))
 
 for _name, _fn in (("max", max), ("min", min), ("median", median)):
-    export_function(_name, _fn)
+    # torch.<name> takes out= (ops/out_tuples.py), the methods don't
+    export_function(_name, tuple_out(_name, _fn) if _name == "median" else
+                    extreme_out(_name, _fn))
     bind_method(_name, _fn)

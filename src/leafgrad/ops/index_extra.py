@@ -17,8 +17,9 @@ from ..errors import no_dims_error
 from ..tensor import Tensor, _wrap
 from .matrix_extra import diagonal_view
 from .pointwise_common import inplace_of
+from .expanded_write import through_expanded, write_where
 from .reduction import _wrap_dim
-from .select import checked_scalar
+from .select import checked_scalar, checked_value
 from .registry import Sample, bind_method, defop, export_function
 
 __all__: list = []
@@ -144,7 +145,10 @@ def index_fill(self, dim, index, value):
     for i in idx.tolist():   # negative indices count from the end, as PyTorch's
         if not -n <= i < n:
             raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
-    checked_scalar(value.item() if isinstance(value, np.ndarray) else value, self.dtype)
+    if isinstance(value, np.ndarray):
+        checked_scalar(value.item(), self.dtype)
+    else:
+        value = checked_value(value, self.dtype)   # (uint8 takes -1 as 255)
     if self.ndim:
         out[_along(self.ndim, dim, idx)] = value
     else:
@@ -205,7 +209,16 @@ def index_fill_public(input, dim, index, value):
 
 
 _public("index_fill", index_fill_public)
-bind_method("index_fill_", inplace_of(index_fill_public, "index_fill_", saves_self=False))
+def _index_fill_write(self, dim, index, value):
+    """index_fill_ through an expanded ``self`` (Note [Expanded writes])."""
+    result = index_fill_public(self, dim, index, value)   # PyTorch's checks, the values
+    write_where(self, result._data, index_fill(np.zeros(self._data.shape, bool), dim, index,
+                                               True))
+
+
+bind_method("index_fill_", through_expanded(
+    "index_fill_", inplace_of(index_fill_public, "index_fill_", saves_self=False),
+    _index_fill_write))
 
 
 # -- slice_scatter / select_scatter / diagonal_scatter ---------------------------------------

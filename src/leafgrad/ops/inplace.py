@@ -114,8 +114,9 @@ def _inplace_kernel_error(self, args, exc):
     if full != self._data.shape:
         return RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] "
                             f"doesn't match the broadcast shape [{', '.join(map(str, full))}]")
-    try:   # then the result dtype must cast into self's
-        rd = _dt.result_type(self, *[a for a in args if isinstance(a, Tensor)])
+    try:   # then the result dtype must cast into self's (numbers take part: bool += 3)
+        rd = _dt.result_type(self, *[a for a in args
+                                     if isinstance(a, (Tensor, int, float, complex))])
     except Exception:   # noqa: BLE001 - only a better message is looked for
         return exc
     sd = self._data.dtype

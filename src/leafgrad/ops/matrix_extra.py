@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from ..tensor import _wrap
+from ..tensor import Tensor, _wrap
+from .expanded_write import through_expanded, write_where
 from .reduction import _wrap_dim
 from .registry import Sample, bind_method, defop, export_function
 
@@ -69,6 +70,22 @@ defop("tril", tril, derivatives={"self": tril_self}, dtype="same", inplace="tril
       family=FAMILY, samples=_tri_samples("tril"))
 defop("triu", triu, derivatives={"self": triu_self}, dtype="same", inplace="triu_",
       family=FAMILY, samples=_tri_samples("triu"))
+
+
+def _tri_write(lower):
+    """tril_/triu_ through an expanded ``self``: zeros written where the triangle ends, the
+    kept places untouched (Note [Expanded writes] in expanded_write.py)."""
+    def write(self, diagonal=0):
+        d = self._data
+        _check_2d("tril" if lower else "triu", d)
+        keep = np.ones(d.shape[-2:], bool)
+        keep = np.tril(keep, diagonal) if lower else np.triu(keep, diagonal)
+        write_where(self, np.zeros((), d.dtype), ~keep)
+    return write
+
+
+for _name, _lower in (("tril_", True), ("triu_", False)):
+    bind_method(_name, through_expanded(_name, getattr(Tensor, _name), _tri_write(_lower)))
 
 
 def _tri_indices(lower, row, col, offset, dtype):

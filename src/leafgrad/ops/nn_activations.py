@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from .signed_zero import keep_self
 from .. import dtypes as _dt
 from .pointwise_common import inplace_of, not_implemented_formula, zeros_grad
 from .registry import RECORDS, Sample, defop, export_function
@@ -138,7 +139,7 @@ LEAKY_RELU_INPLACE, leaky_relu_ = _inplace_record(
 def _elu(self, alpha, scale, input_scale):
     x = _f32(self)
     # min(x, 0): no overflow warning from exp on the branch np.where drops
-    negative = np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale)
+    negative = np.expm1(keep_self(np.minimum, x, x.dtype.type(0)) * input_scale) * (alpha * scale)
     return _out(np.where(x > 0, x * scale, negative), self)
 
 
@@ -241,7 +242,8 @@ def hardtanh(self, min_val=-1.0, max_val=1.0):
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if self.dtype.kind in "iu":
         return np.clip(self, math.ceil(min_val), math.floor(max_val)).astype(self.dtype)
-    return _out(np.clip(self, min_val, max_val), self)
+    # clamp's kernel: self on a tie (-0.0 stays; Note [signed zero ties])
+    return _out(keep_self(np.minimum, keep_self(np.maximum, self, min_val), max_val), self)
 
 
 def hardtanh_self(grad, self, min_val, max_val):

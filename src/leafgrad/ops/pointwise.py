@@ -31,16 +31,31 @@ __all__ = ["add", "sub", "mul", "div_public", "rsub_public", "remainder_public",
 FAMILY = "pointwise"
 
 
+# PyTorch checks alpha after its TensorIterator is built: after the operands broadcast and, in
+# place, after the result type is found to cast into self. Raised as a NotImplementedError
+# (named RuntimeError, as PyTorch's), the in-place wrapper's kernel-error path
+# (registry._inplace_kernel_error) makes those checks first, and the out-of-place dispatch
+# passes it on unchanged.
+_AlphaError = type("RuntimeError", (NotImplementedError,), {"__module__": "builtins"})
+
+
 def _alpha_check(self, other, alpha):
     """PyTorch's alpha_check, after the operands broadcast (its TensorIterator comes first)."""
     if type(alpha) is bool:
         if np.result_type(self, other).kind != "b":
             np.broadcast_shapes(np.shape(self), np.shape(other))
-            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+            raise _AlphaError("Boolean alpha only supported for Boolean results.")
     elif isinstance(alpha, float) and np.result_type(self, other).kind in "iub":
         np.broadcast_shapes(np.shape(self), np.shape(other))   # ValueError: dispatch's message
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
-                           "point number.")
+        raise _AlphaError("For integral input tensors, argument alpha must not be a floating "
+                          "point number.")
+
+
+def _bool_alpha(self, other, alpha):
+    """A bool result takes alpha as a bool (any non-zero alpha adds ``other``)."""
+    if self.dtype == np.bool_ and getattr(other, "dtype", None) == np.bool_:
+        return bool(alpha)
+    return alpha
 
 
 # -- add / sub / rsub ---------------------------------------------------------------------
@@ -49,7 +64,7 @@ def add(self, other, *, alpha=1):
     if alpha == 1 and type(alpha) is int:
         return self + other
     _alpha_check(self, other, alpha)
-    return self + alpha * other
+    return self + _bool_alpha(self, other, alpha) * other
 
 
 def add_self(grad):

@@ -1,6 +1,8 @@
-"""Reductions: sum, mean, prod, var/std, logsumexp, all/any, argmax/argmin, cumulative ops.
+"""Reductions: sum, mean, prod, logsumexp, and the dim helpers every reduction shares.
 
-Extremes (max/min/amax/amin/median) live in ``extrema.py``; norms in ``linalg.py``.
+var/std live in ``variance.py``, all/any/argmax/argmin in ``reduction_nograd.py``, extremes
+(max/min/amax/amin/median) in ``extrema.py``, cumulative ops in ``cumulative.py``; norms in
+``linalg.py``.
 
 PyTorch names a reduction's node by the overload that ran: ``x.sum()`` is ``SumBackward0``,
 ``x.sum(dim)`` (even ``dim=None``) is ``SumBackward1``. So each such op is two records sharing
@@ -14,7 +16,6 @@ tensor([4., 6.], grad_fn=<SumBackward1>)
 from __future__ import annotations
 
 import builtins
-import warnings
 
 import numpy as np
 
@@ -387,128 +388,6 @@ def prod(input, dim=_NODIM, keepdim=False, *, dtype=None, axis=_NA, keepdims=_NA
     return _prod1.public(input, dim, keepdim, dtype=dtype)
 
 
-# -- var / std ---------------------------------------------------------------------------------
-def _var_dtype(rec, args):
-    d = args[0]._data.dtype
-    if d.kind not in "fc":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
-    return None, None
-
-
-def _dof(shape, dim, correction, what):
-    axis = _dims(dim, len(shape))
-    n = _count(shape, axis)
-    dof = n - correction
-    if dof <= 0:
-        warnings.warn(f"{what}(): degrees of freedom is <= 0. Correction should be strictly "
-                      "less than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=4)
-    return axis, dof
-
-
-def var_op(self, dim, correction, keepdim):
-    """Variance with ``correction`` (1: unbiased)."""
-    axis, dof = _dof(self.shape, dim, correction, "var")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mu = np.mean(self, axis=axis, keepdims=True)
-        dev = self - mu
-        out = np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(dof, 0)
-    return out
-
-
-def std_op(self, dim, correction, keepdim):
-    """Standard deviation with ``correction``."""
-    axis, dof = _dof(self.shape, dim, correction, "std")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mu = np.mean(self, axis=axis, keepdims=True)
-        dev = self - mu
-        return np.sqrt(np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(dof, 0))
-
-
-def var_self(grad, self, dim, correction, keepdim):
-    shape = self._data.shape
-    axis = _dims(dim, len(shape))
-    dof = _count(shape, axis) - correction
-    if dof <= 0 and (dim is None or not shape):
-        # PyTorch's var_backward over all elements without degrees of freedom: the incoming
-        # gradient times NaN where self equals its mean, inf elsewhere (a constant: a graph
-        # under create_graph only through the gradient)
-        d = self._data
-        with np.errstate(invalid="ignore"):
-            return grad * _const(np.where(d == d.mean(), np.nan, np.inf).astype(d.dtype))
-    return _var_grad(grad, self, shape, axis, dim, dof, keepdim)
-
-
-def _var_grad(grad, self, shape, axis, dim, dof, keepdim):
-    centered = self - (self.mean(axis, keepdim=True) if axis is not None else self.mean())
-    scale = 2.0 / dof if dof else float("inf")     # dof 0: NaN gradients, as PyTorch
-    # PyTorch's order: (2 / dof) * grad first (MulBackward1 when grad has history)
-    from .registry import RECORDS
-    return RECORDS["mul_scalar"].public(expand_grad(grad, shape, dim, keepdim), scale) * centered
-
-
-def std_self(grad, self, result, dim, correction, keepdim):
-    # d std = d var / (2 std); where std is 0 the gradient is 0, as PyTorch's
-    # (grad / (2 std)).masked_fill_(std == 0, 0): 0 even for an infinite or NaN grad
-    g = grad / (result * 2)
-    zero = result._data == 0
-    if zero.any():
-        g = g.masked_fill_(_const(zero), 0)
-    return var_self(g, self, dim, correction, keepdim)   # PyTorch's var_backward, as var's
-
-
-_var = defop("var", var_op, derivatives={"self": var_self}, dtype=_var_dtype, methods=(),
-             functions=(), family=FAMILY,
-             samples=lambda make, shapes: _var_samples(make, shapes, "var"))
-_std = defop("std", std_op, derivatives={"self": std_self}, dtype=_var_dtype, methods=(),
-             functions=(), family=FAMILY,
-             samples=lambda make, shapes: _var_samples(make, shapes, "std"))
-
-
-def _var_samples(make, shapes, call):
-    base = shapes[1]
-    big = tuple(s + 2 for s in base) or (3,)     # at least 3 elements per reduced dim
-    out = [Sample((make(big),), call=call), Sample((make(big),), {"unbiased": False}, call=call),
-           Sample((make(big),), {"correction": 0}, call=call)]
-    if len(big):
-        out += [Sample((make(big), -1), call=call),
-                Sample((make(big),), {"dim": 0, "keepdim": True, "correction": 2}, call=call)]
-    return out
-
-
-def _var_args(dim, unbiased, keepdim, correction, what):
-    if isinstance(dim, bool):            # x.var(True): the first positional is ``unbiased``
-        dim, unbiased = None, dim
-    if correction is None:
-        correction = 1 if unbiased is None or unbiased else 0
-    elif unbiased is not None:
-        raise RuntimeError(f"{what}: can't specify both correction and unbiased arguments")
-    return dim, correction, keepdim
-
-
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=_NA,
-           keepdims=_NA):
-    """Variance over ``dim`` (all by default) with Bessel's correction unless told otherwise.
-
-    >>> import leafgrad as torch
-    >>> torch.tensor([1.0, 2.0, 3.0, 4.0]).var()
-    tensor(1.6667)
-    """
-    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
-        dim, keepdim = _aliased("var", dim, None, keepdim, axis, keepdims)
-    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "var")
-    return _var.public(input, dim, correction, keepdim)
-
-
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=_NA,
-           keepdims=_NA):
-    """Standard deviation over ``dim`` (all by default); see :func:`var`."""
-    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
-        dim, keepdim = _aliased("std", dim, None, keepdim, axis, keepdims)
-    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "std")
-    return _std.public(input, dim, correction, keepdim)
-
-
 # -- logsumexp ---------------------------------------------------------------------------------
 def logsumexp(self, dim, keepdim=False):
     """``log(sum(exp(self), dim))`` computed stably (shifted by the max)."""
@@ -544,68 +423,14 @@ defop("logsumexp", logsumexp, derivatives={"self": logsumexp_self}, dtype=_logsu
                                     Sample((np.asarray(make(shapes[1]) * 300), 0, True))])
 
 
-# -- all / any / argmax / argmin (no gradient) ---------------------------------------------------
-def _logical(fn, self, dim, keepdim):
-    axis = _dims(dim, self.ndim) if dim is not None else None
-    out = fn(self, axis=axis, keepdims=keepdim)
-    return out.astype(np.uint8) if self.dtype == np.uint8 else out
-
-
-def all(self, dim=None, keepdim=False):
-    """True where every element (along ``dim``) is non-zero."""
-    return _logical(np.all, self, dim, keepdim)
-
-
-def any(self, dim=None, keepdim=False):
-    """True where some element (along ``dim``) is non-zero."""
-    return _logical(np.any, self, dim, keepdim)
-
-
-defop("all", all, dtype="same", family=FAMILY)
-defop("any", any, dtype="same", family=FAMILY)
-
-
-def _arg(fn, name, self, dim, keepdim):
-    if self.dtype == np.bool_:
-        raise RuntimeError(f"{name}(): does not support bool input")
-    if dim is None:
-        if self.size == 0:   # PyTorch raises IndexError here (max() raises RuntimeError)
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
-                             "input.numel() == 0.")
-        out = np.asarray(fn(self.reshape(-1)), dtype=np.int64)
-        return out.reshape((1,) * self.ndim) if keepdim else out
-    axis = _wrap_dim(dim, max(self.ndim, 1))
-    if self.ndim == 0:
-        return np.zeros((), np.int64)
-    if self.shape[axis] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
-    return fn(self, axis=axis, keepdims=keepdim).astype(np.int64, copy=False)
-
-
-def argmax(self, dim=None, keepdim=False):
-    """Index of the largest value (first one on ties), over all or along ``dim``."""
-    return _arg(np.argmax, "argmax", self, dim, keepdim)
-
-
-def argmin(self, dim=None, keepdim=False):
-    """Index of the smallest value (first one on ties)."""
-    return _arg(np.argmin, "argmin", self, dim, keepdim)
-
-
-defop("argmax", argmax, dtype="same", family=FAMILY,
-      samples=lambda make, shapes: [Sample((make(shapes[1]),), grad=False)] + (
-          [Sample((make(shapes[1]), -1, True), grad=False)] if shapes[1] else []))
-defop("argmin", argmin, dtype="same", family=FAMILY,
-      samples=lambda make, shapes: [Sample((make(shapes[1]),), grad=False)] + (
-          [Sample((make(shapes[1]), 0), grad=False)] if shapes[1] else []))
-
-
 # -- export the wrappers ---------------------------------------------------------------------
-for _name, _fn in (("sum", sum), ("mean", mean), ("prod", prod), ("var", var), ("std", std)):
+for _name, _fn in (("sum", sum), ("mean", mean), ("prod", prod)):
     export_function(_name, _fn)
     bind_method(_name, _fn)
 
 from . import cumulative  # noqa: E402,F401  (cumsum, cumprod: registers)
 from . import extrema  # noqa: E402,F401  (max, min, amax, amin, median: registers)
+from . import variance  # noqa: E402,F401  (var, std: registers)
+from . import reduction_nograd  # noqa: E402,F401  (all, any, argmax, argmin: registers)
 
 del builtins

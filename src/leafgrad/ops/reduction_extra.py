@@ -20,19 +20,11 @@ from ..tensor import Tensor, _wrap
 from .extrema import _along, along_checks, evenly_self, select_dim, select_dim_self
 from .joins import materialize_zeros
 from .pointwise_common import not_implemented_for
-from .reduction import (
-    _const,
-    _count,
-    _dims,
-    _var_args,
-    _wrap_dim,
-    expand_grad,
-    std_op,
-    var_op,
-    var_self,
-)
+from .reduction import _const, _count, _dims, _wrap_dim, expand_grad
+from .variance import _var_args, std_op, var_op, var_self
 from .registry import FUNCTIONS, Sample, bind_method, defop, export_function
 from .stl_select import sort_pairs
+from .out_tuples import tuple_out
 
 __all__: list = []
 
@@ -43,8 +35,12 @@ if not hasattr(return_types, "nanmedian"):
 
 
 def _public(name, fn):
-    export_function(name, fn)
+    # torch.<name> of a pair takes out=(values, indices) (ops/out_tuples.py); methods don't
+    export_function(name, tuple_out(name, fn) if name in _PAIRS else fn)
     bind_method(name, fn)
+
+
+_PAIRS = ("cummax", "cummin", "aminmax", "kthvalue", "mode", "nanmedian")
 
 
 # -- cummax / cummin -------------------------------------------------------------------------
@@ -257,7 +253,7 @@ def var_mean_self(grads, self, dim, correction, keepdim):
 
 
 def std_mean_self(grads, self, result, dim, correction, keepdim):   # result: the std, saved
-    from .reduction import std_self                                   # as PyTorch's result0
+    from .variance import std_self                                    # as PyTorch's result0
     std_part = None
     if grads[0] is not None:
         std_part = std_self(grads[0], self, result, dim, correction, keepdim)

@@ -22,6 +22,8 @@ from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
 from .registry import Sample, bind_method, defop, export_function, promote
+from .signed_zero import clamp_ties, keep_self, lanes_tie, zero_ties
+from .expanded_write import through_expanded, write_where
 
 __all__ = ["where", "clamp", "masked_fill"]
 
@@ -107,9 +109,9 @@ def clamp_scalar(self, min=None, max=None):
         _check_int_bounds(self.dtype, min, max)
         min, max = int_scalar(min, self), int_scalar(max, self)
     if min is not None:
-        self = np.maximum(self, min)
+        self = keep_self(np.maximum, self, min)   # Note [signed zero ties]
     if max is not None:
-        self = np.minimum(self, max)
+        self = keep_self(np.minimum, self, max)
     return self
 
 
@@ -143,10 +145,12 @@ def clamp_tensor(self, min=None, max=None):
     if self.dtype == np.bool_ and min is not None and max is not None:
         # one bound alone runs PyTorch's maximum/minimum kernels, which take bool
         raise not_implemented_for("clamp_cpu", self)
+    if min is not None and max is not None:
+        return clamp_ties(self, min, max)     # Note [signed zero ties]
     if min is not None:
-        self = np.maximum(self, min)
+        self = lanes_tie(np.maximum, self, min)   # Note [signed zero ties]
     if max is not None:
-        self = np.minimum(self, max)
+        self = lanes_tie(np.minimum, self, max)
     return self
 
 
@@ -277,7 +281,7 @@ def clamp_min_scalar(self, min):
         raise not_implemented_for("clamp_min_scalar_cpu", self)
     if self.dtype.kind in "iu":
         _check_int_bounds(self.dtype, min)
-    return np.maximum(self, int_scalar(min, self))
+    return keep_self(np.maximum, self, int_scalar(min, self))
 
 
 def clamp_min_scalar_self(grad, self, min):
@@ -290,7 +294,7 @@ def clamp_max_scalar(self, max):
         raise not_implemented_for("clamp_max_scalar_cpu", self)
     if self.dtype.kind in "iu":
         _check_int_bounds(self.dtype, max)
-    return np.minimum(self, int_scalar(max, self))
+    return keep_self(np.minimum, self, int_scalar(max, self))
 
 
 def clamp_max_scalar_self(grad, self, max):
@@ -299,7 +303,7 @@ def clamp_max_scalar_self(grad, self, max):
 
 def clamp_min_tensor(self, min):
     """``max(self, min)`` for a tensor ``min`` (ClampMinBackward1)."""
-    return np.maximum(self, min)
+    return lanes_tie(np.maximum, self, min)
 
 
 def clamp_min_tensor_min(grad, self, min):
@@ -308,7 +312,7 @@ def clamp_min_tensor_min(grad, self, min):
 
 def clamp_max_tensor(self, max):
     """``min(self, max)`` for a tensor ``max`` (ClampMaxBackward1)."""
-    return np.minimum(self, max)
+    return lanes_tie(np.minimum, self, max)
 
 
 def clamp_max_tensor_max(grad, self, max):
@@ -367,13 +371,13 @@ for _n, _f in (("clamp_min", clamp_min), ("clamp_max", clamp_max)):
 
 # -- maximum / minimum / fmax / fmin --------------------------------------------------------
 def maximum(self, other):
-    """Elementwise maximum (NaN wins)."""
-    return np.maximum(self, other)
+    """Elementwise maximum (NaN wins; equal zeros: Note [signed zero ties])."""
+    return lanes_tie(np.maximum, self, other)
 
 
 def minimum(self, other):
     """Elementwise minimum (NaN wins)."""
-    return np.minimum(self, other)
+    return lanes_tie(np.minimum, self, other)
 
 
 def _split_grad(grad, self, other, loses):
@@ -405,12 +409,12 @@ defop("minimum", minimum, derivatives={"self": maximum_other, "other": maximum_s
 
 def fmax(self, other):
     """Elementwise maximum ignoring NaN."""
-    return np.fmax(self, other)
+    return zero_ties(np.fmax(self, other), self, other)
 
 
 def fmin(self, other):
     """Elementwise minimum ignoring NaN."""
-    return np.fmin(self, other)
+    return zero_ties(np.fmin(self, other), self, other)
 
 
 def fmax_self(grad, self, other):
@@ -470,6 +474,18 @@ def checked_scalar(value, dtype) -> None:
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} without "
                            "overflow")
+
+
+def checked_value(value, dtype):
+    """A fill value (a number) as a NumPy scalar of ``dtype`` after PyTorch's checked
+    conversion (``checked_scalar``): floats truncate, an unsigned type wraps a small
+    negative int (uint8 takes -1 as 255)."""
+    dtype = np.dtype(dtype)
+    checked_scalar(value, dtype)
+    if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and \
+            not isinstance(value, (bool, np.bool_)):
+        return np.array(int(value), np.int64).astype(dtype)[()]
+    return np.array(value).astype(dtype)[()]
 
 
 def _check_mask(mask):
@@ -543,8 +559,20 @@ def masked_fill(input, mask, value):
 
 export_function("masked_fill", masked_fill)
 bind_method("masked_fill", masked_fill)
-bind_method("masked_fill_", inplace_of(masked_fill, "masked_fill_", saves_self=False,
-                                      overlap_checks=False))
+def _masked_fill_write(self, mask, value):
+    """masked_fill_ through an expanded ``self``: the masked places only (Note [Expanded
+    writes])."""
+    result = masked_fill(self, mask, value)
+    if result._data.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the "
+            f"broadcast shape [{', '.join(map(str, result._data.shape))}]")
+    write_where(self, result._data, mask._data)
+
+
+bind_method("masked_fill_", through_expanded(
+    "masked_fill_", inplace_of(masked_fill, "masked_fill_", saves_self=False,
+                               overlap_checks=False), _masked_fill_write))
 
 
 # -- nan_to_num -----------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .overlap import check_setitem, writable
+from .expanded_write import internal_overlap, through_expanded, warn_expanded
 from .registry import bind_method, commit_inplace, defop, export_function, inplace_check
 from .indexing import _index_put, index_arrays, parse_index
 from .scatter import _dtype_name
@@ -78,6 +79,32 @@ def _empty_dim_first(shape, indices):
 def index_put_(self, indices, values, accumulate=False):
     inplace_check(self, (values,))
     return commit_inplace(self, index_put(self, indices, values, accumulate))
+
+
+def _index_put_write(self, indices, values, accumulate=False):
+    """index_put_ through an expanded ``self``: in index order, the last write to a shared
+    place wins, or each adds (Note [Expanded writes])."""
+    index_put(self, indices, values, accumulate)   # PyTorch's checks
+    key = tuple(slice(None) if a is None else a
+                for a in index_arrays(indices, self._data.shape))
+    if not accumulate and _masked_fill_path(indices, values):
+        warn_expanded("masked_fill_", 4)
+    if accumulate:
+        np.add.at(writable(self._data), key, values._data)
+    else:
+        writable(self._data)[key] = values._data
+
+
+def _masked_fill_path(indices, value) -> bool:
+    """PyTorch's index_put_ of one value under one bool mask (the only index) runs
+    masked_fill_."""
+    given = [i._data if isinstance(i, Tensor) else np.asarray(i) for i in indices
+             if isinstance(i, (Tensor, list, np.ndarray))]
+    return (len(given) == 1 and given[0].dtype == np.bool_ and np.size(
+        value._data if isinstance(value, Tensor) else value) == 1)
+
+
+index_put_ = through_expanded("index_put_", index_put_, _index_put_write)
 
 
 bind_method("index_put", index_put)
@@ -203,6 +230,11 @@ def setitem(self, index, value):
                            f"{_dtype_name(value._data.dtype)} for the source.")
     # an integer tensor records nothing when copy_ writes, even if the value requires grad
     if not (_mode.grad_enabled and (self._requires_grad or value_grad)):
+        if arrays is not None and internal_overlap(view._data):
+            # index_put_ through an expanded tensor (Note [Expanded writes])
+            warn_expanded("index_put_", 3)
+            if _masked_fill_path(index if isinstance(index, tuple) else (index,), value):
+                warn_expanded("masked_fill_", 3)
         # writable: an index into an expanded view may still pick distinct elements
         writable(view._data)[key] = value._data if is_tensor else value
         bump_version(self)

@@ -17,6 +17,7 @@ import numpy as np
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .registry import Sample, bind_method, defop, export_function
 from .joins import materialize_zeros, variable_outputs
+from .out_tuples import tuple_out
 from .shape import at_least, wrap_dim
 from .. import return_types
 from ..tensor import _wrap
@@ -24,9 +25,11 @@ from ..tensor import _wrap
 FAMILY = "indexing"
 
 
-def _order(a, dim, descending, ties_reversed=False):
-    """Positions that sort ``a`` along ``dim``. Ties keep their order, as PyTorch's sort
-    does; ``topk`` (``ties_reversed``) lists tied values last-first, as PyTorch's topk does."""
+def _order(a, dim, descending, ties_reversed=False, stable=True):
+    """Positions that sort ``a`` along ``dim``. Ties keep their order, as PyTorch's stable
+    sort does; ``topk`` (``ties_reversed``) lists tied values last-first, as PyTorch's topk
+    does; ``stable=False`` leaves them where PyTorch's ``std::sort`` does (Note [unstable
+    sort])."""
     if a.ndim == 0:
         wrap_dim(dim, 0)     # a 0-d tensor still has dims -1 and 0 only
         return np.zeros((), np.int64)
@@ -39,13 +42,49 @@ def _order(a, dim, descending, ties_reversed=False):
             # sort the reversed ranks, map the positions back
             idx = np.argsort(np.flip(ranks, d), axis=d, kind="stable")
             return (a.shape[d] - 1 - idx).astype(np.int64)
-        return np.argsort(ranks, axis=d, kind="stable").astype(np.int64)
-    return np.argsort(a, axis=d, kind="stable").astype(np.int64)
+        idx = np.argsort(ranks, axis=d, kind="stable").astype(np.int64)
+    else:
+        idx = np.argsort(a, axis=d, kind="stable").astype(np.int64)
+    return idx if stable else _unstable(a, d, descending, idx)
+
+
+# Note [unstable sort]
+# PyTorch's CPU sort with stable=False runs std::sort (libstdc++'s introsort) on the
+# (value, index) pairs of each slice, comparing values only (NaN largest, -0.0 equal to 0.0),
+# so equal values end in the order the algorithm leaves them. A slice of at most 16 is
+# insertion-sorted (stable); longer slices with ties get the replay
+# (stl_select.std_sort_order). A slice whose stride is 0 (an expanded tensor) is not sorted
+# at all: its indices count up.
+def _unstable(a, d, descending, idx):
+    n = a.shape[d]
+    if a.strides[d] == 0 and n > 1:
+        return np.broadcast_to(np.arange(n, dtype=np.int64).reshape(
+            (n,) + (1,) * (a.ndim - d - 1)), a.shape).copy()
+    if n <= _INSERTION or not a.size:
+        return idx
+    s = np.moveaxis(np.take_along_axis(a, idx, d), d, -1).reshape(-1, n)
+    head, nxt = s[:, :-1], s[:, 1:]
+    same = head == nxt
+    if s.dtype.kind == "f":
+        same |= np.isnan(head) & np.isnan(nxt)
+    rows = np.nonzero(same.any(axis=-1))[0].tolist()
+    if not rows:
+        return idx
+    from .stl_select import std_sort_order
+    flat = np.moveaxis(a, d, -1).reshape(-1, n)
+    out = np.moveaxis(idx, d, -1).reshape(-1, n).copy()
+    for r in rows:
+        _, ranks = np.unique(flat[r], return_inverse=True)   # NaNs one rank, -0.0 == 0.0
+        out[r] = std_sort_order(-ranks if descending else ranks)
+    return np.moveaxis(out.reshape(np.moveaxis(a, d, -1).shape), -1, d)
+
+
+_INSERTION = 16     # libstdc++'s _S_threshold
 
 
 def sort_op(self, dim=-1, descending=False, stable=False):
     """Values sorted along ``dim`` and where each came from."""
-    idx = _order(self, dim, descending)
+    idx = _order(self, dim, descending, stable=bool(stable))
     if self.ndim == 0:
         wrap_dim(dim, 0)     # a 0-d tensor still has dims -1 and 0 only
         return [self.copy(), idx]
@@ -88,7 +127,7 @@ def argsort(self, dim=-1, descending=False, stable=False, *, axis=_NA):
     """Where each sorted value came from (no gradient)."""
     if axis is not _NA:   # Note [NumPy aliases at no cost]
         dim = _aliased("argsort", dim, -1, False, axis, _NA)[0]
-    return _wrap(_order(self._data, dim, descending))
+    return _wrap(_order(self._data, dim, descending, stable=bool(stable)))
 
 
 def topk_op(self, k, dim=-1, largest=True, sorted=True):
@@ -164,4 +203,4 @@ def topk(self, k, dim=-1, largest=True, sorted=True, *, axis=_NA):
 
 for _name, _fn in (("sort", sort), ("argsort", argsort), ("topk", topk)):
     bind_method(_name, _fn)
-    export_function(_name, _fn)
+    export_function(_name, _fn if _name == "argsort" else tuple_out(_name, _fn))

@@ -284,6 +284,32 @@ def _partition(keys, perm, first, last):
     return cut
 
 
+def _equal_perm(m: int, depth: int) -> np.ndarray:
+    """The permutation introsort's partitions leave on ``m`` equal keys with ``depth`` budget
+    left. Every comparison is false, so it depends on ``m`` and ``depth`` alone: computed
+    once per pair (both halves of a cut recur with the same few lengths)."""
+    out = _EQUAL.get((m, depth))
+    if out is not None:
+        return out
+    perm = np.arange(m, dtype=np.int64)
+    if m > _THRESHOLD:
+        if depth == 0:
+            a = [(0, i) for i in range(m)]
+            _partial_sort(a, 0, m, m, _plain_less)
+            perm = np.array([i for _, i in a], np.int64)
+        else:
+            keys = np.zeros(m, np.int64)
+            _median_to_first(keys, perm, 0, m)
+            cut = _partition(keys, perm, 0, m)
+            perm[:cut] = perm[:cut][_equal_perm(cut, depth - 1)]
+            perm[cut:] = perm[cut:][_equal_perm(m - cut, depth - 1)]
+    _EQUAL[(m, depth)] = perm
+    return perm
+
+
+_EQUAL: dict = {}
+
+
 def std_sort_order(keys) -> np.ndarray:
     """The permutation ``std::sort`` (GNU libstdc++'s introsort) leaves on (key, index) pairs
     compared by ``key < key`` (integer keys: ranks, so ties are equal keys).
@@ -291,17 +317,28 @@ def std_sort_order(keys) -> np.ndarray:
     Introsort cuts the range by partitions until pieces of at most 16 remain (heap-sorting a
     piece when its depth budget runs out); the final insertion sort never moves a key past a
     cut (the keys left of a cut are not above those right of it), so it is a stable sort of
-    each piece. Only the partitions' swaps need replaying, each as a whole-array step."""
+    each piece. Only the partitions' swaps need replaying, each as a whole-array step, and
+    only while a piece mixes equal and different keys: a piece of distinct keys ends sorted
+    whatever happens inside it, and a piece of equal keys ends in an order that depends on
+    its length alone (``_equal_perm``)."""
     keys = np.array(keys, dtype=np.int64)
     n = keys.size
     perm = np.arange(n, dtype=np.int64)
     if n <= 1:
         return perm
+    _, keys, counts = np.unique(keys, return_inverse=True, return_counts=True)   # dense ranks
+    tied = counts > 1      # by rank: shared with another key
     starts = []   # the pieces, by their first position
     stack = [(0, n, 2 * _lg(n))]
     while stack:
         first, last, depth = stack.pop()
         while last - first > _THRESHOLD:
+            piece = keys[first:last]
+            if not tied[piece].any():    # no key of the slice twice: the final sort decides
+                break
+            if piece.min() == piece.max():    # all equal: the memoised permutation
+                perm[first:last] = perm[first:last][_equal_perm(last - first, depth)]
+                break
             if depth == 0:   # heap sort of the piece (rare): replayed pair by pair
                 a = list(zip(keys[first:last].tolist(), perm[first:last].tolist()))
                 _partial_sort(a, 0, len(a), len(a), _plain_less)

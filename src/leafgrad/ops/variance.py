@@ -1,0 +1,144 @@
+"""Variance and standard deviation (var, std) with PyTorch's ``correction``/``unbiased``.
+
+>>> import leafgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0, 4.0]).std()
+tensor(1.2910)
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .registry import defop, export_function, bind_method, Sample
+from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
+from .reduction import FAMILY, _dims, _count, _const, expand_grad
+
+__all__: list = []
+
+
+# -- var / std ---------------------------------------------------------------------------------
+def _var_dtype(rec, args):
+    d = args[0]._data.dtype
+    if d.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return None, None
+
+
+def _dof(shape, dim, correction, what):
+    axis = _dims(dim, len(shape))
+    n = _count(shape, axis)
+    dof = n - correction
+    if dof <= 0:
+        warnings.warn(f"{what}(): degrees of freedom is <= 0. Correction should be strictly "
+                      "less than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=4)
+    return axis, dof
+
+
+def var_op(self, dim, correction, keepdim):
+    """Variance with ``correction`` (1: unbiased)."""
+    axis, dof = _dof(self.shape, dim, correction, "var")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.mean(self, axis=axis, keepdims=True)
+        dev = self - mu
+        out = np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(dof, 0)
+    return out
+
+
+def std_op(self, dim, correction, keepdim):
+    """Standard deviation with ``correction``."""
+    axis, dof = _dof(self.shape, dim, correction, "std")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.mean(self, axis=axis, keepdims=True)
+        dev = self - mu
+        return np.sqrt(np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(dof, 0))
+
+
+def var_self(grad, self, dim, correction, keepdim):
+    shape = self._data.shape
+    axis = _dims(dim, len(shape))
+    dof = _count(shape, axis) - correction
+    if dof <= 0 and (dim is None or not shape):
+        # PyTorch's var_backward over all elements without degrees of freedom: the incoming
+        # gradient times NaN where self equals its mean, inf elsewhere (a constant: a graph
+        # under create_graph only through the gradient)
+        d = self._data
+        with np.errstate(invalid="ignore"):
+            return grad * _const(np.where(d == d.mean(), np.nan, np.inf).astype(d.dtype))
+    return _var_grad(grad, self, shape, axis, dim, dof, keepdim)
+
+
+def _var_grad(grad, self, shape, axis, dim, dof, keepdim):
+    centered = self - (self.mean(axis, keepdim=True) if axis is not None else self.mean())
+    scale = 2.0 / dof if dof else float("inf")     # dof 0: NaN gradients, as PyTorch
+    # PyTorch's order: (2 / dof) * grad first (MulBackward1 when grad has history)
+    from .registry import RECORDS
+    return RECORDS["mul_scalar"].public(expand_grad(grad, shape, dim, keepdim), scale) * centered
+
+
+def std_self(grad, self, result, dim, correction, keepdim):
+    # d std = d var / (2 std); where std is 0 the gradient is 0, as PyTorch's
+    # (grad / (2 std)).masked_fill_(std == 0, 0): 0 even for an infinite or NaN grad
+    g = grad / (result * 2)
+    zero = result._data == 0
+    if zero.any():
+        g = g.masked_fill_(_const(zero), 0)
+    return var_self(g, self, dim, correction, keepdim)   # PyTorch's var_backward, as var's
+
+
+_var = defop("var", var_op, derivatives={"self": var_self}, dtype=_var_dtype, methods=(),
+             functions=(), family=FAMILY,
+             samples=lambda make, shapes: _var_samples(make, shapes, "var"))
+_std = defop("std", std_op, derivatives={"self": std_self}, dtype=_var_dtype, methods=(),
+             functions=(), family=FAMILY,
+             samples=lambda make, shapes: _var_samples(make, shapes, "std"))
+
+
+def _var_samples(make, shapes, call):
+    base = shapes[1]
+    big = tuple(s + 2 for s in base) or (3,)     # at least 3 elements per reduced dim
+    out = [Sample((make(big),), call=call), Sample((make(big),), {"unbiased": False}, call=call),
+           Sample((make(big),), {"correction": 0}, call=call)]
+    if len(big):
+        out += [Sample((make(big), -1), call=call),
+                Sample((make(big),), {"dim": 0, "keepdim": True, "correction": 2}, call=call)]
+    return out
+
+
+def _var_args(dim, unbiased, keepdim, correction, what):
+    if isinstance(dim, bool):            # x.var(True): the first positional is ``unbiased``
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    elif unbiased is not None:
+        raise RuntimeError(f"{what}: can't specify both correction and unbiased arguments")
+    return dim, correction, keepdim
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=_NA,
+           keepdims=_NA):
+    """Variance over ``dim`` (all by default) with Bessel's correction unless told otherwise.
+
+    >>> import leafgrad as torch
+    >>> torch.tensor([1.0, 2.0, 3.0, 4.0]).var()
+    tensor(1.6667)
+    """
+    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
+        dim, keepdim = _aliased("var", dim, None, keepdim, axis, keepdims)
+    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "var")
+    return _var.public(input, dim, correction, keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, axis=_NA,
+           keepdims=_NA):
+    """Standard deviation over ``dim`` (all by default); see :func:`var`."""
+    if axis is not _NA or keepdims is not _NA:   # Note [NumPy aliases at no cost]
+        dim, keepdim = _aliased("std", dim, None, keepdim, axis, keepdims)
+    dim, correction, keepdim = _var_args(dim, unbiased, keepdim, correction, "std")
+    return _std.public(input, dim, correction, keepdim)
+
+
+for _name, _fn in (("var", var), ("std", std)):
+    export_function(_name, _fn)
+    bind_method(_name, _fn)
