@@ -472,8 +472,10 @@ def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_averag
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
                            f"target: {target.size()} ")
-    # PyTorch clamps in place (ClampMinBackward0, version 1)
-    return _reduce_loss((-target * (input1 - input2) + margin).clamp_min_(0), reduction)
+    # PyTorch's composite evaluates ``input1 - input2`` before ``-target`` (bool inputs get
+    # the subtraction's error first), and clamps in place (ClampMinBackward0, version 1)
+    diff = input1 - input2
+    return _reduce_loss((-target * diff + margin).clamp_min_(0), reduction)
 
 
 def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, reduce=None,
