@@ -157,25 +157,34 @@ def index_fill(self, dim, index, value):
     return out
 
 
+class _EmptyFill(Exception):
+    """Raised by the forward over an empty ``self``; ``index_fill_public`` turns it into
+    PyTorch's error with the tensor's own strides (the forward sees only the ndarray)."""
+
+    def __init__(self, shape, d, k, itemsize):
+        super().__init__(shape, d, k, itemsize)
+        self.shape, self.d, self.k, self.itemsize = shape, d, k, itemsize
+
+    def error(self, strides):
+        sizes = list(self.shape)
+        sizes[self.d] = self.k
+        strides = list(strides)
+        strides[self.d] = 0
+        need = self.itemsize * (1 + sum((a - 1) * b for a, b in zip(sizes, strides)))
+        return RuntimeError(f"setStorage: sizes [{', '.join(map(str, sizes))}], strides "
+                            f"[{', '.join(map(str, strides))}], storage offset 0, and itemsize "
+                            f"{self.itemsize} requiring a storage size of {need} are out of "
+                            f"bounds for storage of size 0")
+
+
 def _empty_fill_check(shape, d, k, itemsize):
     """PyTorch fills through a view of ``self`` with ``dim`` restrided to the ``k`` indices
     (stride 0): over an empty ``self`` that view needs storage unless it is empty too, and the
     indices are never read (so never bounds-checked)."""
     sizes = list(shape)
     sizes[d] = k
-    if 0 in sizes:
-        return
-    strides, step = [], 1
-    for size in reversed(shape):   # contiguous strides, as PyTorch's (size 0 counts as 1)
-        strides.append(step)
-        step *= max(size, 1)
-    strides.reverse()
-    strides[d] = 0
-    need = itemsize * (1 + sum((a - 1) * b for a, b in zip(sizes, strides)))
-    raise RuntimeError(f"setStorage: sizes [{', '.join(map(str, sizes))}], strides "
-                       f"[{', '.join(map(str, strides))}], storage offset 0, and itemsize "
-                       f"{itemsize} requiring a storage size of {need} are out of bounds for "
-                       f"storage of size 0")
+    if 0 not in sizes:
+        raise _EmptyFill(shape, d, k, itemsize)
 
 
 def index_fill_self(grad, dim, index):
@@ -203,9 +212,12 @@ _fill1 = defop("index_fill_tensor", index_fill, inputs=("self", "value"),
 
 def index_fill_public(input, dim, index, value):
     """``input`` with the slices ``index`` along ``dim`` set to ``value``."""
-    if isinstance(value, Tensor):
-        return _fill1.public(input, dim, index, value)
-    return _fill0.public(input, dim, index, value)
+    try:
+        if isinstance(value, Tensor):
+            return _fill1.public(input, dim, index, value)
+        return _fill0.public(input, dim, index, value)
+    except _EmptyFill as exc:   # the restrided view of an empty input: its strides
+        raise exc.error(input.stride()) from None
 
 
 _public("index_fill", index_fill_public)
