@@ -233,3 +233,88 @@ def test_empty_strides_and_index_fill(how):
             filled = str(exc)
         return x.stride(), x.is_contiguous(), filled
     same_on_both(run)
+
+
+# -- seed 72 (widened table): diff, cov, isin, layer_norm's dtype check -------------------------
+_DIFF = {"n0": dict(n=0), "n1": dict(n=1), "n2": dict(n=2), "n5": dict(n=5), "neg": dict(n=-1),
+         "n0_prepend": dict(n=0, prepend="ones3"), "prepend_1d": dict(n=1, prepend="ones3"),
+         "prepend": dict(n=1, prepend="ones21"), "both": dict(n=1, prepend="ones21",
+                                                            append="zeros22"),
+         "append_dim0": dict(n=1, dim=0, append="ones13"),
+         "append_bad": dict(n=1, dim=0, append="ones12"),
+         "n0_bad_dim": dict(n=0, dim=5), "bad_dim": dict(n=1, dim=5),
+         "prepend_0d": dict(n=1, prepend="scalar")}
+
+
+@pytest.mark.parametrize("case", sorted(_DIFF))
+def test_diff_like_torch(case):
+    # n == 0 is zeros_like(input).copy_(input) (CopyBackwards, version 1) without a dim check
+    def run(L):
+        made = {"ones3": L.ones(3), "ones21": L.ones(2, 1), "zeros22": L.zeros(2, 2),
+                "ones13": L.ones(1, 3), "ones12": L.ones(1, 2), "scalar": L.tensor(1.0)}
+        kw = {k: made.get(v, v) if isinstance(v, str) else v for k, v in _DIFF[case].items()}
+        x = L.tensor([[1.0, 4, 9], [2, 3, 7]], requires_grad=True)
+        r = x.diff(**kw)
+        r.sum().backward()
+        return r, r.grad_fn.name(), r._version, x.grad
+    same_on_both(run)
+
+
+_COV = {"bool": lambda L, x: L.cov(L.tensor([True, False])),
+        "int": lambda L, x: L.cov(L.tensor([[1, 4, 9], [2, 3, 7]])),
+        "plain": lambda L, x: L.cov(x), "correction0": lambda L, x: L.cov(x, correction=0),
+        "fweights": lambda L, x: L.cov(x, fweights=L.tensor([1, 2, 3])),
+        "aweights": lambda L, x: L.cov(x, aweights=L.tensor([0.5, 2, 1])),
+        "both": lambda L, x: L.cov(x, fweights=L.tensor([1, 2, 3]),
+                                   aweights=L.tensor([0.5, 2, 1]), correction=2),
+        "fweights_bool": lambda L, x: L.cov(x, fweights=L.tensor([True, True, False])),
+        "aweights_int": lambda L, x: L.cov(x, aweights=L.tensor([1, 1, 2])),
+        "negative": lambda L, x: L.cov(x, fweights=L.tensor([-1, 2, 1])),
+        "zero_sum": lambda L, x: L.cov(x, aweights=L.tensor([0.0, 0, 0])),
+        "corrcoef": lambda L, x: L.corrcoef(x), "corrcoef_bool": lambda L, x: L.corrcoef(
+            L.tensor([True, False]))}
+
+
+@pytest.mark.parametrize("case", sorted(_COV))
+def test_cov_like_torch(case):
+    def run(L):
+        x = L.tensor([[1.0, 4, 9], [2, 3, 7.5]], requires_grad=True)
+        r = _COV[case](L, x)
+        if r.requires_grad:
+            r.sum().backward()
+        return r, type(r.grad_fn).__name__, x.grad
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("a", ["bool", "float", "int", "True", "one"])
+@pytest.mark.parametrize("b", ["bool", "float", "int", "True", "one"])
+def test_isin_bool(a, b):
+    def run(L):
+        made = {"bool": L.tensor([True, False]), "float": L.tensor([1.0, 0]),
+                "int": L.tensor([1, 0]), "True": True, "one": 1}
+        if not isinstance(made[a], L.Tensor) and not isinstance(made[b], L.Tensor):
+            return None
+        return L.isin(made[a], made[b])
+    same_on_both(run)
+
+
+_LN = {"0d_f64_weight": ("f32", (), [1], "f64", None), "f64_input": ("f64", (), [1], "f32", None),
+       "shape_and_mixed": ("f32", (2, 3), [2], "f64", None),
+       "bias_f64": ("f32", (2, 3), [3], "f32", "f64"), "half_float": ("f16", (2, 3), [3], "f32",
+                                                                      None),
+       "half_double": ("f16", (2, 3), [3], "f64", None), "half_bad_shape": ("f16", (2, 3), [4],
+                                                                            "f32", None),
+       "bias_only_f64": ("f32", (2, 3), [3], None, "f64")}
+
+
+@pytest.mark.parametrize("case", sorted(_LN))
+def test_layer_norm_mixed_dtype_first(case):
+    def run(L):
+        dt = {"f16": L.float16, "f32": L.float32, "f64": L.float64}
+        xd, shape, ns, wd, bd = _LN[case]
+        n = ns[0] if case != "shape_and_mixed" else 3
+        w = L.ones(n, dtype=dt[wd]) if wd else None
+        b = L.ones(n, dtype=dt[bd]) if bd else None
+        x = L.ones(shape, dtype=dt[xd]) if shape else L.tensor(1.0, dtype=dt[xd])
+        return L.nn.functional.layer_norm(x, ns, w, b)
+    same_on_both(run)

@@ -41,6 +41,9 @@ def _shape_str(shape) -> str:
 # -- layer_norm ----------------------------------------------------------------------------------
 def _check_layer_norm(input, normalized_shape, weight, bias):
     shape = tuple(normalized_shape)
+    first = weight if weight is not None else bias
+    if first is not None and first.dtype != input.dtype:
+        check_norm_dtypes(input.dtype, (weight, bias))   # the mixed-dtype check comes first
     if not shape:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
                            "containing at least one element, but got normalized_shape = []")

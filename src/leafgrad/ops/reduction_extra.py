@@ -551,22 +551,39 @@ _public("nanquantile", nanquantile)
 
 # -- diff (composite: narrow and subtract) ---------------------------------------------------
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """The ``n``-th forward difference along ``dim``."""
+    """The ``n``-th forward difference along ``dim`` (PyTorch's checks in its order)."""
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    parts = []
+    for t in (prepend, append):
+        if t is None:
+            continue
+        if not isinstance(t, Tensor):
+            from ..factories import tensor
+            t = tensor(t)
+        d = _wrap_dim(dim, input.ndim)
+        if t.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                               "input")
+        for i in range(input.ndim):
+            if i != d and t.shape[i] != input.shape[i]:
+                raise RuntimeError(
+                    "diff expects the shape of tensor to prepend or append to match that "
+                    "of input except along the differencing dimension; input.size("
+                    f"{i}) = {input.shape[i]}, but got tensor.size({i}) = {t.shape[i]}")
+        parts.append(t)
+    if n == 0:   # PyTorch: zeros_like(input), then a copy_ of it (CopyBackwards, version 1)
+        from ..factories import zeros_like
+        out = zeros_like(input)
+        out.copy_(input)
+        return out
     d = _wrap_dim(dim, input.ndim)
-    parts = [t for t in (prepend, input, append) if t is not None]
-    if len(parts) > 1:
-        from ..factories import tensor
-        parts = [t if isinstance(t, Tensor) else tensor(t) for t in parts]
-        for t in parts:
-            for i in range(input.ndim):
-                if i != d and t.ndim == input.ndim and t.shape[i] != input.shape[i]:
-                    raise RuntimeError(
-                        "diff expects the shape of tensor to prepend or append to match that "
-                        "of input except along the differencing dimension; input.size("
-                        f"{i}) = {input.shape[i]}, but got tensor.size({i}) = {t.shape[i]}")
-        x = FUNCTIONS["cat"](parts, d)
+    if parts:
+        pre = [prepend] if prepend is not None else []
+        post = [append] if append is not None else []
+        x = FUNCTIONS["cat"]([parts[0]] * bool(pre) + [input] + parts[len(pre):], d)
     else:
         x = input
     for _ in range(n):

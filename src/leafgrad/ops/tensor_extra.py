@@ -128,42 +128,55 @@ _public("msort", msort, method=True)
 
 
 # -- cov / corrcoef --------------------------------------------------------------------------
+def _check_weights(name, wt, n_obs, kind_ok, kind_name):
+    if wt.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                           f"{name} with {wt.ndim} dimensions")
+    if not kind_ok(wt.dtype):
+        raise RuntimeError(f"cov(): expected {name} to have {kind_name} dtype but got {name} "
+                           f"with {wt.dtype.tensor_type[:-len('Tensor')]} dtype")
+    if wt.numel() != n_obs:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                           f"observations in the input but got {wt.numel()} != {n_obs}")
+    if n_obs and bool((wt.detach().min() < 0).item()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    """The covariance matrix of the variables in ``input``'s rows (observations in columns)."""
+    """The covariance matrix of the variables in ``input``'s rows (observations in columns),
+    computed as PyTorch's (aten Correlation.cpp): the same checks, sums and divisions, so the
+    rounding, the dtype (float for an integer input) and the recorded nodes agree."""
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.ndim} dimensions")
+    if input.dtype == _dt.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input if input.ndim == 2 else input.view(1, -1)
     n_obs = x.shape[1]
     w = None
-    for name, wt in (("fweights", fweights), ("aweights", aweights)):
-        if wt is None:
-            continue
-        if wt.ndim > 1:
-            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but "
-                               f"got {name} with {wt.ndim} dimensions")
-        if wt.numel() != n_obs:
-            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
-                               f"observations in the input but got {wt.numel()} != {n_obs}")
-        w = wt if w is None else w * wt
-    if w is None:
-        avg = x.mean(1)
-        norm = float(n_obs - correction)
-        w_sum = None
+    if fweights is not None:
+        _check_weights("fweights", fweights, n_obs,
+                       lambda d: not d.is_floating_point and d != _dt.bool_, "integral")
+        w = fweights
+    if aweights is not None:
+        _check_weights("aweights", aweights, n_obs, lambda d: d.is_floating_point,
+                       "floating point")
+        w = aweights if w is None else w * aweights
+    w_sum = w.sum() if w is not None else _wrap(np.array(n_obs, np.int64))
+    if w is not None and not bool((w_sum != 0).item()):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = (x if w is None else x * w).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm = w_sum - correction * (w * aweights).sum() / w_sum
     else:
-        w_sum = w.sum()
-        avg = (x * w).sum(1) / w_sum
-        norm = (w_sum - correction if aweights is None
-                else w_sum - correction * (w * aweights).sum() / w_sum)
-    norm_value = float(norm) if not isinstance(norm, Tensor) else float(norm.item())
-    if norm_value <= 0:
+        norm = w_sum - correction
+    if bool((norm <= 0).item()):
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the number of observations.", UserWarning, stacklevel=2)
-        norm = 0.0 if not isinstance(norm, Tensor) else norm * 0
+        norm.zero_()
     xm = x - avg.unsqueeze(1)
     c = xm.mm((xm if w is None else xm * w).t())
-    c = c / (norm if not isinstance(norm, Tensor) else norm.to(c.dtype))
-    return c.squeeze()
+    return c.true_divide(norm).squeeze()
 
 
 def corrcoef(input):
@@ -311,6 +324,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each of ``elements`` occurs in ``test_elements`` (bool)."""
     a = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    if a.dtype == np.bool_ or b.dtype == np.bool_:   # PyTorch's kernels have no bool
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     return _wrap(np.asarray(np.isin(a, b, invert=invert)))
 
 
