@@ -76,7 +76,7 @@ def pixel_shuffle(self, upscale_factor):
     n = len(lead)
     x = self.reshape(lead + (c // (r * r), r, r, h, w))
     x = x.transpose(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
-    return np.ascontiguousarray(x).reshape(lead + (c // (r * r), h * r, w * r))
+    return np.array(x, order="C").reshape(lead + (c // (r * r), h * r, w * r))   # a copy
 
 
 def pixel_unshuffle(self, downscale_factor):
@@ -93,7 +93,7 @@ def pixel_unshuffle(self, downscale_factor):
     n = len(lead)
     x = self.reshape(lead + (c, h // r, r, w // r, r))
     x = x.transpose(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
-    return np.ascontiguousarray(x).reshape(lead + (c * r * r, h // r, w // r))
+    return np.array(x, order="C").reshape(lead + (c * r * r, h // r, w // r))   # a copy
 
 
 def pixel_shuffle_self(grad, upscale_factor):
@@ -131,7 +131,7 @@ def native_channel_shuffle(self, groups):
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
                            f"and {groups} groups.")
     x = self.reshape((self.shape[0], groups, c // groups) + self.shape[2:]).swapaxes(1, 2)
-    return np.ascontiguousarray(x).reshape(self.shape)
+    return np.array(x, order="C").reshape(self.shape)   # a copy, also when no axis moves
 
 
 def native_channel_shuffle_self(grad, groups):
