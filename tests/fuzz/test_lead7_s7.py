@@ -318,3 +318,17 @@ def test_layer_norm_mixed_dtype_first(case):
         x = L.ones(shape, dtype=dt[xd]) if shape else L.tensor(1.0, dtype=dt[xd])
         return L.nn.functional.layer_norm(x, ns, w, b)
     same_on_both(run)
+
+
+@pytest.mark.parametrize("a", ["f32", "i64", "bool", "f16", "f64"])
+@pytest.mark.parametrize("b", ["f32", "i64", "bool", "f64"])
+@pytest.mark.parametrize("name", ["huber_loss", "smooth_l1_loss", "mse_loss", "l1_loss"])
+def test_loss_dtype_checks(name, a, b):
+    # huber's output is made like its input: the common dtype must cast into it first (a
+    # bool input with an integer target: "result type Long can't be cast ..."; seed 72)
+    def run(L):
+        made = {"f32": L.tensor([1.0, 2]), "i64": L.tensor([1, 2]),
+                "bool": L.tensor([True, False]), "f16": L.tensor([1.0, 2]).half(),
+                "f64": L.tensor([1.0, 2]).double()}
+        return getattr(L.nn.functional, name)(made[a], made[b])
+    same_on_both(run)

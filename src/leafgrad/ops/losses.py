@@ -76,15 +76,16 @@ def _float_kernel(kernel, result=None):
     ``result``: 'self' for losses whose output keeps the input's dtype (huber_loss)."""
     def rule(rec, args):
         d = _dt.result_type(args[0], args[1])
+        own = args[0]._data.dtype
+        # the output is made like self: the common dtype must cast into it before the
+        # kernel's own dtype check (bool self with an integer target: Long into Bool)
+        if result == "self" and ((d.is_floating_point and own.kind != "f")
+                                 or (d is not _dt.bool_ and own.kind == "b")):
+            raise RuntimeError(f"result type {d.tensor_type[:-6]} can't be cast to the "
+                               f"desired output type {_type_name(own)}")
         if not d.is_floating_point:
             raise NotImplementedError(f'"{kernel}" not implemented for \'{d.tensor_type[:-6]}\'')
-        if result == "self":
-            own = args[0]._data.dtype
-            if own.kind != "f":
-                raise RuntimeError(f"result type {d.tensor_type[:-6]} can't be cast to the "
-                                   f"desired output type {_type_name(own)}")
-            return d.np, own
-        return d.np, d.np
+        return (d.np, own) if result == "self" else (d.np, d.np)
     return rule
 
 
