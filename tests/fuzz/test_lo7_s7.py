@@ -367,3 +367,40 @@ def test_fill_overflow(dtype, op):
                 out.append(str(e))
         return out
     same_on_both(run)
+
+
+# -- an index out of bounds is only an error when something is read or written: an empty
+# result (another dim of size 0, or empty indices) makes no check; an index over a dim of size
+# 0 with elements is refused at setup --------------------------------------------------------
+_EMPTY_INDEX = {
+    "z03[:,5]": lambda L, T: L.zeros(0, 3)[:, T([5])],
+    "z03[5]": lambda L, T: L.zeros(0, 3)[T([5])],
+    "z30[5]": lambda L, T: L.zeros(3, 0)[T([5])],
+    "z302[:,:,5]": lambda L, T: L.zeros(3, 0, 2)[:, :, T([5])],
+    "z03[:,[5,-7]]": lambda L, T: L.zeros(0, 3)[:, T([5, -7])],
+    "z043[:,5]": lambda L, T: L.zeros(0, 4, 3)[:, T([5])],
+    "z403[5,:,1]": lambda L, T: L.zeros(4, 0, 3)[T([5]), :, T([1])],
+    "z03[...,5]": lambda L, T: L.zeros(0, 3)[..., T([5])],
+    "z03[None,:,5]": lambda L, T: L.zeros(0, 3)[None, :, T([5])],
+    "z03[:,[5]]": lambda L, T: L.zeros(0, 3)[:, [5]],
+    "z32[5 of empty]": lambda L, T: L.zeros(3, 2)[T([[5]])[:0]],
+    "z32[5,[]]": lambda L, T: L.zeros(3, 2)[T([5]), T([], dtype=L.long)],
+    "z32[:,5]": lambda L, T: L.zeros(3, 2)[:, T([5])],
+    "z32[[5],[7]]": lambda L, T: L.zeros(3, 2)[T([5]), T([7])],
+    "z32[[1],[7]]": lambda L, T: L.zeros(3, 2)[T([1]), T([7])],
+    "shape mismatch first": lambda L, T: L.zeros(3, 2)[T([5, 6]), T([1, 0, 1])],
+    "set z03[:,5]": lambda L, T: L.zeros(0, 3).__setitem__((slice(None), T([5])), 1.0),
+    "set z03[:,5]=t": lambda L, T: L.zeros(0, 3).__setitem__((slice(None), T([5])),
+                                                             L.ones(0, 1)),
+    "set z03[5]": lambda L, T: L.zeros(0, 3).__setitem__(T([5]), 1.0),
+    "put z03[:,5]": lambda L, T: L.zeros(0, 3).index_put_((L.arange(0), T([5])), T(1.0)),
+    "put z03[5]": lambda L, T: L.zeros(0, 3).index_put_((T([5]),), T(1.0), accumulate=True),
+    "set z32[:,5]": lambda L, T: L.zeros(3, 2).__setitem__((slice(None), T([5])), 1.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_EMPTY_INDEX))
+def test_empty_index_bounds(case):
+    def run(L):
+        return _EMPTY_INDEX[case](L, L.tensor)
+    same_on_both(run)
