@@ -69,8 +69,8 @@ def _rename_classes(module) -> None:
     for attr, value in list(vars(module).items()):
         if isinstance(value, type) and value.__module__ == name:
             value.__module__ = (_TORCH_MODULE.get(attr, _torch_name(name))
-                                if name in ("leafgrad.tensor", "leafgrad.dtypes",
-                                            "leafgrad.random") else _torch_name(name))
+                                if name in ("leafgrad.tensor", "leafgrad._device",
+                                            "leafgrad.dtypes", "leafgrad.random") else _torch_name(name))
     graph = sys.modules.get("leafgrad.autograd.graph")
     if graph is not None:   # op records made while this module loaded made node classes
         graph.node_class_module = "builtins"   # and those made later (on first use)

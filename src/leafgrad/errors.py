@@ -72,3 +72,8 @@ def broadcast_error(shapes):
                                     f"b ({b}) at non-singleton dimension {i}")
         acc = tuple(b if a == 1 else a for a, b in zip(a_full, b_full))
     return None
+
+
+def no_dims_error(dim) -> IndexError:
+    """PyTorch's error for ``size(dim)`` / ``stride(dim)`` of a 0-d tensor (any dim)."""
+    return IndexError(f"Dimension specified as {dim} but tensor has no dimensions")

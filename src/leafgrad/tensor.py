@@ -12,7 +12,6 @@ True
 """
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 
@@ -20,11 +19,14 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import errors
+from ._device import CPU, check_device, device   # noqa: F401 - re-exported
+from ._versions import bump_version, user_location, where_changed   # noqa: F401 - re-exported
 from .grad_mode import inference_depth as _inference_depth, state as _mode
 
 __all__ = ["Tensor", "Size", "is_tensor"]
 
 _new = object.__new__
+_Device = device   # the name other modules import
 
 
 class Size(tuple):
@@ -49,77 +51,6 @@ class Size(tuple):
 
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))
-
-
-class device:
-    """``torch.device``: only the CPU exists here; ``device("cuda")`` raises.
-
-    >>> import leafgrad as torch
-    >>> torch.device("cpu"), torch.device("cpu", 0), torch.zeros(1).device == torch.device("cpu")
-    (device(type='cpu'), device(type='cpu', index=0), True)
-    """
-
-    __slots__ = ("type", "index")
-
-    def __new__(cls, type="cpu", index=None):
-        if isinstance(type, device):
-            return type
-        if isinstance(type, int) and not isinstance(type, bool):
-            type, index = "cpu", type   # torch.device(0) is accelerator 0; here none exists
-            check_device("cuda")
-        check_device(type)
-        name = str(type)
-        if ":" in name:
-            name, _, idx = name.partition(":")
-            index = int(idx)
-        if index is not None and index < 0:
-            raise RuntimeError("Device index must not be negative")
-        self = object.__new__(cls)
-        self.type = name
-        self.index = index
-        return self
-
-    def __repr__(self):
-        if self.index is None:
-            return f"device(type='{self.type}')"
-        return f"device(type='{self.type}', index={self.index})"
-
-    def __str__(self):
-        return self.type if self.index is None else f"{self.type}:{self.index}"
-
-    def __eq__(self, other):
-        return isinstance(other, device) and other.type == self.type \
-            and other.index == self.index
-
-    def __hash__(self):
-        return hash((self.type, self.index))
-
-    def __reduce__(self):
-        return (device, (self.type, self.index))
-
-
-_Device = device   # the name other modules import
-CPU = object.__new__(device)
-CPU.type, CPU.index = "cpu", None
-
-
-def check_device(spec):
-    if spec is None or spec is CPU:
-        return
-    name = str(spec)
-    if name == "cpu" or name.startswith("cpu:"):
-        return
-    kind = name.split(":")[0]
-    if kind in ("cuda", "mps", "xpu", "meta", "hip", "xla", "vulkan", "mkldnn", "opengl",
-                "opencl", "ideep", "ve", "fpga", "ort", "lazy", "ipu", "hpu", "mtia",
-                "privateuseone"):
-        raise RuntimeError(
-            f"leafgrad runs on the CPU only; device '{name}' is not available. "
-            "Use device='cpu' (or leave device unset).")
-    raise RuntimeError(
-        "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
-        "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start "
-        f"of device string: {name}")
 
 
 # Set once a tensor with a history is detached in place: from then on a node checks that the
@@ -649,44 +580,6 @@ def _warn_once(message: str) -> None:
     if message not in _WARNED:
         _WARNED.add(message)
         warnings.warn(message, UserWarning, stacklevel=3)
-
-
-# Note [Where a value changed]
-# A version counter is ``[version]``; an in-place change makes it ``[version, where]``, with
-# ``where`` the user's (file, line, function) that made the change. When backward finds a saved
-# value at the wrong version, the error gets a note naming that line (PEP 678), so the user
-# learns which in-place op broke the graph without rerunning under anomaly mode.
-_PACKAGE_DIR = os.path.dirname(sys._getframe().f_code.co_filename) + os.sep
-
-
-def user_location(depth: int = 2):
-    """(file, line, function) of the nearest caller outside leafgrad, or None."""
-    f = sys._getframe(depth)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
-        f = f.f_back
-    if f is None:
-        return None
-    return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
-
-
-def bump_version(t: "Tensor") -> None:
-    """Record an in-place change of ``t``'s storage: next version, and where it happened."""
-    vc = t._vc
-    vc[0] += 1
-    where = user_location()
-    if len(vc) == 1:
-        vc.append(where)
-    else:
-        vc[1] = where
-
-
-def where_changed(vc) -> str | None:
-    """The note for a version-counter error (see Note [Where a value changed])."""
-    if len(vc) < 2 or vc[1] is None:
-        return None
-    file, line, func = vc[1]
-    return (f"leafgrad: the in-place operation that changed this tensor to version {vc[0]} "
-            f"ran at {file}:{line}, in {func}().")
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

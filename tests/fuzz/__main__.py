@@ -31,6 +31,9 @@ def main(argv=None) -> int:
     parser.add_argument("--show", type=int, default=40, help="mismatch groups to print")
     parser.add_argument("--strict", action="store_true",
                         help="report known (listed) differences as mismatches too")
+    parser.add_argument("--log", default=None,
+                        help="append each program to this file before running it (to find "
+                             "one that crashes or exhausts memory)")
     args = parser.parse_args(argv)
 
     import torch
@@ -43,6 +46,7 @@ def main(argv=None) -> int:
     leafgrad.set_num_threads(1)   # both sides alike: some messages follow the thread count
     warnings.simplefilter("ignore")
     groups: dict = {}
+    log = open(args.log, "a") if args.log else None
     count = [0]
     known_count = [0]
 
@@ -51,6 +55,9 @@ def main(argv=None) -> int:
     @given(programs(max_steps=args.max_steps))
     def campaign(program):
         count[0] += 1
+        if log is not None:
+            log.write(f"{count[0]}: {program!r}\n")
+            log.flush()
         d = difference(program)
         if d and not args.strict and known(d):
             known_count[0] += 1

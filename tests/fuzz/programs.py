@@ -196,9 +196,16 @@ def _obs(L, value):
     return ("?", type(value).__name__)
 
 
+# Outputs larger than this are observed but not offered to later steps: products grow as the
+# square (outer, meshgrid, kron), so two in a row could ask for gigabytes (seed 27: a meshgrid
+# of a meshgrid's 36,864-element output).
+_ENV_NUMEL = 4096
+
+
 def _add_outputs(L, env, value):
     if isinstance(value, L.Tensor):
-        env.append(value)
+        if value.numel() <= _ENV_NUMEL:
+            env.append(value)
     elif isinstance(value, (tuple, list)):
         for v in value:
             _add_outputs(L, env, v)

@@ -87,6 +87,12 @@ class SavedOutput:
         t = _wrap(self.data, node if create_graph else None, self.vc)
         return t
 
+    def unpack_output(self, node, create_graph: bool) -> Tensor:
+        """``unpack`` for another output (``nr`` set): the tensor is output ``nr`` of node."""
+        t = _wrap(self.data, node if create_graph else None, self.vc)
+        t._output_nr = self.nr
+        return t
+
 
 class Node:
     """A backward function. ``name()`` and ``type(node).__name__`` give PyTorch's name."""
@@ -237,6 +243,7 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         "__slots__": (), "saved_names": saved_names, "saved_is_tensor": is_tensor,
         "record": record, "_calls": calls,
         "_result_slot": kinds.index("result") if "result" in kinds else None,
+        "_output_slots": tuple(i for i, k in enumerate(kinds) if k == "saved_output"),
         "_tensor_slots": tuple(i for i, t in enumerate(is_tensor) if t),
         # PyTorch computes most nodes' input gradients last input first (create_graph makes
         # nodes in that order); a few (atan2, the mse / huber / smooth_l1 / cdist backwards)
@@ -245,8 +252,10 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         "_plain": record.n_outputs == 1 and not record.list_input}
     if node_class_module is not None:
         namespace["__module__"] = node_class_module
+    # saved_aliases: PyTorch's names for saved outputs (linalg_qr's ``result`` is ``_saved_Q``)
+    aliases = record.extra.get("saved_aliases", {})
     for i, (name, (kind, pos)) in enumerate(zip(saved_names, record.saved_sources)):
-        namespace["_saved_" + name] = _saved_property(
+        namespace["_saved_" + aliases.get(name, name)] = _saved_property(
             i, kind == "arg" and pos in record.input_pos)
     return type(grad_fn_name, (OpNode,), namespace)
 
@@ -269,7 +278,8 @@ def _saved_property(index: int, is_input: bool) -> property:
             return None   # nothing was saved: no input needed a gradient
         value = saved[index]
         if isinstance(value, SavedOutput):
-            return value.unpack(node, True)
+            return value.unpack_output(node, True) if hasattr(value, "nr") else \
+                value.unpack(node, True)
         if is_input and type(value) in _WRAPPED_NUMBER:
             return _wrap(np.array(value, _WRAPPED_NUMBER[type(value)]))
         return value
@@ -371,6 +381,13 @@ class OpNode(Node):
             grad = grads[0]
         if rec.list_input:
             return self._apply_list(grad, saved)
+        slots = self._output_slots
+        if slots and saved:
+            # the other differentiable outputs a formula reads (``result1``: linalg_qr's R),
+            # unpacked as ``result`` is: under create_graph with this node as their grad_fn
+            saved = list(saved)
+            for j in slots:
+                saved[j] = saved[j].unpack_output(self, create_graph)
         out = []
         for (fn, _), call in zip(self._edges, calls):
             if fn is None or call is None:

@@ -1,13 +1,13 @@
-"""The public-function templates of ops/registry.py (Note [Cheap defop]), compiled ahead.
+"""The public-function templates of ops/public_fn.py (Note [Cheap defop]), compiled ahead.
 
-``_template(P, K)`` in registry.py compiles ``def f(p0, ..., *, k0, ...): return
+``_template(P, K)`` in public_fn.py compiles ``def f(p0, ..., *, k0, ...): return
 _dispatch(_rec, (p0, ..., k0, ...))`` for a record with P positional and K keyword-only
 parameters. Compiling them at import cost more than a tenth of ``import leafgrad``; written
-here they come from this module's cached bytecode instead. registry.py uses ``CODES[(P, K)]``
+here they come from this module's cached bytecode instead. public_fn.py uses ``CODES[(P, K)]``
 (its file name and first line set to those of a compiled template) and compiles the shapes
 missing here; tests/test_import_lazy.py checks each one equals the compiled template."""
 # flake8: noqa
-from __future__ import annotations   # as registry.py, whose compile() calls inherit it
+from __future__ import annotations   # as public_fn.py, whose compile() calls inherit it
 
 def _t0_1(*, p0):
     return _dispatch(_rec, (p0,))

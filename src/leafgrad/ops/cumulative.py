@@ -10,6 +10,7 @@ import numpy as np
 
 from .registry import defop, Sample
 from .. import dtypes as _dt
+from ..grad_mode import is_grad_enabled as _grad_enabled
 from ..tensor import _wrap
 
 FAMILY = "reduction"
@@ -71,8 +72,21 @@ def reverse_cumsum(self, dim):
     return np.flip(np.cumsum(np.flip(self, axis), axis=axis), axis)
 
 
+def reversed_cumsum(w, dim):
+    """The running sum from the end: PyTorch's ``w.flip(dim).cumsum(dim).flip(dim)``.
+
+    Recorded as those three ops when ``w`` is part of a graph (double backward shows
+    ``FlipBackward0`` nodes, as PyTorch's does); one fused kernel otherwise."""
+    if w._requires_grad and _grad_enabled():
+        return w.flip(dim).cumsum(dim).flip(dim)
+    return _revcumsum.public(w, dim)
+
+
 def cumsum_self(grad, dim):
-    return _revcumsum.public(grad, dim)
+    d = grad._data
+    if d.size <= 1 or d.shape[_axis(dim, d.ndim)] == 1:
+        return grad    # PyTorch's trivial case: the gradient passes unchanged
+    return reversed_cumsum(grad, dim)
 
 
 def reverse_cumsum_self(grad, dim):
@@ -112,7 +126,7 @@ def cumprod_self(grad, self, result, dim):
     axis = _axis(dim, d.ndim)
     zero = d == 0
     if not zero.any():
-        return _revcumsum.public(grad * result, axis) / self
+        return reversed_cumsum(result * grad, axis) / self   # PyTorch: w = output * grad
     dt = d.dtype
     zf = zero.astype(dt)
     safe = self * _wrap(1 - zf) + _wrap(zf)                   # zeros -> constant 1
@@ -127,7 +141,7 @@ def cumprod_self(grad, self, result, dim):
     nonzero = _wrap((~zero).astype(dt))
     s1 = (gc * m1).sum(axis, keepdim=True)
     s2 = (gc * m2).sum(axis, keepdim=True)
-    before = _revcumsum.public(gc * m0, axis) + x1 * _revcumsum.public(gc * m1, axis)
+    before = reversed_cumsum(gc * m0, axis) + x1 * reversed_cumsum(gc * m1, axis)
     return (before / safe * nonzero + first * (s1 + x2 * s2) + second * (x1 * s2))
 
 

@@ -293,14 +293,29 @@ def amin(self, dim=(), keepdim=False):
 
 
 def amax_self(grad, self, result, dim, keepdim):
+    """PyTorch's ``scale_grad_by_count(restore_reduced_dims(grad), restored result == self)``:
+    ``(grad / count) * mask``, in that order (the rounding and the double-backward nodes are
+    PyTorch's). On a 0-d input with a dim, the restored gradient has shape (1,) and the engine
+    sums it back to () (``SumBackward0``), as PyTorch's does."""
     shape = self._data.shape
-    axis = _dims(dim, len(shape)) if not (isinstance(dim, (tuple, list)) and not dim) else None
+    if isinstance(dim, (tuple, list)) and not dim:
+        axis = None
+    elif not shape:
+        # a 0-d input's dim restores as one dim of size 1 (none to restore with keepdim)
+        axis = None if keepdim else (0,)
+    else:
+        axis = _dims(dim, len(shape))
     r = result._data
-    if not keepdim and axis is not None and shape:
-        r = np.expand_dims(r, axis)
+    if not keepdim:   # PyTorch's restore_reduced_dims: a reshape, even to the same shape
+        target = list(r.shape)
+        for a in axis or ():
+            target.insert(a, 1)
+        grad = grad.reshape(tuple(target))
+        r = r.reshape(tuple(target))
     mask = self._data == r
-    scale = _const((mask / mask.sum(axis=axis, keepdims=True)).astype(r.dtype, copy=False))
-    return expand_grad(grad, shape, axis if axis is not None else None, keepdim) * scale
+    count = mask.sum(axis=axis, keepdims=True)
+    out = (grad / _const(count)) * _const(mask)
+    return out.sum() if out._data.shape != shape else out   # the engine's sum_to, shape ()
 
 
 def _amax_samples(call):

@@ -138,8 +138,8 @@ def take_op(self, index):
     return np.take(self.reshape(-1), index)
 
 
-def take_self(grad, self_shape, index):
-    return zeros_of(self_shape, grad._data.dtype).put(index, grad, accumulate=True)
+def take_self(grad, self, index):   # self (not only its shape): what PyTorch saves
+    return zeros_of(self._data.shape, grad._data.dtype).put(index, grad, accumulate=True)
 
 
 defop("take", take_op, inputs=("self", "index"), derivatives={"self": take_self},
@@ -172,10 +172,11 @@ def _broadcast_pair(a, b):
         raise
 
 
-def masked_select_self(grad, self_shape, mask):
-    shape = np.broadcast_shapes(tuple(self_shape), tuple(mask.shape))
+def masked_select_self(grad, self, mask):   # self (not only its shape): what PyTorch saves
+    self_shape = self._data.shape
+    shape = np.broadcast_shapes(self_shape, tuple(mask.shape))
     zeros = zeros_of(shape, grad._data.dtype)
-    return sum_to(zeros.masked_scatter(mask, grad), tuple(self_shape))
+    return sum_to(zeros.masked_scatter(mask, grad), self_shape)
 
 
 defop("masked_select", masked_select_op, inputs=("self", "mask"),

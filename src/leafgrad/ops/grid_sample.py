@@ -301,8 +301,9 @@ def _backward_plan(grid, input_shape, mode, padding, align, n):
 
 
 def _input_formula(n):
-    def grid_sampler_input(grad, grid, input_shape, interpolation_mode, padding_mode,
-                           align_corners):
+    # input and grid, whichever needs a gradient, as PyTorch's one formula for both saves
+    def grid_sampler_input(grad, input, grid, interpolation_mode, padding_mode, align_corners):
+        input_shape = input._data.shape
         N, C, P, axes, weights, _ = _backward_plan(grid, input_shape, interpolation_mode,
                                                    padding_mode, align_corners, n)
         g = grad.reshape(N, C, P)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
+from ..errors import no_dims_error
 from ..tensor import Tensor, _wrap
 from .matrix_extra import diagonal_view
 from .pointwise_common import inplace_of
@@ -404,11 +405,13 @@ def take_along_dim(input, indices, dim=None):
     """``gather`` with ``indices`` broadcast against ``input`` (all but ``dim``)."""
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
-    d = _wrap_dim(dim, max(input.ndim, 1))
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.ndim} dimensions for input, "
                            f"and {indices.ndim} dimensions for indices")
+    d = _wrap_dim(dim, max(input.ndim, 1))
+    if input.ndim == 0:
+        raise no_dims_error(d)
     shape_in = list(input.shape)
     shape_idx = list(indices.shape)
     shape_in[d] = shape_idx[d] = 1
@@ -417,7 +420,7 @@ def take_along_dim(input, indices, dim=None):
     want_in[d] = input.shape[d]
     want_idx = common.copy()
     want_idx[d] = indices.shape[d]
-    src = input if list(input.shape) == want_in else input.expand(want_in)
+    src = input.expand(want_in)   # a view even when no dim grows, as PyTorch's broadcast_to
     idx = indices if list(indices.shape) == want_idx else indices.expand(want_idx)
     return src.gather(d, idx)
 

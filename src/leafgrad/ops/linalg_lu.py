@@ -20,11 +20,12 @@ import warnings
 import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
-from .joins import materialize_zeros
+from .joins import materialize_zeros, _cat
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
                             check_solve_inputs, trsm)
-from .linalg_decomp import solve_triangular, _wellcond
+from .linalg_decomp import _wellcond
+from .linalg_cholesky import solve_triangular
 from ..autograd.graph import sum_to
 from ..errors import broadcast_error
 from ..tensor import Tensor, _wrap
@@ -102,18 +103,54 @@ def _unpack(LU, k):
     return L, U
 
 
-def _lu_grad(A, P, L, U, gL, gU):
-    """A = P L U (square): gA = P L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T."""
-    m, n = A._data.shape[-2:]
-    if m != n:
-        raise NotImplementedError("leafgrad: the derivative of the LU factorization of a "
-                                  "non-square matrix is not implemented")
-    dtype = A._data.dtype
-    phi = matmul(L.mT, gL) * tri_mask(n, dtype, diagonal=-1) + \
-        matmul(gU, U.mT) * tri_mask(n, dtype, upper=True)
-    x = solve_triangular(L.mT, phi, upper=True, unitriangular=True)
-    x = solve_triangular(U.mT, x, upper=False, left=False)
-    return matmul(P, x)
+def _lu_grad(P, L, U, gL, gU):
+    """The gradient of ``A = P L U`` (``m x n``, ``k = min(m, n)``; L unit lower ``m x k``,
+    U upper ``k x n``) from the factors' gradients, written with leafgrad ops (so it is
+    differentiable again).
+
+    With ``B = P^T dA`` and ``L1``, ``U1`` the leading ``k x k`` blocks, ``X = L1^-1 B1 U1^-1``
+    (B1 the leading ``k x k`` block of B) splits into ``dL1 = L1 tril(X, -1)`` and
+    ``dU1 = triu(X) U1``; the remaining block of the long side follows from it:
+    tall (m > n): ``dL2 = (B2 - L2 dU) U^-1`` for the rows below; wide (m < n):
+    ``dU2 = L^-1 (B2 - dL U2)`` for the columns to the right. Transposing these linear maps:
+    ``phi = tril(L^T gL, -1) + triu(gU U^T)`` with the coupling term (tall:
+    ``- triu(L2^T gL2)``; wide: ``- tril(gU2 U2^T, -1)``), ``gB1 = L1^-T phi U1^-T`` and the
+    long side's block ``gB2 = gL2 U^-T`` (tall) or ``L^-T gU2`` (wide); ``gA = P gB``."""
+    m, k = L._data.shape[-2:]
+    n = U._data.shape[-1]
+    dtype = L._data.dtype
+    low = tri_mask(k, dtype, diagonal=-1)
+    up = tri_mask(k, dtype, upper=True)
+
+    def inner(L1, U1, phi):   # L1^-T phi U1^-T
+        x = solve_triangular(L1.mT, phi, upper=True, unitriangular=True)
+        return solve_triangular(U1.mT, x, upper=False, left=False)
+
+    if m == n:
+        phi = matmul(L.mT, gL) * low + matmul(gU, U.mT) * up
+        return matmul(P, inner(L, U, phi))
+    if m > n:   # tall: L = [L1; L2]
+        L1, L2 = L[..., :k, :], L[..., k:, :]
+        gL1, gL2 = gL[..., :k, :], gL[..., k:, :]
+        phi = matmul(L1.mT, gL1) * low + (matmul(gU, U.mT) - matmul(L2.mT, gL2)) * up
+        gB2 = solve_triangular(U.mT, gL2, upper=False, left=False)
+        return matmul(P, _cat.public([inner(L1, U, phi), gB2], -2))
+    # wide: U = [U1 | U2]
+    U1, U2 = U[..., :k], U[..., k:]
+    gU1, gU2 = gU[..., :k], gU[..., k:]
+    phi = (matmul(L.mT, gL) - matmul(gU2, U2.mT)) * low + matmul(gU1, U1.mT) * up
+    gB2 = solve_triangular(L.mT, gU2, upper=True, unitriangular=True)
+    return matmul(P, _cat.public([inner(L, U1, phi), gB2], -1))
+
+
+def _packed_parts(LU):
+    """The strictly lower (``m x k``) and the upper (``k x n``) parts of packed factors, with
+    leafgrad ops (their gradients reach LU): L is the first plus the identity, U the second."""
+    m, n = LU._data.shape[-2:]
+    k = min(m, n)
+    dtype = LU._data.dtype
+    return (LU[..., :, :k] * _wrap(np.tril(np.ones((m, k), dtype), -1)),
+            LU[..., :k, :] * _wrap(np.triu(np.ones((k, n), dtype))))
 
 
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
@@ -139,24 +176,29 @@ def _raise_singular(name, info):
                            f"linalg.lu_factor_ex(A, pivot)")
 
 
-# The outputs PyTorch's formulas save are declared (``result``, ``result1``...) though the
-# formulas recompute the factors from A: changing one in place is then caught as in PyTorch.
-def linalg_lu_factor_ex_A(grads, A, result, result1):
-    P, L, U = _lu.public(A, True)
-    g = grads[0]     # the packed factors: L's part below the diagonal, U's on and above
-    n = g._data.shape[-1]
-    gL = g * tri_mask(n, g._data.dtype, diagonal=-1)
-    gU = g * tri_mask(n, g._data.dtype, upper=True)
-    return _lu_grad(A, P.detach(), L, U, gL, gU)
+# As PyTorch's, the formulas read the saved factors (under create_graph they are this
+# node's outputs, so second derivatives flow through the factorization again), not A.
+def linalg_lu_factor_ex_A(grads, result, result1, pivot):   # what PyTorch saves
+    LU, pivots = result, result1
+    m, n = LU._data.shape[-2:]
+    dtype = LU._data.dtype
+    P = _wrap(permutation(pivots._data, m, dtype))
+    lower, U = _packed_parts(LU)
+    L = lower + _wrap(np.eye(m, min(m, n), dtype=dtype))
+    gL, gU = _packed_parts(grads[0])   # L's part below the diagonal, U's on and above
+    return _lu_grad(P, L, U, gL, gU)
 
 
 _lu_factor = defop("linalg_lu_factor_ex", linalg_lu_factor_ex, inputs=("A",),
                    derivatives={"A": linalg_lu_factor_ex_A}, dtype="same", n_outputs=3,
                    differentiable_outputs=(True, False, False), materialize=materialize_zeros,
                    methods=(), functions=(), family=FAMILY,
+                   saved_aliases={"result": "LU", "result1": "pivots"},
                    samples=lambda make, shapes: [
                        Sample((make((3, 3)),), call="linalg.lu_factor"),
-                       Sample((make((2, 3, 3)),), call="linalg.lu_factor_ex")])
+                       Sample((make((2, 3, 3)),), call="linalg.lu_factor_ex"),
+                       Sample((make((4, 2)),), call="linalg.lu_factor"),
+                       Sample((make((2, 2, 3)),), call="linalg.lu_factor")])
 _lu_factor.node_class.n_outputs = 3
 
 
@@ -171,16 +213,18 @@ def linalg_lu(A, pivot=True):
     return [permutation(piv, A.shape[-2], A.dtype), L, U]
 
 
-def linalg_lu_A(grads, A, result0, result1, result2):
-    P, L, U = _lu.public(A, True)
-    return _lu_grad(A, P.detach(), L, U, grads[1], grads[2])
+def linalg_lu_A(grads, result0, result1, result2, pivot):   # what PyTorch saves
+    return _lu_grad(result0, result1, result2, grads[1], grads[2])
 
 
 _lu = defop("linalg_lu", linalg_lu, inputs=("A",), derivatives={"A": linalg_lu_A},
             dtype="same", n_outputs=3, differentiable_outputs=(False, True, True),
             materialize=materialize_zeros, methods=(), functions=(), family=FAMILY,
+            saved_aliases={"result0": "P", "result1": "L", "result2": "U"},
             samples=lambda make, shapes: [Sample((make((3, 3)),), call="linalg.lu"),
-                                          Sample((make((2, 2, 2)),), call="linalg.lu")])
+                                          Sample((make((2, 2, 2)),), call="linalg.lu"),
+                                          Sample((make((4, 3)),), call="linalg.lu"),
+                                          Sample((make((2, 2, 4)),), call="linalg.lu")])
 _lu.node_class.n_outputs = 3
 
 
@@ -363,14 +407,14 @@ def _zeros(shape, dtype):
     return _wrap(np.zeros(shape, dtype))
 
 
-def triangular_solve_self(grads, A, result, upper, transpose, unitriangular, self_shape):
-    # result (the solution): saved (unused) as PyTorch's formula for both inputs does
+# PyTorch's one formula for both saves self (b), A and the solution, whichever needs a gradient
+def triangular_solve_self(grads, self, A, result, upper, transpose, unitriangular, self_shape):
     if grads[0] is None:
         return _zeros(self_shape, A._data.dtype)   # b and A share a dtype
     return sum_to(_ts_self_grad(grads, A, upper, transpose, unitriangular), self_shape)
 
 
-def triangular_solve_A(grads, A, result, upper, transpose, unitriangular, A_shape):
+def triangular_solve_A(grads, self, A, result, upper, transpose, unitriangular, A_shape):
     if grads[0] is None:   # only the cloned coefficient was used
         gA = _zeros(A_shape, A._data.dtype)
         return gA if grads[1] is None else sum_to(gA + grads[1], A_shape)
@@ -393,7 +437,7 @@ def _ts_keep(grads, metas):
 _ts = defop("triangular_solve", triangular_solve, inputs=("self", "A"),
             derivatives={"self": triangular_solve_self, "A": triangular_solve_A},
             dtype="same", n_outputs=2, materialize=_ts_keep, methods=(),
-            functions=(), family=FAMILY,
+            functions=(), family=FAMILY, saved_aliases={"result": "solution"},
             samples=lambda make, shapes: [
                 Sample((make((3, 2)), _wellcond(make, (3, 3))), call="triangular_solve"),
                 Sample((make((2, 3, 1)), _wellcond(make, (3, 3)), False, True),

@@ -16,7 +16,7 @@ import numpy as np
 from .registry import export_function, bind_method, FUNCTIONS
 from .linalg_decomp import inv, solve
 from .linalg_lu import lu_solve
-from .linalg_spectral import matrix_norm
+from .linalg_pinv import matrix_norm
 from ..tensor import _wrap
 
 FAMILY = "linalg"

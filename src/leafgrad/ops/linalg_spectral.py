@@ -1,7 +1,6 @@
-"""Spectral decompositions and what is built on them: ``linalg.svd`` / ``torch.svd`` /
-``linalg.svdvals``, ``linalg.eigh`` / ``eigvalsh``, ``linalg.qr`` / ``torch.qr``,
-``linalg.pinv`` / ``pinverse``, ``linalg.lstsq``, ``linalg.matrix_rank``,
-``linalg.matrix_norm`` and ``linalg.norm``'s matrix orders.
+"""Spectral decompositions: ``linalg.svd`` / ``torch.svd`` / ``linalg.svdvals``,
+``linalg.eigh`` / ``eigvalsh``, ``linalg.qr`` / ``torch.qr`` (what is built on them: pinv,
+lstsq, matrix_rank, matrix_norm, cond: linalg_pinv.py).
 
 Note [Gauge of decompositions]
 Singular and eigen vectors are defined up to sign (LAPACK picks one). The forwards are the same
@@ -17,19 +16,14 @@ tensor([4., 3.])
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
-from .joins import materialize_zeros
+from .joins import materialize_zeros, _cat
 from .linalg import matmul
-from .linalg_common import (check_float, check_matrix, check_same_dtype, eye_like, tri_mask,
-                            check_kernel, check_low_precision, np_svd, type_name,
-                            check_lstsq_lapack, LSTSQ_DRIVERS)
-from .linalg_decomp import solve_triangular
-from ..autograd.graph import sum_to
-from ..errors import broadcast_error
+from .linalg_common import (check_float, check_matrix, tri_mask, check_kernel, np_svd)
+from .linalg_cholesky import solve_triangular
+from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
 
@@ -40,7 +34,6 @@ linalg_svd_type = _rt._make("linalg_svd", ("U", "S", "Vh"))
 eigh_type = _rt._make("linalg_eigh", ("eigenvalues", "eigenvectors"))
 qr_type = _rt._make("qr", ("Q", "R"))
 linalg_qr_type = _rt._make("linalg_qr", ("Q", "R"))
-lstsq_type = _rt._make("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
 def _checked(name, A, square=False):
@@ -71,11 +64,19 @@ def linalg_svd(A, full_matrices=True):
     return [U, S, Vh]
 
 
-def _svd_grad(A, gU, gS, gVh):
-    """Townsend's formula for the real SVD's adjoint (distinct singular values)."""
-    m, n = A._data.shape[-2:]
+def _svd_grad(U, S, Vh, gU, gS, gVh):
+    """Townsend's formula for the real SVD's adjoint (distinct singular values), from the
+    saved factors as PyTorch's (under create_graph they are this node's outputs, so second
+    derivatives flow through the decomposition again). Full factors are cut to the ``k``
+    vectors the singular values pair with: the others are any orthonormal completion."""
+    m, n = U._data.shape[-2], Vh._data.shape[-1]
     k = min(m, n)
-    U, S, Vh = _svd.public(A, False)
+    if U._data.shape[-1] != k:
+        U = U[..., :k]
+        gU = gU[..., :k] if gU is not None else None
+    if Vh._data.shape[-2] != k:
+        Vh = Vh[..., :k, :]
+        gVh = gVh[..., :k, :] if gVh is not None else None
     V = Vh.mT
     inner = _diag_embed(gS) if gS is not None else None
     sinv = (1 / S).unsqueeze(-2)
@@ -83,12 +84,11 @@ def _svd_grad(A, gU, gS, gVh):
     if gU is not None or gVh is not None:
         F = _offdiag_inverse(S * S)
         if gU is not None:
-            gU = gU[..., :k]
             UtgU = matmul(U.mT, gU)
             J = F * (UtgU - UtgU.mT) * S.unsqueeze(-2)
             inner = J if inner is None else inner + J
         if gVh is not None:
-            gV = gVh[..., :k, :].mT
+            gV = gVh.mT
             VtgV = matmul(V.mT, gV)
             K = S.unsqueeze(-1) * (F * (VtgV - VtgV.mT))
             inner = K if inner is None else inner + K
@@ -98,14 +98,14 @@ def _svd_grad(A, gU, gS, gVh):
         t = matmul(gU - matmul(U, matmul(U.mT, gU)), Vh * sinv.mT)
         out = t if out is None else out + t
     if gVh is not None and n > k:
-        gV = gVh[..., :k, :].mT
+        gV = gVh.mT
         t = matmul(U * sinv, (gV - matmul(V, matmul(V.mT, gV))).mT)
         out = t if out is None else out + t
     return out
 
 
-def linalg_svd_A(grads, A, result, result1, result2):   # the outputs: saved as PyTorch
-    return _svd_grad(A, grads[0], grads[1], grads[2])
+def linalg_svd_A(grads, result, result1, result2, full_matrices):   # what PyTorch saves
+    return _svd_grad(result, result1, result2, grads[0], grads[1], grads[2])
 
 
 def _svd_samples(make, shapes):
@@ -114,9 +114,17 @@ def _svd_samples(make, shapes):
             Sample((make((2, 2, 3)),), call="linalg.svdvals")]
 
 
+def _defined_grads(grads, metas):
+    """The outputs' gradients as they come, None for an unused output: as PyTorch's, the
+    formula leaves an unused factor out (svdvals' gradient has no 1 / (s_j^2 - s_i^2) term,
+    so repeated singular values are fine)."""
+    return list(grads)
+
+
 _svd = defop("linalg_svd", linalg_svd, inputs=("A",), derivatives={"A": linalg_svd_A},
-             dtype="same", n_outputs=3, materialize=materialize_zeros, methods=(),
-             functions=(), family=FAMILY)
+             dtype="same", n_outputs=3, materialize=_defined_grads, methods=(),
+             functions=(), family=FAMILY,
+             saved_aliases={"result": "U", "result1": "S", "result2": "Vh"})
 _svd.node_class.n_outputs = 3
 
 
@@ -124,14 +132,18 @@ def linalg_svdvals(A):
     return np_svd(A, compute_uv=False)
 
 
-def linalg_svdvals_A(grad, A, result):   # result: saved as PyTorch's svd saves S
-    return _svd_grad(A, None, grad, None)
+# Without the vectors: no gradient. Where one may be wanted, PyTorch's svdvals computes the
+# whole SVD (``_linalg_svd(A, compute_uv=True)``): the values are S of a LinalgSvdBackward0
+# that saves U, S and Vh (``_svd_values``)
+_svdvals = defop("linalg_svdvals", linalg_svdvals, inputs=("A",), dtype="same", methods=(),
+                 functions=(), family=FAMILY, samples=_svd_samples)
 
 
-_svdvals = defop("linalg_svdvals", linalg_svdvals, inputs=("A",),
-                 derivatives={"A": linalg_svdvals_A}, dtype="same",
-                 grad_fn_name="LinalgSvdBackward0", methods=(), functions=(), family=FAMILY,
-                 samples=_svd_samples, result_nr=1)
+def _svd_values(A):
+    """The singular values, as svd's S when a gradient may be wanted."""
+    if A._requires_grad and _mode.grad_enabled:
+        return _svd.public(A, False)[1]
+    return _svdvals.public(A)
 
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
@@ -145,7 +157,7 @@ def svdvals(A, *, driver=None, out=None):
     """``torch.linalg.svdvals``: the singular values, largest first."""
     _checked("linalg.svd", A)
     check_kernel("linalg_svd_cpu", A)
-    return _svdvals.public(A)
+    return _svd_values(A)
 
 
 def svd_torch(input, some=True, compute_uv=True, *, out=None):
@@ -153,7 +165,7 @@ def svd_torch(input, some=True, compute_uv=True, *, out=None):
     _checked("linalg.svd", input)
     check_kernel("linalg_svd_cpu", input)
     if not compute_uv:
-        S = _svdvals.public(input)
+        S = _svd_values(input)
         m, n = input.shape[-2:]
         z = np.zeros
         dt = input._data.dtype
@@ -173,8 +185,8 @@ def linalg_eigh(A, UPLO="L"):
     return [w, V]
 
 
-def _eigh_grad(A, UPLO, gL, gV):
-    L, V = _eigh.public(A, UPLO)
+def _eigh_grad(L, V, gL, gV):
+    """From the saved eigenvalues and eigenvectors, as PyTorch's (distinct eigenvalues)."""
     inner = _diag_embed(gL) if gL is not None else None
     if gV is not None:
         t = _offdiag_inverse(L) * matmul(V.mT, gV)
@@ -183,13 +195,14 @@ def _eigh_grad(A, UPLO, gL, gV):
     return (g + g.mT) * 0.5
 
 
-def linalg_eigh_A(grads, A, result, result1, UPLO):   # the outputs: saved as PyTorch
-    return _eigh_grad(A, UPLO, grads[0], grads[1])
+def linalg_eigh_A(grads, result, result1):   # the eigenvalues and vectors: what PyTorch saves
+    return _eigh_grad(result, result1, grads[0], grads[1])
 
 
 _eigh = defop("linalg_eigh", linalg_eigh, inputs=("A",), derivatives={"A": linalg_eigh_A},
-              dtype="same", n_outputs=2, materialize=materialize_zeros, methods=(),
-              functions=(), family=FAMILY)
+              dtype="same", n_outputs=2, materialize=_defined_grads, methods=(),
+              functions=(), family=FAMILY,
+              saved_aliases={"result": "eigenvalues", "result1": "eigenvectors"})
 _eigh.node_class.n_outputs = 2
 
 
@@ -199,18 +212,16 @@ def linalg_eigvalsh(A, UPLO="L"):
     return np.linalg.eigvalsh(A, UPLO=UPLO)
 
 
-def linalg_eigvalsh_A(grad, A, result, UPLO):   # result: saved as PyTorch's eigh does
-    return _eigh_grad(A, UPLO, grad, None)
-
-
 def _sym(make, shape):
     x = make(shape)
     return x + np.swapaxes(x, -1, -2)
 
 
-_eigvalsh = defop("linalg_eigvalsh", linalg_eigvalsh, inputs=("A",),
-                  derivatives={"A": linalg_eigvalsh_A}, dtype="same",
-                  grad_fn_name="LinalgEighBackward0", methods=(), functions=(), family=FAMILY,
+# Without the vectors: no gradient. Where one may be wanted, PyTorch's eigvalsh computes them
+# (``_linalg_eigh(A, UPLO, compute_v=True)``): the values are output 0 of a
+# LinalgEighBackward0 that saves both (``eigvalsh``)
+_eigvalsh = defop("linalg_eigvalsh", linalg_eigvalsh, inputs=("A",), dtype="same", methods=(),
+                  functions=(), family=FAMILY,
                   samples=lambda make, shapes: [
                       Sample((_sym(make, (3, 3)),), call="linalg.eigvalsh"),
                       Sample((_sym(make, (2, 2, 2)),), {"UPLO": "U"}, call="linalg.eigvalsh")])
@@ -240,6 +251,8 @@ def eigvalsh(A, UPLO="L", *, out=None):
     """``torch.linalg.eigvalsh``: the eigenvalues, ascending."""
     _checked_eigh(A)   # PyTorch's eigvalsh runs eigh's checks (and names it)
     _check_uplo("linalg.eigvalsh", UPLO)
+    if A._requires_grad and _mode.grad_enabled:
+        return _eigh.public(A, UPLO)[0]
     return _eigvalsh.public(A, UPLO)
 
 
@@ -253,35 +266,45 @@ def linalg_qr(A, mode="reduced"):
     return [Q, R]
 
 
-def linalg_qr_A(grads, A, result, result1, mode):   # R (result1): saved as PyTorch
-    if mode == "r":
-        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
-                           "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
-                           "going to differentiate through linalg.qr.")
-    m, n = A._data.shape[-2:]
-    if mode == "complete" and m > n:
-        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
-                           "and nrows > ncols.")
-    if m < n:
-        raise NotImplementedError("leafgrad: the derivative of linalg.qr for wide matrices "
-                                  "(nrows < ncols) is not implemented")
-    gQ, gR = grads
-    Q = result
-    R = matmul(Q.mT, A)
+def _qr_square_grad(Q, R, gQ, gR):
+    """``A = Q R`` with ``R`` square (m >= n, reduced): ``(gQ + Q copyltu(M)) R^-T`` with
+    ``M = R gR^T - gQ^T Q``, copyltu mirroring the strictly lower triangle up."""
+    n = R._data.shape[-1]
     M = matmul(R, gR.mT) - matmul(gQ.mT, Q)
     lower = tri_mask(n, M._data.dtype, diagonal=-1)
     M = M * lower + (M * lower).mT + M * _wrap(np.eye(n, dtype=M._data.dtype))
     b = gQ + matmul(Q, M)
-    # b R^{-T}: solve with the triangular R
     return solve_triangular(R.mT, b, upper=False, left=False)   # b R^{-T}
+
+
+def linalg_qr_A(grads, result, result1, mode):   # Q and R: what PyTorch saves
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
+                           "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
+                           "going to differentiate through linalg.qr.")
+    Q, R = result, result1
+    m, n = Q._data.shape[-2], R._data.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
+                           "and nrows > ncols.")
+    gQ, gR = grads
+    if m >= n:
+        return _qr_square_grad(Q, R, gQ, gR)
+    # wide: A = [X | Y] with X = Q U (U the leading m x m block of R) and Y = Q V. Y's part
+    # of R, V = Q^T Y, also moves with Q: Q's gradient gains Y gV^T, and Y's is Q gV
+    U, V = R[..., :m], R[..., m:]
+    gU, gV = gR[..., :m], gR[..., m:]
+    gX = _qr_square_grad(Q, U, gQ + matmul(matmul(Q, V), gV.mT), gU)
+    return _cat.public([gX, matmul(Q, gV)], -1)
 
 
 _qr = defop("linalg_qr", linalg_qr, inputs=("A",), derivatives={"A": linalg_qr_A},
             dtype="same", n_outputs=2, materialize=materialize_zeros, methods=(),
-            functions=(), family=FAMILY,
+            functions=(), family=FAMILY, saved_aliases={"result": "Q", "result1": "R"},
             samples=lambda make, shapes: [
                 Sample((make((3, 3)),), call="linalg.qr"),
                 Sample((make((4, 2)),), call="linalg.qr"),
+                Sample((make((2, 4)),), call="linalg.qr"),
                 Sample((make((2, 3, 2)),), call="Tensor.qr")])
 _qr.node_class.n_outputs = 2
 
@@ -303,366 +326,6 @@ def qr_torch(input, some=True, *, out=None):
     return qr_type(_qr.public(input, "reduced" if some else "complete"))
 
 
-# -- pinv ----------------------------------------------------------------------------------------
-def linalg_pinv(self, atol=None, rtol=None, hermitian=False):
-    """The pseudo-inverse: singular values below ``max(atol, rtol * s_max)`` are dropped."""
-    m, n = self.shape[-2:]
-    U, S, Vh = np_svd(self, full_matrices=False)
-    if atol is None and rtol is None:
-        rtol = np.finfo(self.dtype).eps * max(m, n)
-    smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
-    cutoff = np.maximum(atol or 0.0, (rtol or 0.0) * smax)
-    keep = S > cutoff
-    sinv = np.where(keep, 1 / np.where(keep, S, 1), 0).astype(self.dtype)
-    return np.swapaxes(Vh, -1, -2) @ (sinv[..., :, None] * np.swapaxes(U, -1, -2))
-
-
-def linalg_pinv_self(grad, self, result):
-    A, P, G = self, result, grad
-    m, n = A._data.shape[-2:]
-    Pt = P.mT
-    g = -matmul(matmul(Pt, G), Pt)
-    I_m = _wrap(np.eye(m, dtype=A._data.dtype))
-    I_n = _wrap(np.eye(n, dtype=A._data.dtype))
-    g = g + matmul(matmul(I_m - matmul(A, P), G.mT), matmul(P, Pt))
-    g = g + matmul(matmul(matmul(Pt, P), G.mT), I_n - matmul(P, A))
-    return g
-
-
-_pinv = defop("linalg_pinv", linalg_pinv, derivatives={"self": linalg_pinv_self},
-              dtype="same", methods=(), functions=(), family=FAMILY,
-              samples=lambda make, shapes: [
-                  Sample((make((3, 3)),), call="linalg.pinv"),
-                  Sample((make((4, 2)),), call="linalg.pinv"),
-                  Sample((make((2, 2, 3)),), call="pinverse")])
-
-
-def _checked_pinv(A):
-    """PyTorch's one pinv message for both a vector and a non-float dtype."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"linalg.pinv(): argument 'A' (position 1) must be Tensor, not "
-                        f"{type(A).__name__}")
-    if A.ndim < 2 or A._data.dtype not in (np.float32, np.float64):
-        dims = ", ".join(str(s) for s in A.shape)
-        raise RuntimeError(f"linalg.pinv({type_name(A._data)}{{[{dims}]}}): expected a tensor "
-                           f"with 2 or more dimensions of float, double, cfloat or cdouble "
-                           f"types")
-
-
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    """``torch.linalg.pinv``."""
-    _checked_pinv(A)
-    return _pinv.public(A, atol, rtol, hermitian)
-
-
-def pinverse(input, rcond=1e-15):
-    """``torch.pinverse``: ``linalg.pinv`` with ``rtol=rcond``."""
-    _checked_pinv(input)
-    return _pinv.public(input, None, rcond, False)
-
-
-# -- lstsq, matrix_rank --------------------------------------------------------------------------
-def _wants_residuals(A_shape, driver):
-    return driver in ("gelsd", "gelss", "gels") and A_shape[-2] > A_shape[-1]
-
-
-def _gels_solve(a, b):
-    """gels' solution: through the QR factorization of ``a`` (m >= n) or of its transpose
-    (m < n, the minimum-norm solution); ``a`` has full rank (checked) or is all zeros, whose
-    solution gels sets to zeros."""
-    zero = ~a.any(axis=(-2, -1))
-    if zero.any():
-        a = np.where(zero[..., None, None], _eye_rect(a.shape[-2:], a.dtype), a)
-    if a.shape[-2] >= a.shape[-1]:
-        q, r = np.linalg.qr(a)
-        x = np.linalg.solve(r, np.swapaxes(q, -1, -2) @ b)
-    else:
-        q, r = np.linalg.qr(np.swapaxes(a, -1, -2))
-        x = q @ np.linalg.solve(np.swapaxes(r, -1, -2), b)
-    return np.where(zero[..., None, None], 0, x) if zero.any() else x
-
-
-def _gelsy(a, b, rcond):
-    """``(X, rank)`` as PyTorch's gelsy call gives them. PyTorch's pivot array makes every
-    column a leading one, so the QR has no column pivoting: the rank is the largest ``k``
-    whose leading ``k x k`` block of R has a condition number below ``1 / rcond`` (LAPACK
-    estimates it incrementally; a zero first pivot is rank 0), and the solution is the
-    minimum-norm one of the first ``rank`` rows of ``R X = Q^T b``. ``b`` is a matrix; the
-    batches broadcast."""
-    m, n = a.shape[-2:]
-    if rcond is None or rcond < 0:
-        rcond = np.finfo(a.dtype).eps * max(m, n)
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    a_flat = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1, m, n))
-    b_flat = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
-    X = np.zeros((a_flat.shape[0], n, b.shape[-1]), dtype=a.dtype)
-    ranks = np.zeros(a_flat.shape[0], dtype=np.int64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for i, (ai, bi) in enumerate(zip(a_flat, b_flat)):
-            q, r = np.linalg.qr(ai)
-            rank = 0
-            for k in range(1, min(m, n) + 1):
-                s = np.linalg.svd(r[:k, :k], compute_uv=False)
-                if not s[-1] > rcond * s[0]:   # (NaN: not full rank either)
-                    break
-                rank = k
-            ranks[i] = rank
-            if not np.isfinite(bi).all():
-                X[i] = np.nan   # gelsy scales B by its norm: an inf spoils every column
-            elif rank:
-                c = q[:, :rank].T @ bi
-                X[i] = np.linalg.lstsq(r[:rank], c, rcond=None)[0]
-    return X.reshape(batch + X.shape[-2:]), ranks.reshape(batch)
-
-
-def _eye_rect(shape, dtype):
-    return np.eye(shape[0], shape[1], dtype=dtype)
-
-
-def linalg_lstsq(self, b, rcond=None, driver=None):
-    """``[solution, residuals]``: ``pinv(self) @ b`` (b a matrix: ``..., m, k``) and, for
-    the drivers that report them, the squared residual norms of each column. A vector b
-    (self's shape less its last dim) gives a vector solution, in this same node like PyTorch."""
-    vector = _is_vector(self, b)
-    if vector:
-        b = b[..., None]
-    if driver == "gels" and self.size:
-        X = _gels_solve(self, b)   # full rank (checked): no cutoff of small singular values
-    elif driver in (None, "gelsy") and self.size:
-        X = _gelsy(self, b, rcond)[0]
-    else:
-        X = linalg_pinv(self, None, rcond) @ b
-    resid = np.zeros((0,), self.dtype)
-    if driver == "gels" and _wants_residuals(self.shape, driver):
-        # no rank test: gels zeroes B (so the residual too) for an all-zero matrix
-        r = self @ X - b
-        resid = np.where(self.any(axis=(-2, -1))[..., None], (r * r).sum(-2), 0)
-    elif _wants_residuals(self.shape, driver):
-        S = np_svd(self, compute_uv=False)
-        if (S[..., -1] > np.finfo(self.dtype).eps * max(self.shape[-2:]) * S[..., 0]).all():
-            r = self @ X - b
-            resid = (r * r).sum(-2)
-    return [X[..., 0] if vector else X, resid]
-
-
-def _is_vector(A, b):
-    """PyTorch's vector case: b has A's shape less its last dim (any other b of one dim fewer
-    is a matrix, its batch broadcast with A's)."""
-    return tuple(b.shape) == tuple(A.shape[:-1])
-
-
-def _lstsq_matrices(grads, self, b, result):
-    """(grad of the solution, b, solution) as matrices: a vector b gets its column back."""
-    if _is_vector(self, b):
-        return grads[0].unsqueeze(-1), b.unsqueeze(-1), result.unsqueeze(-1)
-    return grads[0], b, result
-
-
-def _lstsq_residual_parts(grads, self, b, result):
-    """At the least-squares optimum A^T r = 0, so d|r|^2 = 2 r^T (dA X - db)."""
-    g_res = grads[1]
-    if g_res._data.size == 0:
-        return None, None
-    r = matmul(self, result) - b
-    w = r * g_res.unsqueeze(-2) * 2
-    return matmul(w, result.mT), -w
-
-
-def linalg_lstsq_self(grads, self, b, result, rcond):
-    # X = P b with P = pinv(A): the pseudo-inverse's adjoint, fed with g b^T
-    P = _pinv.public(self, None, rcond, False)
-    g0, b, result = _lstsq_matrices(grads, self, b, result)
-    g = linalg_pinv_self(matmul(g0, b.mT), self, P)
-    extra, _ = _lstsq_residual_parts(grads, self, b, result)
-    return sum_to(g if extra is None else g + extra, self._data.shape)
-
-
-def linalg_lstsq_b(grads, self, b, result, rcond):
-    P = _pinv.public(self, None, rcond, False)
-    vector = _is_vector(self, b)
-    g0, b, result = _lstsq_matrices(grads, self, b, result)
-    g = matmul(P.mT, g0)
-    _, extra = _lstsq_residual_parts(grads, self, b, result)
-    g = sum_to(g if extra is None else g + extra, b._data.shape)
-    return g.squeeze(-1) if vector else g
-
-
-_lstsq = defop("linalg_lstsq", linalg_lstsq, inputs=("self", "b"),
-               derivatives={"self": linalg_lstsq_self, "b": linalg_lstsq_b}, dtype="same",
-               n_outputs=2, materialize=materialize_zeros, methods=(), functions=(),
-               family=FAMILY,
-               samples=lambda make, shapes: [
-                   Sample((make((4, 3)), make((4, 2))), call="linalg.lstsq"),
-                   Sample((make((5, 2)), make((5, 2))), {"driver": "gelsd"},
-                          call="linalg.lstsq"),
-                   Sample((make((2, 3, 3)) + 3 * np.eye(3), make((2, 3, 1))),
-                          call="linalg.lstsq")])
-_lstsq.node_class.n_outputs = 2
-
-
-def _check_float_or_double(A):
-    if A._data.dtype not in (np.float32, np.float64):
-        raise RuntimeError("This function doesn't handle types other than float and double")
-
-
-def lstsq(A, B, rcond=None, *, driver=None):
-    """``torch.linalg.lstsq``: ``(solution, residuals, rank, singular_values)``."""
-    if A.ndim < 2:
-        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
-    if B.ndim < 1:
-        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
-    if A.dtype != B.dtype:
-        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
-                           f"dtype, but got input's dtype {type_name(A._data)} and other's "
-                           f"dtype {type_name(B._data)}")
-    if A.ndim < B.ndim or A.ndim - B.ndim > 1:
-        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
-                           "other.dim() and (input.dim() - other.dim()) <= 1")
-    # PyTorch's order: B is a vector (or batch of them) only when it is 1-D or A's shape less
-    # its last dim, which names the size check; then the dtype; then the batches broadcast
-    # with B's one extra dim added whenever it has one dim fewer (checked so; B is then
-    # solved as a matrix)
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-    if A.shape[-2] != B.shape[-1 if vector else -2]:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match "
-                           f"other.size({-1 if vector else -2})")
-    if driver is not None and driver not in LSTSQ_DRIVERS:
-        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
-                           "(gels, gelsy, gelsd, gelss)")
-    _check_float_or_double(A)
-    b_batch = tuple(B.shape[:-1]) if A.ndim - B.ndim == 1 else tuple(B.shape[:-2])
-    if b_batch != tuple(A.shape[:-2]):
-        error = broadcast_error([A.shape[:-2], b_batch])
-        if error is not None:
-            raise error
-    check_lstsq_lapack(A._data, B._data[..., None] if vector else B._data, driver)
-    X, resid = _lstsq.public(A, B, rcond, driver)
-    if driver in (None, "gelsy"):   # (A's own batch: PyTorch keeps one rank per matrix of A)
-        rank = _wrap(_gelsy(A._data, np.zeros(A.shape[:-1] + (1,), A._data.dtype),
-                            rcond)[1] if A.numel() else np.zeros(A.shape[:-2], np.int64))
-    elif driver in ("gelsd", "gelss"):
-        rank = matrix_rank(A)
-    else:
-        rank = _wrap(np.zeros((0,), np.int64))
-    sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else \
-        _wrap(np.zeros((0,), A._data.dtype))
-    return lstsq_type((X, resid, rank, sv))
-
-
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    """Number of singular values above ``max(atol, rtol * s_max)`` (int64, no gradient)."""
-    check_matrix("torch.linalg.matrix_rank", A, square=False, arg="input")
-    _check_float_or_double(A)
-    a = A._data
-    S = np_svd(a, compute_uv=False)
-    if atol is None and rtol is None:
-        rtol = np.finfo(a.dtype).eps * max(a.shape[-2:])
-    smax = S[..., :1] if S.shape[-1] else np.zeros(S.shape[:-1] + (1,), S.dtype)
-    cutoff = np.maximum(atol or 0.0, (rtol or 0.0) * smax)
-    rank = _wrap(np.asarray((S > cutoff).sum(-1), dtype=np.int64))
-    rank._vc[0] = 1   # PyTorch counts into its output in place: the result is at version 1
-    return rank
-
-
-# -- matrix norms --------------------------------------------------------------------------------
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    """``torch.linalg.matrix_norm``: ``'fro'``, ``'nuc'``, ``inf``, ``-inf``, 1, -1, 2, -2."""
-    from .norms import vector_norm
-    check_matrix("linalg.matrix_norm", A, square=False)
-    if dtype is not None:
-        A = A.to(dtype)
-    check_float("linalg.matrix_norm", A)
-    if ord == "nuc" or ord in (2, -2):
-        check_low_precision("linalg.matrix_norm", A)
-    d0, d1 = (d % A.ndim for d in dim)
-    if ord == "fro":
-        return vector_norm(A, 2, (d0, d1), keepdim)
-    if ord == "nuc" or ord in (2, -2):
-        B = A.movedim((d0, d1), (-2, -1))
-        S = svdvals(B)
-        if ord == "nuc":
-            out = S.sum(-1)
-        else:
-            out = _amax_or_zero(S, -1, False) if ord == 2 else S.amin(-1)
-        if keepdim:   # as PyTorch: two trailing dims, moved back where the matrix was
-            out = out.unsqueeze(-1).unsqueeze(-1).movedim((-2, -1), (d0, d1))
-        return out
-    if ord in (1, -1, math.inf, -math.inf):
-        if ord in (math.inf, -math.inf):
-            d0, d1 = d1, d0
-        if not keepdim and d0 < d1:
-            d1 -= 1
-        s = A.abs().sum(d0, keepdim=keepdim)
-        return _amax_or_zero(s, d1, keepdim) if ord > 0 else s.amin(d1, keepdim=keepdim)
-    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-
-
-def _amax_or_zero(t, dim, keepdim):
-    """``t.amax(dim)``, but PyTorch's matrix_norm fills zeros (in place: version 1, no graph)
-    where the max is over an empty dim (amin raises as usual)."""
-    if t.shape[dim] != 0:
-        return t.amax(dim, keepdim=keepdim)
-    shape = list(t.shape)
-    if keepdim:
-        shape[dim] = 1
-    else:
-        del shape[dim]
-    out = _wrap(np.zeros(shape, t._data.dtype))
-    out._vc[0] = 1
-    return out
-
-
-def _cond_invalid(p):
-    shown = p if isinstance(p, str) else f"{float(p):g}"
-    return RuntimeError(f"linalg.cond got an invalid norm type: {shown}")
-
-
-def _cond_ord_name(p):
-    """How PyTorch writes a number ord in its square check: an int (or bool) as one,
-    a float with six decimals, infinities as inf."""
-    if isinstance(p, (bool, int)):
-        return str(int(p))
-    return ("-inf" if p < 0 else "inf") if math.isinf(p) else f"{p:f}"
-
-
-def cond(A, p=None, *, out=None):
-    """``torch.linalg.cond``: ``s_max / s_min`` (2-norm) or ``norm(A) * norm(inv(A))``.
-
-    PyTorch's order: a number ord checks the rank, the ord, an empty input (zeros), and
-    only the ±1/±inf norms need square matrices; a string ord checks rank and squareness
-    first, then the ord."""
-    if isinstance(p, str):
-        check_matrix(f"linalg.cond(ord={p})", A)
-        if p != "fro" and p != "nuc":
-            raise _cond_invalid(p)
-    else:
-        if A.ndim < 2:
-            raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
-        if p is not None and abs(float(p)) not in (1.0, 2.0, math.inf):
-            raise _cond_invalid(p)
-    if A._data.size == 0:   # NumPy leaves 0x0 undefined; PyTorch gives zeros, no history
-        out = _wrap(np.zeros(A.shape[:-2], A._data.dtype))
-        out._vc[0] = 1   # (PyTorch fills them in place)
-        return out
-    if p is None or p in (2, -2):
-        S = svdvals(A)
-        big, small = S[..., :1], S[..., -1:]
-        return (big / small if p != -2 else small / big).squeeze(-1)
-    if p == "nuc":
-        S = svdvals(A)
-        return S.sum(-1) * S.reciprocal().sum(-1)
-    if p != "fro":
-        check_matrix(f"linalg.cond(ord={_cond_ord_name(p)})", A)
-    # PyTorch inverts with inv_ex (no error), fills the inverses of singular matrices with inf
-    # IN PLACE (so, as in PyTorch, backward through this path fails: inv_ex saved its output)
-    # and cleans the product in place (version 1)
-    from .linalg_decomp import inv_ex
-    inverse, info = inv_ex(A)
-    inverse.masked_fill_(info.unsqueeze(-1).unsqueeze(-1) > 0, math.inf)
-    return (matrix_norm(A, p) * matrix_norm(inverse, p)).nan_to_num_(
-        nan=math.inf, posinf=math.inf, neginf=-math.inf)
-
-
-for _name, _fn in (("svd", svd_torch), ("qr", qr_torch), ("pinverse", pinverse)):
+for _name, _fn in (("svd", svd_torch), ("qr", qr_torch)):
     export_function(_name, _fn)
     bind_method(_name, _fn)

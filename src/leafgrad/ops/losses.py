@@ -1,6 +1,7 @@
 """Elementwise losses as single records, as PyTorch records them: ``mse_loss``
 (``MseLossBackward0``), ``smooth_l1_loss``, ``huber_loss``, ``binary_cross_entropy`` and
-``binary_cross_entropy_with_logits``. (``nll_loss`` is in ``nll_loss.py``.)
+``binary_cross_entropy_with_logits``, and the tensor-by-number products the composite losses
+record. (``nll_loss`` is in ``nll_loss.py``; ``soft_margin_loss`` in ``losses_extra.py``.)
 
 Each takes ATen's ``reduction`` code (0 none, 1 mean, 2 sum). Where PyTorch has a dedicated
 backward op with its own node under double backward (``mse_loss_backward`` ->
@@ -18,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from ..errors import broadcast_error
 from ..tensor import Tensor
 from .cascade_sum import sum_like_torch
 from .nll_loss import not_differentiable
@@ -478,98 +478,6 @@ BINARY_CROSS_ENTROPY_WITH_LOGITS = defop(
     dtype=_bce_logits_dtype, methods=(), family=FAMILY, samples=_bce_logits_samples)
 
 
-# -- soft_margin_loss ----------------------------------------------------------------------------
-def _check_into_input(shape, target_shape) -> None:
-    """PyTorch writes the elementwise soft margin loss into a buffer shaped like the input:
-    the target must broadcast to it."""
-    error = broadcast_error((shape, target_shape))
-    if error is not None:
-        raise error
-    full = np.broadcast_shapes(shape, target_shape)
-    if full != tuple(shape):
-        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
-                           f"{list(full)}")
-
-
-def soft_margin_loss(self, target, reduction=1):
-    """``log(1 + exp(-target * self))``, reduced (as PyTorch writes it: inf where the exp
-    overflows)."""
-    target = _np(target)
-    if np.shape(target) != self.shape:
-        _check_into_input(self.shape, np.shape(target))
-    return reduce_array(np.asarray(np.log1p(np.exp(np.negative(self) * target)),
-                                   dtype=self.dtype), reduction)
-
-
-def soft_margin_loss_self(grad, self, target, reduction):
-    return SOFT_MARGIN_LOSS_BACKWARD.public(grad, self, target, reduction)
-
-
-def soft_margin_loss_backward(grad_output, self, target, reduction):
-    """``-target z / (1 + z) * grad_output`` with ``z = exp(-target * self)``."""
-    target = _np(target)
-    z = np.exp(np.negative(self) * target)
-    g = np.asarray(-(target * z) / (z + 1) * grad_output, dtype=self.dtype)
-    return g / g.size if reduction == 1 and g.size else g
-
-
-def _soft_margin_terms(self, target):
-    z = (self * -target).exp()   # PyTorch's formulas negate the target (not a bool one)
-    return z, z + 1
-
-
-def soft_margin_loss_backward_grad_output(grad, self, target, reduction):
-    z, z1 = _soft_margin_terms(self, target)
-    return _norm(reduction, self.numel(), -target * z / z1 * grad)
-
-
-def soft_margin_loss_backward_self(grad, grad_output, self, target, reduction):
-    z, z1 = _soft_margin_terms(self, target)
-    return _norm(reduction, self.numel(), target * target * z / (z1 * z1) * grad * grad_output)
-
-
-def _own_float_dtype(rec, args):
-    """The result keeps the input's dtype, which must be a float one. PyTorch computes
-    ``neg(input).mul_(target).exp_().log1p_()`` in the input's dtype: a bool input fails the
-    negation, an integer one the first in-place op whose result is a float (after the
-    broadcast check)."""
-    own = args[0]._data.dtype
-    if own.kind == "f":
-        return None, None
-    if own == np.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
-                           "you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
-    target = _np(args[1])
-    _check_into_input(tuple(args[0].shape), np.shape(target))
-    tdt = np.asarray(target).dtype
-    name = _dt.from_numpy_dtype(tdt).tensor_type[:-6] if tdt.kind == "f" else "Float"
-    raise RuntimeError(f"result type {name} can't be cast to the desired output type "
-                       f"{_type_name(own)}")
-
-
-def _soft_margin_samples(make, shapes):
-    call = "nn.functional.soft_margin_loss"
-    out = []
-    for r in ("mean", "sum", "none"):
-        target = np.asarray(np.where(make(shapes[0]) > 0, 1, -1), dtype=np.int64)
-        out.append(Sample((make(shapes[0]), target), {"reduction": r}, call=call))
-    return out
-
-
-SOFT_MARGIN_LOSS = defop(
-    "soft_margin_loss", soft_margin_loss, inputs=("self",),
-    derivatives={"self": soft_margin_loss_self},
-    dtype=not_differentiable("soft_margin_loss", {"target": 1}, base=_own_float_dtype),
-    methods=(), functions=(), family=FAMILY,
-    samples=_soft_margin_samples)
-SOFT_MARGIN_LOSS_BACKWARD = defop(
-    "soft_margin_loss_backward", soft_margin_loss_backward, inputs=("grad_output", "self"),
-    derivatives={"grad_output": soft_margin_loss_backward_grad_output,
-                 "self": soft_margin_loss_backward_self},
-    dtype="same", methods=(), functions=(), family=FAMILY)
-
-
 # -- tensor-by-number products for the composite losses ----------------------------------------
 # PyTorch's C++ losses scale by numbers with mul/add/div(Tensor, Scalar), whose nodes are
 # MulBackward1, AddBackward1 and DivBackward1 (Python's ``x * 0.5`` wraps the number in a
@@ -630,28 +538,3 @@ SUB_SCALAR = defop("sub_scalar", sub_scalar, inputs=("self",),
 DIV_SCALAR = defop("div_scalar", div_scalar, inputs=("self",),
                    derivatives={"self": div_scalar_self}, dtype=_number_rule(True),
                    grad_fn_name="DivBackward1", methods=(), functions=(), family=FAMILY)
-
-
-# -- norm(self, p, dim, keepdim): the C++ at::norm overload F.pairwise_distance calls ------------
-def norm_dim(self, p, dim, keepdim=False):
-    """The ``p``-norm over ``dim`` (PyTorch's ``norm.ScalarOpt_dim``, node NormBackward1)."""
-    from .norms import vector_norm_op
-    return vector_norm_op(self, p, dim, keepdim)
-
-
-def norm_dim_self(grad, self, result, p, dim, keepdim):
-    from .norms import vector_norm_self
-    return vector_norm_self(grad, self, result, p, dim, keepdim)
-
-
-def _norm_dim_rule(rec, args):
-    d = args[0]._data.dtype
-    if d.kind not in "fc":
-        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
-                           f"Got {_dt.from_numpy_dtype(d).tensor_type[:-6]} instead.")
-    return None, None
-
-
-NORM_DIM = defop("norm_dim", norm_dim, derivatives={"self": norm_dim_self},
-                 dtype=_norm_dim_rule, grad_fn_name="NormBackward1", methods=(), functions=(),
-                 family=FAMILY)

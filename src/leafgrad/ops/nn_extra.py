@@ -37,7 +37,7 @@ def _prelu_kernel_self(grad, self, weight):
     return grad.where(self > 0, grad * weight)
 
 
-def _prelu_kernel_weight(grad, self):
+def _prelu_kernel_weight(grad, self, weight):   # weight: PyTorch saves both for either
     return (grad * self).where(self <= 0, grad.new_zeros(()))
 
 

@@ -86,21 +86,23 @@ def _normalized(input, normalized_shape, eps):
     return centered * rstd, rstd, dims
 
 
-def layer_norm_input(grad, input, normalized_shape, weight, eps):
+# PyTorch's one formula for the three saves input, weight and bias whichever needs a
+# gradient: each of these declares all three, so an in-place change of any is caught
+def layer_norm_input(grad, input, normalized_shape, weight, bias, eps):
     xhat, rstd, dims = _normalized(input, normalized_shape, eps)
     gy = grad if weight is None else grad * weight
     inner = gy - gy.mean(dims, keepdim=True) - xhat * (gy * xhat).mean(dims, keepdim=True)
     return inner * rstd
 
 
-def layer_norm_weight(grad, input, normalized_shape, eps):
+def layer_norm_weight(grad, input, normalized_shape, weight, bias, eps):
     xhat, _, _ = _normalized(input, normalized_shape, eps)
     lead = list(range(input.dim() - len(normalized_shape)))
     out = grad * xhat
     return out.sum(lead) if lead else out
 
 
-def layer_norm_bias(grad, normalized_shape):
+def layer_norm_bias(grad, input, normalized_shape, weight, bias, eps):
     lead = list(range(grad.dim() - len(normalized_shape)))
     return grad.sum(lead) if lead else grad
 

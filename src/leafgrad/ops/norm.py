@@ -118,6 +118,9 @@ def _batch_stats(input, running_mean, running_var, training, eps):
     return centered, (running_var.reshape(shape) + eps).rsqrt()
 
 
+# PyTorch's one formula for the three saves input, weight and the running statistics
+# whichever needs a gradient: each of these declares them all, so an in-place change of any
+# is caught
 def native_batch_norm_input(grad, input, weight, running_mean, running_var, training, eps):
     axes = list(_axes(input.dim()))
     shape = _channel_shape(input.dim(), input.shape[1])
@@ -130,12 +133,12 @@ def native_batch_norm_input(grad, input, weight, running_mean, running_var, trai
     return inner * invstd
 
 
-def native_batch_norm_weight(grad, input, running_mean, running_var, training, eps):
+def native_batch_norm_weight(grad, input, weight, running_mean, running_var, training, eps):
     centered, invstd = _batch_stats(input, running_mean, running_var, training, eps)
     return (grad * (centered * invstd)).sum(list(_axes(input.dim())))
 
 
-def native_batch_norm_bias(grad):
+def native_batch_norm_bias(grad, input, weight, running_mean, running_var, training, eps):
     return grad.sum(list(_axes(grad.dim())))
 
 
@@ -184,6 +187,7 @@ def _group_xhat(input, N, group, eps):
     return centered * invstd, invstd
 
 
+# input and weight, whichever needs a gradient, as PyTorch's one formula for the three
 def native_group_norm_input(grad, input, weight, N, C, group, eps):
     xhat, invstd = _group_xhat(input, N, group, eps)
     gy = grad if weight is None else grad * weight.reshape(_channel_shape(grad.dim(), C))
@@ -192,12 +196,12 @@ def native_group_norm_input(grad, input, weight, N, C, group, eps):
     return (inner * invstd).reshape(input.shape)
 
 
-def native_group_norm_weight(grad, input, N, group, eps):
+def native_group_norm_weight(grad, input, weight, N, C, group, eps):
     xhat, _ = _group_xhat(input, N, group, eps)
     return (grad * xhat.reshape(input.shape)).sum(list(_axes(grad.dim())))
 
 
-def native_group_norm_bias(grad):
+def native_group_norm_bias(grad, input, weight, N, C, group, eps):
     return grad.sum(list(_axes(grad.dim())))
 
 

@@ -130,7 +130,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if p == "fro" or p is None:
         p = 2
     elif p == "nuc":
-        from .linalg_spectral import matrix_norm
+        from .linalg_pinv import matrix_norm
         return matrix_norm(input, "nuc", dim if dim is not None else (-2, -1), keepdim,
                            dtype=dtype)
     elif isinstance(p, str):
@@ -147,7 +147,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
         return vector_norm(A, ord, dim, keepdim, dtype=dtype)
     if ord == "fro":
         return _vnorm.public(A, 2, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
-    from .linalg_spectral import matrix_norm
+    from .linalg_pinv import matrix_norm
     return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
 
 

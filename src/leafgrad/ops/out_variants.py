@@ -89,7 +89,7 @@ def write_out(name: str, out, fn, args: tuple, kwargs: dict):
 # A wrapper ``(*args, out=None, **kwargs)`` cost every call of torch.add & co. a tuple, a dict
 # and a second call (~0.26 us), out= or not. Instead each function here is replaced by one
 # with its own signature plus ``out=None``, compiled from a template like the registry's public
-# functions (Note [Cheap defop] in registry.py): without ``out`` it runs what the function
+# functions (Note [Cheap defop] in public_fn.py): without ``out`` it runs what the function
 # ran, ``_dispatch(_rec, (...))`` for a record's public function (no extra frame) or the
 # function itself for the public wrappers (div, matmul, cat...), so the check is one
 # ``is None`` test. The methods (``Tensor.add``) stay as they were: PyTorch's take no out=.

@@ -60,7 +60,9 @@ def _fma(a, b, c):
     out = s + (t + e)
     bad = ~np.isfinite(out)
     if bad.any():
-        out[bad] = s[bad]   # inf/nan: the plain sum
+        # inf/nan: the plain sum. (np.where, not ``out[bad] = s[bad]``: on 0-d operands the
+        # ufuncs above answer NumPy scalars, which take no item assignment.)
+        out = np.where(bad, s, out)
     return out
 
 

@@ -169,13 +169,17 @@ def aminmax(self, *, dim=None, keepdim=False):
     return np.asarray(lo), np.asarray(hi)
 
 
-def aminmax_self(grads, self, dim, keepdim):
-    shape = self._data.shape
+def aminmax_self(grads, self, result, result1, dim, keepdim):   # min and max: saved as
+    shape = self._data.shape                                       # PyTorch's formula does
     axis = None if dim is None or not shape else (_wrap_dim(dim, len(shape)),)
     d = self._data
     out = None
-    for g, fn in zip(grads, (np.min, np.max)):
-        r = fn(d, axis=axis, keepdims=True)
+    for g, extreme in zip(grads, (result, result1)):
+        r = extreme._data
+        if axis is None:
+            r = r.reshape((1,) * len(shape))
+        elif not keepdim:
+            r = np.expand_dims(r, axis)
         mask = d == r
         scale = _const((mask / mask.sum(axis=axis, keepdims=True)).astype(d.dtype))
         if axis is None:
@@ -188,6 +192,7 @@ def aminmax_self(grads, self, dim, keepdim):
 
 defop("aminmax", aminmax, derivatives={"self": aminmax_self}, dtype="same", n_outputs=2,
       materialize=materialize_zeros, family=FAMILY, methods=(), functions=(),
+      saved_aliases={"result": "min", "result1": "max"},
       samples=lambda make, shapes: [
           Sample((make(shapes[1]),), call="aminmax"),
           Sample((np.asarray(np.round(make(shapes[1]))),), call="aminmax"),
@@ -227,9 +232,11 @@ def std_mean_op(self, dim, correction, keepdim):
 
 
 def _mean_part(grad, self, dim, keepdim):
+    from .registry import RECORDS
     shape = self._data.shape
     n = _count(shape, _dims(dim, len(shape)))
-    return expand_grad(grad, shape, dim, keepdim) / n
+    # divided by the count as a number (DivBackward1 under create_graph), as mean's
+    return RECORDS["div_scalar"].public(expand_grad(grad, shape, dim, keepdim), n)
 
 
 def _both(first, second):
@@ -245,12 +252,11 @@ def var_mean_self(grads, self, dim, correction, keepdim):
                  None if grads[1] is None else _mean_part(grads[1], self, dim, keepdim))
 
 
-def std_mean_self(grads, self, dim, correction, keepdim):
-    from .variance import std_self
+def std_mean_self(grads, self, result, dim, correction, keepdim):   # result: the std, saved
+    from .variance import std_self                                    # as PyTorch's result0
     std_part = None
     if grads[0] is not None:
-        std = self.std(dim, correction=correction, keepdim=keepdim)
-        std_part = std_self(grads[0], self, std, dim, correction, keepdim)
+        std_part = std_self(grads[0], self, result, dim, correction, keepdim)
     return _both(std_part, None if grads[1] is None else _mean_part(grads[1], self, dim,
                                                                      keepdim))
 
@@ -287,7 +293,8 @@ _var_mean = defop("var_mean", var_mean_op, derivatives={"self": var_mean_self},
                   methods=(), functions=(), family=FAMILY, samples=_vm_samples("var_mean"))
 _std_mean = defop("std_mean", std_mean_op, derivatives={"self": std_mean_self},
                   dtype=_float_only("std_mean"), n_outputs=2, materialize=_defined_grads,
-                  methods=(), functions=(), family=FAMILY, samples=_vm_samples("std_mean"))
+                  methods=(), functions=(), family=FAMILY, samples=_vm_samples("std_mean"),
+                  saved_aliases={"result": "result0"})
 
 
 _var_mean.node_class.n_outputs = 2

@@ -580,7 +580,7 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """Replace NaN with ``nan`` and infinities with ``posinf`` / ``neginf`` (dtype limits)."""
     if self.dtype.kind != "f":
         return self.copy()
-    return np.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf)
+    return np.nan_to_num(self, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
 
 
 def nan_to_num_self(grad, self):

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
+from ..errors import no_dims_error
 from ..tensor import Tensor, _wrap
 from .reduction import _wrap_dim
 from .registry import FUNCTIONS, RECORDS, Sample, bind_method, defop, export_function
@@ -181,53 +182,106 @@ _public("corrcoef", corrcoef, method=True)
 
 
 # -- trapezoid / cumulative_trapezoid --------------------------------------------------------
-def _spacing(y, x, d, name):
-    """The widths between samples along ``d``, shaped to broadcast against ``y``."""
+# PyTorch's order of checks and ops (aten Integration.cpp), so errors, rounding and recorded
+# nodes agree: with sample points ``x`` the dim is wrapped first (a 0-d ``y`` then fails on its
+# size, naming the wrapped dim); with a spacing ``dx`` the dim is used as given.
+def _along(t, d, start, stop=None):
+    """``t.slice(d, start, stop)``."""
+    return t[(slice(None),) * d + (slice(start, stop),)]
+
+
+def _size_at(y, dim):
+    if y.ndim == 0:
+        raise no_dims_error(dim)
+    return y.shape[_wrap_dim(dim, y.ndim)]
+
+
+def _steps(y, x, d, name):
+    """``x``'s differences along ``d``, viewed to broadcast against ``y``'s (not broadcast
+    first: NumPy's rule)."""
     if x.ndim == 1:
-        if x.numel() != y.shape[d]:
+        if x.shape[0] != y.shape[d]:
             raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
-        shape = [1] * y.ndim
-        shape[d] = -1
-        return x.diff().view(shape)
-    return x.diff(dim=d)
+        sizes = [1] * y.ndim
+        sizes[d] = x.shape[0]
+        x = x.view(sizes)
+    elif x.ndim < y.ndim:
+        x = x.view((1,) * (y.ndim - x.ndim) + tuple(x.shape))
+    return _along(x, d, 1) - _along(x, d, 0, -1)
+
+
+def _no_bool(name, y, x=None):
+    if y.dtype == _dt.bool_ or (x is not None and x.dtype == _dt.bool_):
+        what = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"{name}: received a bool input for {what}, but bool is not supported")
+
+
+def _check_dx(name, dx):
+    if isinstance(dx, (bool, complex)):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoid rule along ``dim``: spacing ``dx`` (1 by default) or sample points ``x``."""
-    d = _wrap_dim(dim, max(y.ndim, 1))
-    n = y.shape[d]
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None
     if x is not None:
         if dx is not None:
             raise RuntimeError("trapezoid: received both x and dx")
-        if n == 0:
-            return y.sum(d)
-        mids = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)
-        return RECORDS["div_scalar"].public((_spacing(y, x, d, "trapezoid") * mids).sum(d), 2)
-    if n == 0:
-        return y.sum(d)
-    ends = (y.select(d, 0) + y.select(d, -1)) * 0.5
-    return RECORDS["mul_scalar"].public(y.sum(d) - ends, 1 if dx is None else dx)
+        d = _wrap_dim(dim, max(y.ndim, 1))
+        if _size_at(y, d) == 0:
+            return _zeros_except(y, d)
+        _no_bool("trapezoid", y, x)
+        step = _steps(y, x, d, "trapezoid")
+        mids = _along(y, d, 0, -1) + _along(y, d, 1)
+        return RECORDS["div_scalar"].public((mids * step).sum(d), 2.0)
+    if _size_at(y, dim) == 0:
+        return _zeros_except(y, dim)
+    _no_bool("trapezoid", y)
+    dx = 1 if dx is None else dx
+    _check_dx("trapezoid", dx)
+    ends = RECORDS["mul_scalar"].public(y.select(dim, 0) + y.select(dim, -1), 0.5)
+    return RECORDS["mul_scalar"].public(y.sum(dim) - ends, float(dx))
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """``trapezoid`` under its older name (``dx`` is a float here: True counts as 1)."""
+    if dx is not None and not isinstance(dx, Tensor):
+        dx = float(dx)
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def _zeros_except(y, dim):
+    shape = list(y.shape)
+    del shape[_wrap_dim(dim, y.ndim)]
+    return _wrap(np.zeros(shape, y._data.dtype))
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoid rule along ``dim`` (one fewer element than ``y`` there)."""
-    d = _wrap_dim(dim, max(y.ndim, 1))
-    n = y.shape[d]
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None
-    if n == 0:
-        return y.narrow(d, 0, 0).cumsum(d)
-    mids = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)
     if x is not None:
-        return RECORDS["div_scalar"].public(
-            (_spacing(y, x, d, "cumulative_trapezoid") * mids).cumsum(d), 2)
-    return RECORDS["mul_scalar"].public(mids, (1 if dx is None else dx) / 2).cumsum(d)
+        d = _wrap_dim(dim, max(y.ndim, 1))
+        _no_bool("cumulative_trapezoid", y, x)
+        if y.ndim == 0:   # y.size(dim) for a 1-d x, else a slice of a 0-d tensor
+            raise no_dims_error(d) if x.ndim == 1 else IndexError(
+                "slice() cannot be applied to a 0-dim tensor.")
+        step = _steps(y, x, d, "cumulative_trapezoid")
+        mids = _along(y, d, 0, -1) + _along(y, d, 1)
+        return RECORDS["div_scalar"].public((mids * step).cumsum(d), 2.0)
+    _no_bool("cumulative_trapezoid", y)
+    dx = 1 if dx is None else dx
+    _check_dx("cumulative_trapezoid", dx)
+    if y.ndim == 0:   # PyTorch slices before it checks the dim
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, y.ndim)
+    mids = _along(y, d, 0, -1) + _along(y, d, 1)
+    return RECORDS["mul_scalar"].public(mids, float(dx) / 2.0).cumsum(d)
 
 
 _public("trapezoid", trapezoid)
-_public("trapz", trapezoid)
+_public("trapz", trapz)
 _public("cumulative_trapezoid", cumulative_trapezoid)
 
 
@@ -241,9 +295,12 @@ def vander(x, N=None, increasing=False):
     if N < 0:
         raise RuntimeError("N must be non-negative.")
     dt = x.dtype if x.dtype.is_floating_point else _dt.int64
-    # as PyTorch: ones, then x and its running products copied into the columns after the
-    # first (so the graph holds CopySlices nodes, and backward fails as PyTorch's does)
-    out = _wrap(np.ones((x.numel(), N), dt.np))
+    # as PyTorch: the first column filled with ones, then x and its running products copied
+    # into the columns after it (so the graph holds CopySlices nodes, backward fails as
+    # PyTorch's does, and the result's version is 1 or 3 as PyTorch's)
+    out = _wrap(np.empty((x.numel(), N), dt.np))
+    if N > 0:
+        out.select(1, 0).fill_(1)
     if N > 1:
         out[:, 1:] = x.unsqueeze(1).expand(x.numel(), N - 1)
         out[:, 1:] = out[:, 1:].cumprod(1)

@@ -21,8 +21,8 @@ from ...ops.losses import (
     MSE_LOSS,
     MUL_SCALAR,
     SMOOTH_L1_LOSS,
-    SOFT_MARGIN_LOSS,
 )
+from ...ops.losses_extra import SOFT_MARGIN_LOSS
 from ...ops.nll_loss import NLL_LOSS, NLL_LOSS2D
 from ...tensor import Tensor
 from ._common import legacy_reduction, prim, reduction_enum
@@ -434,7 +434,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """The ``p``-norm of ``x1 - x2 + eps`` over the last dim (NormBackward1, as PyTorch)."""
-    from ...ops.losses import ADD_SCALAR, NORM_DIM
+    from ...ops.losses import ADD_SCALAR
+    from ...ops.losses_extra import NORM_DIM
     dim = max(x1.dim(), x2.dim()) - 1
     return NORM_DIM.public(ADD_SCALAR.public(x1 - x2, eps), p, dim, keepdim)
 
@@ -471,8 +472,10 @@ def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_averag
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
                            f"target: {target.size()} ")
-    # PyTorch clamps in place (ClampMinBackward0, version 1)
-    return _reduce_loss((-target * (input1 - input2) + margin).clamp_min_(0), reduction)
+    # PyTorch's composite evaluates ``input1 - input2`` before ``-target`` (bool inputs get
+    # the subtraction's error first), and clamps in place (ClampMinBackward0, version 1)
+    diff = input1 - input2
+    return _reduce_loss((-target * diff + margin).clamp_min_(0), reduction)
 
 
 def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, reduce=None,
