@@ -84,8 +84,13 @@ def tensor(data=_MISSING, *args, dtype=None, device=None, requires_grad=False, p
     dtype = check_dtype_arg("tensor", dtype)
     if isinstance(data, Tensor):
         warnings.warn(COPY_WARNING, UserWarning, stacklevel=2)
-    return _finish(array_from_data(data, dtype), requires_grad, device, "tensor",
-                   pin_memory=pin_memory)
+    out = _finish(array_from_data(data, dtype), requires_grad, device, "tensor",
+                  pin_memory=pin_memory)
+    if type(data) is np.ndarray and not data.size:
+        # PyTorch keeps an empty NumPy array's strides (all 0) where a factory's are
+        # contiguous: index_fill's error on an empty tensor names them
+        out._meta = {"zero_strides": True}
+    return out
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:

@@ -139,7 +139,7 @@ def index_fill(self, dim, index, value):
     idx = idx.reshape(-1)
     out = self.copy()
     if self.size == 0 and self.ndim:
-        _empty_fill_check(self.shape, d, idx.size, self.dtype.itemsize)
+        _empty_fill_check(self, d, idx.size, _ZERO_STRIDES[0])
         return out
     n = self.shape[d] if self.ndim else 1
     for i in idx.tolist():   # negative indices count from the end, as PyTorch's
@@ -157,17 +157,19 @@ def index_fill(self, dim, index, value):
     return out
 
 
-def _empty_fill_check(shape, d, k, itemsize):
+def _empty_fill_check(self, d, k, zero_strides=False):
     """PyTorch fills through a view of ``self`` with ``dim`` restrided to the ``k`` indices
     (stride 0): over an empty ``self`` that view needs storage unless it is empty too, and the
-    indices are never read (so never bounds-checked)."""
+    indices are never read (so never bounds-checked). The other strides are ``self``'s own:
+    contiguous, or all 0 for a tensor made from an empty NumPy array."""
+    shape, itemsize = self.shape, self.dtype.itemsize
     sizes = list(shape)
     sizes[d] = k
     if 0 in sizes:
         return
     strides, step = [], 1
     for size in reversed(shape):   # contiguous strides, as PyTorch's (size 0 counts as 1)
-        strides.append(step)
+        strides.append(0 if zero_strides else step)
         step *= max(size, 1)
     strides.reverse()
     strides[d] = 0
@@ -201,11 +203,20 @@ _fill1 = defop("index_fill_tensor", index_fill, inputs=("self", "value"),
                grad_fn_name="IndexFillBackward1", methods=(), functions=(), family=FAMILY)
 
 
+_ZERO_STRIDES = [False]   # the input was made from an empty NumPy array (_empty_fill_check)
+
+
 def index_fill_public(input, dim, index, value):
     """``input`` with the slices ``index`` along ``dim`` set to ``value``."""
-    if isinstance(value, Tensor):
-        return _fill1.public(input, dim, index, value)
-    return _fill0.public(input, dim, index, value)
+    rec = _fill1 if isinstance(value, Tensor) else _fill0
+    if isinstance(input, Tensor) and input._meta is not None and \
+            input._meta.get("zero_strides"):
+        _ZERO_STRIDES[0] = True
+        try:
+            return rec.public(input, dim, index, value)
+        finally:
+            _ZERO_STRIDES[0] = False
+    return rec.public(input, dim, index, value)
 
 
 _public("index_fill", index_fill_public)
