@@ -136,3 +136,73 @@ def test_cov_one_observation_leaves_input_alone():
     x = leafgrad.tensor([0.3])
     leafgrad.cov(x, correction=0, aweights=leafgrad.tensor([2.0]))
     assert x.tolist() == [0.30000001192092896] and x._version == 0
+
+
+# -- Note [LAPACK layout]: PyTorch's LAPACK results are column-major per matrix; strides,
+# is_contiguous, view errors and reshape's node follow (test_fuzz[136]: reshape of a cholesky
+# factor is ReshapeAliasBackward0) --------------------------------------------------------------
+def _spd(L, *shape):
+    g = L.Generator().manual_seed(0)
+    a = L.rand(*shape, generator=g, dtype=L.float64)
+    return a @ a.mT + 3 * L.eye(shape[-1], dtype=L.float64)
+
+
+_LAPACK = {
+    "inv": lambda L, a, b: L.linalg.inv(a),
+    "inv_ex": lambda L, a, b: L.linalg.inv_ex(a),
+    "cholesky": lambda L, a, b: L.linalg.cholesky(a),
+    "cholesky_upper": lambda L, a, b: L.linalg.cholesky(a, upper=True),
+    "torch.cholesky": lambda L, a, b: L.cholesky(a),
+    "qr": lambda L, a, b: L.linalg.qr(a),
+    "qr_r": lambda L, a, b: L.linalg.qr(a, mode="r")[1],
+    "qr_tall": lambda L, a, b: L.linalg.qr(b),
+    "svd": lambda L, a, b: L.linalg.svd(a),
+    "svd_tall": lambda L, a, b: L.linalg.svd(b, full_matrices=False),
+    "torch.svd": lambda L, a, b: L.svd(a),
+    "eigh": lambda L, a, b: L.linalg.eigh(a),
+    "solve": lambda L, a, b: L.linalg.solve(a, b),
+    "solve_left_false": lambda L, a, b: L.linalg.solve(a, b.mT, left=False),
+    "lu_factor": lambda L, a, b: L.linalg.lu_factor(a),
+    "lu": lambda L, a, b: L.linalg.lu(a),
+    "lu_solve": lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b),
+    "lu_solve_right": lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b.mT, left=False),
+    "lu_solve_adjoint": lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, adjoint=True),
+    "lstsq": lambda L, a, b: L.linalg.lstsq(a, b)[0],
+    "solve_triangular": lambda L, a, b: L.linalg.solve_triangular(L.linalg.cholesky(a), b,
+                                                                  upper=False),
+    "solve_triangular_right": lambda L, a, b: L.linalg.solve_triangular(
+        L.linalg.cholesky(a), b.mT, upper=False, left=False),
+    "triangular_solve": lambda L, a, b: L.triangular_solve(b, L.linalg.cholesky(a), upper=False),
+    "cholesky_solve": lambda L, a, b: L.cholesky_solve(b, L.linalg.cholesky(a)),
+    "cholesky_inverse": lambda L, a, b: L.cholesky_inverse(L.linalg.cholesky(a)),
+    "inverse": lambda L, a, b: L.inverse(a),
+    "matrix_exp": lambda L, a, b: L.linalg.matrix_exp(a),
+    "pinv": lambda L, a, b: L.linalg.pinv(a),
+}
+
+
+@pytest.mark.parametrize("batched", [False, True])
+@pytest.mark.parametrize("name", sorted(_LAPACK))
+def test_lapack_layout(name, batched):
+    def run(L):
+        a = _spd(L, 2, 3, 3) if batched else _spd(L, 3, 3)
+        b = L.arange(12 if batched else 6, dtype=L.float64).reshape(
+            (2, 3, 2) if batched else (3, 2)) / 7
+        a.requires_grad_()
+        out = _LAPACK[name](L, a, b)
+        outs = out if isinstance(out, tuple) else (out,)
+        seen = []
+        for o in outs:
+            if o.dim() < 2:
+                seen.append((tuple(o.shape), o.stride()))
+                continue
+            flat = o.reshape(-1)
+            try:
+                o.view(-1)
+                viewed = "ok"
+            except RuntimeError as exc:
+                viewed = str(exc)
+            seen.append((o.stride(), o.is_contiguous(), viewed,
+                         type(flat.grad_fn).__name__ if flat.grad_fn is not None else None))
+        return seen
+    same_on_both(run)

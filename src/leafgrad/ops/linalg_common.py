@@ -315,3 +315,13 @@ def trsm(T: np.ndarray, B: np.ndarray, upper: bool, unit: bool = False,
                 step = np.where(X[..., k, None, :] != 0, step, 0)
             X[..., rest, :] -= step
     return X
+
+
+def lapack_layout(a):
+    """``a`` with each matrix column-major and the batch dims row-major: the layout of
+    PyTorch's LAPACK results (``inv(A).stride() == (1, n)``), so strides, ``is_contiguous``,
+    ``view`` errors, ``reshape``'s node and the rounding of products that read them agree.
+    Note [LAPACK layout]."""
+    if a.ndim < 2 or (a.ndim == 2 and a.flags.f_contiguous):
+        return a
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)

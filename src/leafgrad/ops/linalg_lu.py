@@ -22,7 +22,7 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros, _cat
 from .linalg import matmul
-from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
+from .linalg_common import (lapack_layout, check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
                             check_solve_inputs, trsm)
 from .linalg_decomp import _wellcond
 from .linalg_cholesky import solve_triangular
@@ -161,7 +161,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     LU, piv, info = lu_packed(A)
     if check_errors:
         _raise_singular("torch.linalg.lu_factor_ex", info)
-    return [LU, piv, info]
+    return [lapack_layout(LU), piv, info]
 
 
 def _raise_singular(name, info):
@@ -282,7 +282,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if not left:   # X A = B  <=>  A^T X^T = B^T
         return np.swapaxes(linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2),
                                            adjoint=not adjoint), -1, -2)
-    return getrs(LU, pivots, B, adjoint)
+    return lapack_layout(getrs(LU, pivots, B, adjoint))
 
 
 def getrs(LU, pivots, B, adjoint=False):
@@ -393,8 +393,11 @@ def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
         X = trsm(np.swapaxes(A, -1, -2), self, not upper, unitriangular)
     else:
         X = trsm(A, self, upper, unitriangular)
-    # the coefficient comes back broadcast to the batch shape
-    return [X, np.broadcast_to(A, X.shape[:-2] + A.shape[-2:]).copy()]
+    # the coefficient comes back broadcast to the batch shape, a clone keeping A's layout
+    coef = np.broadcast_to(A, X.shape[:-2] + A.shape[-2:]).copy()
+    if A.ndim >= 2 and A.shape[-2] > 1 and A.strides[-2] < A.strides[-1]:
+        coef = lapack_layout(coef)
+    return [lapack_layout(X), coef]
 
 
 def _ts_self_grad(grads, A, upper, transpose, unitriangular):

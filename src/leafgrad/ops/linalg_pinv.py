@@ -18,7 +18,7 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
-from .linalg_common import (check_float, check_matrix, check_low_precision, np_svd, type_name,
+from .linalg_common import (lapack_layout, check_float, check_matrix, check_low_precision, np_svd, type_name,
                             check_lstsq_lapack, LSTSQ_DRIVERS)
 from .linalg_spectral import svdvals
 from ..autograd.graph import sum_to
@@ -170,6 +170,7 @@ def linalg_lstsq(self, b, rcond=None, driver=None):
         if (S[..., -1] > np.finfo(self.dtype).eps * max(self.shape[-2:]) * S[..., 0]).all():
             r = self @ X - b
             resid = (r * r).sum(-2)
+    X = lapack_layout(X)
     return [X[..., 0] if vector else X, resid]
 
 
