@@ -404,3 +404,20 @@ def test_empty_index_bounds(case):
     def run(L):
         return _EMPTY_INDEX[case](L, L.tensor)
     same_on_both(run)
+
+
+# -- threshold keeps NaN (PyTorch: x <= threshold ? value : x), seed 46 x3 ------------------------
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("call", ["threshold", "threshold_", "inplace"])
+def test_threshold_nan(call, dtype):
+    def run(L):
+        x = L.tensor([float("nan"), 0.05, 0.1, 0.2, -1.0, -0.0], dtype=getattr(L, dtype))
+        F = L.nn.functional
+        if call == "threshold":
+            out = F.threshold(x, 0.1, 5.0)
+        elif call == "threshold_":
+            out = F.threshold_(x[1:].clone(), 0.1, 0.0)
+        else:
+            out = F.threshold(x.clone(), -0.5, 2.0, inplace=True)
+        return out.isnan(), out.nan_to_num(-7.0), _signs(out)
+    same_on_both(run)
