@@ -421,3 +421,17 @@ def test_threshold_nan(call, dtype):
             out = F.threshold(x.clone(), -0.5, 2.0, inplace=True)
         return out.isnan(), out.nan_to_num(-7.0), _signs(out)
     same_on_both(run)
+
+
+# -- isin refuses bool on either side, a Python bool too (seed 46 x7) ---------------------------
+@pytest.mark.parametrize("case", ["bool_scalar", "int_true", "both_bool", "float_bool",
+                                  "true_int", "int_float", "uint8"])
+def test_isin_bool(case):
+    def run(L):
+        a, b = {"bool_scalar": (L.tensor([True, False]), 1), "int_true": (L.tensor([1, 2]), True),
+                "both_bool": (L.tensor([True]), L.tensor([True])),
+                "float_bool": (L.tensor([1.0]), L.tensor([True])),
+                "true_int": (True, L.tensor([1])), "int_float": (L.tensor([1, 2]), L.tensor([1.5, 2.0])),
+                "uint8": (L.tensor([1, 3], dtype=L.uint8), 1)}[case]
+        return L.isin(a, b), L.isin(a, b, invert=True)
+    same_on_both(run)
