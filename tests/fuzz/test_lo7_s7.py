@@ -435,3 +435,22 @@ def test_isin_bool(case):
                 "uint8": (L.tensor([1, 3], dtype=L.uint8), 1)}[case]
         return L.isin(a, b), L.isin(a, b, invert=True)
     same_on_both(run)
+
+
+# -- lerp_ with a number weight saves no old self: an integer self with a history gets lerp's
+# dtype check, not autograd's integer refusal (seed 46) ----------------------------------------
+def test_lerp_inplace_integer_history():
+    def run(L):
+        x = L.tensor([1.5], requires_grad=True)
+        y = L.tensor([-2])
+        y.masked_fill_(L.tensor([True]), x.sum())   # int64 with a history
+        out = []
+        for w in (0.25, L.tensor(0.5)):
+            try:
+                y.lerp_(L.tensor([3.0]), w)
+            except RuntimeError as e:
+                out.append(str(e))
+        z = x * 1
+        z.lerp_(L.tensor([3.0]), 0.25).sum().backward()
+        return out, x.grad
+    same_on_both(run)
