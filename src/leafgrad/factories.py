@@ -84,12 +84,15 @@ def tensor(data=_MISSING, *args, dtype=None, device=None, requires_grad=False, p
     dtype = check_dtype_arg("tensor", dtype)
     if isinstance(data, Tensor):
         warnings.warn(COPY_WARNING, UserWarning, stacklevel=2)
-    out = _finish(array_from_data(data, dtype), requires_grad, device, "tensor",
-                  pin_memory=pin_memory)
-    if type(data) is np.ndarray and not data.size:
-        # PyTorch keeps an empty NumPy array's strides (all 0) where a factory's are
-        # contiguous: index_fill's error on an empty tensor names them
-        out._meta = {"zero_strides": True}
+    return _numpy_strides(data, _finish(array_from_data(data, dtype), requires_grad, device,
+                                        "tensor", pin_memory=pin_memory))
+
+
+def _numpy_strides(data, out: Tensor) -> Tensor:
+    """An empty tensor made from a NumPy array keeps NumPy's zero strides in PyTorch (one made
+    otherwise has contiguous ones: ``Tensor.stride``)."""
+    if isinstance(data, np.ndarray) and not data.size:
+        out._numpy_strides = True
     return out
 
 
@@ -111,8 +114,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         return _cast(data, dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype):
         _dt.from_numpy_dtype(data.dtype)
-        return _wrap(data)
-    return _wrap(array_from_data(data, dtype))
+        return _numpy_strides(data, _wrap(data))
+    return _numpy_strides(data, _wrap(array_from_data(data, dtype)))
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
@@ -152,7 +155,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     _dt.from_numpy_dtype(ndarray.dtype)
-    return _wrap(ndarray)
+    return _numpy_strides(ndarray, _wrap(ndarray))
 
 
 # -- filled with a constant -----------------------------------------------------------

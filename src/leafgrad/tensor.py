@@ -79,6 +79,7 @@ class Tensor:
     _acc = None           # weak reference to the leaf's AccumulateGrad, once asked for
     _meta = None          # dict of rare flags (inference tensor, post-accumulate hooks, ...)
     _view_version = None  # base version when this view's grad_fn was made (ops/views.py)
+    _numpy_strides = False  # empty and made from a NumPy array: its (zero) strides, as PyTorch
     _view_kind = None     # "no_grad" or (creator name, output index) for multi-output views
 
     # -- construction -----------------------------------------------------------------
@@ -353,8 +354,16 @@ class Tensor:
         return self._data.itemsize
 
     def stride(self, dim=None):
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
-        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
+        d = self._data
+        if d.size or self._numpy_strides:
+            strides = tuple(s // d.itemsize for s in d.strides)
+        else:   # PyTorch gives an empty result contiguous strides (NumPy gives zeros)
+            strides, step = [], 1
+            for size in reversed(d.shape):
+                strides.append(step)
+                step *= max(size, 1)
+            strides = tuple(reversed(strides))
+        return strides if dim is None else strides[_wrap_dim(dim, d.ndim)]
 
     def storage_offset(self) -> int:
         return 0 if self._base is None else (self.data_ptr() - self._base.data_ptr()) // max(

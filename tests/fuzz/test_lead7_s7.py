@@ -206,3 +206,30 @@ def test_lapack_layout(name, batched):
                          type(flat.grad_fn).__name__ if flat.grad_fn is not None else None))
         return seen
     same_on_both(run)
+
+
+# -- empty tensors: PyTorch gives contiguous strides, except to one made from a NumPy array
+# (its zero strides); index_fill's restrided view names them (test_fuzz[12]) ------------------
+_EMPTY = {"zeros": lambda L: L.zeros(1, 0, 2), "tensor_np": lambda L: L.tensor(_np_empty()),
+          "from_numpy": lambda L: L.from_numpy(_np_empty()),
+          "as_tensor": lambda L: L.as_tensor(_np_empty()), "op": lambda L: L.zeros(1, 0, 2) + 1,
+          "np_op": lambda L: L.tensor(_np_empty()) + 1, "list": lambda L: L.tensor([]),
+          "zeros_0_3": lambda L: L.zeros(0, 3)}
+
+
+def _np_empty():
+    import numpy as np
+    return np.zeros((1, 0, 2), np.float32)
+
+
+@pytest.mark.parametrize("how", sorted(_EMPTY))
+def test_empty_strides_and_index_fill(how):
+    def run(L):
+        x = _EMPTY[how](L)
+        try:
+            x.index_fill(-2 if x.dim() > 1 else 0, L.tensor([0, 0]), 1.5)
+            filled = "ok"
+        except RuntimeError as exc:
+            filled = str(exc)
+        return x.stride(), x.is_contiguous(), filled
+    same_on_both(run)

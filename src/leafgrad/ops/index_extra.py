@@ -139,7 +139,7 @@ def index_fill(self, dim, index, value):
     idx = idx.reshape(-1)
     out = self.copy()
     if self.size == 0 and self.ndim:
-        _empty_fill_check(self, d, idx.size, _ZERO_STRIDES[0])
+        _empty_fill_check(self.shape, d, idx.size, self.dtype.itemsize)
         return out
     n = self.shape[d] if self.ndim else 1
     for i in idx.tolist():   # negative indices count from the end, as PyTorch's
@@ -157,27 +157,34 @@ def index_fill(self, dim, index, value):
     return out
 
 
-def _empty_fill_check(self, d, k, zero_strides=False):
+class _EmptyFill(Exception):
+    """Raised by the forward over an empty ``self``; ``index_fill_public`` turns it into
+    PyTorch's error with the tensor's own strides (the forward sees only the ndarray)."""
+
+    def __init__(self, shape, d, k, itemsize):
+        super().__init__(shape, d, k, itemsize)
+        self.shape, self.d, self.k, self.itemsize = shape, d, k, itemsize
+
+    def error(self, strides):
+        sizes = list(self.shape)
+        sizes[self.d] = self.k
+        strides = list(strides)
+        strides[self.d] = 0
+        need = self.itemsize * (1 + sum((a - 1) * b for a, b in zip(sizes, strides)))
+        return RuntimeError(f"setStorage: sizes [{', '.join(map(str, sizes))}], strides "
+                            f"[{', '.join(map(str, strides))}], storage offset 0, and itemsize "
+                            f"{self.itemsize} requiring a storage size of {need} are out of "
+                            f"bounds for storage of size 0")
+
+
+def _empty_fill_check(shape, d, k, itemsize):
     """PyTorch fills through a view of ``self`` with ``dim`` restrided to the ``k`` indices
     (stride 0): over an empty ``self`` that view needs storage unless it is empty too, and the
-    indices are never read (so never bounds-checked). The other strides are ``self``'s own:
-    contiguous, or all 0 for a tensor made from an empty NumPy array."""
-    shape, itemsize = self.shape, self.dtype.itemsize
+    indices are never read (so never bounds-checked)."""
     sizes = list(shape)
     sizes[d] = k
-    if 0 in sizes:
-        return
-    strides, step = [], 1
-    for size in reversed(shape):   # contiguous strides, as PyTorch's (size 0 counts as 1)
-        strides.append(0 if zero_strides else step)
-        step *= max(size, 1)
-    strides.reverse()
-    strides[d] = 0
-    need = itemsize * (1 + sum((a - 1) * b for a, b in zip(sizes, strides)))
-    raise RuntimeError(f"setStorage: sizes [{', '.join(map(str, sizes))}], strides "
-                       f"[{', '.join(map(str, strides))}], storage offset 0, and itemsize "
-                       f"{itemsize} requiring a storage size of {need} are out of bounds for "
-                       f"storage of size 0")
+    if 0 not in sizes:
+        raise _EmptyFill(shape, d, k, itemsize)
 
 
 def index_fill_self(grad, dim, index):
@@ -203,20 +210,14 @@ _fill1 = defop("index_fill_tensor", index_fill, inputs=("self", "value"),
                grad_fn_name="IndexFillBackward1", methods=(), functions=(), family=FAMILY)
 
 
-_ZERO_STRIDES = [False]   # the input was made from an empty NumPy array (_empty_fill_check)
-
-
 def index_fill_public(input, dim, index, value):
     """``input`` with the slices ``index`` along ``dim`` set to ``value``."""
-    rec = _fill1 if isinstance(value, Tensor) else _fill0
-    if isinstance(input, Tensor) and input._meta is not None and \
-            input._meta.get("zero_strides"):
-        _ZERO_STRIDES[0] = True
-        try:
-            return rec.public(input, dim, index, value)
-        finally:
-            _ZERO_STRIDES[0] = False
-    return rec.public(input, dim, index, value)
+    try:
+        if isinstance(value, Tensor):
+            return _fill1.public(input, dim, index, value)
+        return _fill0.public(input, dim, index, value)
+    except _EmptyFill as exc:   # the restrided view of an empty input: its strides
+        raise exc.error(input.stride()) from None
 
 
 _public("index_fill", index_fill_public)
