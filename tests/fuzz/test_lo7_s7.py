@@ -367,3 +367,90 @@ def test_fill_overflow(dtype, op):
                 out.append(str(e))
         return out
     same_on_both(run)
+
+
+# -- an index out of bounds is only an error when something is read or written: an empty
+# result (another dim of size 0, or empty indices) makes no check; an index over a dim of size
+# 0 with elements is refused at setup --------------------------------------------------------
+_EMPTY_INDEX = {
+    "z03[:,5]": lambda L, T: L.zeros(0, 3)[:, T([5])],
+    "z03[5]": lambda L, T: L.zeros(0, 3)[T([5])],
+    "z30[5]": lambda L, T: L.zeros(3, 0)[T([5])],
+    "z302[:,:,5]": lambda L, T: L.zeros(3, 0, 2)[:, :, T([5])],
+    "z03[:,[5,-7]]": lambda L, T: L.zeros(0, 3)[:, T([5, -7])],
+    "z043[:,5]": lambda L, T: L.zeros(0, 4, 3)[:, T([5])],
+    "z403[5,:,1]": lambda L, T: L.zeros(4, 0, 3)[T([5]), :, T([1])],
+    "z03[...,5]": lambda L, T: L.zeros(0, 3)[..., T([5])],
+    "z03[None,:,5]": lambda L, T: L.zeros(0, 3)[None, :, T([5])],
+    "z03[:,[5]]": lambda L, T: L.zeros(0, 3)[:, [5]],
+    "z32[5 of empty]": lambda L, T: L.zeros(3, 2)[T([[5]])[:0]],
+    "z32[5,[]]": lambda L, T: L.zeros(3, 2)[T([5]), T([], dtype=L.long)],
+    "z32[:,5]": lambda L, T: L.zeros(3, 2)[:, T([5])],
+    "z32[[5],[7]]": lambda L, T: L.zeros(3, 2)[T([5]), T([7])],
+    "z32[[1],[7]]": lambda L, T: L.zeros(3, 2)[T([1]), T([7])],
+    "shape mismatch first": lambda L, T: L.zeros(3, 2)[T([5, 6]), T([1, 0, 1])],
+    "set z03[:,5]": lambda L, T: L.zeros(0, 3).__setitem__((slice(None), T([5])), 1.0),
+    "set z03[:,5]=t": lambda L, T: L.zeros(0, 3).__setitem__((slice(None), T([5])),
+                                                             L.ones(0, 1)),
+    "set z03[5]": lambda L, T: L.zeros(0, 3).__setitem__(T([5]), 1.0),
+    "put z03[:,5]": lambda L, T: L.zeros(0, 3).index_put_((L.arange(0), T([5])), T(1.0)),
+    "put z03[5]": lambda L, T: L.zeros(0, 3).index_put_((T([5]),), T(1.0), accumulate=True),
+    "set z32[:,5]": lambda L, T: L.zeros(3, 2).__setitem__((slice(None), T([5])), 1.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_EMPTY_INDEX))
+def test_empty_index_bounds(case):
+    def run(L):
+        return _EMPTY_INDEX[case](L, L.tensor)
+    same_on_both(run)
+
+
+# -- threshold keeps NaN (PyTorch: x <= threshold ? value : x), seed 46 x3 ------------------------
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("call", ["threshold", "threshold_", "inplace"])
+def test_threshold_nan(call, dtype):
+    def run(L):
+        x = L.tensor([float("nan"), 0.05, 0.1, 0.2, -1.0, -0.0], dtype=getattr(L, dtype))
+        F = L.nn.functional
+        if call == "threshold":
+            out = F.threshold(x, 0.1, 5.0)
+        elif call == "threshold_":
+            out = F.threshold_(x[1:].clone(), 0.1, 0.0)
+        else:
+            out = F.threshold(x.clone(), -0.5, 2.0, inplace=True)
+        return out.isnan(), out.nan_to_num(-7.0), _signs(out)
+    same_on_both(run)
+
+
+# -- isin refuses bool on either side, a Python bool too (seed 46 x7) ---------------------------
+@pytest.mark.parametrize("case", ["bool_scalar", "int_true", "both_bool", "float_bool",
+                                  "true_int", "int_float", "uint8"])
+def test_isin_bool(case):
+    def run(L):
+        a, b = {"bool_scalar": (L.tensor([True, False]), 1), "int_true": (L.tensor([1, 2]), True),
+                "both_bool": (L.tensor([True]), L.tensor([True])),
+                "float_bool": (L.tensor([1.0]), L.tensor([True])),
+                "true_int": (True, L.tensor([1])), "int_float": (L.tensor([1, 2]), L.tensor([1.5, 2.0])),
+                "uint8": (L.tensor([1, 3], dtype=L.uint8), 1)}[case]
+        return L.isin(a, b), L.isin(a, b, invert=True)
+    same_on_both(run)
+
+
+# -- lerp_ with a number weight saves no old self: an integer self with a history gets lerp's
+# dtype check, not autograd's integer refusal (seed 46) ----------------------------------------
+def test_lerp_inplace_integer_history():
+    def run(L):
+        x = L.tensor([1.5], requires_grad=True)
+        y = L.tensor([-2])
+        y.masked_fill_(L.tensor([True]), x.sum())   # int64 with a history
+        out = []
+        for w in (0.25, L.tensor(0.5)):
+            try:
+                y.lerp_(L.tensor([3.0]), w)
+            except RuntimeError as e:
+                out.append(str(e))
+        z = x * 1
+        z.lerp_(L.tensor([3.0]), 0.25).sum().backward()
+        return out, x.grad
+    same_on_both(run)

@@ -226,6 +226,7 @@ def index_arrays(indices, shape, first_dim=0):
     against its dim's size with PyTorch's messages. Returns a tuple aligned with dims.
     """
     out = []
+    bounds = []   # (position in out, ordinal, size) of indices with one out of bounds
     dim = first_dim
     for idx in indices:
         if idx is None:
@@ -257,25 +258,43 @@ def index_arrays(indices, shape, first_dim=0):
             raise IndexError("tensors used as indices must be long, int, byte or bool "
                              "tensors")
         n = shape[dim]
-        if a.size:
-            bad = a[(a >= n) | (a < -n)]
-            if bad.size and n == 0:
-                raise IndexError("index is out of bounds for dimension with size 0")
-            if bad.size:
-                # PyTorch counts the dimension among the tensor-indexed ones only
-                ordinal = sum(1 for b in out if b is not None)
-                raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension "
-                                 f"{ordinal} with size {n}")
+        if a.size and n == 0:
+            raise IndexError("index is out of bounds for dimension with size 0")
+        if a.size and ((a >= n) | (a < -n)).any():
+            # PyTorch counts the dimension among the tensor-indexed ones only
+            bounds.append((len(out), sum(1 for b in out if b is not None), n))
         out.append(a.astype(np.int64, copy=False))
         dim += 1
     present = [a for a in out if a is not None]
     try:
-        np.broadcast_shapes(*(a.shape for a in present))
+        broadcast = np.broadcast_shapes(*(a.shape for a in present))
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
                          "with shapes " + ", ".join(
                              f"[{', '.join(map(str, a.shape))}]" for a in present)) from None
+    if bounds:
+        out = _out_of_bounds(out, bounds, broadcast, shape, first_dim)
     return tuple(out)
+
+
+def _out_of_bounds(out, bounds, broadcast, shape, first_dim):
+    """PyTorch's index kernel checks each index as it reads it: when the result (the
+    broadcast indices with the dims not indexed) is empty nothing is read, so nothing is out
+    of bounds (``zeros(0, 3)[:, [5]]`` is a (0, 1) tensor); the bad indices are then any
+    valid ones for NumPy."""
+    rest = [n for d, n in enumerate(shape) if d < first_dim]
+    rest += [shape[first_dim + i] for i, a in enumerate(out) if a is None]
+    rest += list(shape[first_dim + len(out):])
+    if int(np.prod(broadcast)) and int(np.prod(rest)):
+        k, ordinal, n = bounds[0]
+        a = out[k]
+        bad = a[(a >= n) | (a < -n)]
+        raise IndexError(f"index {int(bad.flat[0])} is out of bounds for dimension {ordinal} "
+                         f"with size {n}")
+    out = list(out)
+    for k, _, n in bounds:
+        out[k] = np.where((out[k] >= n) | (out[k] < -n), 0, out[k])
+    return out
 
 
 def _seq_as_tuple(seq) -> bool:

@@ -114,9 +114,12 @@ def _inplace_kernel_error(self, args, exc):
     if full != self._data.shape:
         return RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] "
                             f"doesn't match the broadcast shape [{', '.join(map(str, full))}]")
-    try:   # then the result dtype must cast into self's (numbers take part: bool += 3)
-        rd = _dt.result_type(self, *[a for a in args
-                                     if isinstance(a, (Tensor, int, float, complex))])
+    try:   # then the result dtype must cast into self's (the forward's own result dtype
+        # when its error carries one: add_'s alpha check knows bool.add_(3) gives Long; a
+        # number argument such as lerp_'s weight or threshold_'s threshold is no operand)
+        known = getattr(exc, "result_dtype", None)
+        rd = _dt.from_numpy_dtype(known) if known is not None else _dt.result_type(
+            self, *[a for a in args if isinstance(a, Tensor)])
     except Exception:   # noqa: BLE001 - only a better message is looked for
         return exc
     sd = self._data.dtype

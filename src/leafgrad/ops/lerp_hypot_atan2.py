@@ -151,7 +151,20 @@ def lerp(input, end, weight):
 
 export_function("lerp", lerp)
 bind_method("lerp", lerp)
-bind_method("lerp_", inplace_of(lerp, "lerp_"))
+_lerp_inplace_saving = inplace_of(lerp, "lerp_")
+_lerp_inplace_plain = inplace_of(lerp, "lerp_", saves_self=False)
+
+
+def lerp_(self, end, weight):
+    """In-place :meth:`lerp`. Only the weight's formula needs the old ``self``: it is saved
+    only for a weight that requires grad (so an integer ``self`` with a history gets lerp's
+    dtype check otherwise, as in PyTorch)."""
+    if isinstance(weight, Tensor) and weight._requires_grad:
+        return _lerp_inplace_saving(self, end, weight)
+    return _lerp_inplace_plain(self, end, weight)
+
+
+bind_method("lerp_", lerp_)
 
 
 def hypot(self, other):

@@ -401,12 +401,12 @@ mish_ = inplace_of(MISH.public, "mish_")
 
 # -- threshold -----------------------------------------------------------------------------------
 def threshold(self, threshold, value):
-    """``self`` where ``self > threshold``, else ``value``."""
+    """``value`` where ``self <= threshold``, else ``self`` (NaN stays)."""
     if self.dtype == np.bool_:
         raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     if self.dtype.kind in "iu" and isinstance(value, float):
         value = int(value)
-    return np.where(self > threshold, self, np.asarray(value, dtype=self.dtype))
+    return np.where(self <= threshold, np.asarray(value, dtype=self.dtype), self)
 
 
 def threshold_self(grad, self, threshold):

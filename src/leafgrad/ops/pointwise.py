@@ -44,11 +44,17 @@ def _alpha_check(self, other, alpha):
     if type(alpha) is bool:
         if np.result_type(self, other).kind != "b":
             np.broadcast_shapes(np.shape(self), np.shape(other))
-            raise _AlphaError("Boolean alpha only supported for Boolean results.")
+            raise _alpha_error("Boolean alpha only supported for Boolean results.", self, other)
     elif isinstance(alpha, float) and np.result_type(self, other).kind in "iub":
         np.broadcast_shapes(np.shape(self), np.shape(other))   # ValueError: dispatch's message
-        raise _AlphaError("For integral input tensors, argument alpha must not be a floating "
-                          "point number.")
+        raise _alpha_error("For integral input tensors, argument alpha must not be a floating "
+                           "point number.", self, other)
+
+
+def _alpha_error(message, self, other):
+    exc = _AlphaError(message)
+    exc.result_dtype = np.result_type(self, other)   # (the operands come promoted)
+    return exc
 
 
 def _bool_alpha(self, other, alpha):

@@ -324,7 +324,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each of ``elements`` occurs in ``test_elements`` (bool)."""
     a = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
     b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
-    if a.dtype == np.bool_ or b.dtype == np.bool_:   # PyTorch's kernels have no bool
+    if a.dtype == np.bool_ or b.dtype == np.bool_:   # no bool kernel (a Python bool too)
         raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     return _wrap(np.asarray(np.isin(a, b, invert=invert)))
 
