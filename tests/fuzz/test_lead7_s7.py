@@ -332,3 +332,59 @@ def test_loss_dtype_checks(name, a, b):
                 "f64": L.tensor([1.0, 2]).double()}
         return getattr(L.nn.functional, name)(made[a], made[b])
     same_on_both(run)
+
+
+# -- indexing a 0-d tensor: a bare slice cannot apply, a bare 0 is "invalid index", another
+# bare integer is out of bounds of a size-0 dim, anything in a tuple or a tensor is one index
+# too many (seed 73) ---------------------------------------------------------------------------
+_ZERO_D_KEYS = {"slice": slice(None, 1), "full_slice": slice(None), "tuple_slice": (slice(None),),
+                "none_slice": (None, slice(None)), "ellipsis_slice": (Ellipsis, slice(0, 1)),
+                "zero": 0, "tuple_zero": (0,), "minus_one": -1, "five": 5, "tuple_minus": (-1,),
+                "none_zero": (None, 0), "two": (0, 0), "true": True, "none": (None,),
+                "ellipsis": (Ellipsis,)}
+
+
+@pytest.mark.parametrize("key", sorted(_ZERO_D_KEYS))
+@pytest.mark.parametrize("op", ["get", "set"])
+def test_zero_d_index_messages(key, op):
+    def run(L):
+        x = L.tensor(1.0)
+        k = _ZERO_D_KEYS[key]
+        if op == "get":
+            return x[k]
+        y = x.clone()
+        y[k] = 2.0
+        return y
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("key", ["tensor0", "tensor_list"])
+def test_zero_d_tensor_index(key):
+    def run(L):
+        x = L.tensor(1.0)
+        return x[L.tensor(0) if key == "tensor0" else L.tensor([0])]
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32"])
+@pytest.mark.parametrize("alpha", [-0.5, 0.7, 1.5, -1.5, 2, True, False])
+def test_index_add_integer_alpha(dtype, alpha):
+    # an integer self converts alpha to its type first (toward zero), seed 73
+    def run(L):
+        s = L.ones(2, 1, dtype=getattr(L, dtype))
+        return s.index_add(0, L.tensor([0]), s[:1] * 0 + 1, alpha=alpha)
+    same_on_both(run)
+
+
+def test_trapezoid_empty_version_and_cov_nan_weights():
+    def run(L):
+        y = L.zeros(2, 0)
+        versions = [L.trapz(y, dim=1)._version, L.trapezoid(y, dim=1)._version,
+                    L.trapezoid(y, L.zeros(0), dim=1)._version]
+        try:
+            L.cov(L.tensor([1.0, 2, 3]), aweights=L.tensor([float("nan"), 1, 1]))
+            nan = "ok"
+        except RuntimeError as exc:
+            nan = str(exc)
+        return versions, nan
+    same_on_both(run)

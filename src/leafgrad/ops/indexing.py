@@ -343,6 +343,11 @@ def parse_index(self: Tensor, index, validate=True):
     ``validate=False`` leaves the advanced indices unchecked (a list for ``index_arrays``):
     ``x[i] = v`` checks them after the in-place checks, in index_put_'s kernel, as PyTorch.
     """
+    # a bare integer into a 0-d tensor has its own message; in a tuple, or as a tensor, the
+    # index counts as one too many (as a bare slice, in getitem)
+    bare_int = not isinstance(index, (tuple, list, Tensor)) and _as_int(index) is not None
+    if self._data.ndim == 0 and isinstance(index, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if not isinstance(index, tuple):
         if isinstance(index, list) and _seq_as_tuple(index):
             warnings.warn(
@@ -358,7 +363,10 @@ def parse_index(self: Tensor, index, validate=True):
         index = tuple(list(i) if type(i) is range else i for i in index)
     ndim = self._data.ndim
     used = sum(_dims_used(i) for i in index)
-    if ndim == 0 and any(_as_int(i) is not None for i in index):
+    if ndim == 0 and bare_int and _as_int(index[0]) != 0:
+        raise IndexError(f"index {_as_int(index[0])} is out of bounds for dimension 0 with "
+                         f"size 0")
+    if ndim == 0 and bare_int:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     if used > ndim:
@@ -441,7 +449,7 @@ def getitem(self, index):
         return _alias.public(self)
     elif isinstance(index, slice):
         if self._data.ndim == 0:
-            raise IndexError("too many indices for tensor of dimension 0")
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         return _slice_of(self, 0, index, self._data.shape[0])[0]
     result, arrays, changed = parse_index(self, index)
     if arrays is not None:

@@ -304,6 +304,8 @@ def index_add_op(self, dim, index, source, *, alpha=1):
     elif index.size and (index.max() >= n or index.min() < 0):
         raise IndexError("index out of range in self")
     out = self.copy()
+    if self.dtype.kind in "iu" and not isinstance(alpha, bool):
+        alpha = int(alpha)   # PyTorch converts alpha to self's integer type (toward zero)
     if self.ndim == 0:
         # (unsafe: bool + bool stays bool, as PyTorch's "or")
         np.add(out, alpha * source.reshape(()), out=out, casting="unsafe")

@@ -138,7 +138,7 @@ def _check_weights(name, wt, n_obs, kind_ok, kind_name):
     if wt.numel() != n_obs:
         raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                            f"observations in the input but got {wt.numel()} != {n_obs}")
-    if n_obs and bool((wt.detach().min() < 0).item()):
+    if n_obs and not bool((wt.detach().min() >= 0).item()):   # (NaN counts as negative)
         raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
@@ -267,7 +267,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 def _zeros_except(y, dim):
     shape = list(y.shape)
     del shape[_wrap_dim(dim, y.ndim)]
-    return _wrap(np.zeros(shape, y._data.dtype))
+    return _wrap(np.empty(shape, y._data.dtype)).zero_()   # PyTorch's zeros: version 1
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
