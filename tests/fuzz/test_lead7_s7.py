@@ -388,3 +388,47 @@ def test_trapezoid_empty_version_and_cov_nan_weights():
             nan = str(exc)
         return versions, nan
     same_on_both(run)
+
+
+# -- a view whose base changed in place, given in a list (cat, stack): its history regrows
+# before the op records (stack used the stale one: a silently wrong gradient); a no_grad view
+# raises PyTorch's error, before the op's own errors, also where those are dim errors ----------
+@pytest.mark.parametrize("op", ["cat", "stack", "cat_first", "hstack", "einsum"])
+def test_list_input_regrows_stale_view(op):
+    def run(L):
+        x = L.tensor([1.0, 2], requires_grad=True)
+        y = x * 1
+        v = y[0:1]
+        y.mul_(3)
+        if op == "cat":
+            z = L.cat([L.ones(1), v])
+        elif op == "cat_first":
+            z = L.cat([v, L.ones(1)])
+        elif op == "stack":
+            z = L.stack([v])
+        elif op == "hstack":
+            z = L.hstack([v, v])
+        else:
+            z = L.einsum("i,i->", v, v)
+        z.sum().backward()
+        return z, type(z.grad_fn).__name__, x.grad
+    same_on_both(run)
+
+
+_STALE_OPS = {"cat": lambda L, v: L.cat([v, v]), "stack": lambda L, v: L.stack([v]),
+              "cat_bad": lambda L, v: L.cat([v, L.ones(3, 3)]),
+              "softmax_bad_dim": lambda L, v: L.nn.functional.softmax(v, 3),
+              "sum_bad_dim": lambda L, v: v.sum(4), "einsum": lambda L, v: L.einsum("i,i->", v, v),
+              "exp": lambda L, v: v.exp(), "view_exp": lambda L, v: v.view(2).exp()}
+
+
+@pytest.mark.parametrize("op", sorted(_STALE_OPS))
+def test_stale_no_grad_view_first(op):
+    def run(L):
+        b = L.tensor([[1.0, 2], [3, 4]], requires_grad=True)
+        c = b.clone()
+        with L.no_grad():
+            v = c[0]
+        c.mul_(2)
+        return _STALE_OPS[op](L, v)
+    same_on_both(run)

@@ -243,7 +243,7 @@ def dispatch(rec, args: tuple):
         raise _shape_error(rec, args, exc) from None
     except NotImplementedError as exc:
         raise _kernel_error(rec, args, exc) from None
-    except RuntimeError:
+    except (RuntimeError, IndexError):   # (a dim out of range is an IndexError)
         stale_first(rec, args)
         raise
     record = requires and rec.differentiable and _mode.grad_enabled
@@ -283,6 +283,7 @@ def _dispatch_list(rec, args: tuple):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type(t).__name__}")
+    stale_first(rec, tensors)   # PyTorch reads every input's grad_fn before the kernel runs
     compute, out_dtype = rec.dtype_rule(rec, (tensors,) + tuple(args[1:]))
     arrays = [t._data if compute is None or t._data.dtype == compute
               else t._data.astype(compute) for t in tensors]
