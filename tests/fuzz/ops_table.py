@@ -525,4 +525,3 @@ def _inplace_binary(L, r, x, y):
 
 # the widened table (linear algebra, special functions, nn ops, ...) registers itself into OPS
 from . import ops_table_extra  # noqa: E402,F401
-from . import ops_table_more  # noqa: E402,F401

@@ -831,3 +831,7 @@ def _distance(L, r, x, y):
     return L.cdist(a, b, p=r.pick([2.0, 1.0, float("inf")]),
                    compute_mode=r.pick(["use_mm_for_euclid_dist_if_necessary",
                                         "donot_use_mm_for_euclid_dist"]))
+
+
+# the third table (ops_table_more.py) uses helpers of this one: registered after it
+from . import ops_table_more  # noqa: E402,F401

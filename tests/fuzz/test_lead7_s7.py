@@ -432,3 +432,19 @@ def test_stale_no_grad_view_first(op):
         c.mul_(2)
         return _STALE_OPS[op](L, v)
     same_on_both(run)
+
+
+# -- nonzero: PyTorch's kernel writes the (n, ndim) result column-major; as_tuple is its
+# unbind(1): views sharing one version counter (seed 73: pow_ on one bumped the other) ---------
+@pytest.mark.parametrize("shape", ["2x2", "1d", "0d", "column", "empty"])
+def test_nonzero_layout_and_tuple_views(shape):
+    def run(L):
+        x = {"2x2": L.tensor([[1, 0], [1, 1]]), "1d": L.tensor([1, 0, 1]), "0d": L.tensor(3),
+             "column": L.tensor([[1], [1], [1]]), "empty": L.zeros(2, 2)}[shape]
+        full = x.nonzero()
+        parts = x.nonzero(as_tuple=True)
+        if parts[-1].numel():
+            parts[-1].add_(1)
+        return (full, full.stride() if full.numel() else None, full.is_contiguous(),
+                parts, [p._version for p in parts], [p._base is None for p in parts])
+    same_on_both(run)

@@ -188,13 +188,15 @@ defop("masked_select", masked_select_op, inputs=("self", "mask"),
 def nonzero(self, *, as_tuple=False):
     """Indices of the non-zero entries: an ``(n, ndim)`` tensor, or one tensor per dim."""
     data = self._data
-    if as_tuple:
+    if as_tuple:   # PyTorch: nonzero().unbind(1), views sharing one version counter
         if data.ndim == 0:
-            return (_wrap(np.zeros(int(data != 0), np.int64)),)
-        return tuple(_wrap(a.astype(np.int64)) for a in np.nonzero(data))
+            data = data.reshape(1)
+        return nonzero(_wrap(data)).unbind(1)
     if data.ndim == 0:
         return _wrap(np.zeros((int(data != 0), 0), np.int64))
-    return _wrap(np.argwhere(data).astype(np.int64))
+    # PyTorch's CPU kernel writes the (n, ndim) result column-major: strides (1, n)
+    from .linalg_common import lapack_layout
+    return _wrap(lapack_layout(np.argwhere(data).astype(np.int64)))
 
 
 def argwhere(self):

@@ -322,6 +322,10 @@ def lapack_layout(a):
     PyTorch's LAPACK results (``inv(A).stride() == (1, n)``), so strides, ``is_contiguous``,
     ``view`` errors, ``reshape``'s node and the rounding of products that read them agree.
     Note [LAPACK layout]."""
-    if a.ndim < 2 or (a.ndim == 2 and a.flags.f_contiguous):
+    if a.ndim < 2:
         return a
-    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
+    # written into a fresh transposed buffer: its strides are exact even along size-1 dims
+    # (a (3, 1) result has strides (1, 3), where NumPy would keep a C array's (1, 1))
+    out = np.swapaxes(np.empty(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype), -1, -2)
+    out[...] = a
+    return out
