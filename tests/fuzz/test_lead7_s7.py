@@ -448,3 +448,19 @@ def test_nonzero_layout_and_tuple_views(shape):
         return (full, full.stride() if full.numel() else None, full.is_contiguous(),
                 parts, [p._version for p in parts], [p._base is None for p in parts])
     same_on_both(run)
+
+
+@pytest.mark.parametrize("src", ["row", "column", "graph"])
+@pytest.mark.parametrize("call", ["F.threshold_", "torch.threshold_"])
+def test_threshold_inplace_through_expand(call, src):
+    # PyTorch lets threshold_ write through an expanded view (no overlap check; seed 73)
+    def run(L):
+        base = {"row": L.tensor([-1.0, 0.5, 2.0]), "column": L.tensor([[-1.0], [0.5]]),
+                "graph": L.tensor([-1.0, 0.5, 2.0], requires_grad=True)}[src]
+        x = (base * 1 if src == "graph" else base).expand(2, 3)
+        fn = L.nn.functional.threshold_ if call == "F.threshold_" else L.threshold_
+        r = fn(x, 0.6, 9.0)
+        if src == "graph":
+            r.sum().backward()
+        return x, x._version, type(r.grad_fn).__name__, base.grad
+    same_on_both(run)
