@@ -279,3 +279,10 @@ def test_solve_vector_double_backward_graph(bshape):
         return (gA, gB, type(gA.grad_fn).__name__, type(gB.grad_fn).__name__,
                 L.autograd.grad((gA * gA).sum() + (gB * gB).sum(), (A, B, v)))
     same_on_both(run)
+
+
+# -- repeat_interleave's size error names the dim as given (fuzz seed 40 x6) -------------------
+@pytest.mark.parametrize("shape,dim", [((3,), -1), ((3,), 0), ((2, 3), -1), ((2, 3), -2),
+                                       ((2, 3), 1), ((3,), None)])
+def test_repeat_interleave_size_message(shape, dim):
+    same_on_both(lambda L: L.repeat_interleave(L.ones(shape), L.tensor([1, 2, 3, 4]), dim=dim))

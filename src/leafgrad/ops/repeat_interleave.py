@@ -53,12 +53,12 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         _wrap_dim(dim, 0)
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
                          "1)")
-    dim = _wrap_dim(dim, input.dim())
+    given, dim = dim, _wrap_dim(dim, input.dim())
     if isinstance(repeats, Tensor):
         n = input.shape[dim]
-        if repeats.dim() == 1 and repeats.numel() not in (1, n):
+        if repeats.dim() == 1 and repeats.numel() not in (1, n):   # (the dim as given)
             raise RuntimeError("repeats must have the same size as input along dim, but got "
-                               f"repeats.size(0) = {repeats.numel()} and input.size({dim}) = "
+                               f"repeats.size(0) = {repeats.numel()} and input.size({given}) = "
                                f"{n}")
         if repeats.numel() == 1:
             repeats = repeats.reshape(1).expand(n)
