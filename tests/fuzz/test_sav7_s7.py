@@ -68,6 +68,11 @@ OPS = {
                          True),
     "take_along_dim": (lambda L, x: L.take_along_dim(x, L.tensor([[[0]]]), 1), [X], True),
     "kron": (lambda L, a, b: L.kron(a, b), [W34[:2, :3], B32[:, 0]], True),
+    "bmm": (lambda L, a, b: L.bmm(a, b), [X[:, :2, :3], X[:, :3, :]], True),
+    "addbmm": (lambda L, s, a, b: L.addbmm(s, a, b, alpha=2), [X[0, :2], X[:, :2, :3],
+                                                                X[:, :3, :]], True),
+    "baddbmm": (lambda L, s, a, b: L.baddbmm(s, a, b), [X[:, :2], X[:, :2, :3], X[:, :3, :]],
+                True),
     "aminmax": (lambda L, x: L.aminmax(x), [X], True),
     "aminmax_dim": (lambda L, x: L.aminmax(x, dim=1), [X], True),
     "aminmax_keepdim": (lambda L, x: L.aminmax(x, dim=1, keepdim=True), [X], True),
@@ -286,3 +291,36 @@ def test_solve_vector_double_backward_graph(bshape):
                                        ((2, 3), 1), ((3,), None)])
 def test_repeat_interleave_size_message(shape, dim):
     same_on_both(lambda L: L.repeat_interleave(L.ones(shape), L.tensor([1, 2, 3, 4]), dim=dim))
+
+
+# -- the products' gradients under create_graph: bmm for bmm / baddbmm / addbmm, alpha and beta
+# by maybe_multiply (mul by a Scalar: MulBackward1) ---------------------------------------------
+MM_CASES = {
+    "bmm": (lambda L, a, b: L.bmm(a, b), [(2, 2, 3), (2, 3, 4)]),
+    "baddbmm": (lambda L, s, a, b: L.baddbmm(s, a, b), [(2, 2, 4), (2, 2, 3), (2, 3, 4)]),
+    "baddbmm_scaled": (lambda L, s, a, b: L.baddbmm(s, a, b, alpha=2, beta=3),
+                       [(2, 2, 4), (2, 2, 3), (2, 3, 4)]),
+    "addbmm": (lambda L, s, a, b: L.addbmm(s, a, b), [(2, 4), (2, 2, 3), (2, 3, 4)]),
+    "addbmm_scaled": (lambda L, s, a, b: L.addbmm(s, a, b, alpha=2, beta=0.5),
+                      [(2, 4), (2, 2, 3), (2, 3, 4)]),
+    "addbmm_": (lambda L, s, a, b: (s * 1).addbmm_(a, b, alpha=2), [(2, 4), (2, 2, 3), (2, 3, 4)]),
+    "addmm_scaled": (lambda L, s, a, b: L.addmm(s, a, b, alpha=2, beta=3), [(2, 4), (2, 3), (3, 4)]),
+    "addmv_scaled": (lambda L, s, a, b: L.addmv(s, a, b, alpha=2, beta=3), [(2,), (2, 3), (3,)]),
+    "addr_scaled": (lambda L, s, a, b: L.addr(s, a, b, alpha=2, beta=3), [(2, 3), (2,), (3,)]),
+}
+
+
+@pytest.mark.parametrize("name", list(MM_CASES))
+def test_product_gradients_create_graph(name):
+    fn, shapes = MM_CASES[name]
+
+    def run(L):
+        ins = [L.tensor(np.linspace(-1, 1, int(np.prod(s))).reshape(s), requires_grad=True)
+               for s in shapes]
+        out = fn(L, *ins)
+        v = L.ones(out.shape, dtype=L.float64, requires_grad=True)
+        gs = L.autograd.grad(out, ins, v, create_graph=True)
+        names = [type(g.grad_fn).__name__ if g.grad_fn is not None else None for g in gs]
+        total = sum((g * g).sum() for g in gs)
+        return gs, names, L.autograd.grad(total, ins + [v], allow_unused=True)
+    same_on_both(run)

@@ -120,7 +120,16 @@ _mv = defop("mv", matmul_forward, derivatives=_DERIVS, dtype="same", family=FAMI
             samples=_mm_samples("mv", lambda sh: [((2, 3), (3,)), ((_k(sh), 4), (4,))]))
 _mm = defop("mm", matmul_forward, derivatives=_DERIVS, dtype="same", family=FAMILY,
             samples=_mm_samples("mm", lambda sh: [((2, 3), (3, 4)), ((_k(sh), 1), (1, 3))]))
-_bmm = defop("bmm", matmul_forward, derivatives=_DERIVS, dtype="same", family=FAMILY,
+def bmm_self(grad, other):   # PyTorch's: grad.bmm(mat2^T) (BmmBackward0 under create_graph)
+    return _bmm.public(grad, other.mT)
+
+
+def bmm_other(grad, self):
+    return _bmm.public(self.mT, grad)
+
+
+_bmm = defop("bmm", matmul_forward, derivatives={"self": bmm_self, "other": bmm_other},
+             dtype="same", family=FAMILY,
              samples=_mm_samples("bmm", lambda sh: [((2, 2, 3), (2, 3, 4))]))
 _vm = defop("matmul_vm", matmul_forward, derivatives=_DERIVS, dtype="same", methods=(),
             functions=(), grad_fn_name="SqueezeBackward4", family=FAMILY,
@@ -469,8 +478,16 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return out
 
 
+def _times(g, factor):
+    """PyTorch's maybe_multiply: ``g`` itself for 1, else mul(Tensor, Scalar): MulBackward1."""
+    if factor == 1:
+        return g
+    from .pointwise_common import scale
+    return scale(g, factor)
+
+
 def addmm_self(grad, beta):
-    return grad if beta == 1 else grad * beta
+    return _times(grad, beta)
 
 
 # Note [Plain NumPy without create_graph]
@@ -488,7 +505,7 @@ def addmm_mat1(grad, mat2, mat1_strides, alpha):
         g = matmul(mat2, grad.t()).t()   # see Note [Gradients in the operand's layout]
     else:
         g = matmul(grad, mat2.t())
-    return g if alpha == 1 else g * alpha
+    return _times(g, alpha)
 
 
 def addmm_mat2(grad, mat1, mat2_strides, alpha):
@@ -503,7 +520,7 @@ def addmm_mat2(grad, mat1, mat2_strides, alpha):
         g = matmul(grad.t(), mat1).t()   # nn.Linear's weight.t(): the weight's own layout
     else:
         g = matmul(mat1.t(), grad)
-    return g if alpha == 1 else g * alpha
+    return _times(g, alpha)
 
 
 def _addmm_dtype(rec, args):
