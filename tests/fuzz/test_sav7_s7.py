@@ -324,3 +324,63 @@ def test_product_gradients_create_graph(name):
         total = sum((g * g).sum() for g in gs)
         return gs, names, L.autograd.grad(total, ins + [v], allow_unused=True)
     same_on_both(run)
+
+
+# -- LAPACK's outputs are column-major matrices in PyTorch (stride, is_contiguous, whether
+# reshape / contiguous copy: CloneBackward0; fuzz seed 41 x6: lstsq then a reshape) ----------
+_R = np.random.default_rng(3)
+_A = _R.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+_S = _A @ np.swapaxes(_A, -1, -2)
+_B = _R.standard_normal((2, 3, 2))
+_W = _R.standard_normal((2, 3, 4))
+_T = _R.standard_normal((2, 4, 3))
+LAYOUTS = {
+    "solve": lambda L, t: L.linalg.solve(t(_A), t(_B)),
+    "solve_vectors": lambda L, t: L.linalg.solve(t(_A), t(_B)[..., 0]),
+    "solve_vector": lambda L, t: L.linalg.solve(t(_A), t(_B)[0, :, 0]),
+    "solve_left": lambda L, t: L.linalg.solve(t(_A), t(_B).mT, left=False),
+    "inv": lambda L, t: L.linalg.inv(t(_A)),
+    "inv_ex": lambda L, t: L.linalg.inv_ex(t(_A))[0],
+    "matrix_power_neg": lambda L, t: L.linalg.matrix_power(t(_A), -1),
+    "cholesky": lambda L, t: L.linalg.cholesky(t(_S)),
+    "cholesky_upper": lambda L, t: L.linalg.cholesky(t(_S), upper=True),
+    "torch_cholesky": lambda L, t: L.cholesky(t(_S)),
+    "qr_Q": lambda L, t: L.linalg.qr(t(_T))[0],
+    "qr_R": lambda L, t: L.linalg.qr(t(_T))[1],
+    "lu_factor": lambda L, t: L.linalg.lu_factor(t(_A))[0],
+    "lu_L": lambda L, t: L.linalg.lu(t(_A))[1],
+    "svd_U": lambda L, t: L.linalg.svd(t(_W))[0].abs(),
+    "svd_Vh": lambda L, t: L.linalg.svd(t(_W))[2].abs(),
+    "svd_Vh_reduced": lambda L, t: L.linalg.svd(t(_W), full_matrices=False)[2].abs(),
+    "eigh_V": lambda L, t: L.linalg.eigh(t(_S))[1].abs(),
+    "lstsq_tall": lambda L, t: L.linalg.lstsq(t(_T), t(_T[..., :2])).solution,
+    "lstsq_tall_vector": lambda L, t: L.linalg.lstsq(t(_T), t(_T[..., 0])).solution,
+    "lstsq_square": lambda L, t: L.linalg.lstsq(t(_A), t(_B)).solution,
+    "lstsq_gelsd": lambda L, t: L.linalg.lstsq(t(_T), t(_T[..., :2]), driver="gelsd").solution,
+    "lu_solve": lambda L, t: L.linalg.lu_solve(*L.linalg.lu_factor(t(_A)), t(_B)),
+    "lu_solve_right": lambda L, t: L.linalg.lu_solve(*L.linalg.lu_factor(t(_A)), t(_B).mT,
+                                                     left=False),
+    "lu_solve_adjoint": lambda L, t: L.linalg.lu_solve(*L.linalg.lu_factor(t(_A)), t(_B),
+                                                       adjoint=True),
+    "cholesky_solve": lambda L, t: L.cholesky_solve(t(_B), L.linalg.cholesky(t(_S))),
+    "cholesky_inverse": lambda L, t: L.cholesky_inverse(L.linalg.cholesky(t(_S))),
+    "solve_triangular": lambda L, t: L.linalg.solve_triangular(t(_A), t(_B), upper=True),
+    "solve_triangular_right": lambda L, t: L.linalg.solve_triangular(t(_A), t(_B).mT,
+                                                                     upper=True, left=False),
+    "triangular_solve": lambda L, t: L.triangular_solve(t(_B), t(_A))[0],
+    "triangular_solve_clone": lambda L, t: L.triangular_solve(t(_B), t(_A))[1],
+}
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_lapack_output_layout(name):
+    # (abs: the vectors' signs are LAPACK's choice; abs keeps the layout)
+    def run(L):
+        x = LAYOUTS[name](L, lambda a: L.tensor(a, requires_grad=True))
+        flat = x.reshape(-1)
+        return (x, x.stride(), x.is_contiguous(), type(flat.grad_fn).__name__,
+                type(x.contiguous().grad_fn).__name__)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_on_both(run)

@@ -18,7 +18,7 @@ from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_matrix, cholesky_lapack, batch_info, raise_for_info,
                             singular_message, not_pd_message, tri_mask, check_solve_inputs,
-                            check_kernel, trsm)
+                            check_kernel, trsm, lapack_layout)
 from .linalg_decomp import inv, _checked, _spd, _wellcond
 from ..autograd.graph import sum_to
 from ..tensor import _wrap
@@ -55,8 +55,8 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.chol
         if check_errors:
             raise_for_info(_name, info, not_pd_message)
     if upper:
-        L = np.ascontiguousarray(np.swapaxes(L, -1, -2))
-    return [L, info]
+        L = np.swapaxes(L, -1, -2)
+    return [lapack_layout(L), info]
 
 
 def _cholesky_grad(gL, L, upper):
@@ -89,8 +89,7 @@ _chol = defop("linalg_cholesky_ex", linalg_cholesky_ex, inputs=("A",),
 
 def cholesky_legacy(self, upper=False):
     """``torch.cholesky`` (deprecated): one output."""
-    return np.ascontiguousarray(linalg_cholesky_ex(self, upper=upper, check_errors=True,
-                                                   _name="cholesky")[0])
+    return linalg_cholesky_ex(self, upper=upper, check_errors=True, _name="cholesky")[0]
 
 
 def cholesky_self(grad, result, upper):
@@ -136,8 +135,8 @@ def cholesky_solve(self, input2, upper=False):
     two triangular solves, as LAPACK's potrs (a zero on the diagonal gives infs and NaNs)."""
     factor_t = np.swapaxes(input2, -1, -2)
     if upper:      # U^T U X = B
-        return trsm(input2, trsm(factor_t, self, upper=False), upper=True)
-    return trsm(factor_t, trsm(input2, self, upper=False), upper=True)
+        return lapack_layout(trsm(input2, trsm(factor_t, self, upper=False), upper=True))
+    return lapack_layout(trsm(factor_t, trsm(input2, self, upper=False), upper=True))
 
 
 def _factor_grad(M, factor, upper):
@@ -195,7 +194,8 @@ def cholesky_inverse(self, upper=False):
         return np.zeros(self.shape, self.dtype)
     raise_for_info("cholesky_inverse", batch_info(self, _first_zero_diagonal), singular_message)
     # only the factor's triangle is read
-    return np.linalg.inv(_from_factor(np.triu(self) if upper else np.tril(self), upper))
+    return lapack_layout(np.linalg.inv(_from_factor(np.triu(self) if upper else np.tril(self),
+                                                    upper)))
 
 
 def _first_zero_diagonal(m):
@@ -221,10 +221,10 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
     ``B`` taken in ``self``'s dtype."""
     B = B.astype(self.dtype, copy=False)
     if left:
-        return trsm(self, B, upper, unitriangular)
+        return lapack_layout(trsm(self, B, upper, unitriangular))
     # X T = B  <=>  T^T X^T = B^T
-    return np.swapaxes(trsm(np.swapaxes(self, -1, -2), np.swapaxes(B, -1, -2), not upper,
-                            unitriangular), -1, -2)
+    return lapack_layout(np.swapaxes(trsm(np.swapaxes(self, -1, -2), np.swapaxes(B, -1, -2),
+                                          not upper, unitriangular), -1, -2))
 
 
 def _tri_gB(grad, self, upper, left, unitriangular):

@@ -163,6 +163,15 @@ def eye_like(t):
     return _wrap(np.eye(n, dtype=t._data.dtype))
 
 
+def lapack_layout(x: np.ndarray) -> np.ndarray:
+    """A batch of matrices laid out as LAPACK hands them to PyTorch: each matrix column-major
+    (strides ``(.., 1, rows)``). It shows in ``stride()`` / ``is_contiguous()``, in ``view``
+    (refused) and in whether ``reshape`` / ``contiguous`` copy (CloneBackward0)."""
+    if x.ndim < 2:
+        return x
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)
+
+
 def tri_mask(n, dtype, upper=False, diagonal=0):
     """A constant 0/1 mask of the lower (or upper) triangle."""
     m = np.triu(np.ones((n, n), dtype=dtype), diagonal) if upper else \

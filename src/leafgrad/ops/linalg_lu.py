@@ -23,7 +23,7 @@ from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros, _cat
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
-                            check_solve_inputs, trsm)
+                            check_solve_inputs, trsm, lapack_layout)
 from .linalg_decomp import _wellcond
 from .linalg_cholesky import solve_triangular
 from ..autograd.graph import sum_to
@@ -161,7 +161,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     LU, piv, info = lu_packed(A)
     if check_errors:
         _raise_singular("torch.linalg.lu_factor_ex", info)
-    return [LU, piv, info]
+    return [lapack_layout(LU), piv, info]
 
 
 def _raise_singular(name, info):
@@ -279,10 +279,10 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if LU.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
         return linalg_lu_solve(LU.astype(np.float32), pivots, B.astype(np.float32), left=left,
                                adjoint=adjoint).astype(np.float16)
-    if not left:   # X A = B  <=>  A^T X^T = B^T
-        return np.swapaxes(linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2),
-                                           adjoint=not adjoint), -1, -2)
-    return getrs(LU, pivots, B, adjoint)
+    if not left:   # X A = B  <=>  A^T X^T = B^T (X^T column-major: X row-major, as PyTorch's)
+        return np.ascontiguousarray(np.swapaxes(
+            linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2), adjoint=not adjoint), -1, -2))
+    return lapack_layout(getrs(LU, pivots, B, adjoint))
 
 
 def getrs(LU, pivots, B, adjoint=False):
@@ -394,7 +394,7 @@ def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
     else:
         X = trsm(A, self, upper, unitriangular)
     # the coefficient comes back broadcast to the batch shape
-    return [X, np.broadcast_to(A, X.shape[:-2] + A.shape[-2:]).copy()]
+    return [lapack_layout(X), lapack_layout(np.broadcast_to(A, X.shape[:-2] + A.shape[-2:]))]
 
 
 def _ts_self_grad(grads, A, upper, transpose, unitriangular):

@@ -21,7 +21,8 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros, _cat
 from .linalg import matmul
-from .linalg_common import (check_float, check_matrix, tri_mask, check_kernel, np_svd)
+from .linalg_common import (check_float, check_matrix, tri_mask, check_kernel, np_svd,
+                            lapack_layout)
 from .linalg_cholesky import solve_triangular
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
@@ -61,7 +62,7 @@ def _diag_embed(v):
 def linalg_svd(A, full_matrices=True):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (LAPACK gesdd)."""
     U, S, Vh = np_svd(A, full_matrices=full_matrices)
-    return [U, S, Vh]
+    return [lapack_layout(U), S, lapack_layout(Vh)]
 
 
 def _svd_grad(U, S, Vh, gU, gS, gVh):
@@ -182,7 +183,7 @@ def linalg_eigh(A, UPLO="L"):
     if A.size == 0:   # no kernel runs: any dtype, kept (NumPy would give float64)
         return [np.zeros(A.shape[:-1], A.dtype), np.zeros(A.shape, A.dtype)]
     w, V = np.linalg.eigh(A, UPLO=UPLO)
-    return [w, V]
+    return [w, lapack_layout(V)]
 
 
 def _eigh_grad(L, V, gL, gV):
@@ -261,9 +262,9 @@ def linalg_qr(A, mode="reduced"):
     """``(Q, R)`` with ``A = Q R`` (LAPACK geqrf/orgqr)."""
     if mode == "r":
         R = np.linalg.qr(A, mode="r")
-        return [np.zeros((0,), A.dtype), R]
+        return [np.zeros((0,), A.dtype), lapack_layout(R)]
     Q, R = np.linalg.qr(A, mode=mode)
-    return [Q, R]
+    return [lapack_layout(Q), lapack_layout(R)]
 
 
 def _qr_square_grad(Q, R, gQ, gR):
