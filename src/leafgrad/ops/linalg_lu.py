@@ -5,7 +5,8 @@
 NumPy has no LU routine, so the forward is partial-pivoting Gaussian elimination over the
 columns (the row with the largest magnitude is the pivot, the first one on ties, as LAPACK's
 getrf picks it), vectorized over the rows and the batch. Pivots are 1-based int32, as
-PyTorch's. Derivatives (square matrices) are written with the solve records.
+PyTorch's. Derivatives (square, tall and wide matrices) are written with the triangular
+solves, from the saved factors.
 
 >>> import leafgrad as torch
 >>> LU, piv = torch.linalg.lu_factor(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
