@@ -384,3 +384,46 @@ def test_lapack_output_layout(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same_on_both(run)
+
+
+# -- linalg.solve's batch broadcast error names B's batch first (fuzz seed 42 x3) -------------
+@pytest.mark.parametrize("sa,sb", [((1, 2, 1, 1), (4, 3, 1, 1)), ((2, 1, 1), (3, 1, 1)),
+                                   ((2, 3, 3), (4, 3, 1)), ((4, 2, 3, 3), (5, 3))])
+@pytest.mark.parametrize("fn", ["solve", "solve_ex", "lu_solve", "cholesky_solve"])
+def test_solve_batch_broadcast_message(sa, sb, fn):
+    def run(L):
+        A, B = L.eye(sa[-1]).expand(sa) * 2, L.ones(sb)
+        if fn == "solve":
+            return L.linalg.solve(A, B)
+        if fn == "solve_ex":
+            return L.linalg.solve_ex(A, B)
+        if fn == "lu_solve":
+            return L.linalg.lu_solve(*L.linalg.lu_factor(A), B)
+        return L.cholesky_solve(B, A)
+    same_on_both(run)
+
+
+# -- cdist of an empty Half input runs no kernel, so it is not refused (fuzz seed 42) ----------
+@pytest.mark.parametrize("sa,sb", [((1, 0), (1, 0)), ((0, 3), (2, 3)), ((2, 3), (0, 3)),
+                                   ((2, 3), (4, 3))])
+@pytest.mark.parametrize("p", [0, 1, 2, float("inf")])
+def test_cdist_half_empty(sa, sb, p):
+    def run(L):
+        a = L.zeros(sa, dtype=L.float16).requires_grad_()
+        r = L.cdist(a, L.zeros(sb, dtype=L.float16), p=p,
+                    compute_mode="donot_use_mm_for_euclid_dist")
+        r.sum().backward()
+        return r, a.grad
+    same_on_both(run)
+
+
+# -- rot90 copies even when the rotated view would be contiguous (fuzz seed 42: a later
+# in-place change of the input showed through) ----------------------------------------------
+@pytest.mark.parametrize("shape,k", [((4, 1, 1), 1), ((1, 3), 1), ((2, 2), 0), ((2, 3), 2)])
+def test_rot90_copies(shape, k):
+    def run(L):
+        x = L.ones(shape)
+        y = L.rot90(x, k, [0, 1] if len(shape) == 2 else [1, 2])
+        x.add_(1)
+        return y
+    same_on_both(run)

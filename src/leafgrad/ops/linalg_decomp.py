@@ -24,6 +24,7 @@ from ..autograd.graph import sum_to
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
+from ..errors import broadcast_error
 
 FAMILY = "linalg"
 
@@ -368,6 +369,10 @@ def _solve_checks(A, B, left, fn="linalg_solve"):
         raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not "
                            "supported for left=False. In this case linalg.solve is equivalent "
                            "to B / A.squeeze(-1)")
+    # the batch dims broadcast, B's named first (tensor a) as in PyTorch's message
+    err = broadcast_error([tuple(B.shape[:-1] if vector else B.shape[:-2]), tuple(A.shape[:-2])])
+    if err is not None:
+        raise err
     check_kernel("lu_cpu", A)
 
 
