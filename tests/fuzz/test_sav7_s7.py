@@ -427,3 +427,20 @@ def test_rot90_copies(shape, k):
         x.add_(1)
         return y
     same_on_both(run)
+
+
+# -- vector @ matrix: PyTorch's unsqueeze(0).mm(B).squeeze_(0), so under create_graph the
+# vector's gradient is SqueezeBackward1 and the matrix's MmBackward0 (in the matrix's layout) --
+@pytest.mark.parametrize("transposed", [False, True])
+def test_vector_matrix_gradients(transposed):
+    def run(L):
+        a = L.tensor([0.5, -1.0, 2.0], dtype=L.float64, requires_grad=True)
+        w = L.tensor(np.linspace(-1, 1, 12).reshape(4, 3) if transposed else
+                     np.linspace(-1, 1, 12).reshape(3, 4), requires_grad=True)
+        y = a @ (w.t() if transposed else w)
+        v = L.ones(4, dtype=L.float64, requires_grad=True)
+        ga, gw = L.autograd.grad(y, (a, w), v, create_graph=True)
+        y.sum().backward()
+        return (ga, gw, type(ga.grad_fn).__name__, type(gw.grad_fn).__name__, w.grad.stride(),
+                L.autograd.grad((ga * ga).sum() + (gw * gw).sum(), (a, w, v)))
+    same_on_both(run)

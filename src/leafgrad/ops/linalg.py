@@ -67,8 +67,8 @@ def matmul_self(grad, other, self_shape, self_strides):
             return grad * other
         return grad.reshape(grad._data.shape + (1,)) * other      # (..., m, 1) * (k,)
     if len(self_shape) == 1:                           # (k,) @ (..., k, n)
-        if other._data.ndim == 2:
-            return matmul(other, grad)                 # (k, n) @ (n,)
+        if other._data.ndim == 2:   # PyTorch's unsqueeze(0).mm(other).squeeze_(0), backward
+            return matmul(grad.unsqueeze(0), other.t()).squeeze(0)
         g = matmul(other, grad.reshape(grad._data.shape + (1,)))   # (..., k, 1)
         return g.reshape(g._data.shape[:-1])           # the engine sums the batch dims
     if other._data.ndim == 2 and len(self_shape) == 2:   # mm: as PyTorch's mm_mat1_backward
@@ -88,6 +88,11 @@ def matmul_other(grad, self, other_shape, other_strides):
             return matmul(self.mT, grad)               # (k, m) @ (m,)
         rows, k = int(np.prod(s.shape[:-1])), s.shape[-1]   # fold the batch: one gemv
         return matmul(self.reshape(rows, k).mT, grad.reshape(rows))   # (sizes: k may be 0)
+    if s.ndim == 1 and len(other_shape) == 2:   # (k,) @ (k, n): the mm of the unsqueezed
+        row, g = self.unsqueeze(0), grad.unsqueeze(0)   # operands, as PyTorch's
+        if column_major(other_strides, other_shape[0]):
+            return matmul(g.t(), row).t()              # Note [Gradients in the operand's layout]
+        return matmul(row.t(), g)
     if s.ndim == 1:                                    # (k,) @ (..., k, n): outer products
         return self.reshape(s.shape[0], 1) * grad.reshape(
             grad._data.shape[:-1] + (1, grad._data.shape[-1]))
