@@ -444,3 +444,21 @@ def test_vector_matrix_gradients(transposed):
         return (ga, gw, type(ga.grad_fn).__name__, type(gw.grad_fn).__name__, w.grad.stride(),
                 L.autograd.grad((ga * ga).sum() + (gw * gw).sum(), (a, w, v)))
     same_on_both(run)
+
+
+# -- batched @ matrix / vector: PyTorch folds the batch into one mm / mv, so the batched
+# operand's gradient is reshaped back (ViewBackward0 under create_graph) --------------------
+@pytest.mark.parametrize("sa,sb", [((4, 2, 3), (3, 5)), ((2, 2, 3), (3,)), ((2, 2, 3), (3, 0)),
+                                   ((2, 0, 3), (3,)), ((2, 1, 2, 3), (3, 2))])
+def test_folded_matmul_gradients(sa, sb):
+    a = np.linspace(-1, 1, int(np.prod(sa))).reshape(sa)
+    b = np.linspace(2, -1, int(np.prod(sb))).reshape(sb)
+
+    def run(L):
+        x, w = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        y = x @ w
+        v = L.ones(y.shape, dtype=L.float64, requires_grad=True)
+        gx, gw = L.autograd.grad(y, (x, w), v, create_graph=True)
+        return (gx, gw, type(gx.grad_fn).__name__, type(gw.grad_fn).__name__,
+                L.autograd.grad((gx * gx).sum() + (gw * gw).sum(), (x, w, v), allow_unused=True))
+    same_on_both(run)

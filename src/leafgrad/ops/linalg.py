@@ -65,7 +65,10 @@ def matmul_self(grad, other, self_shape, self_strides):
     if other._data.ndim == 1:
         if len(self_shape) == 1:                       # dot
             return grad * other
-        return grad.reshape(grad._data.shape + (1,)) * other      # (..., m, 1) * (k,)
+        if len(self_shape) > 2:   # PyTorch folds self into a matrix for one mv: its outer
+            return (grad.reshape(int(np.prod(self_shape[:-1])), 1) * other).reshape(
+                self_shape)                            # product, reshaped back
+        return grad.reshape(grad._data.shape + (1,)) * other      # (m, 1) * (k,)
     if len(self_shape) == 1:                           # (k,) @ (..., k, n)
         if other._data.ndim == 2:   # PyTorch's unsqueeze(0).mm(other).squeeze_(0), backward
             return matmul(grad.unsqueeze(0), other.t()).squeeze(0)
@@ -75,6 +78,9 @@ def matmul_self(grad, other, self_shape, self_strides):
         if column_major(self_strides, self_shape[0]):
             return matmul(other, grad.t()).t()         # Note [Gradients in the operand's layout]
         return matmul(grad, other.t())
+    if other._data.ndim == 2:   # (..., m, k) @ (k, n): PyTorch folds self into one mm
+        rows = int(np.prod(self_shape[:-1]))   # (not -1: an empty last dim is ambiguous)
+        return matmul(grad.reshape(rows, grad._data.shape[-1]), other.t()).reshape(self_shape)
     return matmul(grad, other.mT)                      # broadcast batch dims summed by engine
 
 
