@@ -447,9 +447,13 @@ def test_vector_matrix_gradients(transposed):
 
 
 # -- batched @ matrix / vector: PyTorch folds the batch into one mm / mv, so the batched
-# operand's gradient is reshaped back (ViewBackward0 under create_graph) --------------------
+# operand's gradient is reshaped back (ViewBackward0 under create_graph); batched @ batched:
+# one bmm of the operands expanded to the common batch, reshaped back -----------------------
 @pytest.mark.parametrize("sa,sb", [((4, 2, 3), (3, 5)), ((2, 2, 3), (3,)), ((2, 2, 3), (3, 0)),
-                                   ((2, 0, 3), (3,)), ((2, 1, 2, 3), (3, 2))])
+                                   ((2, 0, 3), (3,)), ((2, 1, 2, 3), (3, 2)),
+                                   # both batched: one bmm of the expanded operands
+                                   ((2, 2, 3), (2, 3, 4)), ((2, 1, 2, 3), (3, 3, 2)),
+                                   ((3, 1, 2, 3), (1, 4, 3, 2)), ((0, 2, 3), (0, 3, 4))])
 def test_folded_matmul_gradients(sa, sb):
     a = np.linspace(-1, 1, int(np.prod(sa))).reshape(sa)
     b = np.linspace(2, -1, int(np.prod(sb))).reshape(sb)

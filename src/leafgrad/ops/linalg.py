@@ -81,7 +81,28 @@ def matmul_self(grad, other, self_shape, self_strides):
     if other._data.ndim == 2:   # (..., m, k) @ (k, n): PyTorch folds self into one mm
         rows = int(np.prod(self_shape[:-1]))   # (not -1: an empty last dim is ambiguous)
         return matmul(grad.reshape(rows, grad._data.shape[-1]), other.t()).reshape(self_shape)
+    if len(self_shape) > 2 and other._data.ndim > 2:
+        return _bmm_grads(grad, self_shape, other._data.shape, other, True)
     return matmul(grad, other.mT)                      # broadcast batch dims summed by engine
+
+
+def _bmm_grads(grad, self_shape, other_shape, operand, of_self):
+    """PyTorch's batched matmul: both operands expanded to the broadcast batch and reshaped
+    to 3-d for one bmm, the product reshaped back; so an operand's gradient is a bmm reshaped
+    to its expanded shape (ViewBackward0; the engine then sums broadcast dims)."""
+    if not _mode.grad_enabled:   # Note [Plain NumPy without create_graph]: the same products
+        g, o = grad._data, operand._data
+        return _wrap(np.matmul(g, np.swapaxes(o, -1, -2)) if of_self else
+                     np.matmul(np.swapaxes(o, -1, -2), g))
+    batch = np.broadcast_shapes(tuple(self_shape[:-2]), tuple(other_shape[:-2]))
+    b = int(np.prod(batch))
+    n, k, p = self_shape[-2], self_shape[-1], other_shape[-1]
+    g = grad.reshape(b, n, p)
+    if of_self:   # grad @ other^T
+        o = operand.expand(batch + (k, p)).reshape(b, k, p)
+        return _bmm.public(g, o.mT).reshape(batch + (n, k))
+    s = operand.expand(batch + (n, k)).reshape(b, n, k)   # self^T @ grad
+    return _bmm.public(s.mT, g).reshape(batch + (k, p))
 
 
 def matmul_other(grad, self, other_shape, other_strides):
@@ -109,6 +130,8 @@ def matmul_other(grad, self, other_shape, other_strides):
         if column_major(other_strides, other_shape[0]):
             return matmul(grad.t(), self).t()          # Note [Gradients in the operand's layout]
         return matmul(self.t(), grad)
+    if s.ndim > 2 and len(other_shape) > 2:
+        return _bmm_grads(grad, s.shape, other_shape, self, False)
     return matmul(self.mT, grad)
 
 
