@@ -466,3 +466,27 @@ def test_folded_matmul_gradients(sa, sb):
         return (gx, gw, type(gx.grad_fn).__name__, type(gw.grad_fn).__name__,
                 L.autograd.grad((gx * gx).sum() + (gw * gw).sum(), (x, w, v), allow_unused=True))
     same_on_both(run)
+
+
+# -- aminmax over an empty dim: PyTorch's IndexError (fuzz seed 43) --------------------------
+@pytest.mark.parametrize("shape,kw", [((0,), {"dim": 0}), ((0, 3), {"dim": 0}),
+                                      ((0, 3), {"dim": 1}), ((3, 0), {"dim": -1}),
+                                      ((0, 3), {"dim": 0, "keepdim": True}), ((0,), {}),
+                                      ((0, 3), {"dim": 1, "keepdim": True})])
+def test_aminmax_empty_dim(shape, kw):
+    same_on_both(lambda L: L.aminmax(L.zeros(shape), **kw))
+
+
+# -- cdist of empty inputs checks no dtypes: the result has x1's (fuzz seed 43 x7) ------------
+@pytest.mark.parametrize("d1,d2,sa,sb", [
+    ("float16", "float32", (0, 1, 2), (0, 1, 2)), ("float16", "float32", (2, 0), (3, 0)),
+    ("float32", "float16", (2, 0), (3, 0)), ("float64", "float32", (2, 0), (3, 0)),
+    ("float64", "float32", (0, 3), (2, 3)), ("float64", "float32", (2, 3), (2, 3))])
+def test_cdist_empty_mixed_dtypes(d1, d2, sa, sb):
+    def run(L):
+        a = L.zeros(sa, dtype=getattr(L, d1)).requires_grad_()
+        b = L.zeros(sb, dtype=getattr(L, d2)).requires_grad_()
+        r = L.cdist(a, b)
+        r.sum().backward()
+        return r, a.grad, b.grad
+    same_on_both(run)
