@@ -453,7 +453,10 @@ def test_vector_matrix_gradients(transposed):
                                    ((2, 0, 3), (3,)), ((2, 1, 2, 3), (3, 2)),
                                    # both batched: one bmm of the expanded operands
                                    ((2, 2, 3), (2, 3, 4)), ((2, 1, 2, 3), (3, 3, 2)),
-                                   ((3, 1, 2, 3), (1, 4, 3, 2)), ((0, 2, 3), (0, 3, 4))])
+                                   ((3, 1, 2, 3), (1, 4, 3, 2)), ((0, 2, 3), (0, 3, 4)),
+                                   # vector / matrix @ batched: other^T folded
+                                   ((3,), (2, 3, 4)), ((2, 3), (4, 3, 2)), ((1, 3), (4, 3, 2)),
+                                   ((2, 3), (2, 1, 3, 2)), ((3,), (0, 3, 2))])
 def test_folded_matmul_gradients(sa, sb):
     a = np.linspace(-1, 1, int(np.prod(sa))).reshape(sa)
     b = np.linspace(2, -1, int(np.prod(sb))).reshape(sb)
@@ -489,4 +492,22 @@ def test_cdist_empty_mixed_dtypes(d1, d2, sa, sb):
         r = L.cdist(a, b)
         r.sum().backward()
         return r, a.grad, b.grad
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("sa,sb,transposed", [((3,), (2, 3, 4), False), ((2, 3), (4, 3, 2), False),
+                                              ((3,), (0, 3, 2), False), ((3,), (2, 4, 3), True),
+                                              ((2, 3), (2, 1, 3, 2), False)])
+def test_matmul_other_gradient_unfolded(sa, sb, transposed):
+    # only other needs a gradient: PyTorch folds other^T only when it is laid out as one
+    # matrix (or empty); else one bmm (ViewBackward0)
+    a = np.linspace(-1, 1, int(np.prod(sa))).reshape(sa)
+    b = np.linspace(2, -1, int(np.prod(sb))).reshape(sb)
+
+    def run(L):
+        x, w = L.tensor(a), L.tensor(b, requires_grad=True)
+        y = x @ (w.mT if transposed else w)
+        v = L.ones(y.shape, dtype=L.float64, requires_grad=True)
+        g, = L.autograd.grad(y, w, v, create_graph=True)
+        return g, type(g.grad_fn).__name__, L.autograd.grad((g * g).sum(), v)
     same_on_both(run)

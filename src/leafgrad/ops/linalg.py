@@ -72,8 +72,15 @@ def matmul_self(grad, other, self_shape, self_strides):
     if len(self_shape) == 1:                           # (k,) @ (..., k, n)
         if other._data.ndim == 2:   # PyTorch's unsqueeze(0).mm(other).squeeze_(0), backward
             return matmul(grad.unsqueeze(0), other.t()).squeeze(0)
-        g = matmul(other, grad.reshape(grad._data.shape + (1,)))   # (..., k, 1)
-        return g.reshape(g._data.shape[:-1])           # the engine sums the batch dims
+        # PyTorch folds other^T into one matrix for an mv (self needs a gradient here)
+        rows = int(np.prod(other._data.shape[:-2])) * other._data.shape[-1]
+        return matmul(other.mT.reshape(rows, self_shape[0]).t(), grad.reshape(rows))
+    if len(self_shape) == 2 and other._data.ndim > 2:   # (m, k) @ (..., k, n): folded as
+        # PyTorch's (other^T reshaped to (rows, k)) @ self^T, transposed back: the gradient
+        # of self (through self.t()) is the mm's, transposed
+        rows = int(np.prod(other._data.shape[:-2])) * other._data.shape[-1]
+        return matmul(other.mT.reshape(rows, self_shape[1]).t(),
+                      grad.mT.reshape(rows, self_shape[0])).t()
     if other._data.ndim == 2 and len(self_shape) == 2:   # mm: as PyTorch's mm_mat1_backward
         if column_major(self_strides, self_shape[0]):
             return matmul(other, grad.t()).t()         # Note [Gradients in the operand's layout]
@@ -84,6 +91,21 @@ def matmul_self(grad, other, self_shape, self_strides):
     if len(self_shape) > 2 and other._data.ndim > 2:
         return _bmm_grads(grad, self_shape, other._data.shape, other, True)
     return matmul(grad, other.mT)                      # broadcast batch dims summed by engine
+
+
+def _folds_other(self_ndim, self_requires_grad, other_shape, other_strides):
+    """Does PyTorch's matmul fold ``other^T`` into one matrix for ``(k,)`` or ``(m, k)`` @
+    ``(..., k, n)``? When self needs a gradient; else (a vector self) when other is empty or
+    other^T's leading dims are laid out as one (its matmul's should_fold)."""
+    if self_requires_grad:
+        return True
+    if self_ndim == 2:
+        return False
+    if not all(other_shape):
+        return True
+    shape = tuple(other_shape[:-2]) + (other_shape[-1], other_shape[-2])
+    strides = tuple(other_strides[:-2]) + (other_strides[-1], other_strides[-2])
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 1))
 
 
 def _bmm_grads(grad, self_shape, other_shape, operand, of_self):
@@ -120,9 +142,22 @@ def matmul_other(grad, self, other_shape, other_strides):
         if column_major(other_strides, other_shape[0]):
             return matmul(g.t(), row).t()              # Note [Gradients in the operand's layout]
         return matmul(row.t(), g)
-    if s.ndim == 1:                                    # (k,) @ (..., k, n): outer products
-        return self.reshape(s.shape[0], 1) * grad.reshape(
-            grad._data.shape[:-1] + (1, grad._data.shape[-1]))
+    if s.ndim <= 2 and len(other_shape) > 2 and _folds_other(s.ndim, self.requires_grad,
+                                                              other_shape, other_strides):
+        # (k,) or (m, k) @ (..., k, n): PyTorch folds other^T (rows, k) for one mv / mm with
+        # self; the gradient reshaped back, transposed
+        batch_n = tuple(other_shape[:-2]) + (other_shape[-1],)
+        rows = int(np.prod(batch_n))
+        if s.ndim == 1:
+            g = grad.reshape(rows, 1) * self
+        else:
+            g = matmul(grad.mT.reshape(rows, s.shape[0]), self)
+        return g.reshape(batch_n + (s.shape[-1],)).mT
+    if s.ndim <= 2 and len(other_shape) > 2:   # not folded: one bmm, as both batched
+        if s.ndim == 1:
+            return _bmm_grads(grad.unsqueeze(-2), (1,) + s.shape, other_shape,
+                              self.unsqueeze(0), False)
+        return _bmm_grads(grad, s.shape, other_shape, self, False)
     if len(other_shape) == 2 and s.ndim > 2:           # batched @ matrix: fold into one gemm
         rows, k, n = int(np.prod(s.shape[:-1])), s.shape[-1], other_shape[-1]
         return matmul(self.reshape(rows, k).mT, grad.reshape(rows, n))
