@@ -68,6 +68,11 @@ OPS = {
                          True),
     "take_along_dim": (lambda L, x: L.take_along_dim(x, L.tensor([[[0]]]), 1), [X], True),
     "kron": (lambda L, a, b: L.kron(a, b), [W34[:2, :3], B32[:, 0]], True),
+    "bmm": (lambda L, a, b: L.bmm(a, b), [X[:, :2, :3], X[:, :3, :]], True),
+    "addbmm": (lambda L, s, a, b: L.addbmm(s, a, b, alpha=2), [X[0, :2], X[:, :2, :3],
+                                                                X[:, :3, :]], True),
+    "baddbmm": (lambda L, s, a, b: L.baddbmm(s, a, b), [X[:, :2], X[:, :2, :3], X[:, :3, :]],
+                True),
     "aminmax": (lambda L, x: L.aminmax(x), [X], True),
     "aminmax_dim": (lambda L, x: L.aminmax(x, dim=1), [X], True),
     "aminmax_keepdim": (lambda L, x: L.aminmax(x, dim=1, keepdim=True), [X], True),
@@ -278,4 +283,231 @@ def test_solve_vector_double_backward_graph(bshape):
         gA, gB = L.autograd.grad(x, (A, B), v, create_graph=True)
         return (gA, gB, type(gA.grad_fn).__name__, type(gB.grad_fn).__name__,
                 L.autograd.grad((gA * gA).sum() + (gB * gB).sum(), (A, B, v)))
+    same_on_both(run)
+
+
+# -- repeat_interleave's size error names the dim as given (fuzz seed 40 x6) -------------------
+@pytest.mark.parametrize("shape,dim", [((3,), -1), ((3,), 0), ((2, 3), -1), ((2, 3), -2),
+                                       ((2, 3), 1), ((3,), None)])
+def test_repeat_interleave_size_message(shape, dim):
+    same_on_both(lambda L: L.repeat_interleave(L.ones(shape), L.tensor([1, 2, 3, 4]), dim=dim))
+
+
+# -- the products' gradients under create_graph: bmm for bmm / baddbmm / addbmm, alpha and beta
+# by maybe_multiply (mul by a Scalar: MulBackward1) ---------------------------------------------
+MM_CASES = {
+    "bmm": (lambda L, a, b: L.bmm(a, b), [(2, 2, 3), (2, 3, 4)]),
+    "baddbmm": (lambda L, s, a, b: L.baddbmm(s, a, b), [(2, 2, 4), (2, 2, 3), (2, 3, 4)]),
+    "baddbmm_scaled": (lambda L, s, a, b: L.baddbmm(s, a, b, alpha=2, beta=3),
+                       [(2, 2, 4), (2, 2, 3), (2, 3, 4)]),
+    "addbmm": (lambda L, s, a, b: L.addbmm(s, a, b), [(2, 4), (2, 2, 3), (2, 3, 4)]),
+    "addbmm_scaled": (lambda L, s, a, b: L.addbmm(s, a, b, alpha=2, beta=0.5),
+                      [(2, 4), (2, 2, 3), (2, 3, 4)]),
+    "addbmm_": (lambda L, s, a, b: (s * 1).addbmm_(a, b, alpha=2), [(2, 4), (2, 2, 3), (2, 3, 4)]),
+    "addmm_scaled": (lambda L, s, a, b: L.addmm(s, a, b, alpha=2, beta=3), [(2, 4), (2, 3), (3, 4)]),
+    "addmv_scaled": (lambda L, s, a, b: L.addmv(s, a, b, alpha=2, beta=3), [(2,), (2, 3), (3,)]),
+    "addr_scaled": (lambda L, s, a, b: L.addr(s, a, b, alpha=2, beta=3), [(2, 3), (2,), (3,)]),
+}
+
+
+@pytest.mark.parametrize("name", list(MM_CASES))
+def test_product_gradients_create_graph(name):
+    fn, shapes = MM_CASES[name]
+
+    def run(L):
+        ins = [L.tensor(np.linspace(-1, 1, int(np.prod(s))).reshape(s), requires_grad=True)
+               for s in shapes]
+        out = fn(L, *ins)
+        v = L.ones(out.shape, dtype=L.float64, requires_grad=True)
+        gs = L.autograd.grad(out, ins, v, create_graph=True)
+        names = [type(g.grad_fn).__name__ if g.grad_fn is not None else None for g in gs]
+        total = sum((g * g).sum() for g in gs)
+        return gs, names, L.autograd.grad(total, ins + [v], allow_unused=True)
+    same_on_both(run)
+
+
+# -- LAPACK's outputs are column-major matrices in PyTorch (stride, is_contiguous, whether
+# reshape / contiguous copy: CloneBackward0; fuzz seed 41 x6: lstsq then a reshape) ----------
+_R = np.random.default_rng(3)
+_A = _R.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+_S = _A @ np.swapaxes(_A, -1, -2)
+_B = _R.standard_normal((2, 3, 2))
+_W = _R.standard_normal((2, 3, 4))
+_T = _R.standard_normal((2, 4, 3))
+LAYOUTS = {
+    "solve": lambda L, t: L.linalg.solve(t(_A), t(_B)),
+    "solve_vectors": lambda L, t: L.linalg.solve(t(_A), t(_B)[..., 0]),
+    "solve_vector": lambda L, t: L.linalg.solve(t(_A), t(_B)[0, :, 0]),
+    "solve_left": lambda L, t: L.linalg.solve(t(_A), t(_B).mT, left=False),
+    "inv": lambda L, t: L.linalg.inv(t(_A)),
+    "inv_ex": lambda L, t: L.linalg.inv_ex(t(_A))[0],
+    "matrix_power_neg": lambda L, t: L.linalg.matrix_power(t(_A), -1),
+    "cholesky": lambda L, t: L.linalg.cholesky(t(_S)),
+    "cholesky_upper": lambda L, t: L.linalg.cholesky(t(_S), upper=True),
+    "torch_cholesky": lambda L, t: L.cholesky(t(_S)),
+    "qr_Q": lambda L, t: L.linalg.qr(t(_T))[0],
+    "qr_R": lambda L, t: L.linalg.qr(t(_T))[1],
+    "lu_factor": lambda L, t: L.linalg.lu_factor(t(_A))[0],
+    "lu_L": lambda L, t: L.linalg.lu(t(_A))[1],
+    "svd_U": lambda L, t: L.linalg.svd(t(_W))[0].abs(),
+    "svd_Vh": lambda L, t: L.linalg.svd(t(_W))[2].abs(),
+    "svd_Vh_reduced": lambda L, t: L.linalg.svd(t(_W), full_matrices=False)[2].abs(),
+    "eigh_V": lambda L, t: L.linalg.eigh(t(_S))[1].abs(),
+    "lstsq_tall": lambda L, t: L.linalg.lstsq(t(_T), t(_T[..., :2])).solution,
+    "lstsq_tall_vector": lambda L, t: L.linalg.lstsq(t(_T), t(_T[..., 0])).solution,
+    "lstsq_square": lambda L, t: L.linalg.lstsq(t(_A), t(_B)).solution,
+    "lstsq_gelsd": lambda L, t: L.linalg.lstsq(t(_T), t(_T[..., :2]), driver="gelsd").solution,
+    "lu_solve": lambda L, t: L.linalg.lu_solve(*L.linalg.lu_factor(t(_A)), t(_B)),
+    "lu_solve_right": lambda L, t: L.linalg.lu_solve(*L.linalg.lu_factor(t(_A)), t(_B).mT,
+                                                     left=False),
+    "lu_solve_adjoint": lambda L, t: L.linalg.lu_solve(*L.linalg.lu_factor(t(_A)), t(_B),
+                                                       adjoint=True),
+    "cholesky_solve": lambda L, t: L.cholesky_solve(t(_B), L.linalg.cholesky(t(_S))),
+    "cholesky_inverse": lambda L, t: L.cholesky_inverse(L.linalg.cholesky(t(_S))),
+    "solve_triangular": lambda L, t: L.linalg.solve_triangular(t(_A), t(_B), upper=True),
+    "solve_triangular_right": lambda L, t: L.linalg.solve_triangular(t(_A), t(_B).mT,
+                                                                     upper=True, left=False),
+    "triangular_solve": lambda L, t: L.triangular_solve(t(_B), t(_A))[0],
+    "triangular_solve_clone": lambda L, t: L.triangular_solve(t(_B), t(_A))[1],
+}
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_lapack_output_layout(name):
+    # (abs: the vectors' signs are LAPACK's choice; abs keeps the layout)
+    def run(L):
+        x = LAYOUTS[name](L, lambda a: L.tensor(a, requires_grad=True))
+        flat = x.reshape(-1)
+        return (x, x.stride(), x.is_contiguous(), type(flat.grad_fn).__name__,
+                type(x.contiguous().grad_fn).__name__)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_on_both(run)
+
+
+# -- linalg.solve's batch broadcast error names B's batch first (fuzz seed 42 x3) -------------
+@pytest.mark.parametrize("sa,sb", [((1, 2, 1, 1), (4, 3, 1, 1)), ((2, 1, 1), (3, 1, 1)),
+                                   ((2, 3, 3), (4, 3, 1)), ((4, 2, 3, 3), (5, 3))])
+@pytest.mark.parametrize("fn", ["solve", "solve_ex", "lu_solve", "cholesky_solve"])
+def test_solve_batch_broadcast_message(sa, sb, fn):
+    def run(L):
+        A, B = L.eye(sa[-1]).expand(sa) * 2, L.ones(sb)
+        if fn == "solve":
+            return L.linalg.solve(A, B)
+        if fn == "solve_ex":
+            return L.linalg.solve_ex(A, B)
+        if fn == "lu_solve":
+            return L.linalg.lu_solve(*L.linalg.lu_factor(A), B)
+        return L.cholesky_solve(B, A)
+    same_on_both(run)
+
+
+# -- cdist of an empty Half input runs no kernel, so it is not refused (fuzz seed 42) ----------
+@pytest.mark.parametrize("sa,sb", [((1, 0), (1, 0)), ((0, 3), (2, 3)), ((2, 3), (0, 3)),
+                                   ((2, 3), (4, 3))])
+@pytest.mark.parametrize("p", [0, 1, 2, float("inf")])
+def test_cdist_half_empty(sa, sb, p):
+    def run(L):
+        a = L.zeros(sa, dtype=L.float16).requires_grad_()
+        r = L.cdist(a, L.zeros(sb, dtype=L.float16), p=p,
+                    compute_mode="donot_use_mm_for_euclid_dist")
+        r.sum().backward()
+        return r, a.grad
+    same_on_both(run)
+
+
+# -- rot90 copies even when the rotated view would be contiguous (fuzz seed 42: a later
+# in-place change of the input showed through) ----------------------------------------------
+@pytest.mark.parametrize("shape,k", [((4, 1, 1), 1), ((1, 3), 1), ((2, 2), 0), ((2, 3), 2)])
+def test_rot90_copies(shape, k):
+    def run(L):
+        x = L.ones(shape)
+        y = L.rot90(x, k, [0, 1] if len(shape) == 2 else [1, 2])
+        x.add_(1)
+        return y
+    same_on_both(run)
+
+
+# -- vector @ matrix: PyTorch's unsqueeze(0).mm(B).squeeze_(0), so under create_graph the
+# vector's gradient is SqueezeBackward1 and the matrix's MmBackward0 (in the matrix's layout) --
+@pytest.mark.parametrize("transposed", [False, True])
+def test_vector_matrix_gradients(transposed):
+    def run(L):
+        a = L.tensor([0.5, -1.0, 2.0], dtype=L.float64, requires_grad=True)
+        w = L.tensor(np.linspace(-1, 1, 12).reshape(4, 3) if transposed else
+                     np.linspace(-1, 1, 12).reshape(3, 4), requires_grad=True)
+        y = a @ (w.t() if transposed else w)
+        v = L.ones(4, dtype=L.float64, requires_grad=True)
+        ga, gw = L.autograd.grad(y, (a, w), v, create_graph=True)
+        y.sum().backward()
+        return (ga, gw, type(ga.grad_fn).__name__, type(gw.grad_fn).__name__, w.grad.stride(),
+                L.autograd.grad((ga * ga).sum() + (gw * gw).sum(), (a, w, v)))
+    same_on_both(run)
+
+
+# -- batched @ matrix / vector: PyTorch folds the batch into one mm / mv, so the batched
+# operand's gradient is reshaped back (ViewBackward0 under create_graph); batched @ batched:
+# one bmm of the operands expanded to the common batch, reshaped back -----------------------
+@pytest.mark.parametrize("sa,sb", [((4, 2, 3), (3, 5)), ((2, 2, 3), (3,)), ((2, 2, 3), (3, 0)),
+                                   ((2, 0, 3), (3,)), ((2, 1, 2, 3), (3, 2)),
+                                   # both batched: one bmm of the expanded operands
+                                   ((2, 2, 3), (2, 3, 4)), ((2, 1, 2, 3), (3, 3, 2)),
+                                   ((3, 1, 2, 3), (1, 4, 3, 2)), ((0, 2, 3), (0, 3, 4)),
+                                   # vector / matrix @ batched: other^T folded
+                                   ((3,), (2, 3, 4)), ((2, 3), (4, 3, 2)), ((1, 3), (4, 3, 2)),
+                                   ((2, 3), (2, 1, 3, 2)), ((3,), (0, 3, 2))])
+def test_folded_matmul_gradients(sa, sb):
+    a = np.linspace(-1, 1, int(np.prod(sa))).reshape(sa)
+    b = np.linspace(2, -1, int(np.prod(sb))).reshape(sb)
+
+    def run(L):
+        x, w = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        y = x @ w
+        v = L.ones(y.shape, dtype=L.float64, requires_grad=True)
+        gx, gw = L.autograd.grad(y, (x, w), v, create_graph=True)
+        return (gx, gw, type(gx.grad_fn).__name__, type(gw.grad_fn).__name__,
+                L.autograd.grad((gx * gx).sum() + (gw * gw).sum(), (x, w, v), allow_unused=True))
+    same_on_both(run)
+
+
+# -- aminmax over an empty dim: PyTorch's IndexError (fuzz seed 43) --------------------------
+@pytest.mark.parametrize("shape,kw", [((0,), {"dim": 0}), ((0, 3), {"dim": 0}),
+                                      ((0, 3), {"dim": 1}), ((3, 0), {"dim": -1}),
+                                      ((0, 3), {"dim": 0, "keepdim": True}), ((0,), {}),
+                                      ((0, 3), {"dim": 1, "keepdim": True})])
+def test_aminmax_empty_dim(shape, kw):
+    same_on_both(lambda L: L.aminmax(L.zeros(shape), **kw))
+
+
+# -- cdist of empty inputs checks no dtypes: the result has x1's (fuzz seed 43 x7) ------------
+@pytest.mark.parametrize("d1,d2,sa,sb", [
+    ("float16", "float32", (0, 1, 2), (0, 1, 2)), ("float16", "float32", (2, 0), (3, 0)),
+    ("float32", "float16", (2, 0), (3, 0)), ("float64", "float32", (2, 0), (3, 0)),
+    ("float64", "float32", (0, 3), (2, 3)), ("float64", "float32", (2, 3), (2, 3))])
+def test_cdist_empty_mixed_dtypes(d1, d2, sa, sb):
+    def run(L):
+        a = L.zeros(sa, dtype=getattr(L, d1)).requires_grad_()
+        b = L.zeros(sb, dtype=getattr(L, d2)).requires_grad_()
+        r = L.cdist(a, b)
+        r.sum().backward()
+        return r, a.grad, b.grad
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("sa,sb,transposed", [((3,), (2, 3, 4), False), ((2, 3), (4, 3, 2), False),
+                                              ((3,), (0, 3, 2), False), ((3,), (2, 4, 3), True),
+                                              ((2, 3), (2, 1, 3, 2), False)])
+def test_matmul_other_gradient_unfolded(sa, sb, transposed):
+    # only other needs a gradient: PyTorch folds other^T only when it is laid out as one
+    # matrix (or empty); else one bmm (ViewBackward0)
+    a = np.linspace(-1, 1, int(np.prod(sa))).reshape(sa)
+    b = np.linspace(2, -1, int(np.prod(sb))).reshape(sb)
+
+    def run(L):
+        x, w = L.tensor(a), L.tensor(b, requires_grad=True)
+        y = x @ (w.mT if transposed else w)
+        v = L.ones(y.shape, dtype=L.float64, requires_grad=True)
+        g, = L.autograd.grad(y, w, v, create_graph=True)
+        return g, type(g.grad_fn).__name__, L.autograd.grad((g * g).sum(), v)
     same_on_both(run)

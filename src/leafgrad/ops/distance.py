@@ -188,11 +188,15 @@ def cdist_public(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessar
     if (p == 2 and x1._data.size and x2._data.size
             and (mode == 1 or (mode == 0 and (x1.shape[-2] > 25 or x2.shape[-2] > 25)))):
         return _cdist_mm(x1, x2)
-    # the kernel is chosen by x1's dtype (no Half on CPU), then x2 must have it
-    if x1._data.dtype == np.float16:
+    # the kernel is chosen by x1's dtype (no Half on CPU), then x2 must have it; nothing to
+    # compute (an empty input) runs no kernel
+    empty = not (x1._data.size and x2._data.size)
+    if x1._data.dtype == np.float16 and not empty:
         from .pointwise_common import not_implemented_for
         raise not_implemented_for("cdist", x1._data)
-    if x1._data.dtype != x2._data.dtype:
+    if x1._data.dtype != x2._data.dtype and empty:   # (x1's dtype, as the kernel's)
+        x2 = x2.to(x1.dtype)
+    elif x1._data.dtype != x2._data.dtype:
         raise RuntimeError(f"expected scalar type {_tname(x1._data)} but found "
                            f"{_tname(x2._data)}")
     return _cdist.public(x1, x2, float(p))

@@ -65,17 +65,66 @@ def matmul_self(grad, other, self_shape, self_strides):
     if other._data.ndim == 1:
         if len(self_shape) == 1:                       # dot
             return grad * other
-        return grad.reshape(grad._data.shape + (1,)) * other      # (..., m, 1) * (k,)
+        if len(self_shape) > 2:   # PyTorch folds self into a matrix for one mv: its outer
+            return (grad.reshape(int(np.prod(self_shape[:-1])), 1) * other).reshape(
+                self_shape)                            # product, reshaped back
+        return grad.reshape(grad._data.shape + (1,)) * other      # (m, 1) * (k,)
     if len(self_shape) == 1:                           # (k,) @ (..., k, n)
-        if other._data.ndim == 2:
-            return matmul(other, grad)                 # (k, n) @ (n,)
-        g = matmul(other, grad.reshape(grad._data.shape + (1,)))   # (..., k, 1)
-        return g.reshape(g._data.shape[:-1])           # the engine sums the batch dims
+        if other._data.ndim == 2:   # PyTorch's unsqueeze(0).mm(other).squeeze_(0), backward
+            return matmul(grad.unsqueeze(0), other.t()).squeeze(0)
+        # PyTorch folds other^T into one matrix for an mv (self needs a gradient here)
+        rows = int(np.prod(other._data.shape[:-2])) * other._data.shape[-1]
+        return matmul(other.mT.reshape(rows, self_shape[0]).t(), grad.reshape(rows))
+    if len(self_shape) == 2 and other._data.ndim > 2:   # (m, k) @ (..., k, n): folded as
+        # PyTorch's (other^T reshaped to (rows, k)) @ self^T, transposed back: the gradient
+        # of self (through self.t()) is the mm's, transposed
+        rows = int(np.prod(other._data.shape[:-2])) * other._data.shape[-1]
+        return matmul(other.mT.reshape(rows, self_shape[1]).t(),
+                      grad.mT.reshape(rows, self_shape[0])).t()
     if other._data.ndim == 2 and len(self_shape) == 2:   # mm: as PyTorch's mm_mat1_backward
         if column_major(self_strides, self_shape[0]):
             return matmul(other, grad.t()).t()         # Note [Gradients in the operand's layout]
         return matmul(grad, other.t())
+    if other._data.ndim == 2:   # (..., m, k) @ (k, n): PyTorch folds self into one mm
+        rows = int(np.prod(self_shape[:-1]))   # (not -1: an empty last dim is ambiguous)
+        return matmul(grad.reshape(rows, grad._data.shape[-1]), other.t()).reshape(self_shape)
+    if len(self_shape) > 2 and other._data.ndim > 2:
+        return _bmm_grads(grad, self_shape, other._data.shape, other, True)
     return matmul(grad, other.mT)                      # broadcast batch dims summed by engine
+
+
+def _folds_other(self_ndim, self_requires_grad, other_shape, other_strides):
+    """Does PyTorch's matmul fold ``other^T`` into one matrix for ``(k,)`` or ``(m, k)`` @
+    ``(..., k, n)``? When self needs a gradient; else (a vector self) when other is empty or
+    other^T's leading dims are laid out as one (its matmul's should_fold)."""
+    if self_requires_grad:
+        return True
+    if self_ndim == 2:
+        return False
+    if not all(other_shape):
+        return True
+    shape = tuple(other_shape[:-2]) + (other_shape[-1], other_shape[-2])
+    strides = tuple(other_strides[:-2]) + (other_strides[-1], other_strides[-2])
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(len(shape) - 1))
+
+
+def _bmm_grads(grad, self_shape, other_shape, operand, of_self):
+    """PyTorch's batched matmul: both operands expanded to the broadcast batch and reshaped
+    to 3-d for one bmm, the product reshaped back; so an operand's gradient is a bmm reshaped
+    to its expanded shape (ViewBackward0; the engine then sums broadcast dims)."""
+    if not _mode.grad_enabled:   # Note [Plain NumPy without create_graph]: the same products
+        g, o = grad._data, operand._data
+        return _wrap(np.matmul(g, np.swapaxes(o, -1, -2)) if of_self else
+                     np.matmul(np.swapaxes(o, -1, -2), g))
+    batch = np.broadcast_shapes(tuple(self_shape[:-2]), tuple(other_shape[:-2]))
+    b = int(np.prod(batch))
+    n, k, p = self_shape[-2], self_shape[-1], other_shape[-1]
+    g = grad.reshape(b, n, p)
+    if of_self:   # grad @ other^T
+        o = operand.expand(batch + (k, p)).reshape(b, k, p)
+        return _bmm.public(g, o.mT).reshape(batch + (n, k))
+    s = operand.expand(batch + (n, k)).reshape(b, n, k)   # self^T @ grad
+    return _bmm.public(s.mT, g).reshape(batch + (k, p))
 
 
 def matmul_other(grad, self, other_shape, other_strides):
@@ -88,9 +137,27 @@ def matmul_other(grad, self, other_shape, other_strides):
             return matmul(self.mT, grad)               # (k, m) @ (m,)
         rows, k = int(np.prod(s.shape[:-1])), s.shape[-1]   # fold the batch: one gemv
         return matmul(self.reshape(rows, k).mT, grad.reshape(rows))   # (sizes: k may be 0)
-    if s.ndim == 1:                                    # (k,) @ (..., k, n): outer products
-        return self.reshape(s.shape[0], 1) * grad.reshape(
-            grad._data.shape[:-1] + (1, grad._data.shape[-1]))
+    if s.ndim == 1 and len(other_shape) == 2:   # (k,) @ (k, n): the mm of the unsqueezed
+        row, g = self.unsqueeze(0), grad.unsqueeze(0)   # operands, as PyTorch's
+        if column_major(other_strides, other_shape[0]):
+            return matmul(g.t(), row).t()              # Note [Gradients in the operand's layout]
+        return matmul(row.t(), g)
+    if s.ndim <= 2 and len(other_shape) > 2 and _folds_other(s.ndim, self.requires_grad,
+                                                              other_shape, other_strides):
+        # (k,) or (m, k) @ (..., k, n): PyTorch folds other^T (rows, k) for one mv / mm with
+        # self; the gradient reshaped back, transposed
+        batch_n = tuple(other_shape[:-2]) + (other_shape[-1],)
+        rows = int(np.prod(batch_n))
+        if s.ndim == 1:
+            g = grad.reshape(rows, 1) * self
+        else:
+            g = matmul(grad.mT.reshape(rows, s.shape[0]), self)
+        return g.reshape(batch_n + (s.shape[-1],)).mT
+    if s.ndim <= 2 and len(other_shape) > 2:   # not folded: one bmm, as both batched
+        if s.ndim == 1:
+            return _bmm_grads(grad.unsqueeze(-2), (1,) + s.shape, other_shape,
+                              self.unsqueeze(0), False)
+        return _bmm_grads(grad, s.shape, other_shape, self, False)
     if len(other_shape) == 2 and s.ndim > 2:           # batched @ matrix: fold into one gemm
         rows, k, n = int(np.prod(s.shape[:-1])), s.shape[-1], other_shape[-1]
         return matmul(self.reshape(rows, k).mT, grad.reshape(rows, n))
@@ -98,6 +165,8 @@ def matmul_other(grad, self, other_shape, other_strides):
         if column_major(other_strides, other_shape[0]):
             return matmul(grad.t(), self).t()          # Note [Gradients in the operand's layout]
         return matmul(self.t(), grad)
+    if s.ndim > 2 and len(other_shape) > 2:
+        return _bmm_grads(grad, s.shape, other_shape, self, False)
     return matmul(self.mT, grad)
 
 
@@ -120,7 +189,16 @@ _mv = defop("mv", matmul_forward, derivatives=_DERIVS, dtype="same", family=FAMI
             samples=_mm_samples("mv", lambda sh: [((2, 3), (3,)), ((_k(sh), 4), (4,))]))
 _mm = defop("mm", matmul_forward, derivatives=_DERIVS, dtype="same", family=FAMILY,
             samples=_mm_samples("mm", lambda sh: [((2, 3), (3, 4)), ((_k(sh), 1), (1, 3))]))
-_bmm = defop("bmm", matmul_forward, derivatives=_DERIVS, dtype="same", family=FAMILY,
+def bmm_self(grad, other):   # PyTorch's: grad.bmm(mat2^T) (BmmBackward0 under create_graph)
+    return _bmm.public(grad, other.mT)
+
+
+def bmm_other(grad, self):
+    return _bmm.public(self.mT, grad)
+
+
+_bmm = defop("bmm", matmul_forward, derivatives={"self": bmm_self, "other": bmm_other},
+             dtype="same", family=FAMILY,
              samples=_mm_samples("bmm", lambda sh: [((2, 2, 3), (2, 3, 4))]))
 _vm = defop("matmul_vm", matmul_forward, derivatives=_DERIVS, dtype="same", methods=(),
             functions=(), grad_fn_name="SqueezeBackward4", family=FAMILY,
@@ -469,8 +547,16 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return out
 
 
+def _times(g, factor):
+    """PyTorch's maybe_multiply: ``g`` itself for 1, else mul(Tensor, Scalar): MulBackward1."""
+    if factor == 1:
+        return g
+    from .pointwise_common import scale
+    return scale(g, factor)
+
+
 def addmm_self(grad, beta):
-    return grad if beta == 1 else grad * beta
+    return _times(grad, beta)
 
 
 # Note [Plain NumPy without create_graph]
@@ -488,7 +574,7 @@ def addmm_mat1(grad, mat2, mat1_strides, alpha):
         g = matmul(mat2, grad.t()).t()   # see Note [Gradients in the operand's layout]
     else:
         g = matmul(grad, mat2.t())
-    return g if alpha == 1 else g * alpha
+    return _times(g, alpha)
 
 
 def addmm_mat2(grad, mat1, mat2_strides, alpha):
@@ -503,7 +589,7 @@ def addmm_mat2(grad, mat1, mat2_strides, alpha):
         g = matmul(grad.t(), mat1).t()   # nn.Linear's weight.t(): the weight's own layout
     else:
         g = matmul(mat1.t(), grad)
-    return g if alpha == 1 else g * alpha
+    return _times(g, alpha)
 
 
 def _addmm_dtype(rec, args):

@@ -16,9 +16,9 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
-from .linalg_common import (lapack_layout, check_matrix, cholesky_lapack, batch_info, raise_for_info,
+from .linalg_common import (check_matrix, cholesky_lapack, batch_info, raise_for_info,
                             singular_message, not_pd_message, tri_mask, check_solve_inputs,
-                            check_kernel, trsm)
+                            check_kernel, trsm, lapack_layout)
 from .linalg_decomp import inv, _checked, _spd, _wellcond
 from ..autograd.graph import sum_to
 from ..tensor import _wrap
@@ -194,8 +194,8 @@ def cholesky_inverse(self, upper=False):
         return np.zeros(self.shape, self.dtype)
     raise_for_info("cholesky_inverse", batch_info(self, _first_zero_diagonal), singular_message)
     # only the factor's triangle is read
-    return lapack_layout(
-        np.linalg.inv(_from_factor(np.triu(self) if upper else np.tril(self), upper)))
+    return lapack_layout(np.linalg.inv(_from_factor(np.triu(self) if upper else np.tril(self),
+                                                    upper)))
 
 
 def _first_zero_diagonal(m):

@@ -320,8 +320,9 @@ def trsm(T: np.ndarray, B: np.ndarray, upper: bool, unit: bool = False,
 def lapack_layout(a):
     """``a`` with each matrix column-major and the batch dims row-major: the layout of
     PyTorch's LAPACK results (``inv(A).stride() == (1, n)``), so strides, ``is_contiguous``,
-    ``view`` errors, ``reshape``'s node and the rounding of products that read them agree.
-    Note [LAPACK layout]."""
+    ``view`` errors (refused), ``reshape``'s node (ReshapeAliasBackward0), whether
+    ``contiguous`` copies, and the rounding of products that read them agree. A result solved
+    from the right (``left=False``) is the transpose of one, so row-major."""
     if a.ndim < 2:
         return a
     # written into a fresh transposed buffer: its strides are exact even along size-1 dims

@@ -17,13 +17,14 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample, FUNCTIONS
 from .joins import materialize_zeros
 from .linalg import matmul
-from .linalg_common import (lapack_layout, check_float, check_matrix, check_same_dtype, first_zero_pivot,
+from .linalg_common import (check_float, check_matrix, check_same_dtype, first_zero_pivot,
                             batch_info, raise_for_info, singular_message, eye_like,
-                            getrs_adjoint, check_kernel, check_low_precision)
+                            getrs_adjoint, check_kernel, check_low_precision, lapack_layout)
 from ..autograd.graph import sum_to
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
+from ..errors import broadcast_error
 
 FAMILY = "linalg"
 
@@ -283,14 +284,16 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     if not left:    # X A = B  <=>  A^T X^T = B^T (singular: A's own LU, solved transposed)
         try:
             x = np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2))
-            return [np.swapaxes(lapack_layout(x), -1, -2), np.zeros(A.shape[:-2], dtype=np.int32)]
+            # (X^T column-major: X row-major, as PyTorch's)
+            return [np.ascontiguousarray(np.swapaxes(x, -1, -2)),
+                    np.zeros(A.shape[:-2], dtype=np.int32)]
         except np.linalg.LinAlgError:
             info = batch_info(A, first_zero_pivot)
             if check_errors:
                 raise_for_info("torch.linalg.solve", info, lambda i: "The solver failed "
                                "because the input matrix is singular.")
             x = _getrf_getrs(A, np.swapaxes(B, -1, -2), adjoint=True)
-            return [np.swapaxes(lapack_layout(x), -1, -2), info]
+            return [np.ascontiguousarray(np.swapaxes(x, -1, -2)), info]
     vector = _vector_case(A.shape, B.shape)
     b = B[..., None] if vector else B
     try:
@@ -302,8 +305,8 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
             raise_for_info("torch.linalg.solve", info, lambda i: "The solver failed because "
                            "the input matrix is singular.")
         x = _getrf_getrs(A, b)
-    x = lapack_layout(x)
-    return [x[..., 0] if vector else x, info]
+    # (a batch of vectors comes out as the columns of one column-major matrix, as PyTorch's)
+    return [lapack_layout(x[..., 0] if vector else x), info]
 
 
 # As PyTorch's: a vector right-hand side is made a one-column matrix (unsqueeze), solved
@@ -366,6 +369,10 @@ def _solve_checks(A, B, left, fn="linalg_solve"):
         raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not "
                            "supported for left=False. In this case linalg.solve is equivalent "
                            "to B / A.squeeze(-1)")
+    # the batch dims broadcast, B's named first (tensor a) as in PyTorch's message
+    err = broadcast_error([tuple(B.shape[:-1] if vector else B.shape[:-2]), tuple(A.shape[:-2])])
+    if err is not None:
+        raise err
     check_kernel("lu_cpu", A)
 
 

@@ -5,7 +5,8 @@
 NumPy has no LU routine, so the forward is partial-pivoting Gaussian elimination over the
 columns (the row with the largest magnitude is the pivot, the first one on ties, as LAPACK's
 getrf picks it), vectorized over the rows and the batch. Pivots are 1-based int32, as
-PyTorch's. Derivatives (square matrices) are written with the solve records.
+PyTorch's. Derivatives (square, tall and wide matrices) are written with the triangular
+solves, from the saved factors.
 
 >>> import leafgrad as torch
 >>> LU, piv = torch.linalg.lu_factor(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
@@ -22,8 +23,8 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros, _cat
 from .linalg import matmul
-from .linalg_common import (lapack_layout, check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
-                            check_solve_inputs, trsm)
+from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
+                            check_solve_inputs, trsm, lapack_layout)
 from .linalg_decomp import _wellcond
 from .linalg_cholesky import solve_triangular
 from ..autograd.graph import sum_to
@@ -279,9 +280,9 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if LU.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
         return linalg_lu_solve(LU.astype(np.float32), pivots, B.astype(np.float32), left=left,
                                adjoint=adjoint).astype(np.float16)
-    if not left:   # X A = B  <=>  A^T X^T = B^T
-        return np.swapaxes(linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2),
-                                           adjoint=not adjoint), -1, -2)
+    if not left:   # X A = B  <=>  A^T X^T = B^T (X^T column-major: X row-major, as PyTorch's)
+        return np.ascontiguousarray(np.swapaxes(
+            linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2), adjoint=not adjoint), -1, -2))
     return lapack_layout(getrs(LU, pivots, B, adjoint))
 
 
@@ -393,11 +394,8 @@ def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
         X = trsm(np.swapaxes(A, -1, -2), self, not upper, unitriangular)
     else:
         X = trsm(A, self, upper, unitriangular)
-    # the coefficient comes back broadcast to the batch shape, a clone keeping A's layout
-    coef = np.broadcast_to(A, X.shape[:-2] + A.shape[-2:]).copy()
-    if A.ndim >= 2 and A.shape[-2] > 1 and A.strides[-2] < A.strides[-1]:
-        coef = lapack_layout(coef)
-    return [lapack_layout(X), coef]
+    # the coefficient comes back broadcast to the batch shape
+    return [lapack_layout(X), lapack_layout(np.broadcast_to(A, X.shape[:-2] + A.shape[-2:]))]
 
 
 def _ts_self_grad(grads, A, upper, transpose, unitriangular):

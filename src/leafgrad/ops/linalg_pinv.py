@@ -170,8 +170,17 @@ def linalg_lstsq(self, b, rcond=None, driver=None):
         if (S[..., -1] > np.finfo(self.dtype).eps * max(self.shape[-2:]) * S[..., 0]).all():
             r = self @ X - b
             resid = (r * r).sum(-2)
-    X = lapack_layout(X)
+    X = _lstsq_layout(X, self.shape[-2])
     return [X[..., 0] if vector else X, resid]
+
+
+def _lstsq_layout(X, m):
+    """LAPACK's gels* solve over B: the solution is the first ``n`` rows of a column-major
+    ``max(m, n) x k`` buffer (what PyTorch's strides show)."""
+    n = X.shape[-2]
+    buf = np.zeros(X.shape[:-2] + (X.shape[-1], max(m, n)), X.dtype)
+    buf[..., :n] = np.swapaxes(X, -1, -2)
+    return np.swapaxes(buf, -1, -2)[..., :n, :]
 
 
 def _is_vector(A, b):

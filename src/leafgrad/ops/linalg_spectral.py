@@ -6,9 +6,15 @@ Note [Gauge of decompositions]
 Singular and eigen vectors are defined up to sign (LAPACK picks one). The forwards are the same
 LAPACK routines PyTorch calls (gesdd, syevd, geqrf), so they usually agree with PyTorch's
 signs, but only gauge-invariant quantities (reconstructions, gradients of losses that do not
-depend on the signs) are promised. Derivative formulas recompute the decomposition from the
-input with these records, so second derivatives work; they assume distinct singular values /
-eigenvalues, as PyTorch's do.
+depend on the signs) are promised (NumPy's LAPACK and PyTorch's MKL pick differently for
+wide SVDs and some eigh inputs).
+
+Note [Saved factors]
+As PyTorch's formulas, the derivatives read the saved outputs (U, S, Vh; the eigenvalues and
+vectors; Q and R), never A: changing A in place after the forward is not an error, changing a
+factor is. Under create_graph the saved outputs are this node's outputs again (OpNode's
+``_output_slots``), so second derivatives flow back through the decomposition. They assume
+distinct singular values / eigenvalues, as PyTorch's do.
 
 >>> import leafgrad as torch
 >>> torch.linalg.svdvals(torch.tensor([[3.0, 0.0], [0.0, 4.0]]))
@@ -21,7 +27,8 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros, _cat
 from .linalg import matmul
-from .linalg_common import (lapack_layout, check_float, check_matrix, tri_mask, check_kernel, np_svd)
+from .linalg_common import (check_float, check_matrix, tri_mask, check_kernel, np_svd,
+                            lapack_layout)
 from .linalg_cholesky import solve_triangular
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap

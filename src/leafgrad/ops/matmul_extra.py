@@ -15,7 +15,9 @@ import numpy as np
 from .registry import (defop, export_function, bind_method, Sample, inplace_check, old_value,
                        commit_inplace)
 from .overlap import check_write
-from .linalg import (matmul, _check_tensor, _cname, _tname, _no_bool, _addmm, addmm_public)
+from .linalg import (matmul, _check_tensor, _cname, _tname, _no_bool, _addmm, addmm_public,
+                     _bmm)
+from .pointwise_common import scale
 from .shape import expand_op
 from ..dtypes import promote_types
 from ..tensor import Tensor
@@ -23,8 +25,8 @@ from ..tensor import Tensor
 FAMILY = "linalg"
 
 
-def _scaled(g, factor):
-    return g if factor == 1 else g * factor
+def _scaled(g, factor):   # PyTorch's maybe_multiply (mul by a Scalar: MulBackward1)
+    return g if factor == 1 else scale(g, factor)
 
 
 def _add_scaled(out, self, beta, alpha, gemm=False):
@@ -91,12 +93,12 @@ def baddbmm_self(grad, beta):
     return _scaled(grad, beta)
 
 
-def baddbmm_batch1(grad, batch2, alpha):
-    return _scaled(matmul(grad, batch2.mT), alpha)
+def baddbmm_batch1(grad, batch2, alpha):   # as PyTorch's, products by bmm
+    return _scaled(_bmm.public(grad, batch2.mT), alpha)
 
 
 def baddbmm_batch2(grad, batch1, alpha):
-    return _scaled(matmul(batch1.mT, grad), alpha)
+    return _scaled(_bmm.public(batch1.mT, grad), alpha)
 
 
 def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
@@ -112,12 +114,18 @@ def addbmm_self(grad, beta):
     return _scaled(grad, beta)
 
 
-def addbmm_batch1(grad, batch2, alpha):
-    return _scaled(matmul(grad.unsqueeze(0), batch2.mT), alpha)
+def _per_batch(grad, batch1_shape, batch2_shape):
+    """addbmm's gradient repeated for each batch (an expand, as PyTorch's formula, which
+    saves the operands' sizes, not the operands)."""
+    return grad.unsqueeze(0).expand(batch1_shape[0], batch1_shape[1], batch2_shape[2])
 
 
-def addbmm_batch2(grad, batch1, alpha):
-    return _scaled(matmul(batch1.mT, grad.unsqueeze(0)), alpha)
+def addbmm_batch1(grad, batch2, alpha, batch1_shape, batch2_shape):
+    return _scaled(_bmm.public(_per_batch(grad, batch1_shape, batch2_shape), batch2.mT), alpha)
+
+
+def addbmm_batch2(grad, batch1, alpha, batch1_shape, batch2_shape):
+    return _scaled(_bmm.public(batch1.mT, _per_batch(grad, batch1_shape, batch2_shape)), alpha)
 
 
 def _samples_addmv(make, shapes):

@@ -260,7 +260,8 @@ def rot90(self, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
                            f"and dim1 = {dims[1]}")
-    return np.array(np.rot90(self, k, (d0, d1)), order="C")   # a copy, also for k = 0
+    # always a copy, as PyTorch's (np.rot90 is a view: with unit dims already contiguous)
+    return np.array(np.rot90(self, k, (d0, d1)), order="C")
 
 
 def rot90_self(grad, k, dims):

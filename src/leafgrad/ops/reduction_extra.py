@@ -162,6 +162,8 @@ def aminmax(self, *, dim=None, keepdim=False):
     axis = None if dim is None else _wrap_dim(dim, max(self.ndim, 1))
     if self.ndim == 0:
         axis = None
+    elif axis is not None and self.shape[axis] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {axis} to have non-zero size.")
     lo = np.min(self, axis=axis, keepdims=keepdim)
     hi = np.max(self, axis=axis, keepdims=keepdim)
     if dim is None and keepdim:

@@ -56,7 +56,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     given, dim = dim, _wrap_dim(dim, input.dim())
     if isinstance(repeats, Tensor):
         n = input.shape[dim]
-        if repeats.dim() == 1 and repeats.numel() not in (1, n):
+        if repeats.dim() == 1 and repeats.numel() not in (1, n):   # (the dim as given)
             raise RuntimeError("repeats must have the same size as input along dim, but got "
                                f"repeats.size(0) = {repeats.numel()} and input.size({given}) = "
                                f"{n}")
