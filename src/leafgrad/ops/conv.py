@@ -116,13 +116,10 @@ def _conv_nd(x, w, b, stride, padding, dilation, groups):
                                     dilation[i]) for i in range(len(kernel)))
     cols = _im2col(x, kernel, out_sp, stride, padding, dilation)
     out = _grouped_matmul(w.reshape(o, -1), cols, groups)
+    if b is not None:
+        out += b[:, None]
     out = out.reshape((o, n) + out_sp).transpose(_swap01(2 + len(out_sp)))
-    if b is None:
-        return np.ascontiguousarray(out), cols
-    # the bias added on the way to the NCHW layout: one pass over the output, not two
-    res = np.empty(out.shape, out.dtype)
-    np.add(out, b.reshape((1, o) + (1,) * len(out_sp)), out=res)
-    return res, cols
+    return np.ascontiguousarray(out), cols
 
 
 # Note [im2col reuse]
