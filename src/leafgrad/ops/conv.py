@@ -170,9 +170,17 @@ def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups):
     out_sp = g.shape[2:]
     wt = w.reshape(groups, o // groups, -1).transpose(0, 2, 1).reshape(-1, o // groups)
     cols = _grouped_matmul(wt, _to_onck(g), groups).reshape((c,) + kernel + (n,) + out_sp)
-    gxp = np.zeros((c, n) + tuple(s + 2 * p for s, p in zip(spatial, padding)), cols.dtype)
+    if not any(padding):
+        # summed straight into the NCHW result, seen as (C, N, *S): no final copy
+        gx = np.zeros((n, c) + spatial, cols.dtype)
+        gxp = gx.transpose(_swap01(gx.ndim))
+    else:
+        gxp = np.zeros((c, n) + tuple(s + 2 * p for s, p in zip(spatial, padding)),
+                       cols.dtype)
     for idx, where in _offsets(kernel, out_sp, stride, dilation):
         gxp[_ALL2 + where] += cols[(slice(None),) + idx]
+    if not any(padding):
+        return gx
     inner = gxp[_ALL2 + tuple(slice(p, p + s) for s, p in zip(spatial, padding))]
     return np.ascontiguousarray(inner.transpose(_swap01(inner.ndim)))
 

@@ -64,8 +64,10 @@ def _targets(target, ignore_index, n_classes):
     if not 0 <= ignore_index < n_classes:
         # Fast path, one reduction: seen as unsigned, a negative target is huge, so a maximum
         # below n_classes means every target is a class (and none is ignore_index).
-        top = _max(target.view(np.uint64) if target.dtype == np.int64 else target, axis=None)
-        if top < n_classes:
+        u = target.view(np.uint64) if target.dtype == np.int64 else target
+        # (a 1-D target reduces over its one axis without the keyword; int() compares a
+        # uint64 with a Python int on NumPy's fast path)
+        if int(_max(u) if u.ndim == 1 else _max(u, None)) < n_classes:
             return target, None
     keep = target != ignore_index
     if keep.all():
@@ -98,6 +100,20 @@ def _rows(n: int) -> np.ndarray:
     return rows
 
 
+def _flat(shape, idx) -> np.ndarray:
+    """The flat (C order) positions of ``idx``'s class in each row of a ``(N, C)`` array:
+    ``take``/``put`` on them cost a third of indexing with two index arrays."""
+    key = shape
+    starts = _ROWS.get(key)
+    if starts is None:   # ``arange(N) * C``, cached read-only as ``_rows``
+        starts = np.arange(shape[0], dtype=np.int64) * shape[1]
+        starts.flags.writeable = False
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        _ROWS[key] = starts
+    return np.add(starts, idx)
+
+
 def _check_target_dtype(target):
     if target.dtype != np.int64 and target.dtype != np.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
@@ -127,6 +143,8 @@ def _pick(self, idx, class_axis):
     if class_axis == 0:
         return self[idx]
     if self.ndim == 2:
+        if self.flags.c_contiguous:
+            return self.take(_flat(self.shape, idx))   # every index is a class here
         return self[_rows(self.shape[0]), idx]
     return np.take_along_axis(self, np.expand_dims(idx, 1), 1).squeeze(1)
 
@@ -225,7 +243,10 @@ def _nll_grad(grad_output, self, target, weight, reduction, ignore_index, class_
     if class_axis == 0:
         out[idx] = coef
     elif self.ndim == 2:
-        out[_rows(self.shape[0]), idx] = coef   # a number broadcasts over the rows
+        if out.flags.c_contiguous:
+            out.put(_flat(out.shape, idx), coef)   # a number goes to every row
+        else:
+            out[_rows(self.shape[0]), idx] = coef   # a number broadcasts over the rows
     else:
         if np.ndim(coef):
             coef = np.expand_dims(coef, 1)

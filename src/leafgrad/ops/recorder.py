@@ -185,7 +185,21 @@ def make_apply(cls):
              "        raise RuntimeError(_BACKWARD_TWICE)",
              "    versions = self._versions",
              "    if versions is not None:",
-             "        _check_versions(self, saved, versions)"]
+             "        if _DETACHED[0]:",
+             "            _check_versions(self, saved, versions)",
+             "        else:"]
+    # check_versions' loop unrolled over the entries that can carry a version (an argument,
+    # which is versioned when it is a tensor, and the op's own output), in its order
+    versioned = [i for i, (kind, _) in enumerate(cls.record.saved_sources)
+                 if kind in ("arg", "result")]
+    for i in versioned:
+        lines += [f"            r = versions[{i}]",
+                  "            if r is not None:",
+                  f"                v = saved[{i}]",
+                  "                if (v.vc if type(v) is _SavedOutput else v._vc)[0] != r:",
+                  "                    _check_version(self, v, r)"]
+    if not versioned:
+        lines.append("            pass")
     slot = cls._result_slot
     if slot is not None:
         lines += [f"    if saved and type(saved[{slot}]) is _SavedOutput:",
@@ -196,6 +210,7 @@ def make_apply(cls):
               "    edges = self._edges"]
     env = {"_general": graph.OpNode.apply, "_BACKWARD_TWICE": graph.errors.BACKWARD_TWICE,
            "_check_versions": graph.check_versions, "_SavedOutput": SavedOutput,
+           "_check_version": graph._check_version, "_DETACHED": graph.DETACHED_INPLACE,
            "_conform": graph._conform}
     names = []
     for k, call in enumerate(cls._calls):
