@@ -8,6 +8,9 @@ carries the name PyTorch shows on the output: ``DotBackward0``, ``MvBackward0``,
 ``SqueezeBackward4``, ``UnsafeViewBackward0``, ``CloneBackward0``, ``TransposeBackward0``
 (which of the last three also depends on whether the first operand requires grad). The records share the NumPy
 forward and the two derivative formulas, which read the operand ranks to pick the product.
+The formulas compute each gradient as PyTorch's composite does (a folded mm / mv reshaped
+back, one bmm of the expanded operands, an mm of the unsqueezed vector...), so under
+create_graph the gradients' own nodes are PyTorch's too.
 
 >>> import leafgrad as torch
 >>> a = torch.ones(2, 3, requires_grad=True)
