@@ -34,3 +34,88 @@ def test_margin_ranking_loss_bool_order(kinds):
         t = {"b": L.tensor([True, False]), "f": L.tensor([1.0, 2.0])}
         return L.nn.functional.margin_ranking_loss(*(t[k] for k in kinds))
     same_on_both(run)
+
+
+# -- kron is PyTorch's composite: mul of two interleaved views (TensorIterator's layout), then a
+# *view*, which fails for strided inputs such as LAPACK's column-major outputs (seed 27 x1) ----
+def _strided(L, shape, how):
+    n = 1
+    for s in shape:
+        n *= s
+    if how == "c" or len(shape) < 2:
+        return L.arange(float(n)).reshape(shape)
+    if how == "t":
+        return L.arange(float(n)).reshape(shape[::-1]).mT if len(shape) == 2 else \
+            L.arange(float(n)).reshape(shape[:-2] + shape[:-3:-1]).mT
+    return L.arange(float(2 * n)).reshape(shape[:-1] + (2 * shape[-1],))[..., ::2]
+
+
+@pytest.mark.parametrize("sa", [(2, 2), (2, 3), (1, 2), (3, 1), (2, 1, 2)])
+@pytest.mark.parametrize("sb", [(2, 2), (3, 1), (1, 3), (2,), (1, 2, 2)])
+@pytest.mark.parametrize("how", ["tc", "ct", "tt", "sc", "ts"])
+def test_kron_layout(sa, sb, how):
+    def run(L):
+        r = L.kron(_strided(L, sa, how[0]), _strided(L, sb, how[1]))
+        return r, r.stride(), r.is_contiguous()
+    same_on_both(run)
+
+
+def test_kron_of_cholesky_inverse_program():
+    from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
+    assert difference(eval(KRON_CHOLESKY_INVERSE)) is None
+
+
+KRON_CHOLESKY_INVERSE = "Program(leaves=[Leaf(shape=(1, 1, 2, 1, 1), dtype='float32', requires_grad=False, seed=1508, scale=3.0)], steps=[Step(op='linalg_products', seed=11410, no_grad=False), Step(op='linalg_square', seed=10914, no_grad=False), Step(op='linalg_products', seed=11410, no_grad=False), Step(op='index_ops', seed=10452, no_grad=False), Step(op='loss_extra', seed=24464, no_grad=False)], ending=Ending(kind='backward', seed=1204, retain_graph=True, create_graph=False, twice=False, allow_unused=True, give_gradient=False))"
+
+
+# -- PyTorch's LAPACK-backed results are column-major matrices in row-major batches (its
+# buffers handed back): strides, is_contiguous and later views show it (seed 27 x1) ------------
+_A = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]]
+_B = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+_W = [[1.0, 2.0, 3.0], [4.0, 5.0, 7.0]]
+LAYOUT_CASES = {
+    "inv": lambda L, A, B, W, T: L.linalg.inv(A),
+    "inv_ex_batch": lambda L, A, B, W, T: L.linalg.inv_ex(A.expand(2, 3, 3))[0],
+    "inverse_empty": lambda L, A, B, W, T: L.inverse(L.zeros(0, 2, 2)),
+    "cholesky": lambda L, A, B, W, T: L.linalg.cholesky(A),
+    "cholesky_upper": lambda L, A, B, W, T: L.linalg.cholesky(A, upper=True),
+    "cholesky_legacy": lambda L, A, B, W, T: L.cholesky(A.expand(2, 3, 3), upper=True),
+    "cholesky_inverse": lambda L, A, B, W, T: L.cholesky_inverse(T),
+    "cholesky_solve": lambda L, A, B, W, T: L.cholesky_solve(B.expand(2, 3, 2), T),
+    "solve": lambda L, A, B, W, T: L.linalg.solve(A, B),
+    "solve_right": lambda L, A, B, W, T: L.linalg.solve(A, B.mT, left=False),
+    "solve_vectors": lambda L, A, B, W, T: L.linalg.solve(A.expand(2, 3, 3), B.mT[:, :3]),
+    "solve_triangular": lambda L, A, B, W, T: L.linalg.solve_triangular(T, B, upper=False),
+    "solve_triangular_right": lambda L, A, B, W, T: L.linalg.solve_triangular(
+        T, B.mT, upper=False, left=False),
+    "triangular_solve": lambda L, A, B, W, T: L.triangular_solve(B.expand(2, 3, 2), T,
+                                                                 upper=False),
+    "lu_factor": lambda L, A, B, W, T: L.linalg.lu_factor(A)[0],
+    "lu_solve": lambda L, A, B, W, T: L.linalg.lu_solve(*L.linalg.lu_factor(A), B),
+    "lu_solve_right": lambda L, A, B, W, T: L.linalg.lu_solve(*L.linalg.lu_factor(A), B.mT,
+                                                              left=False),
+    "lu": lambda L, A, B, W, T: L.linalg.lu(A),
+    "qr": lambda L, A, B, W, T: L.linalg.qr(B, mode="complete"),
+    "qr_wide": lambda L, A, B, W, T: L.linalg.qr(W),
+    "qr_r": lambda L, A, B, W, T: L.linalg.qr(B, mode="r")[1],
+    "svd": lambda L, A, B, W, T: L.linalg.svd(W),
+    "svd_reduced": lambda L, A, B, W, T: L.linalg.svd(B, full_matrices=False),
+    "eigh": lambda L, A, B, W, T: L.linalg.eigh(A.expand(2, 3, 3)),
+    "lstsq": lambda L, A, B, W, T: L.linalg.lstsq(A, B)[0],
+    "lstsq_tall": lambda L, A, B, W, T: L.linalg.lstsq(B, A)[0],
+    "lstsq_wide": lambda L, A, B, W, T: L.linalg.lstsq(W, B[:2])[0],
+    "pinv": lambda L, A, B, W, T: L.linalg.pinv(B),
+    "view_of_inv": lambda L, A, B, W, T: L.linalg.inv(A).view(9),
+    "view_of_inv_t": lambda L, A, B, W, T: L.linalg.inv(A).mT.view(9),
+}
+
+
+@pytest.mark.parametrize("case", list(LAYOUT_CASES))
+def test_lapack_result_layout(case):
+    def run(L):
+        A, B, W = L.tensor(_A), L.tensor(_B), L.tensor(_W)
+        T = L.linalg.cholesky(A).contiguous()
+        out = LAYOUT_CASES[case](L, A, B, W, T)
+        outs = out if isinstance(out, tuple) else (out,)
+        return [(t.stride(), t.is_contiguous(), tuple(t.shape)) for t in outs]
+    same_on_both(run)

@@ -23,6 +23,7 @@ from .linalg_common import (check_float, check_matrix, check_same_dtype, first_z
                             not_pd_message, eye_like, tri_mask, check_solve_inputs,
                             getrs_adjoint, check_kernel, check_low_precision, trsm)
 from ..autograd.graph import sum_to
+from .iter_layout import lapack_layout
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
@@ -64,7 +65,7 @@ def linalg_inv_ex(A, *, check_errors=False):
         nan = np.isnan(A).any(axis=(-2, -1))
         if nan.any():
             inverse = np.where(nan[..., None, None], np.nan, inverse).astype(A.dtype, copy=False)
-    return [inverse, info]
+    return [lapack_layout(inverse), info]
 
 
 def _getrf_getrs(A, B, adjoint=False):
@@ -287,14 +288,15 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     if not left:    # X A = B  <=>  A^T X^T = B^T (singular: A's own LU, solved transposed)
         try:
             x = np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(B, -1, -2))
-            return [np.swapaxes(x, -1, -2), np.zeros(A.shape[:-2], dtype=np.int32)]
+            return [lapack_layout(np.swapaxes(x, -1, -2), column_major=False),
+                    np.zeros(A.shape[:-2], dtype=np.int32)]
         except np.linalg.LinAlgError:
             info = batch_info(A, first_zero_pivot)
             if check_errors:
                 raise_for_info("torch.linalg.solve", info, lambda i: "The solver failed "
                                "because the input matrix is singular.")
             x = _getrf_getrs(A, np.swapaxes(B, -1, -2), adjoint=True)
-            return [np.swapaxes(x, -1, -2), info]
+            return [lapack_layout(np.swapaxes(x, -1, -2), column_major=False), info]
     vector = _vector_case(A.shape, B.shape)
     b = B[..., None] if vector else B
     try:
@@ -306,7 +308,9 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
             raise_for_info("torch.linalg.solve", info, lambda i: "The solver failed because "
                            "the input matrix is singular.")
         x = _getrf_getrs(A, b)
-    return [x[..., 0] if vector else x, info]
+    # PyTorch's result strides are column-major over the result's own shape (a batch of
+    # vectors too)
+    return [lapack_layout(x[..., 0] if vector else x), info]
 
 
 def _solve_B_grad(grads, A, left):
@@ -413,7 +417,7 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.chol
         # no half linalg
         L, info = linalg_cholesky_ex(A.astype(np.float32), upper=upper,
                                      check_errors=check_errors, _name=_name)
-        return [L.astype(A.dtype), info]
+        return [lapack_layout(L.astype(A.dtype)), info]
     try:
         L = np.linalg.cholesky(A)
         # NumPy factors NaN pivots through, where LAPACK's potrf stops (Note in cholesky_lapack)
@@ -430,8 +434,8 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.chol
         if check_errors:
             raise_for_info(_name, info, not_pd_message)
     if upper:
-        L = np.ascontiguousarray(np.swapaxes(L, -1, -2))
-    return [L, info]
+        L = np.swapaxes(L, -1, -2)
+    return [lapack_layout(L), info]
 
 
 def _cholesky_grad(gL, L, upper):
@@ -464,8 +468,7 @@ _chol = defop("linalg_cholesky_ex", linalg_cholesky_ex, inputs=("A",),
 
 def cholesky_legacy(self, upper=False):
     """``torch.cholesky`` (deprecated): one output."""
-    return np.ascontiguousarray(linalg_cholesky_ex(self, upper=upper, check_errors=True,
-                                                   _name="cholesky")[0])
+    return linalg_cholesky_ex(self, upper=upper, check_errors=True, _name="cholesky")[0]
 
 
 def cholesky_self(grad, result, upper):
@@ -511,8 +514,8 @@ def cholesky_solve(self, input2, upper=False):
     two triangular solves, as LAPACK's potrs (a zero on the diagonal gives infs and NaNs)."""
     factor_t = np.swapaxes(input2, -1, -2)
     if upper:      # U^T U X = B
-        return trsm(input2, trsm(factor_t, self, upper=False), upper=True)
-    return trsm(factor_t, trsm(input2, self, upper=False), upper=True)
+        return lapack_layout(trsm(input2, trsm(factor_t, self, upper=False), upper=True))
+    return lapack_layout(trsm(factor_t, trsm(input2, self, upper=False), upper=True))
 
 
 def _factor_grad(M, factor, upper):
@@ -568,7 +571,8 @@ def cholesky_inverse(self, upper=False):
         return np.zeros(self.shape, self.dtype)
     raise_for_info("cholesky_inverse", batch_info(self, _first_zero_diagonal), singular_message)
     # only the factor's triangle is read
-    return np.linalg.inv(_from_factor(np.triu(self) if upper else np.tril(self), upper))
+    return lapack_layout(np.linalg.inv(_from_factor(np.triu(self) if upper else np.tril(self),
+                                                    upper)))
 
 
 def _first_zero_diagonal(m):
@@ -594,10 +598,10 @@ def linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
     ``B`` taken in ``self``'s dtype."""
     B = B.astype(self.dtype, copy=False)
     if left:
-        return trsm(self, B, upper, unitriangular)
+        return lapack_layout(trsm(self, B, upper, unitriangular))
     # X T = B  <=>  T^T X^T = B^T
-    return np.swapaxes(trsm(np.swapaxes(self, -1, -2), np.swapaxes(B, -1, -2), not upper,
-                            unitriangular), -1, -2)
+    return lapack_layout(np.swapaxes(trsm(np.swapaxes(self, -1, -2), np.swapaxes(B, -1, -2),
+                                          not upper, unitriangular), -1, -2))
 
 
 def _tri_gB(grad, self, upper, left, unitriangular):

@@ -26,6 +26,7 @@ from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mas
                             check_solve_inputs, trsm)
 from .linalg_decomp import solve_triangular, _wellcond
 from ..autograd.graph import sum_to
+from .iter_layout import lapack_layout
 from ..errors import broadcast_error
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
@@ -124,7 +125,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     LU, piv, info = lu_packed(A)
     if check_errors:
         _raise_singular("torch.linalg.lu_factor_ex", info)
-    return [LU, piv, info]
+    return [lapack_layout(LU), piv, info]
 
 
 def _raise_singular(name, info):
@@ -236,9 +237,10 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         return linalg_lu_solve(LU.astype(np.float32), pivots, B.astype(np.float32), left=left,
                                adjoint=adjoint).astype(np.float16)
     if not left:   # X A = B  <=>  A^T X^T = B^T
-        return np.swapaxes(linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2),
-                                           adjoint=not adjoint), -1, -2)
-    return getrs(LU, pivots, B, adjoint)
+        return lapack_layout(np.swapaxes(linalg_lu_solve(LU, pivots, np.swapaxes(B, -1, -2),
+                                                         adjoint=not adjoint), -1, -2),
+                             column_major=False)
+    return lapack_layout(getrs(LU, pivots, B, adjoint))
 
 
 def getrs(LU, pivots, B, adjoint=False):
@@ -350,7 +352,7 @@ def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
     else:
         X = trsm(A, self, upper, unitriangular)
     # the coefficient comes back broadcast to the batch shape
-    return [X, np.broadcast_to(A, X.shape[:-2] + A.shape[-2:]).copy()]
+    return [lapack_layout(X), lapack_layout(np.broadcast_to(A, X.shape[:-2] + A.shape[-2:]))]
 
 
 def _ts_self_grad(grads, A, upper, transpose, unitriangular):

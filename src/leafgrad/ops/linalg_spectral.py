@@ -29,6 +29,7 @@ from .linalg_common import (check_float, check_matrix, check_same_dtype, eye_lik
                             check_lstsq_lapack, LSTSQ_DRIVERS)
 from .linalg_decomp import solve_triangular
 from ..autograd.graph import sum_to
+from .iter_layout import lapack_layout
 from ..errors import broadcast_error
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
@@ -68,7 +69,7 @@ def _diag_embed(v):
 def linalg_svd(A, full_matrices=True):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (LAPACK gesdd)."""
     U, S, Vh = np_svd(A, full_matrices=full_matrices)
-    return [U, S, Vh]
+    return [lapack_layout(U), S, lapack_layout(Vh)]
 
 
 def _svd_grad(A, gU, gS, gVh):
@@ -168,9 +169,9 @@ def svd_torch(input, some=True, compute_uv=True, *, out=None):
 def linalg_eigh(A, UPLO="L"):
     """``(eigenvalues ascending, eigenvectors)`` of a symmetric matrix (one triangle read)."""
     if A.size == 0:   # no kernel runs: any dtype, kept (NumPy would give float64)
-        return [np.zeros(A.shape[:-1], A.dtype), np.zeros(A.shape, A.dtype)]
+        return [np.zeros(A.shape[:-1], A.dtype), lapack_layout(np.zeros(A.shape, A.dtype))]
     w, V = np.linalg.eigh(A, UPLO=UPLO)
-    return [w, V]
+    return [w, lapack_layout(V)]
 
 
 def _eigh_grad(A, UPLO, gL, gV):
@@ -248,9 +249,9 @@ def linalg_qr(A, mode="reduced"):
     """``(Q, R)`` with ``A = Q R`` (LAPACK geqrf/orgqr)."""
     if mode == "r":
         R = np.linalg.qr(A, mode="r")
-        return [np.zeros((0,), A.dtype), R]
+        return [np.zeros((0,), A.dtype), lapack_layout(R)]
     Q, R = np.linalg.qr(A, mode=mode)
-    return [Q, R]
+    return [lapack_layout(Q), lapack_layout(R)]
 
 
 def linalg_qr_A(grads, A, result, result1, mode):   # R (result1): saved as PyTorch
@@ -442,6 +443,15 @@ def linalg_lstsq(self, b, rcond=None, driver=None):
         if (S[..., -1] > np.finfo(self.dtype).eps * max(self.shape[-2:]) * S[..., 0]).all():
             r = self @ X - b
             resid = (r * r).sum(-2)
+    # PyTorch solves in B's column-major buffer of max(m, n) rows: the solution is its top
+    # n rows (a tall A leaves a strided view)
+    m, n = self.shape[-2], self.shape[-1]
+    if m > n and not vector:
+        buf = lapack_layout(np.zeros(X.shape[:-2] + (m, X.shape[-1]), X.dtype))
+        buf[..., :n, :] = X
+        X = buf[..., :n, :]
+    elif not vector:
+        X = lapack_layout(X)
     return [X[..., 0] if vector else X, resid]
 
 

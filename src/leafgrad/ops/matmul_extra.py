@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .iter_layout import (VIEW_ERROR, as_view, elem_strides, elementwise_strides,
+                          strided_empty, view_strides)
 from .registry import (defop, export_function, bind_method, Sample, inplace_check, old_value,
                        commit_inplace, promote)
 from .overlap import check_write
@@ -379,8 +381,29 @@ def _kron_shapes(a_shape, b_shape):
 
 
 def kron(self, other):
-    """Kronecker product: block ``(i, j)`` is ``self[i, j] * other``."""
-    return np.kron(self, other)
+    """Kronecker product: block ``(i, j)`` is ``self[i, j] * other``, made as PyTorch's: the
+    product of ``self`` viewed ``(a0, 1, a1, 1, ...)`` and ``other`` viewed ``(1, b0, 1, b1,
+    ...)``, then *viewed* as ``(a0*b0, a1*b1, ...)``. The product takes TensorIterator's
+    layout from its inputs' strides, so of strided inputs (a transposed matrix, LAPACK's
+    column-major outputs) that last view can fail, with the view's error, as in PyTorch."""
+    a_shape, b_shape = _kron_shapes(self.shape, other.shape)
+    a_view = tuple(x for s in a_shape for x in (s, 1))
+    b_view = tuple(x for s in b_shape for x in (1, s))
+    a_strides = view_strides(self.shape, elem_strides(self), a_view)   # size-1 dims: views
+    b_strides = view_strides(other.shape, elem_strides(other), b_view)
+    a, b = as_view(self, a_view, a_strides), as_view(other, b_view, b_strides)
+    mul_shape = tuple(x for pair in zip(a_shape, b_shape) for x in pair)
+    if a_view == b_view:   # TensorIterator's fast setup (every size is 1)
+        out = np.multiply(a, b)
+    else:
+        out = strided_empty(mul_shape, elementwise_strides(
+            mul_shape, [(a_view, a_strides), (b_view, b_strides)]), np.result_type(a, b))
+        np.multiply(a, b, out=out)
+    shape = tuple(x * y for x, y in zip(a_shape, b_shape))
+    strides = view_strides(mul_shape, elem_strides(out), shape)
+    if strides is None:
+        raise RuntimeError(VIEW_ERROR)
+    return as_view(out, shape, strides)
 
 
 def _kron_grad(grad, mine, theirs, mine_is_a):
