@@ -119,3 +119,44 @@ def test_lapack_result_layout(case):
         outs = out if isinstance(out, tuple) else (out,)
         return [(t.stride(), t.is_contiguous(), tuple(t.shape)) for t in outs]
     same_on_both(run)
+
+
+# -- QR of a matrix with NaN/inf entries: PyTorch's LAPACK (MKL) spreads them its own way
+# (geqrf applies every reflector, tau == 0 too; orgqr skips as reference larf; x86 max/min in
+# lapy2; the classic nrm2), see ops/householder.py (seed 27 x4) ----------------------------------
+def _rounded(t):
+    """dtype, shape and values to 5 significant digits (NaN/inf as text): last-bit rounding of
+    the two LAPACKs aside, the NaN pattern is what is compared."""
+    vals = [float(f"{v:.5g}") + 0.0 for v in t.double().reshape(-1).tolist()]
+    return str(t.dtype), tuple(t.shape), repr(vals)
+
+
+_NAN, _INF = float("nan"), float("inf")
+QR_CASES = [
+    [[1, 0, 0], [0, _NAN, 0], [0, 0, 1]], [[_NAN, 0, 0], [0, 1, 0], [0, 0, 1]],
+    [[1, 2, 3], [4, _NAN, 6], [7, 8, 10]], [[2, 0, 0], [0, 3, 0], [0, 0, _NAN]],
+    [[_NAN, 1], [2, 3]], [[1, 2], [_NAN, 3]], [[1, 2, 3], [4, 5, 6], [7, 8, _NAN], [1, 1, 1]],
+    [[_NAN, 2, 3], [4, 5, 6]], [[-_INF], [-1.0], [0.5]], [[0.1, 0.3], [-_INF, 1.0], [0.2, 0.0]],
+    [[-2.7], [-0.9], [_INF], [-_INF]], [[_INF, 0.4, _NAN], [0.3, 0.5, 0.1], [1.6, -0.7, 0.6]],
+]
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("case", range(len(QR_CASES)))
+def test_qr_nonfinite(case, dtype, mode):
+    def run(L):
+        a = L.tensor(QR_CASES[case], dtype=getattr(L, dtype))
+        q, r = L.linalg.qr(a, mode=mode)
+        full = L.eye(*a.shape, dtype=a.dtype) * 2 + 0.5
+        both = L.linalg.qr(L.stack([a, full]), mode=mode)   # batched: one matrix is finite
+        return _rounded(q), _rounded(r), _rounded(both[1])
+    same_on_both(run)
+
+
+def test_qr_nan_program():
+    from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
+    assert difference(eval(QR_NAN)) is None
+
+
+QR_NAN = "Program(leaves=[Leaf(shape=(3,), dtype='float16', requires_grad=True, seed=143, scale=1.0), Leaf(shape=(), dtype='float64', requires_grad=True, seed=1, scale=3.0), Leaf(shape=(), dtype='float64', requires_grad=False, seed=12319, scale=3.0), Leaf(shape=(3,), dtype='float64', requires_grad=True, seed=1517, scale=1.0)], steps=[Step(op='log', seed=2278, no_grad=False), Step(op='linalg_square', seed=117, no_grad=False)], ending=Ending(kind='grad', seed=5413, retain_graph=False, create_graph=True, twice=False, allow_unused=None, give_gradient=False))"

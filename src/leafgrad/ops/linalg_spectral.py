@@ -30,6 +30,7 @@ from .linalg_common import (check_float, check_matrix, check_same_dtype, eye_lik
 from .linalg_decomp import solve_triangular
 from ..autograd.graph import sum_to
 from .iter_layout import lapack_layout
+from .householder import qr_nonfinite
 from ..errors import broadcast_error
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
@@ -249,9 +250,20 @@ def linalg_qr(A, mode="reduced"):
     """``(Q, R)`` with ``A = Q R`` (LAPACK geqrf/orgqr)."""
     if mode == "r":
         R = np.linalg.qr(A, mode="r")
-        return [np.zeros((0,), A.dtype), lapack_layout(R)]
-    Q, R = np.linalg.qr(A, mode=mode)
-    return [lapack_layout(Q), lapack_layout(R)]
+        Q = np.zeros((0,), A.dtype)
+    else:
+        Q, R = np.linalg.qr(A, mode=mode)
+    if A.size and not np.isfinite(A).all():
+        # NumPy's LAPACK spreads NaN/inf differently from PyTorch's (see householder.py)
+        R = np.array(R, copy=True)
+        Q = np.array(Q, copy=True)
+        flat = A.reshape((-1,) + A.shape[-2:])
+        for i in np.nonzero(~np.isfinite(flat).all(axis=(-2, -1)))[0]:
+            q, r = qr_nonfinite(flat[i], mode)
+            R.reshape((-1,) + R.shape[-2:])[i] = r
+            if q is not None:
+                Q.reshape((-1,) + Q.shape[-2:])[i] = q
+    return [Q if mode == "r" else lapack_layout(Q), lapack_layout(R)]
 
 
 def linalg_qr_A(grads, A, result, result1, mode):   # R (result1): saved as PyTorch
