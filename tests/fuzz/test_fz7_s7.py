@@ -187,3 +187,29 @@ def test_conv_transpose_mkldnn_program(one_thread):
 
 
 CONV_MKLDNN = "Program(leaves=[Leaf(shape=(), dtype='int64', requires_grad=False, seed=1473, scale=0.1)], steps=[Step(op='pooling', seed=4175, no_grad=False), Step(op='reduce_dim', seed=1405, no_grad=False), Step(op='embedding', seed=323, no_grad=False), Step(op='inplace_unary', seed=322, no_grad=False), Step(op='expand', seed=8925, no_grad=False), Step(op='tan', seed=589, no_grad=False), Step(op='add_alpha', seed=1446, no_grad=False), Step(op='conv', seed=62, no_grad=False)], ending=Ending(kind='grad', seed=2316, retain_graph=True, create_graph=True, twice=True, allow_unused=False, give_gradient=True))"
+
+
+# -- einsum of two operands of different dtypes: PyTorch's bmm gets them swapped when every dim
+# the right operand owns (its own, size-1, pre-summed) comes before every left-only dim, and the
+# dtype error names the operands in that order (seed 26 x2) -------------------------------------
+EINSUM_CASES = [
+    ("...i,...i->...", (1, 2, 2), (1, 2, 1, 1, 2)), ("...i,...i->...", (2, 2), (3, 1, 2)),
+    ("...i,...i->...", (3, 1, 2), (2, 2)), ("ij,jk->ki", (2, 3), (3, 4)),
+    ("ij,jk->ik", (2, 3), (3, 4)), ("bij,bjk->bki", (2, 2, 3), (2, 3, 4)),
+    ("bij,jk->kib", (1, 2, 3), (3, 4)), ("aij,jkb->kiab", (2, 2, 3), (3, 4, 5)),
+    ("aij,jkb->kbia", (2, 2, 3), (3, 4, 5)), ("...deb,...d->...b", (3, 3, 2), (1, 1, 3)),
+    ("cb,eba->ac", (3, 3), (2, 3, 2)), ("edc,ebc->bd", (3, 3, 1), (3, 2, 1)),
+    ("ed,db->be", (3, 3), (3, 1)), ("...ij,...jk", (2, 1, 2, 3), (3, 3, 2)),
+    ("...i,...i->i", (2, 1, 3), (1, 2, 3)), ("ij,jk", (2, 3), (3, 4)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(EINSUM_CASES)))
+@pytest.mark.parametrize("first", ["float64", "float32"])
+def test_einsum_mixed_dtype_order(case, first):
+    def run(L):
+        eq, sa, sb = EINSUM_CASES[case]
+        second = "float32" if first == "float64" else "float64"
+        return L.einsum(eq, L.ones(sa, dtype=getattr(L, first)),
+                        L.ones(sb, dtype=getattr(L, second)))
+    same_on_both(run)
