@@ -568,7 +568,7 @@ def cholesky_inverse(self, upper=False):
     """``(L L^T)^{-1}`` from the factor ``L`` (or ``U``); LAPACK's potri refuses a zero on
     the factor's diagonal."""
     if not self.size:
-        return np.zeros(self.shape, self.dtype)
+        return lapack_layout(np.zeros(self.shape, self.dtype), column_major=False)
     raise_for_info("cholesky_inverse", batch_info(self, _first_zero_diagonal), singular_message)
     # only the factor's triangle is read
     return lapack_layout(np.linalg.inv(_from_factor(np.triu(self) if upper else np.tril(self),
