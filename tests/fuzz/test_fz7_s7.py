@@ -217,3 +217,32 @@ def test_einsum_mixed_dtype_order(case, first):
         return L.einsum(eq, L.ones(sa, dtype=getattr(L, first)),
                         L.ones(sb, dtype=getattr(L, second)))
     same_on_both(run)
+
+
+# -- matrix_exp of float16: PyTorch's half path reads its coefficient tables of doubles as
+# halfs (from_blob with the tensor's dtype) and rounds every step to half; a batch of several
+# takes the degree-18 polynomial for all (seed 27 x8, x3) -----------------------------------------
+@pytest.mark.parametrize("seed", range(12))
+def test_matrix_exp_half(seed):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    batch, n = [(), (2,), (3,)][seed % 3], [2, 3, 4][seed // 3 % 3]
+    scale = [0.01, 0.2, 0.6, 2.0][seed // 3 % 4]
+    data = (rng.standard_normal(batch + (n, n)) * scale).astype(np.float16)
+    if seed in (5, 11):
+        data[0, 0, 1] = np.nan if seed == 5 else np.inf
+
+    def run(L):
+        a = L.tensor(data, requires_grad=True)
+        r = L.linalg.matrix_exp(a)
+        r.sum().backward()
+        return _rounded(r), _rounded(a.grad), _rounded(L.matrix_exp(a.detach()[..., :2, :2]))
+    same_on_both(run)
+
+
+def test_matrix_exp_half_program():
+    from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
+    assert difference(eval(MEXP_HALF)) is None
+
+
+MEXP_HALF = "Program(leaves=[Leaf(shape=(2, 2), dtype='float16', requires_grad=True, seed=2033, scale=1.0)], steps=[Step(op='dunder_tensor', seed=239, no_grad=True), Step(op='squeeze', seed=792, no_grad=False), Step(op='linalg_square', seed=6435, no_grad=False), Step(op='isclose', seed=290, no_grad=False), Step(op='reduce_dim', seed=36402, no_grad=False)], ending=Ending(kind='backward', seed=4800, retain_graph=None, create_graph=False, twice=False, allow_unused=False, give_gradient=True))"
