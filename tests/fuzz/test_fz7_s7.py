@@ -246,3 +246,54 @@ def test_matrix_exp_half_program():
 
 
 MEXP_HALF = "Program(leaves=[Leaf(shape=(2, 2), dtype='float16', requires_grad=True, seed=2033, scale=1.0)], steps=[Step(op='dunder_tensor', seed=239, no_grad=True), Step(op='squeeze', seed=792, no_grad=False), Step(op='linalg_square', seed=6435, no_grad=False), Step(op='isclose', seed=290, no_grad=False), Step(op='reduce_dim', seed=36402, no_grad=False)], ending=Ending(kind='backward', seed=4800, retain_graph=None, create_graph=False, twice=False, allow_unused=False, give_gradient=True))"
+
+
+# -- probe seed 50 ----------------------------------------------------------------------------
+# index_fill of a 0-d tensor with no index fills nothing (x19)
+@pytest.mark.parametrize("idx", [[], [0], [0, 0], [-1]])
+@pytest.mark.parametrize("value", [0, 1.5, "tensor"])
+def test_index_fill_0d(idx, value):
+    def run(L):
+        x = L.tensor(-0.5, requires_grad=True)
+        v = L.tensor(2.0) if value == "tensor" else value
+        r = x.index_fill(-1, L.tensor(idx, dtype=L.long), v)
+        y = L.tensor(1.0)
+        y.index_fill_(0, L.tensor(idx, dtype=L.long), v)
+        return r, type(r.grad_fn).__name__, y
+    same_on_both(run)
+
+
+# aminmax over an empty dim: PyTorch's IndexError (x3)
+@pytest.mark.parametrize("shape,dim", [((0,), 0), ((0,), -1), ((2, 0), 1), ((0, 3), 0),
+                                       ((2, 0), 0), ((1, 0, 2), 1)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_aminmax_empty_dim(shape, dim, keepdim):
+    same_on_both(lambda L: tuple(L.aminmax(L.zeros(shape), dim=dim, keepdim=keepdim)))
+
+
+# aminmax saves self and both outputs: an in-place change of any fails the backward (x2)
+@pytest.mark.parametrize("which", ["none", "self", "min", "max"])
+@pytest.mark.parametrize("kw", [{}, {"dim": 1}, {"dim": 0, "keepdim": True}])
+def test_aminmax_saves_outputs(which, kw):
+    def run(L):
+        x = L.tensor([[1.0, 3.0], [2.0, 2.0]], requires_grad=True)
+        y = x * 1
+        lo, hi = L.aminmax(y, **kw)
+        if which != "none":
+            {"self": y, "min": lo, "max": hi}[which].add_(1)
+        (lo * 2 + hi).sum().backward()
+        return x.grad
+    same_on_both(run)
+
+
+# index_put: "too many indices" comes before the dtype check (x6)
+@pytest.mark.parametrize("shape", [(), (2,), (0,)])
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("vdtype", ["float32", "float64"])
+def test_index_put_too_many_first(shape, inplace, vdtype):
+    def run(L):
+        x = L.zeros(shape, dtype=L.float64)
+        idx = tuple(L.tensor([0]) for _ in range(len(shape) + 1))
+        v = L.ones(1, dtype=getattr(L, vdtype))
+        return (x * 1).index_put_(idx, v) if inplace else L.index_put(x, idx, v)
+    same_on_both(run)

@@ -166,6 +166,8 @@ def aminmax(self, *, dim=None, keepdim=False):
     axis = None if dim is None else _wrap_dim(dim, max(self.ndim, 1))
     if self.ndim == 0:
         axis = None
+    elif axis is not None and self.shape[axis] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {axis} to have non-zero size.")
     lo = np.min(self, axis=axis, keepdims=keepdim)
     hi = np.max(self, axis=axis, keepdims=keepdim)
     if dim is None and keepdim:
@@ -173,13 +175,16 @@ def aminmax(self, *, dim=None, keepdim=False):
     return np.asarray(lo), np.asarray(hi)
 
 
-def aminmax_self(grads, self, dim, keepdim):
+def aminmax_self(grads, self, result, result1, dim, keepdim):
+    # PyTorch saves self and both outputs (an in-place change of any fails the backward)
     shape = self._data.shape
     axis = None if dim is None or not shape else (_wrap_dim(dim, len(shape)),)
     d = self._data
     out = None
-    for g, fn in zip(grads, (np.min, np.max)):
-        r = fn(d, axis=axis, keepdims=True)
+    # (the second output comes as a SavedOutput: its array is .data)
+    for g, r in zip(grads, (result._data, result1.data)):
+        if axis is not None and not keepdim:
+            r = np.expand_dims(r, axis)
         mask = d == r
         scale = _const((mask / mask.sum(axis=axis, keepdims=True)).astype(d.dtype))
         if axis is None:
