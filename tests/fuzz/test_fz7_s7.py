@@ -297,3 +297,22 @@ def test_index_put_too_many_first(shape, inplace, vdtype):
         v = L.ones(1, dtype=getattr(L, vdtype))
         return (x * 1).index_put_(idx, v) if inplace else L.index_put(x, idx, v)
     same_on_both(run)
+
+
+# kthvalue where the k-th value ties: the index PyTorch's quickselect leaves (x1)
+@pytest.mark.parametrize("seed", range(8))
+def test_kthvalue_ties(seed):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    shape = [(3,), (4, 5), (2, 7, 3), (11,)][seed % 4]
+    data = rng.integers(0, 3, shape).astype(np.float64)
+    if seed % 3 == 0:
+        data.reshape(-1)[1] = np.nan
+    dim = -1 if seed % 2 else 0
+
+    def run(L):
+        x = L.tensor(data, dtype=[L.float16, L.float32, L.float64, L.int64][seed % 4]
+                     if seed % 3 else L.float32)
+        outs = [L.kthvalue(x, k, dim, keepdim=bool(k % 2)) for k in range(1, x.shape[dim] + 1)]
+        return [(repr(o.values.tolist()), o.indices) for o in outs]
+    same_on_both(run)
