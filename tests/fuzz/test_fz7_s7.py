@@ -316,3 +316,20 @@ def test_kthvalue_ties(seed):
         outs = [L.kthvalue(x, k, dim, keepdim=bool(k % 2)) for k in range(1, x.shape[dim] + 1)]
         return [(repr(o.values.tolist()), o.indices) for o in outs]
     same_on_both(run)
+
+
+# unfold's gradient is PyTorch's unfold_backward op: its grad_fn UnfoldBackwardBackward0 (x2)
+@pytest.mark.parametrize("shape,dim,size,step", [((5,), 0, 2, 1), ((3, 5), 1, 2, 2),
+                                                 ((6, 2), 0, 3, 2), ((2, 7, 2), -2, 2, 3),
+                                                 ((), 0, 1, 1), ((3,), 0, 1, 5)])
+def test_unfold_double_backward(shape, dim, size, step):
+    def run(L):
+        n = 1
+        for s in shape:
+            n *= s
+        x = (L.arange(float(n)) + 1).reshape(shape).requires_grad_()
+        y = x.unfold(dim, size, step)
+        g, = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        gg, = L.autograd.grad((g * g).sum(), x)
+        return g, type(g.grad_fn).__name__, gg
+    same_on_both(run)
