@@ -333,3 +333,33 @@ def test_unfold_double_backward(shape, dim, size, step):
         gg, = L.autograd.grad((g * g).sum(), x)
         return g, type(g.grad_fn).__name__, gg
     same_on_both(run)
+
+
+# -- probe seed 51 ----------------------------------------------------------------------------
+# an in-place write into an empty view overlaps nothing: its CopySlices backward does not refuse
+# it (NumPy gives an empty array's dims stride 0) (x5)
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("how", ["setitem", "fill_", "mul_"])
+def test_inplace_on_empty_view_backward(create_graph, how):
+    def run(L):
+        x = L.tensor(0.5, requires_grad=True)
+        b = (x * L.ones(1, 2)).index_select(0, L.tensor([], dtype=L.long))
+        c = b ** 2
+        v = c[:, :]
+        if how == "setitem":
+            v[...] = x
+        elif how == "fill_":
+            v.fill_(x)
+        else:
+            v.mul_(x)
+        c.sum().backward(create_graph=create_graph)
+        return x.grad, type(c.grad_fn).__name__
+    same_on_both(run)
+
+
+def test_empty_view_program():
+    from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
+    assert difference(eval(EMPTY_VIEW)) is None
+
+
+EMPTY_VIEW = "Program(leaves=[Leaf(shape=(4, 1), dtype='float64', requires_grad=True, seed=151, scale=1.0), Leaf(shape=(), dtype='float32', requires_grad=True, seed=7403, scale=1.0), Leaf(shape=(), dtype='bool', requires_grad=False, seed=44416, scale=1.0)], steps=[Step(op='linalg_solve', seed=363, no_grad=False), Step(op='pooling', seed=491, no_grad=False), Step(op='index_ops', seed=7418, no_grad=False), Step(op='dunder_tensor', seed=32, no_grad=False), Step(op='inplace_binary', seed=379, no_grad=False), Step(op='detach', seed=65536, no_grad=False), Step(op='scan', seed=65535, no_grad=False), Step(op='fmin', seed=983, no_grad=False)], ending=Ending(kind='backward', seed=726, retain_graph=True, create_graph=True, twice=False, allow_unused=True, give_gradient=True))"
