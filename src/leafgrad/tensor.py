@@ -355,7 +355,7 @@ class Tensor:
 
     def stride(self, dim=None):
         d = self._data
-        if d.size or self._numpy_strides:
+        if d.size or self._numpy_strides or any(d.strides):   # (set on purpose when empty)
             strides = tuple(s // d.itemsize for s in d.strides)
         else:   # PyTorch gives an empty result contiguous strides (NumPy gives zeros)
             strides, step = [], 1

@@ -153,7 +153,8 @@ def index_fill(self, dim, index, value):
         out[_along(self.ndim, dim, idx)] = value
     else:
         _wrap_dim(dim, 1)   # a 0-d self still checks dim, as one of size 1
-        out[...] = value
+        if idx.size:        # no index: nothing filled (fuzz seed 50)
+            out[...] = value
     return out
 
 

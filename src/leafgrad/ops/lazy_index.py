@@ -170,7 +170,7 @@ RECORDS = {
         "upsample_trilinear3d upsample_trilinear3d_backward"),
     "nn_extra": (
         "_pdist_backward _pdist_forward _prelu_kernel col2im im2col "
-        "native_channel_shuffle pixel_shuffle pixel_unshuffle unfold"),
+        "native_channel_shuffle pixel_shuffle pixel_unshuffle unfold unfold_backward"),
     "margin_losses": (
         "multi_margin_loss multilabel_margin_loss"),
     "embedding_bag": (

@@ -325,6 +325,16 @@ def lapack_layout(a):
     from the right (``left=False``) is the transpose of one, so row-major."""
     if a.ndim < 2:
         return a
+    if not a.size:   # NumPy gives an empty array zero strides: set PyTorch's explicitly
+        m, n = a.shape[-2:]
+        inner = [a.itemsize, a.itemsize * max(m, 1)]
+        step = a.itemsize * max(m, 1) * max(n, 1)
+        batch = []
+        for size in reversed(a.shape[:-2]):
+            batch.append(step)
+            step *= max(size, 1)
+        return np.lib.stride_tricks.as_strided(np.empty(a.shape, a.dtype), a.shape,
+                                               tuple(reversed(batch)) + tuple(inner))
     # written into a fresh transposed buffer: its strides are exact even along size-1 dims
     # (a (3, 1) result has strides (1, 3), where NumPy would keep a C array's (1, 1))
     out = np.swapaxes(np.empty(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype), -1, -2)

@@ -21,6 +21,7 @@ from .linalg_common import (check_float, check_matrix, check_same_dtype, first_z
                             batch_info, raise_for_info, singular_message, eye_like,
                             getrs_adjoint, check_kernel, check_low_precision, lapack_layout)
 from ..autograd.graph import sum_to
+from .mexp_half import matrix_exp_half
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
@@ -420,6 +421,14 @@ def linalg_matrix_exp(self):
     if self.dtype == np.float32:   # in double, rounded once: as accurate as PyTorch's Pade
         return linalg_matrix_exp(self.astype(np.float64)).astype(np.float32)
     finite = np.isfinite(self).all(axis=(-2, -1))
+    if self.dtype == np.float16:
+        # PyTorch's half path, with its quirks (see mexp_half.py); a batch of several takes
+        # the highest degree for all; a matrix with inf or NaN comes out NaN
+        flat = self.reshape((-1,) + self.shape[-2:])
+        ok = finite.reshape(-1)
+        return np.array([matrix_exp_half(m, highest=len(flat) > 1) if good else
+                         np.full(m.shape, np.nan, np.float16) for m, good in zip(flat, ok)],
+                        np.float16).reshape(self.shape)
     if not finite.all():   # a matrix with an inf or NaN comes out all NaN, as PyTorch's
         out = linalg_matrix_exp(np.where(finite[..., None, None], self, 0))
         return np.where(finite[..., None, None], out, np.nan)

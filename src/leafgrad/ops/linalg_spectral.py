@@ -31,6 +31,7 @@ from .linalg_common import (check_float, check_matrix, tri_mask, check_kernel, n
                             lapack_layout)
 from .linalg_cholesky import solve_triangular
 from ..grad_mode import state as _mode
+from .householder import qr_nonfinite
 from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
 
@@ -187,7 +188,7 @@ def svd_torch(input, some=True, compute_uv=True, *, out=None):
 def linalg_eigh(A, UPLO="L"):
     """``(eigenvalues ascending, eigenvectors)`` of a symmetric matrix (one triangle read)."""
     if A.size == 0:   # no kernel runs: any dtype, kept (NumPy would give float64)
-        return [np.zeros(A.shape[:-1], A.dtype), np.zeros(A.shape, A.dtype)]
+        return [np.zeros(A.shape[:-1], A.dtype), lapack_layout(np.zeros(A.shape, A.dtype))]
     w, V = np.linalg.eigh(A, UPLO=UPLO)
     return [w, lapack_layout(V)]
 
@@ -268,9 +269,20 @@ def linalg_qr(A, mode="reduced"):
     """``(Q, R)`` with ``A = Q R`` (LAPACK geqrf/orgqr)."""
     if mode == "r":
         R = np.linalg.qr(A, mode="r")
-        return [np.zeros((0,), A.dtype), lapack_layout(R)]
-    Q, R = np.linalg.qr(A, mode=mode)
-    return [lapack_layout(Q), lapack_layout(R)]
+        Q = np.zeros((0,), A.dtype)
+    else:
+        Q, R = np.linalg.qr(A, mode=mode)
+    if A.size and not np.isfinite(A).all():
+        # NumPy's LAPACK spreads NaN/inf differently from PyTorch's (see householder.py)
+        R = np.array(R, copy=True)
+        Q = np.array(Q, copy=True)
+        flat = A.reshape((-1,) + A.shape[-2:])
+        for i in np.nonzero(~np.isfinite(flat).all(axis=(-2, -1)))[0]:
+            q, r = qr_nonfinite(flat[i], mode)
+            R.reshape((-1,) + R.shape[-2:])[i] = r
+            if q is not None:
+                Q.reshape((-1,) + Q.shape[-2:])[i] = q
+    return [Q if mode == "r" else lapack_layout(Q), lapack_layout(R)]
 
 
 def _qr_square_grad(Q, R, gQ, gR):

@@ -364,22 +364,35 @@ def unfold(self, dimension, size, step):
                                            writeable=self.flags.writeable)
 
 
+def unfold_backward(grad_in, input_sizes, dim, size, step):
+    """PyTorch's ``unfold_backward``: the windows' gradients summed back into a tensor of
+    ``input_sizes`` (an op of its own, so the gradient's grad_fn is UnfoldBackwardBackward0)."""
+    shape = tuple(input_sizes)
+    if not shape:   # a 0-d input: one window of size 1 (or an empty one)
+        return grad_in.sum(dtype=grad_in.dtype).reshape(())
+    d = _unfold_dim(dim, len(shape))
+    out = np.zeros(shape, grad_in.dtype)
+    count = grad_in.shape[d]
+    moved = np.moveaxis(out, d, -1)              # a view: writes land in out
+    g = np.moveaxis(grad_in, d, -2)              # (..., count, size)
+    for j in range(size):
+        moved[..., j:j + step * (count - 1) + 1:step] += g[..., :, j]
+    return out
+
+
+def unfold_backward_grad_in(grad, dim, size, step):
+    return UNFOLD.public(grad, dim, size, step)
+
+
+UNFOLD_BACKWARD = defop("unfold_backward", unfold_backward, inputs=("grad_in",),
+                        derivatives={"grad_in": unfold_backward_grad_in}, dtype="same",
+                        grad_fn_name="UnfoldBackwardBackward0", methods=(), functions=(),
+                        family=FAMILY)
+
+
 def unfold_self(grad, self_shape, dimension, size, step):
-    """The windows' gradients summed back: per position ``i`` of the unfolded dim, the sum
-    over windows ``k`` and offsets ``j`` with ``k * step + j == i`` (a 0/1 matrix product,
-    so the formula is differentiable again)."""
-    if len(self_shape) == 0:
-        return grad.reshape(()) if size else grad.sum()   # (size 0: an empty window)
-    d = _unfold_dim(dimension, len(self_shape))
-    length = self_shape[d]
-    count = grad.shape[d]
-    k, j = np.meshgrid(np.arange(count), np.arange(size), indexing="ij")
-    matrix = np.zeros((count * size, length))
-    matrix[np.arange(count * size), (k * step + j).reshape(-1)] = 1.0
-    from ..tensor import _wrap
-    g = grad.movedim(d, -2)
-    g = g.reshape(tuple(g.shape[:-2]) + (count * size,)) @ _wrap(matrix.astype(grad.dtype.np))
-    return g.movedim(-1, d)
+    """The windows' gradients summed back (PyTorch's unfold_backward op)."""
+    return UNFOLD_BACKWARD.public(grad, tuple(self_shape), dimension, size, step)
 
 
 def _unfold_samples(make, shapes):

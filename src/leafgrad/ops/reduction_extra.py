@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import return_types
 from ..tensor import Tensor, _wrap
+from .quick_select import has_tie, select_index
 from .extrema import _along, along_checks, evenly_self, select_dim, select_dim_self
 from .joins import materialize_zeros
 from .pointwise_common import not_implemented_for
@@ -357,7 +358,14 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
     def pick(data, axis):
         order = np.argsort(data, axis=axis, kind="stable")
-        return np.take(order, [k - 1], axis=axis).astype(np.int64, copy=False)
+        chosen = np.take(order, [k - 1], axis=axis).astype(np.int64, copy=False)
+        # rows where the k-th value ties: the index PyTorch's quickselect leaves there
+        rows = np.moveaxis(data, axis, -1).reshape(-1, data.shape[axis] if data.ndim else 1)
+        flat = np.moveaxis(chosen, axis, -1).reshape(-1)
+        for r, row in enumerate(rows.tolist()):
+            if has_tie(row, row[flat[r]]):
+                flat[r] = select_index(row, k - 1)
+        return np.moveaxis(flat.reshape(np.moveaxis(chosen, axis, -1).shape), -1, axis)
     return _along(_kthvalue, "kthvalue", pick, input, dim, keepdim)
 
 

@@ -48,14 +48,14 @@ def index_put(self, indices, values, accumulate=False):
         if not isinstance(idx, Tensor):   # the public op takes a list of tensors only
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type(idx).__name__}")
+    if len(indices) > self._data.ndim:   # PyTorch's first check (fuzz seed 50)
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got "
+                         f"{len(indices)})")
     _empty_dim_first(self._data.shape, indices)
     if values._data.dtype != self._data.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_dtype_name(self._data.dtype)} for the destination and "
                            f"{_dtype_name(values._data.dtype)} for the source.")
-    if len(indices) > self._data.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim} (got "
-                         f"{len(indices)})")
     return _index_put.public(self, index_arrays(indices, self._data.shape), values,
                              accumulate)
 

@@ -374,7 +374,8 @@ def rebase_node(view: Tensor, op_node: Node) -> None:
         first = (None, 0)
     node._edges = (first,) + tuple(op_node._edges[1:])
     # a stride-0 dim of size > 1: PyTorch's backward refuses it (_check_slice_copy)
-    overlapping = any(st == 0 and n > 1 for n, st in zip(size, stride))
+    # (an empty view overlaps nothing: NumPy may give its dims stride 0; fuzz seed 51)
+    overlapping = 0 not in size and any(st == 0 and n > 1 for n, st in zip(size, stride))
     node._saved = (op_node, base_index(base._data.shape, _strides(base._data), size, stride,
                                        offset), overlapping)
     node._versions = None
