@@ -464,3 +464,13 @@ def test_threshold_inplace_through_expand(call, src):
             r.sum().backward()
         return x, x._version, type(r.grad_fn).__name__, base.grad
     same_on_both(run)
+
+
+# -- the version error names a copy_'s node as PyTorch does, "torch::autograd::CopyBackwards"
+# (seed 75, the session's final fresh campaign) ----------------------------------------------
+SEED75_COPY = "Program(leaves=[Leaf(shape=(), dtype='float64', requires_grad=True, seed=186, scale=1.0)], steps=[Step(op='loss_extra', seed=43948, no_grad=False), Step(op='inplace_unary', seed=35529, no_grad=False), Step(op='special', seed=35529, no_grad=False), Step(op='inplace_binary', seed=126, no_grad=False), Step(op='loss_extra', seed=43948, no_grad=False), Step(op='special', seed=35529, no_grad=False)], ending=Ending(kind='grad', seed=271, retain_graph=True, create_graph=False, twice=True, allow_unused=None, give_gradient=False))"
+
+
+def test_version_error_names_copy_backwards():
+    from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
+    assert difference(eval(SEED75_COPY)) is None

@@ -217,6 +217,7 @@ def stripped_name(node) -> str:
 
 
 _CPP_NAMES = {"CopySlices": "torch::autograd::CopySlices",
+              "CopyBackwards": "torch::autograd::CopyBackwards",
               "AccumulateGrad": "torch::autograd::AccumulateGrad",
               "NotImplemented": "torch::autograd::NotImplemented"}
 
