@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample, RECORDS
-from .linalg import _cname, _tname, _no_bool
+from .linalg import _check_dot, _cname, _tname, _no_bool
 from .matmul_extra import _size, _tensors   # (matmul_extra imports this module last)
 from ..errors import broadcast_error
 from ..tensor import Tensor
@@ -47,15 +47,7 @@ def vdot_public(input, other):
     """``torch.vdot``."""
     _tensors("vdot", (("input", input), ("other", other)))
     a, b = input._data, other._data
-    if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{_tname(a)} and {_tname(b)}")
-    if a.shape[0] != b.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
-                           f"[{b.shape[0]}] to have the same number of elements, but got "
-                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    _check_dot(a, b)   # dot's checks, in its order
     _no_bool("dot", a)
     return _vdot.public(input, other)
 

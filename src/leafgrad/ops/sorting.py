@@ -62,12 +62,7 @@ def _unstable(a, d, descending, idx):
             (n,) + (1,) * (a.ndim - d - 1)), a.shape).copy()
     if n <= _INSERTION or not a.size:
         return idx
-    s = np.moveaxis(np.take_along_axis(a, idx, d), d, -1).reshape(-1, n)
-    head, nxt = s[:, :-1], s[:, 1:]
-    same = head == nxt
-    if s.dtype.kind == "f":
-        same |= np.isnan(head) & np.isnan(nxt)
-    rows = np.nonzero(same.any(axis=-1))[0].tolist()
+    rows = _tied_rows(np.moveaxis(np.take_along_axis(a, idx, d), d, -1).reshape(-1, n))
     if not rows:
         return idx
     from .stl_select import std_sort_order
@@ -80,6 +75,15 @@ def _unstable(a, d, descending, idx):
 
 
 _INSERTION = 16     # libstdc++'s _S_threshold
+
+
+def _tied_rows(s):
+    """The rows of the sorted 2-d ``s`` holding two equal neighbours (NaNs equal)."""
+    head, nxt = s[:, :-1], s[:, 1:]
+    same = head == nxt
+    if s.dtype.kind == "f":
+        same |= np.isnan(head) & np.isnan(nxt)
+    return np.nonzero(same.any(axis=-1))[0].tolist()
 
 
 def sort_op(self, dim=-1, descending=False, stable=False):
@@ -160,12 +164,8 @@ def _topk_indices(a, k, d, largest, sorted):
         # only ties among the k results, or at the k-th value, can change the answer: the
         # first k + 1 values in topk's order (NaN counted largest), neighbours compared
         first = np.take(order, np.arange(min(k + 1, n)), axis=d)
-        s = np.moveaxis(np.take_along_axis(a, first, d), d, -1).reshape(flat.shape[0], -1)
-        head, nxt = s[:, :-1], s[:, 1:]
-        same = head == nxt
-        if s.dtype.kind == "f":
-            same |= np.isnan(head) & np.isnan(nxt)
-        rows = np.nonzero(same.any(axis=-1))[0].tolist()
+        rows = _tied_rows(np.moveaxis(np.take_along_axis(a, first, d), d, -1).reshape(
+            flat.shape[0], -1))
         if not rows:
             return idx
     else:
