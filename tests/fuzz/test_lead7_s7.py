@@ -474,3 +474,21 @@ SEED75_COPY = "Program(leaves=[Leaf(shape=(), dtype='float64', requires_grad=Tru
 def test_version_error_names_copy_backwards():
     from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
     assert difference(eval(SEED75_COPY)) is None
+
+
+_INT_DIV = {"remainder_bool_long": lambda L: L.zeros(2, 3, 1, 3, 2, dtype=L.bool).remainder(
+                L.ones(1, 3, 4, dtype=L.long)),
+            "mod_zero_mismatch": lambda L: L.zeros(2, dtype=L.long) % L.zeros(3, dtype=L.long),
+            "mod_zero": lambda L: L.zeros(2, dtype=L.long) % L.zeros(2, dtype=L.long),
+            "fmod_mismatch": lambda L: L.zeros(2, dtype=L.long).fmod(L.zeros(3, dtype=L.long)),
+            "floordiv_mismatch": lambda L: L.zeros(2, dtype=L.long) // L.zeros(3, dtype=L.long),
+            "bool_floordiv_mismatch": lambda L: L.zeros(2, dtype=L.bool) // L.zeros(
+                3, dtype=L.bool),
+            "trunc_mismatch": lambda L: L.zeros(2, dtype=L.long).div(
+                L.zeros(3, dtype=L.long), rounding_mode="trunc")}
+
+
+@pytest.mark.parametrize("case", sorted(_INT_DIV))
+def test_integer_division_checks_shapes_first(case):
+    # the operands broadcast before the kernel's zero check (seed 27 on the final code)
+    same_on_both(_INT_DIV[case])
