@@ -195,7 +195,7 @@ def nonzero(self, *, as_tuple=False):
     if data.ndim == 0:
         return _wrap(np.zeros((int(data != 0), 0), np.int64))
     # PyTorch's CPU kernel writes the (n, ndim) result column-major: strides (1, n)
-    from .linalg_common import lapack_layout
+    from .linalg_common import lapack_layout   # (linalg modules load on first use)
     return _wrap(lapack_layout(np.argwhere(data).astype(np.int64)))
 
 

@@ -20,18 +20,11 @@ from .pointwise_common import inplace_of
 from .expanded_write import through_expanded, write_where
 from .reduction import _wrap_dim
 from .select import checked_scalar, checked_value
-from .registry import Sample, bind_method, defop, export_function
+from .registry import Sample, bind_method, defop, export_function, publish as _public
 
 __all__: list = []
 
 FAMILY = "indexing"
-
-
-def _public(name, fn, method=True, function=True):
-    if function:
-        export_function(name, fn)
-    if method:
-        bind_method(name, fn)
 
 
 def _index_array(index, name):

@@ -283,13 +283,13 @@ def div_mode(self, other, rounding_mode):
 
 
 def _check_int_zero(a, b, kernel):
-    # the operands broadcast first (TensorIterator), then the kernel's dtype and zero checks;
-    # a ValueError here becomes PyTorch's size message in the dispatcher
-    np.broadcast_shapes(np.shape(a), np.shape(b))
     kind = np.result_type(a, b).kind
-    if kind == "b":
-        raise not_implemented_for(kernel, np.bool_)
-    if kind in "iu" and np.any(np.asarray(b) == 0):
+    if kind == "b" or (kind in "iu" and np.any(np.asarray(b) == 0)):
+        # the operands broadcast first (TensorIterator), then the kernel's checks: a
+        # ValueError here becomes PyTorch's size message in the dispatcher
+        np.broadcast_shapes(np.shape(a), np.shape(b))
+        if kind == "b":
+            raise not_implemented_for(kernel, np.bool_)
         raise RuntimeError("ZeroDivisionError")
 
 

@@ -355,3 +355,11 @@ def bind_method(name: str, fn: Callable) -> None:
 
 def export_function(name: str, fn: Callable) -> None:
     FUNCTIONS[name] = fn
+
+
+def publish(name: str, fn: Callable, method: bool = True, function: bool = True) -> None:
+    """``fn`` as ``torch.<name>`` and/or ``Tensor.<name>``."""
+    if function:
+        export_function(name, fn)
+    if method:
+        bind_method(name, fn)

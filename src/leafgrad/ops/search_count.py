@@ -14,18 +14,11 @@ from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from .pointwise_common import not_implemented_for, not_implemented_formula
 from .reduction import _wrap_dim
-from .registry import bind_method, defop, export_function
+from .registry import defop, publish as _public
 
 __all__: list = []
 
 FAMILY = "indexing"
-
-
-def _public(name, fn, method=True, function=True):
-    if function:
-        export_function(name, fn)
-    if method:
-        bind_method(name, fn)
 
 
 # -- searchsorted / bucketize / bincount / histc (no gradients) ------------------------------

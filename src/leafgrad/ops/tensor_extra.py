@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..errors import no_dims_error
+from .linalg_common import type_name
 from ..tensor import Tensor, _wrap
 from .reduction import _wrap_dim
 from .registry import FUNCTIONS, RECORDS, Sample, bind_method, defop, export_function
@@ -134,7 +135,7 @@ def _check_weights(name, wt, n_obs, kind_ok, kind_name):
                            f"{name} with {wt.ndim} dimensions")
     if not kind_ok(wt.dtype):
         raise RuntimeError(f"cov(): expected {name} to have {kind_name} dtype but got {name} "
-                           f"with {wt.dtype.tensor_type[:-len('Tensor')]} dtype")
+                           f"with {type_name(wt._data)} dtype")
     if wt.numel() != n_obs:
         raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                            f"observations in the input but got {wt.numel()} != {n_obs}")
