@@ -566,8 +566,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
-    parts = []
-    for t in (prepend, append):
+    parts = [None, input, None]   # (prepend, input, append), checked in that order
+    for slot, t in ((0, prepend), (2, append)):
         if t is None:
             continue
         if not isinstance(t, Tensor):
@@ -583,19 +583,15 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
                     "diff expects the shape of tensor to prepend or append to match that "
                     "of input except along the differencing dimension; input.size("
                     f"{i}) = {input.shape[i]}, but got tensor.size({i}) = {t.shape[i]}")
-        parts.append(t)
+        parts[slot] = t
     if n == 0:   # PyTorch: zeros_like(input), then a copy_ of it (CopyBackwards, version 1)
         from ..factories import zeros_like
         out = zeros_like(input)
         out.copy_(input)
         return out
     d = _wrap_dim(dim, input.ndim)
-    if parts:
-        pre = [prepend] if prepend is not None else []
-        post = [append] if append is not None else []
-        x = FUNCTIONS["cat"]([parts[0]] * bool(pre) + [input] + parts[len(pre):], d)
-    else:
-        x = input
+    parts = [t for t in parts if t is not None]
+    x = FUNCTIONS["cat"](parts, d) if len(parts) > 1 else input
     for _ in range(n):
         length = x.shape[d]
         if length == 0:
