@@ -62,7 +62,6 @@ COPY = defop("copy", copy, inputs=("self", "src"),
              derivatives={"self": copy_self, "src": copy_src},
              dtype="same", grad_fn_name="CopyBackwards", methods=(), functions=(),
              inplace="copy_", samples=_copy_samples, family=FAMILY)
-COPY.node_class.name = lambda node: "torch::autograd::CopyBackwards"   # a C++-only node
 
 
 def _copy_masked(recorded):

@@ -148,7 +148,6 @@ _fill_all = defop("setitem_fill", setitem_op, grad_fn_name="FillBackward3", **_S
 _copy_all = defop("setitem_copy", setitem_op, grad_fn_name="CopyBackwards", **_SETITEM_ALL)
 _put_all = defop("setitem_index_put", setitem_op, grad_fn_name="IndexPutBackward0",
                  saved_tensor_args=("positions",), **_SETITEM)   # PyTorch saves the indices
-_copy_all.node_class.name = lambda node: "torch::autograd::CopyBackwards"   # a C++-only node
 
 
 def _check_value_shape(value, target, advanced):
