@@ -44,3 +44,33 @@ def test_einsum_single_operand_sum_dtype(eq, dt):
         r = L.einsum(eq, x)
         return r.dtype, r
     same_on_both(run)
+
+
+# -- eigh's gradient follows PyTorch's linalg_eig_backward op for op, so the graph recorded
+# under create_graph is its graph (V diag(gL) V^T: MmBackward0 over MulBackward0) ----------------
+def _names(t, depth=6):
+    out, stack = [], [(t.grad_fn, 0)]
+    while stack:
+        fn, d = stack.pop()
+        out.append(None if fn is None else type(fn).__name__)
+        if fn is not None and d < depth:
+            stack.extend((f, d + 1) for f, _ in reversed(fn.next_functions))
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("which", ["values", "vectors", "both", "eigvalsh"])
+def test_eigh_gradient_graph(n, which):
+    def run(L):
+        a = L.arange(1.0, n * n + 1, dtype=L.float64).reshape(n, n)
+        a = (a + a.mT + L.diag(L.arange(1.0, n + 1, dtype=L.float64))).requires_grad_()
+        if which == "eigvalsh":
+            out = L.linalg.eigvalsh(a)
+        else:
+            w, v = L.linalg.eigh(a)
+            out = {"values": w, "vectors": v * v, "both": w.sum() + (v * v).sum()}[which]
+        s = L.ones(out.shape, dtype=L.float64, requires_grad=True)
+        (g,) = L.autograd.grad(out, [a], s, create_graph=True)
+        (gg,) = L.autograd.grad((g * g).sum(), [a], allow_unused=True)
+        return _names(g), g, gg
+    same_on_both(run)
