@@ -74,3 +74,19 @@ def test_eigh_gradient_graph(n, which):
         (gg,) = L.autograd.grad((g * g).sum(), [a], allow_unused=True)
         return _names(g), g, gg
     same_on_both(run)
+
+
+# -- solve(A, B, left=False): B's gradient is PyTorch's solve(A^T, g, left=False), recorded as
+# one LinalgSolveExBackward0 (not a transposed left solve) -------------------------------------
+@pytest.mark.parametrize("n,k", [(1, 1), (2, 1), (2, 3)])
+@pytest.mark.parametrize("left", [True, False])
+def test_solve_gradient_graph(n, k, left):
+    def run(L):
+        A = (L.eye(n, dtype=L.float64) * 2 + 0.1).requires_grad_()
+        B = L.arange(1.0, n * k + 1, dtype=L.float64).reshape((n, k) if left else (k, n))
+        B.requires_grad_()
+        x = L.linalg.solve(A, B, left=left)
+        gA, gB = L.autograd.grad((x * x).sum(), [A, B], create_graph=True)
+        gg = L.autograd.grad((gA * gA).sum() + (gB * gB).sum(), [A, B])
+        return _names(gA), _names(gB), gA, gB, gg
+    same_on_both(run)

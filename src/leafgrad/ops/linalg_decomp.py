@@ -315,8 +315,8 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
 # create_graph match)
 def _solve_B_grad(grads, A, left, vector):
     g = grads[0].unsqueeze(-1) if vector else grads[0]
-    if not left:      # X = B A^-1: gB = g A^-T
-        return _solve.public(A, g.mT)[0].mT
+    if not left:      # X = B A^-1: gB = g A^-T, solved as PyTorch's: Y A^T = g
+        return _solve.public(A.mT, g, left=False)[0]
     return _solve.public(A.mT, g)[0]
 
 
