@@ -90,3 +90,28 @@ def test_solve_gradient_graph(n, k, left):
         gg = L.autograd.grad((gA * gA).sum() + (gB * gB).sum(), [A, B])
         return _names(gA), _names(gB), gA, gB, gg
     same_on_both(run)
+
+
+# -- retain_grad follows a view to the history it regrows after an in-place change made under
+# no_grad (of the view itself or of its base) ----------------------------------------------------
+@pytest.mark.parametrize("change", ["view_no_grad", "base_no_grad", "base_grad", "view_grad"])
+@pytest.mark.parametrize("ending", ["grad", "backward"])
+def test_retain_grad_survives_regrown_view(change, ending):
+    def run(L):
+        a = L.tensor([[[1.0, 2.0]]], dtype=L.float64, requires_grad=True)
+        b = a * 1
+        v = b.squeeze(0)
+        v.retain_grad()
+        target = v if change.startswith("view") else b
+        if change.endswith("no_grad"):
+            with L.no_grad():
+                target.mul_(2)
+        else:
+            target.mul_(2)
+        t = (v * 3).sum()
+        if ending == "grad":
+            L.autograd.grad(t, [a])
+        else:
+            t.backward()
+        return type(v.grad_fn).__name__, v.retains_grad, v.grad, a.grad
+    same_on_both(run)
