@@ -115,3 +115,20 @@ def test_retain_grad_survives_regrown_view(change, ending):
             t.backward()
         return type(v.grad_fn).__name__, v.retains_grad, v.grad, a.grad
     same_on_both(run)
+
+
+# -- layer_norm's kernel adds a zero bias when there is none, so a zero result is +0 (a weight
+# < 0 times +0 gave -0: fuzz seed 77) -----------------------------------------------------------
+@pytest.mark.parametrize("v", [0.7, -0.0, 0.0])
+@pytest.mark.parametrize("w", [-0.5, 0.5, None])
+@pytest.mark.parametrize("b", [None, 0.0, -0.0])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_layer_norm_signed_zero(v, w, b, dtype):
+    def run(L):
+        dt = getattr(L, dtype)
+        x = L.tensor([[v]], dtype=dt)
+        W = None if w is None else L.tensor([w], dtype=dt)
+        B = None if b is None else L.tensor([b], dtype=dt)
+        y = L.nn.functional.layer_norm(x, (1,), W, B)
+        return y, str(y.tolist())   # (the text keeps the zero's sign)
+    same_on_both(run)

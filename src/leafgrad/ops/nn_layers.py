@@ -76,8 +76,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     centered *= 1.0 / np.sqrt(var + eps)
     if weight is not None:
         centered *= weight
-    if bias is not None:
-        centered += bias
+    # PyTorch's kernel adds a zero bias when there is none: a zero result is +0
+    centered += bias if bias is not None else 0.0
     return centered.astype(input.dtype, copy=False)
 
 
