@@ -132,3 +132,17 @@ def test_layer_norm_signed_zero(v, w, b, dtype):
         y = L.nn.functional.layer_norm(x, (1,), W, B)
         return y, str(y.tolist())   # (the text keeps the zero's sign)
     same_on_both(run)
+
+
+# -- heaviside of NaN is 0, as PyTorch's kernel (NumPy's gives NaN: fuzz seed 77) -------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_heaviside_nan(dtype):
+    def run(L):
+        nan, inf = float("nan"), float("inf")
+        dt = getattr(L, dtype)
+        x = L.tensor([nan, 0.0, -0.0, 1.0, -1.0, inf, -inf, 0.0, nan], dtype=dt)
+        v = L.tensor([0.5, nan, 2.0, 3.0, 4.0, 5.0, 6.0, -0.0, nan], dtype=dt)
+        y = L.heaviside(x, v)
+        x.heaviside_(v)
+        return y, x, str(y.tolist())
+    same_on_both(run)
