@@ -20,11 +20,18 @@ import numpy as np
 
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
-from .graph import Node, OpNode, SavedOutput, anomaly as _anomaly
+from .graph import MAX_SEQ, Node, OpNode, SavedOutput, anomaly as _anomaly
 
 __all__ = ["execute", "accumulate_grad"]
 
 _getrefcount = sys.getrefcount
+# Note [Ties at the top]: PyTorch numbers AccumulateGrad and NotImplemented nodes UINT64_MAX
+# (MAX_SEQ), so its engine runs them as soon as they are ready, in the order they became
+# ready. leafgrad delivers a leaf's gradient at once, unless such a node is already waiting:
+# then the leaf's delivery waits in the heap too, behind it (a NotImplemented node that
+# raises first leaves the leaf's .grad unwritten, as PyTorch's). Their heap keys are MAX_SEQ
+# plus a running count: unique, below every ordinary node's, first pushed first out.
+_TOP = MAX_SEQ + 2 ** 62   # heap keys below this are such entries
 
 
 def _collect(roots):
@@ -174,7 +181,11 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
         nxt_grads = buffers.pop(nxt, None)
     else:
         for fn in starts:
-            heappush(ready, (fn._seq, fn, buffers.pop(fn, None)))
+            heappush(ready, (fn._seq if not fn._max_priority else MAX_SEQ + len(ready), fn,
+                             buffers.pop(fn, None)))
+    # entries under _TOP in the heap (Note [Ties at the top])
+    top_waiting = sum(1 for key, _, _ in ready if key < _TOP) if ready else 0
+    tick = len(ready)
 
     capturing = captured is not None
     wanted = None
@@ -184,7 +195,16 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             grads = nxt_grads
             nxt = nxt_grads = None
         elif ready:
-            _, node, grads = heappop(ready)
+            key, node, grads = heappop(ready)
+            if key < _TOP:
+                top_waiting -= 1
+                if isinstance(node, Tensor):   # a leaf's delivery that waited
+                    if capturing:
+                        _capture_leaf(node, grads, target_leaves.get(id(node)), captured,
+                                      accumulate, create_graph)
+                    elif accumulate:
+                        accumulate_grad(node, grads, create_graph)
+                    continue
         else:
             break
         if grads is None:
@@ -255,6 +275,11 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                         g = old if g is None else old + g
                 if g is None:
                     continue
+                if top_waiting:
+                    tick += 1
+                    top_waiting += 1
+                    heappush(ready, (MAX_SEQ + tick, fn, g))
+                    continue
                 if capturing:
                     _capture_leaf(fn, g, target_leaves.get(id(fn)), captured, accumulate,
                                   create_graph)
@@ -275,7 +300,14 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                 else:
                     old = buf[nr]
                     buf[nr] = g if old is None else old + g
-            if nxt is None and not ready:
+            if fn._max_priority:   # (Note [Ties at the top])
+                if nxt is not None:
+                    heappush(ready, (nxt._seq, nxt, nxt_grads))
+                    nxt = nxt_grads = None
+                tick += 1
+                top_waiting += 1
+                heappush(ready, (MAX_SEQ + tick, fn, buf))
+            elif nxt is None and not ready:
                 nxt = fn
                 nxt_grads = buf
             else:

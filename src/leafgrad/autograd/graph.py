@@ -28,7 +28,7 @@ from ..grad_mode import state as _mode
 from ..tensor import DETACHED_INPLACE, Tensor, _wrap, where_changed
 
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle",
-           "anomaly", "version_hint", "next_seq"]
+           "anomaly", "version_hint", "next_seq", "MAX_SEQ"]
 
 # Note [Sequence numbers]
 # PyTorch numbers nodes in the order they are made, and its engine runs, among the nodes
@@ -39,6 +39,9 @@ __all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "Removabl
 # (one C call): the engine's heap pops the smallest, the newest node.
 next_seq = itertools.count(0, -1).__next__
 _ACC_SEQ = -(2 ** 64 - 1)   # AccumulateGrad's number: UINT64_MAX
+# PyTorch's NotImplemented nodes take no number either: UINT64_MAX, as AccumulateGrad's, so
+# its engine runs one as soon as it is ready (the engine keeps ties in push order)
+MAX_SEQ = _ACC_SEQ
 
 _SUFFIX = re.compile(r"Backward\d*$")
 
@@ -112,6 +115,7 @@ class Node:
     _reverse_grads: bool = True            # op nodes: see make_node_class
     n_outputs: int = 1
     runs_without_grads: bool = False   # run even when every incoming grad is None (Function)
+    _max_priority: bool = False   # numbered MAX_SEQ, not next_seq() (NotImplemented)
 
     def name(self) -> str:
         n = type(self).__name__
@@ -250,7 +254,8 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         # nodes in that order); a few (atan2, the mse / huber / smooth_l1 / cdist backwards)
         # first input first: their records say grads_in_order=True
         "_reverse_grads": not record.extra.get("grads_in_order", False),
-        "_plain": record.n_outputs == 1 and not record.list_input}
+        "_plain": record.n_outputs == 1 and not record.list_input,
+        "_max_priority": grad_fn_name == "NotImplemented"}
     if node_class_module is not None:
         namespace["__module__"] = node_class_module
     # saved_aliases: PyTorch's names for saved outputs (linalg_qr's ``result`` is ``_saved_Q``)
