@@ -181,3 +181,21 @@ def test_not_implemented_node_order(order):
             r = str(e)
         return r, seqs, s.grad, w.grad, a.grad
     same_on_both(run)
+
+
+# -- pad with nothing to pad is a new tensor (reflect/replicate returned the input's memory, so
+# writing the result wrote the input: fuzz seed 77) ---------------------------------------------
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("pads", [(0, 0), (0, 0, 0, 0)])
+def test_pad_nothing_is_a_copy(mode, pads):
+    def run(L):
+        x = L.arange(6.0).reshape(1, 1, 3, 2)
+        y = L.nn.functional.pad(x if len(pads) == 4 else x[0], pads, mode=mode)
+        y.add_(1)
+        xg = L.arange(6.0).reshape(1, 3, 2).requires_grad_()
+        g = L.ones(1, 3, 2, requires_grad=True)
+        (gx,) = L.autograd.grad(L.nn.functional.pad(xg, (0, 0), mode=mode), xg, g,
+                                create_graph=True)
+        gx.add_(1)
+        return x, y, g, gx
+    same_on_both(run)
