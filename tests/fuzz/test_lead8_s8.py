@@ -199,3 +199,24 @@ def test_pad_nothing_is_a_copy(mode, pads):
         gx.add_(1)
         return x, y, g, gx
     same_on_both(run)
+
+
+# -- embedding's double backward is PyTorch's embedding_dense_double_backward op for op
+# (index_select, in-place padding fill, view to indices.shape + (-1,)): its graph, and its
+# error for empty indices (fuzz seed 77) --------------------------------------------------------
+@pytest.mark.parametrize("idx_shape", [(0,), (2, 0), (0, 3), (2,), (2, 3), ()])
+@pytest.mark.parametrize("pad", [None, 1])
+def test_embedding_double_backward(idx_shape, pad):
+    def run(L):
+        w = L.arange(6.0, dtype=L.float64).reshape(3, 2).requires_grad_()
+        if len(idx_shape) == 2:
+            idx = (L.arange(6).reshape(2, 3) % 3)[:idx_shape[0], :idx_shape[1]]
+        else:
+            idx = L.arange(idx_shape[0]) % 3 if idx_shape else L.tensor(1)
+        y = L.nn.functional.embedding(idx, w, padding_idx=pad)
+        g = L.ones_like(y, requires_grad=True)
+        (gw,) = L.autograd.grad(y, w, g, create_graph=True)
+        s = L.ones_like(gw, requires_grad=True)
+        (gg,) = L.autograd.grad(gw, g, s, create_graph=True)
+        return _names(gg), gg
+    same_on_both(run)
