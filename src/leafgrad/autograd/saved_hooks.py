@@ -1,0 +1,574 @@
+"""Hooks for saved tensors: ``torch.autograd.graph.saved_tensors_hooks`` and its kin.
+
+>>> import leafgrad as torch
+>>> calls = []
+>>> def pack(t):
+...     calls.append("pack")
+...     return t.detach()
+>>> def unpack(t):
+...     calls.append("unpack")
+...     return t
+>>> x = torch.ones(3, requires_grad=True)
+>>> with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+...     y = x.exp()
+>>> y.sum().backward()
+>>> calls
+['pack', 'unpack']
+
+Note [Packing only while hooks are set]
+Without hooks a node saves inputs as the tensors themselves and its own output as a
+``SavedOutput`` (Note [Saved values] in graph.py); the recorders (ops/recorder.py) and
+``apply`` read those directly, and nothing here costs them a test. Pushing the first pair of
+hooks (in any thread) rebinds ``ops.dispatch.record_node`` (the name every dispatcher calls)
+to ``_record_packing``, which records as before and then, if the calling thread has hooks,
+replaces each saved tensor by a ``SavedTensor`` holding what ``pack_hook`` returned; popping
+the last pair restores the plain recorder. A node so packed changes class to a subclass of
+its own, same name, whose ``apply`` unpacks every saved tensor first (as PyTorch's generated
+nodes unpack all their saved variables on entry), runs the class's ``apply`` and puts the
+packed entries back; ``_free`` (engine.py) drops them as it drops plain ones. As in PyTorch,
+a packed tensor is not checked against in-place changes (its version entry is None): the
+hooks decide what comes back.
+
+Note [Order of the pack calls]
+PyTorch's generated nodes save their tensor arguments in the alphabetical order of the
+argument names (``mul``: ``other`` then ``self``; ``addmm``: ``mat1``, ``mat2``), then the
+outputs the formula needs, in output order; a custom Function's in ``save_for_backward``
+order. Unpacking goes in the same order.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from .. import errors
+from ..grad_mode import state as _mode
+from ..tensor import Tensor, _wrap
+from . import graph as _graph
+from .graph import Node, SavedOutput
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "SavedTensor"]
+
+_GRAPH_MODULE = "leafgrad.autograd.graph"   # classes print as PyTorch's torch.autograd.graph.X
+
+
+class _HooksState(threading.local):
+    """Per thread, as PyTorch's: the stack of (pack, unpack) pairs and the disable message."""
+
+    def __init__(self):
+        self.stack = []
+        self.disabled = None
+
+
+_state = _HooksState()
+_active = [0]              # pairs pushed and not yet popped, in all threads together
+_active_lock = threading.Lock()
+
+
+# -- the context managers ----------------------------------------------------------------
+
+def _push(pack_hook, unpack_hook) -> None:
+    if _state.disabled is not None:
+        raise RuntimeError(_state.disabled)
+    _state.stack.append((pack_hook, unpack_hook))
+    with _active_lock:
+        _active[0] += 1
+        if _active[0] == 1:
+            _install()
+
+
+def _pop() -> None:
+    if not _state.stack:
+        raise RuntimeError("pop_hooks: there are no hooks to pop")
+    _state.stack.pop()
+    with _active_lock:
+        _active[0] -= 1
+        if _active[0] == 0:
+            _uninstall()
+
+
+class saved_tensors_hooks:
+    """Context manager: tensors saved for backward inside it go through ``pack_hook`` when
+    saved, and ``unpack_hook`` turns what it returned back into a tensor when needed.
+
+    Nested, the innermost pair applies; the pairs are per thread, as in PyTorch."""
+
+    __module__ = _GRAPH_MODULE
+
+    def __init__(self, pack_hook, unpack_hook) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        _push(self.pack_hook, self.unpack_hook)
+
+    def __exit__(self, *args) -> None:
+        _pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are stored on the CPU and moved back to their device for backward.
+    leafgrad computes on the CPU only, so both moves keep the tensor where it is."""
+
+    __module__ = _GRAPH_MODULE
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            # no accelerator: nothing is pinnable, the copy is a plain one (as PyTorch's)
+            packed = tensor.new_empty(tensor.size())
+            packed.copy_(tensor)
+            return (tensor.device, packed)
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager: while open, setting saved-tensor hooks raises ``RuntimeError(
+    error_message)``; opening it while hooks are set raises the same. Usable as a decorator,
+    like PyTorch's (a ``contextlib.contextmanager``)."""
+
+    __module__ = _GRAPH_MODULE
+
+    def __init__(self, error_message: str) -> None:
+        self.error_message = error_message
+        self._prev = []
+
+    def __enter__(self) -> None:
+        self._prev.append(_state.disabled)
+        try:
+            if not isinstance(self.error_message, str):
+                raise TypeError(
+                    "_saved_tensors_hooks_disable(): incompatible function arguments. The "
+                    "following argument types are supported:\n    1. (error_message: str, "
+                    "fail_if_non_empty: bool = True) -> None\n\nInvoked with: "
+                    f"{self.error_message!r}")
+            _state.disabled = self.error_message
+            if _state.stack:
+                raise RuntimeError(self.error_message)
+        except BaseException:
+            self._restore()
+            raise
+
+    def __exit__(self, *args) -> None:
+        self._restore()
+
+    def _restore(self) -> None:
+        _state.disabled = self._prev.pop()
+
+    def __call__(self, func):
+        import functools
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return func(*args, **kwargs)
+        return wrapper
+
+
+def current_hooks():
+    """The calling thread's innermost (pack, unpack) pair, or None."""
+    stack = _state.stack
+    return stack[-1] if stack else None
+
+
+# -- packing -----------------------------------------------------------------------------
+
+_INPUT, _LEAF, _OUTPUT = 0, 1, 2
+
+_PACK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
+
+
+class _Packed:
+    """One saved tensor after ``pack_hook``: the packed object, the hook that unpacks it and
+    what the unpacked tensor's history is (PyTorch's SavedVariable with hooks)."""
+
+    __slots__ = ("obj", "unpack_hook", "kind", "fn", "nr", "leaf")
+
+    def unpack(self, node, linked: bool) -> Tensor:
+        """The tensor ``unpack_hook`` gives, with the saved tensor's history: its grad_fn
+        (this node for an output), or a leaf requiring grad. ``linked`` (a backward with
+        create_graph): a leaf's copy passes its gradient on to the leaf itself."""
+        obj = self.unpack_hook(self.obj)
+        if not isinstance(obj, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                            f"got result of type {type(obj).__name__}")
+        data = obj._data
+        kind = self.kind
+        if kind == _OUTPUT:
+            t = _wrap(data, node)
+            t._output_nr = self.nr
+        elif self.fn is not None:
+            t = _wrap(data, self.fn)
+            t._output_nr = self.nr
+        elif kind == _LEAF:
+            leaf = self.leaf
+            if linked:
+                t = _wrap(data, _LeafLink.of(leaf))
+            else:
+                t = _wrap(data)
+                t._requires_grad = True
+        else:
+            t = _wrap(data)
+        return t
+
+
+class _LeafLink(Node):
+    """Under create_graph, what a formula computes from an unpacked leaf goes to the leaf:
+    the unpacked copy hangs on this pass-through node (PyTorch's copy shares the leaf's
+    gradient accumulator)."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def of(leaf):
+        node = object.__new__(_LeafLink)
+        node._seq = _graph.next_seq()
+        node._edges = ((leaf, 0),)
+        node._saved = ()
+        node._versions = None
+        node._args = None
+        return node
+
+    def apply(self, grads, create_graph):
+        return [grads[0]]
+
+
+_LeafLink.__name__ = _LeafLink.__qualname__ = "AccumulateGrad"
+
+
+def _pack(tensor: Tensor, hooks, kind: int, nr: int = 0, alias: bool = False) -> _Packed:
+    """Call ``pack_hook`` on ``tensor`` (an alias without history for ``alias``, as
+    ``register_hooks`` passes it); PyTorch refuses a hook that changed it in place."""
+    pack_hook, unpack_hook = hooks
+    vc = tensor._vc
+    version = vc[0]
+    arg = _wrap(tensor._data, None, vc) if alias else tensor
+    obj = pack_hook(arg)
+    if vc[0] != version:
+        raise RuntimeError(_PACK_INPLACE)
+    entry = _Packed()
+    entry.obj = obj
+    entry.unpack_hook = unpack_hook
+    entry.kind = kind
+    entry.nr = nr
+    entry.fn = None
+    entry.leaf = None
+    if kind != _OUTPUT:
+        fn = tensor._grad_fn
+        if fn is not None:
+            entry.fn = fn
+            entry.nr = tensor._output_nr
+        elif tensor._requires_grad:
+            entry.kind = _LEAF
+            entry.leaf = tensor
+    return entry
+
+
+def pack_input(tensor: Tensor, hooks) -> _Packed:
+    """A tensor saved by a custom Function that is not its output (function.py)."""
+    return _pack(tensor, hooks, _INPUT)
+
+
+def pack_output(tensor: Tensor, hooks) -> _Packed:
+    """An output of a custom Function that it saved (function.py)."""
+    return _pack(tensor, hooks, _OUTPUT, tensor._output_nr)
+
+
+def _kinds(node):
+    """Per entry of ``node._saved``: "arg", "result", "output", "saved_output" or other."""
+    record = getattr(node, "record", None)
+    if record is None:
+        return None
+    return [kind for kind, _ in record.saved_sources]
+
+
+# records whose argument names are not those of the ATen op PyTorch saves them under (the
+# matrix products share one forward with ``self`` / ``other``)
+_ATEN_NAMES = {"dot": {"other": "tensor"}, "mv": {"other": "vec"}, "mm": {"other": "mat2"},
+               "bmm": {"other": "mat2"}}
+_OUTPUT_KINDS = ("result", "output", "saved_output")
+
+
+def _pack_order(node):
+    """Indices of the saved entries in PyTorch's packing order (Note [Order of the pack
+    calls]): arguments by name, then outputs in order."""
+    cls = type(node)
+    order = cls.__dict__.get("_pack_order")
+    if order is not None and len(order) == len(node._saved):
+        return order
+    names = cls.saved_names
+    kinds = _kinds(node)
+    rename = _ATEN_NAMES.get(node.record.name, {})
+    order = tuple(sorted(range(len(node._saved)), key=lambda i: (
+        kinds[i] in _OUTPUT_KINDS,
+        "" if kinds[i] in _OUTPUT_KINDS else rename.get(names[i], names[i]), i)))
+    if len(order) == len(names):
+        cls._pack_order = order   # (a class attribute: one computation per node class)
+    return order
+
+
+def pack_node(node, results, hooks) -> None:
+    """Replace each tensor ``node`` saved by its packed form (Note [Packing only while hooks
+    are set]); ``results`` are the op's outputs (a saved output is packed as the output)."""
+    saved = node._saved
+    if not saved:
+        return
+    versions = node._versions
+    saved = list(saved)
+    versions = list(versions) if versions is not None else [None] * len(saved)
+    record = node.record
+    packed_any = False
+    for i in _pack_order(node):
+        v = saved[i]
+        if v is None:
+            continue
+        if type(v) is SavedOutput:
+            kind, pos = record.saved_sources[i]
+            out = results[pos] if kind == "saved_output" else results[0]
+            nr = pos if kind == "saved_output" else 0
+            saved[i] = _pack(out, hooks, _OUTPUT, nr)
+        elif isinstance(v, Tensor):
+            saved[i] = _pack(v, hooks, _INPUT)
+        else:
+            continue
+        versions[i] = None
+        packed_any = True
+    if not packed_any:
+        return
+    node._saved = saved
+    node._versions = versions
+    _set_out_meta(node, results)
+    node.__class__ = hooked_class(type(node))
+
+
+def _set_out_meta(node, results) -> None:
+    """What the gradients must conform to: ``_args`` leaves out inputs of the output's own
+    shape and dtype, and an unpack_hook may return another dtype (PyTorch's engine casts
+    the gradients back to each input's)."""
+    if "_hook_meta" in node.__dict__:
+        return
+    out = results[0]._data if results else None
+    node._hook_meta = (out.shape, out.dtype) if out is not None else None
+
+
+_HOOKED = {}
+
+
+def hooked_class(cls):
+    """``cls``'s twin for nodes with packed saved tensors (same name, module and slots)."""
+    if cls in _HOOKED.values():
+        return cls
+    sub = _HOOKED.get(cls)
+    if sub is None:
+        base_apply = cls.apply
+        sub = type(cls.__name__, (cls,), {
+            "__slots__": (), "apply": _make_apply(base_apply),
+            "_result_slot": None, "_output_slots": (), "__module__": cls.__module__,
+            "__qualname__": cls.__qualname__})
+        _HOOKED[cls] = sub
+    return sub
+
+
+def _make_apply(base_apply):
+    def apply(self, grads, create_graph, wanted=None):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(errors.BACKWARD_TWICE)
+        versions = self._versions
+        if versions is not None:   # the entries not packed (register_hooks on another)
+            _graph.check_versions(self, saved, versions)
+        self._saved = unpack_all(self, saved, create_graph)
+        self._versions = None
+        try:
+            if wanted is None:
+                out = base_apply(self, grads, create_graph)
+            else:
+                out = base_apply(self, grads, create_graph, wanted)
+        finally:
+            self._saved = saved
+            self._versions = versions
+        return _conform_all(self, out)
+    return apply
+
+
+def unpack_all(node, saved, linked):
+    """The saved entries with every tensor unpacked (the hooked class's ``apply`` runs the
+    plain one with them, so its own unpacking of the output is turned off), packed ones in
+    packing order."""
+    out = list(saved)
+    for i in _pack_order(node):
+        v = out[i]
+        if type(v) is _Packed:
+            out[i] = v.unpack(node, linked)
+        elif isinstance(v, SavedOutput):
+            out[i] = v.unpack_output(node, linked) if getattr(v, "nr", None) is not None \
+                else v.unpack(node, linked)
+    return out
+
+
+def _conform_all(node, grads):
+    meta = node._args
+    out_meta = node.__dict__.get("_hook_meta")
+    if out_meta is None or getattr(node, "record", None) is None or node.record.n_outputs != 1:
+        return grads
+    grads = list(grads)
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        m = meta[i] if meta is not None and meta[i] is not None else out_meta
+        d = g._data
+        if d.shape != m[0] or d.dtype != m[1]:
+            grads[i] = _graph._conform(g, m, node, i)
+    return grads
+
+
+def _record_packing(rec, args, results) -> None:
+    """``record_node`` while some thread has hooks (Note [Packing only while hooks are
+    set])."""
+    from ..ops import dispatch
+    inner = dispatch._record_checked if dispatch.INTEGER_HISTORY[0] else dispatch._record_plain
+    inner(rec, args, results)
+    hooks = current_hooks()
+    if hooks is None:
+        return
+    for r in results:
+        node = r._grad_fn
+        if node is not None:
+            pack_node(node, results, hooks)
+            return
+
+
+def _install() -> None:
+    from ..ops import dispatch
+    dispatch.record_node = _record_packing
+
+
+def _uninstall() -> None:
+    from ..ops import dispatch
+    dispatch.record_node = (dispatch._record_checked if dispatch.INTEGER_HISTORY[0]
+                            else dispatch._record_plain)
+
+
+# -- grad_fn._raw_saved_<name>: PyTorch's SavedTensor ------------------------------------
+
+_REGISTER_FREED = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+    "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you "
+    "need to access saved variables after calling backward.")
+
+
+class SavedTensor:
+    """One saved tensor of a node (``grad_fn._raw_saved_self``): ``register_hooks(pack,
+    unpack)`` packs it now and unpacks it when backward needs it."""
+
+    # it holds its node (PyTorch's keeps the node alive too); the node's cache of them holds
+    # them weakly, so there is no cycle
+    __slots__ = ("_node", "_index", "__weakref__")
+
+    def __init__(self, node, index):
+        self._node = node
+        self._index = index
+
+    def _entry(self):
+        node = self._node
+        saved = node._saved
+        if saved is None or self._index >= len(saved):
+            return node, saved, None
+        return node, saved, saved[self._index]
+
+    def register_hooks(self, *args):
+        if len(args) != 2 or not callable(args[0]) or not callable(args[1]):
+            shown = ", ".join([repr(self)] + [repr(a) for a in args])
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument "
+                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                f"Invoked with: {shown}")
+        node, saved, value = self._entry()
+        if saved is None:
+            raise RuntimeError(_REGISTER_FREED)
+        if value is None or not isinstance(value, (Tensor, SavedOutput, _Packed)):
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        if type(value) is _Packed:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        i = self._index
+        if type(value) is SavedOutput or isinstance(value, SavedOutput):
+            source = _wrap(value.data, None, value.vc)
+            entry = _pack(source, args, _OUTPUT, getattr(value, "nr", None) or
+                          getattr(value, "output_nr", 0), alias=True)
+        else:
+            entry = _pack(value, args, _INPUT, alias=True)
+        saved = list(saved)
+        saved[i] = entry
+        node._saved = saved if not isinstance(node._saved, tuple) else tuple(saved)
+        versions = node._versions
+        if versions is not None:
+            versions = list(versions)
+            versions[i] = None
+            node._versions = versions
+        if getattr(node, "record", None) is not None:
+            if "_hook_meta" not in node.__dict__:
+                node._hook_meta = _out_meta_of(node)
+            node.__class__ = hooked_class(type(node))
+
+    @property
+    def unpack_hook(self):
+        _, _, value = self._entry()
+        return value.unpack_hook if type(value) is _Packed else None
+
+    @property
+    def data(self):
+        _, _, value = self._entry()
+        if type(value) is _Packed:
+            return value.obj
+        if isinstance(value, SavedOutput):
+            return _wrap(value.data, None, value.vc)
+        if isinstance(value, Tensor):
+            return _wrap(value._data, None, value._vc)
+        return None
+
+    def unpack(self):
+        raise NotImplementedError("leafgrad does not implement SavedTensor.unpack(); read "
+                                  "grad_fn._saved_<name> instead")
+
+
+SavedTensor.__module__ = "torch._C._autograd"
+
+
+def _out_meta_of(node):
+    """The output's (shape, dtype), for a node whose output was not at hand when packed:
+    from a saved output, else from the inputs' metadata (absent: all like the output)."""
+    for v in node._saved:
+        if isinstance(v, SavedOutput) and getattr(v, "data", None) is not None:
+            return (v.data.shape, v.data.dtype)
+    return None
+
+
+def raw_saved(node, index: int) -> SavedTensor:
+    """``grad_fn._raw_saved_<name>``: the same ``SavedTensor`` object on every read."""
+    cache = node.__dict__.get("_raw_saved")
+    if cache is None:
+        cache = node._raw_saved = weakref.WeakValueDictionary()
+    st = cache.get(index)
+    if st is None:
+        st = cache[index] = SavedTensor(node, index)
+    return st
+
+
+del np

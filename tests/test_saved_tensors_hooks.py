@@ -1,0 +1,554 @@
+"""Saved-tensor hooks (``torch.autograd.graph.saved_tensors_hooks`` and kin) against PyTorch:
+which tensors are packed and unpacked, in what order and how often, the values and gradients
+that result, the errors and their texts, freeing, nesting and threads."""
+from __future__ import annotations
+
+import gc
+import re
+import threading
+import weakref
+
+import pytest
+
+from tests.oracle import same_on_both
+
+
+def _name(fn):
+    return None if fn is None else type(fn).__name__
+
+
+class Log:
+    """Hooks that record what they see: shape, dtype, requires_grad, grad_fn name, and
+    which of the ``known`` tensors (by name) the argument is."""
+
+    def __init__(self, known=None, pack=None, unpack=None):
+        self.events = []
+        self.known = known if known is not None else {}
+        self._pack = pack or (lambda t: t)
+        self._unpack = unpack or (lambda t: t)
+
+    def _who(self, t):
+        return next((k for k, v in self.known.items() if v is t), None)
+
+    def pack(self, t):
+        self.events.append(("pack", tuple(t.shape), str(t.dtype), t.requires_grad,
+                            _name(t.grad_fn), self._who(t)))
+        return self._pack(t)
+
+    def unpack(self, obj):
+        t = self._unpack(obj)
+        self.events.append(("unpack", tuple(t.shape), _name(t.grad_fn)))
+        return t
+
+    def hooks(self, lib):
+        return lib.autograd.graph.saved_tensors_hooks(self.pack, self.unpack)
+
+
+def _inputs(lib):
+    x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+    w = lib.tensor([0.3, -0.2, 0.9], requires_grad=True)
+    e = lib.tensor([[0.1, 0.2, 0.3]], requires_grad=True)
+    c = lib.tensor([[2.0, 3.0, 4.0], [5.0, 6.0, 7.0]])
+    return x, w, e, c
+
+
+OPS = {
+    "mul": lambda lib, x, w, e, c: x * w,
+    "mul_self": lambda lib, x, w, e, c: x * x,
+    "mul_const_tensor": lambda lib, x, w, e, c: x * c,
+    "mul_number": lambda lib, x, w, e, c: x * 2,
+    "div": lambda lib, x, w, e, c: x / w,
+    "add": lambda lib, x, w, e, c: x + w,
+    "sub_alpha": lambda lib, x, w, e, c: lib.sub(x, w, alpha=2),
+    "lerp": lambda lib, x, w, e, c: lib.lerp(x, e, w),
+    "addcmul": lambda lib, x, w, e, c: lib.addcmul(x, e, w),
+    "addcdiv": lambda lib, x, w, e, c: lib.addcdiv(x, e, w + 2),
+    "exp": lambda lib, x, w, e, c: x.exp(),
+    "sin": lambda lib, x, w, e, c: x.sin(),
+    "tanh": lambda lib, x, w, e, c: x.tanh(),
+    "sigmoid": lambda lib, x, w, e, c: x.sigmoid(),
+    "relu": lambda lib, x, w, e, c: x.relu(),
+    "sqrt": lambda lib, x, w, e, c: (x * x).sqrt(),
+    "pow_number": lambda lib, x, w, e, c: x.pow(2),
+    "pow_tensor": lambda lib, x, w, e, c: (x * x + 1).pow(w),
+    "sum": lambda lib, x, w, e, c: x.sum(),
+    "mean": lambda lib, x, w, e, c: x.mean(),
+    "mm": lambda lib, x, w, e, c: lib.mm(x, x.t()),
+    "matmul_vec": lambda lib, x, w, e, c: x.matmul(w),
+    "matmul_mat": lambda lib, x, w, e, c: x.matmul(x.t()),
+    "dot": lambda lib, x, w, e, c: w.dot(w * 2),
+    "bmm": lambda lib, x, w, e, c: lib.bmm(x[None], x.t()[None]),
+    "linear": lambda lib, x, w, e, c: lib.nn.functional.linear(x, e, w[:1]),
+    "softmax": lambda lib, x, w, e, c: x.softmax(1),
+    "log_softmax": lambda lib, x, w, e, c: x.log_softmax(1),
+    "mse_loss": lambda lib, x, w, e, c: lib.nn.functional.mse_loss(x, c),
+    "view_sin": lambda lib, x, w, e, c: x[:, 1:].sin(),
+    "clone": lambda lib, x, w, e, c: x.clone(),
+    "max_dim": lambda lib, x, w, e, c: x.max(1)[0],
+    "where": lambda lib, x, w, e, c: lib.where(c > 3, x, w),
+}
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_pack_and_unpack_calls_per_op(op):
+    """What each op packs (which tensor, in PyTorch's order), what backward unpacks, and the
+    gradients that come out."""
+    def program(lib):
+        x, w, e, c = _inputs(lib)
+        log = Log({"x": x, "w": w, "e": e, "c": c})
+        with log.hooks(lib):
+            y = OPS[op](lib, x, w, e, c)
+        packed = list(log.events)
+        log.events.clear()
+        y.sum().backward()
+        return packed, log.events, x.grad, w.grad, e.grad
+    same_on_both(program)
+
+
+def test_saved_result_is_unpacked_each_read():
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        log = Log()
+        with log.hooks(lib):
+            y = x.exp()
+        log.known["y"] = y
+        r1 = y.grad_fn._saved_result
+        r2 = y.grad_fn._saved_result
+        s = x.sin()
+        with log.hooks(lib):
+            s = x.sin()
+        saved_self = s.grad_fn._saved_self
+        return (log.events, r1, r1 is y, r2 is r1, _name(r1.grad_fn), r1.requires_grad,
+                saved_self is x, saved_self.requires_grad, saved_self.is_leaf,
+                _name(saved_self.grad_fn), r1._version)
+    same_on_both(program)
+
+
+def test_outputs_and_inputs_reach_pack_hook_as_themselves():
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        seen = []
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t,
+                                                    lambda t: t):
+            y = x.exp()
+            z = y.sin()
+        return [s is x for s in seen], [s is y for s in seen], [s is z for s in seen]
+    same_on_both(program)
+
+
+def test_packed_objects_of_any_type():
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: ("packed", t.detach()),
+                                                    lambda o: o[1]):
+            y = (x * x.exp()).sum()
+        y.backward()
+        return x.grad
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("unpack", ["int", "none", "list"])
+def test_unpack_must_return_a_tensor(unpack):
+    results = {"int": lambda t: 42, "none": lambda t: None, "list": lambda t: [t]}
+
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), results[unpack]):
+            y = x.exp()
+        y.sum().backward()
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("case", ["shape_error", "broadcast", "double", "double_mul"])
+def test_unpack_changing_shape_or_dtype(case):
+    """PyTorch's formula meets the unpacked tensor as it is; the engine then reduces and casts
+    the gradients to each input's shape and dtype."""
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        unpack = {"shape_error": lambda o: o[:2], "broadcast": lambda o: o.reshape(3, 1),
+                  "double": lambda o: o.double(), "double_mul": lambda o: o.double()}[case]
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t.detach(), unpack):
+            y = x.exp() if case in ("shape_error", "double") else x * x.detach()
+        y.sum().backward()
+        return x.grad
+    same_on_both(program)
+
+
+def test_exceptions_in_hooks_propagate():
+    class Boom(Exception):
+        pass
+
+    def bad(t):
+        raise ValueError("boom")
+
+    def pack_raises(lib):
+        x = lib.ones(3, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(bad, lambda t: t):
+            x.exp()
+
+    def unpack_raises(lib):
+        x = lib.ones(3, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, bad):
+            y = x.exp()
+        out = []
+        for f in (lambda: y.grad_fn._saved_result, lambda: y.sum().backward()):
+            try:
+                f()
+            except ValueError as exc:
+                out.append(str(exc))
+        return out
+
+    def hooks_popped_after_error(lib):
+        x = lib.ones(3, requires_grad=True)
+        calls = []
+        try:
+            with lib.autograd.graph.saved_tensors_hooks(lambda t: calls.append(1) or t,
+                                                        lambda t: t):
+                raise Boom()
+        except Boom:
+            pass
+        x.exp()
+        return calls
+    same_on_both(pack_raises)
+    same_on_both(unpack_raises)
+    same_on_both(hooks_popped_after_error)
+
+
+@pytest.mark.parametrize("pack", ["identity", "clone"])
+def test_no_version_check_through_hooks(pack):
+    """With hooks PyTorch cannot follow versions: an in-place change after saving is no
+    error, and backward sees whatever unpack_hook returns."""
+    def program(lib):
+        a = lib.tensor([0.25, 0.75, 1.5], requires_grad=True)
+        b = a * 1
+        p = (lambda t: t) if pack == "identity" else (lambda t: t.clone())
+        with lib.autograd.graph.saved_tensors_hooks(p, lambda t: t):
+            d = b.sin()
+            e = b.exp()
+        b.add_(1)
+        (d.sum() + e.sum()).backward()
+        return a.grad
+    same_on_both(program)
+
+
+def test_pack_hook_changing_its_input_in_place():
+    def program(lib):
+        x = lib.ones(3, requires_grad=True)
+        b = x * 1
+
+        def pack(t):
+            t.detach().add_(1)
+            return t
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            b.exp()
+    same_on_both(program)
+
+
+def test_retain_graph_and_freeing_texts():
+    def program(lib):
+        a = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        counts = [0, 0]
+
+        def pack(t):
+            counts[0] += 1
+            return t.detach()
+
+        def unpack(t):
+            counts[1] += 1
+            return t
+        with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = (a * a).sum()
+        out = [list(counts)]
+        y.backward(retain_graph=True)
+        out.append(list(counts))
+        y.backward()
+        out.append(list(counts))
+        node = y.grad_fn.next_functions[0][0]
+        for f in (lambda: y.backward(), lambda: node._saved_self,
+                  lambda: node._raw_saved_self.register_hooks(lambda t: t, lambda t: t)):
+            try:
+                f()
+            except RuntimeError as exc:
+                out.append(str(exc))
+        out.append(list(counts))
+        return out, a.grad
+    same_on_both(program)
+
+
+def test_packed_objects_are_released_after_backward():
+    class Box:
+        def __init__(self, t):
+            self.t = t
+
+    def program(lib):
+        gc.disable()
+        try:
+            x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+            boxes = []
+
+            def pack(t):
+                box = Box(t.detach())
+                boxes.append(weakref.ref(box))
+                return box
+            with lib.autograd.graph.saved_tensors_hooks(pack, lambda b: b.t):
+                y = (x.exp() * x).sum()
+            alive_before = [r() is not None for r in boxes]
+            y.backward(retain_graph=True)
+            alive_retained = [r() is not None for r in boxes]
+            y.backward()
+            alive_after = [r() is not None for r in boxes]
+            with lib.autograd.graph.saved_tensors_hooks(pack, lambda b: b.t):
+                z = x.sin()
+            del z
+            alive_dropped = [r() is not None for r in boxes]
+            return alive_before, alive_retained, alive_after, alive_dropped
+        finally:
+            gc.enable()
+    same_on_both(program)
+
+
+def test_no_hooks_under_no_grad_or_inference_mode():
+    def program(lib):
+        x = lib.ones(3, requires_grad=True)
+        log = Log()
+        with log.hooks(lib):
+            with lib.no_grad():
+                x.exp()
+            with lib.inference_mode():
+                x.exp()
+            y = x.detach().exp()
+        return log.events, y.requires_grad
+    same_on_both(program)
+
+
+def test_nesting_innermost_wins():
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        log = []
+        G = lib.autograd.graph
+        with G.saved_tensors_hooks(lambda t: log.append("pack outer") or t,
+                                   lambda t: log.append("unpack outer") or t):
+            with G.saved_tensors_hooks(lambda t: log.append("pack inner") or t,
+                                       lambda t: log.append("unpack inner") or t):
+                y = x.exp()
+            z = x.sin()
+        w = x.cos()
+        (y + z + w).sum().backward()
+        return log, x.grad
+    same_on_both(program)
+
+
+def test_disable_saved_tensors_hooks():
+    def program(lib):
+        G = lib.autograd.graph
+        x = lib.ones(3, requires_grad=True)
+        out = []
+
+        def attempt(f):
+            try:
+                f()
+                out.append("ok")
+            except (RuntimeError, TypeError) as exc:
+                out.append((type(exc).__name__, str(exc)))
+
+        def disable_then_hooks():
+            with G.disable_saved_tensors_hooks("no hooks here"):
+                out.append("inside")
+                x.exp()
+                with G.saved_tensors_hooks(lambda t: t, lambda t: t):
+                    out.append("not reached")
+
+        def hooks_then_disable():
+            with G.saved_tensors_hooks(lambda t: t, lambda t: t):
+                with G.disable_saved_tensors_hooks("disabled inside"):
+                    out.append("not reached")
+
+        def nested():
+            with G.disable_saved_tensors_hooks("outer"):
+                with G.disable_saved_tensors_hooks("inner"):
+                    pass
+                with G.save_on_cpu():
+                    pass
+
+        def as_decorator():
+            @G.disable_saved_tensors_hooks("decorated")
+            def f():
+                with G.saved_tensors_hooks(lambda t: t, lambda t: t):
+                    pass
+            f()
+
+        attempt(disable_then_hooks)
+        attempt(hooks_then_disable)
+        attempt(nested)
+        attempt(as_decorator)
+        attempt(lambda: G.disable_saved_tensors_hooks(3).__enter__())
+        # everything was restored: hooks can be set again
+        log = Log()
+        with log.hooks(lib):
+            x.exp()
+        out.append(len(log.events))
+        return out
+    same_on_both(program)
+
+
+def test_hooks_are_per_thread():
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        events = {"main": [], "worker": []}
+        ready, go = threading.Event(), threading.Event()
+        grads = {}
+
+        def worker():
+            with lib.autograd.graph.saved_tensors_hooks(
+                    lambda t: events["worker"].append("pack") or t,
+                    lambda t: events["worker"].append("unpack") or t):
+                ready.set()
+                go.wait(10)
+                y = x.exp()
+            grads["worker"] = lib.autograd.grad(y.sum(), x)[0]
+            plain = x.sin()
+            events["worker"].append(plain.requires_grad)
+
+        t = threading.Thread(target=worker)
+        t.start()
+        ready.wait(10)
+        with lib.autograd.graph.saved_tensors_hooks(
+                lambda t: events["main"].append("pack") or t,
+                lambda t: events["main"].append("unpack") or t):
+            z = x.cos() * x
+        go.set()
+        t.join(10)
+        other = threading.Thread(target=lambda: events.setdefault("late", []).append(
+            x.tanh().requires_grad))
+        other.start()
+        other.join(10)
+        grads["main"] = lib.autograd.grad(z.sum(), x)[0]
+        return events, grads
+    same_on_both(program)
+
+
+def _no_address(text):
+    return re.sub(r"0x[0-9a-f]+", "0x", text).replace("leafgrad", "torch")
+
+
+def test_register_hooks_on_raw_saved():
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        out = []
+        y = x.exp()
+        raw = y.grad_fn._raw_saved_result
+        out.append(raw is y.grad_fn._raw_saved_result)
+        out.append(raw.unpack_hook is None)
+        out.append(raw.data)
+        log = Log({"x": x, "y": y})
+        raw.register_hooks(log.pack, log.unpack)
+        out.append(list(log.events))
+        out.append(raw.unpack_hook == log.unpack)
+        out.append(y.grad_fn._saved_result)
+        for f in (lambda: raw.register_hooks(lambda t: t, lambda t: t),
+                  lambda: (x * lib.ones(3)).grad_fn._raw_saved_self.register_hooks(
+                      lambda t: t, lambda t: t)):
+            try:
+                f()
+            except RuntimeError as exc:
+                out.append(str(exc))
+        for args in ((1, 2), (lambda t: t,)):
+            try:
+                x.sin().grad_fn._raw_saved_self.register_hooks(*args)
+            except TypeError as exc:
+                out.append(_no_address(str(exc)).split("Invoked with")[0])
+        y.sum().backward()
+        out.append(log.events)
+        out.append(x.grad)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            z = x.exp()
+        try:
+            z.grad_fn._raw_saved_result.register_hooks(lambda t: t, lambda t: t)
+        except RuntimeError as exc:
+            out.append(str(exc))
+        return out
+    same_on_both(program)
+
+
+def test_register_hooks_on_an_input_skips_its_version_check():
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        b = x * 1
+        s = b.sin()
+        s.grad_fn._raw_saved_self.register_hooks(lambda t: t.clone(), lambda t: t)
+        b.add_(1)
+        s.sum().backward()
+        return x.grad
+    same_on_both(program)
+
+
+def test_custom_function_saves_through_hooks():
+    def program(lib):
+        class F(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                out = a * b
+                ctx.save_for_backward(b, a, out)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                b, a, out = ctx.saved_tensors
+                return g * b, g * a + out * 0
+
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([3.0, 4.0], requires_grad=True)
+        log = Log({"a": a, "b": b}, pack=lambda t: t.detach())
+        with log.hooks(lib):
+            o = F.apply(a, b)
+        packed = list(log.events)
+        n_raw = len(o.grad_fn._raw_saved_tensors)
+        log.events.clear()
+        o.sum().backward()
+        try:
+            o.grad_fn.saved_tensors
+        except RuntimeError as exc:
+            freed = str(exc)
+        return packed, n_raw, log.events, a.grad, b.grad, freed
+    same_on_both(program)
+
+
+def test_save_on_cpu():
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        with lib.autograd.graph.save_on_cpu():
+            y = (x.exp() * x).sum()
+        saved = y.grad_fn.next_functions[0][0]._saved_self
+        with lib.autograd.graph.save_on_cpu(pin_memory=True):
+            z = (x.sin() * x).sum()
+        (y + z).backward()
+        return saved, x.grad, type(lib.autograd.graph.save_on_cpu()).__name__
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("pack", ["detach", "clone", "identity"])
+def test_double_backward_through_hooks(pack):
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        p = {"detach": lambda t: t.detach(), "clone": lambda t: t.clone(),
+             "identity": lambda t: t}[pack]
+        with lib.autograd.graph.saved_tensors_hooks(p, lambda t: t):
+            y = (x * x * x).sum() + (x.exp() * x).sum()
+        g, = lib.autograd.grad(y, x, create_graph=True)
+        g.sum().backward()
+        return g, x.grad
+    same_on_both(program)
+
+
+def test_inplace_op_and_multi_output_under_hooks():
+    def program(lib):
+        x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+        log = Log()
+        with log.hooks(lib):
+            y = x * 1
+            y.exp_()
+            v, i = x.max(1)
+            s = x.std_mean(1)[0]
+        (y.sum() + v.sum() + s.sum()).backward()
+        return [e[0] for e in log.events], x.grad
+    same_on_both(program)
