@@ -89,6 +89,59 @@ OPS = {
 }
 
 
+# more ops of one input x (2 x 3); what they pack differs from PyTorch for layer_norm,
+# batch_norm and nll_loss / cross_entropy (PyTorch also saves mean / rstd and total_weight,
+# which leafgrad's records do not keep) and for in-place ops that save their input's old
+# value (PyTorch saves a clone of it)
+OPS_X = {
+    "conv2d": lambda lib, x: lib.nn.functional.conv2d(
+        x.reshape(1, 1, 2, 3), lib.ones(2, 1, 2, 2, requires_grad=True),
+        lib.ones(2, requires_grad=True)),
+    "dropout0": lambda lib, x: lib.nn.functional.dropout(x, 0.0),
+    "embedding": lambda lib, x: lib.nn.functional.embedding(lib.tensor([0, 1, 1]), x),
+    "gelu": lambda lib, x: lib.nn.functional.gelu(x),
+    "silu": lambda lib, x: lib.nn.functional.silu(x),
+    "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x),
+    "softplus": lambda lib, x: lib.nn.functional.softplus(x),
+    "bce_logits": lambda lib, x: lib.nn.functional.binary_cross_entropy_with_logits(
+        x, lib.ones(2, 3)),
+    "max_pool1d": lambda lib, x: lib.nn.functional.max_pool1d(x.reshape(1, 2, 3), 2),
+    "abs": lambda lib, x: x.abs(),
+    "log": lambda lib, x: (x * x + 1).log(),
+    "norm": lambda lib, x: x.norm(),
+    "var": lambda lib, x: x.var(1),
+    "std_mean": lambda lib, x: x.std_mean(1)[0],
+    "logsumexp": lambda lib, x: x.logsumexp(1),
+    "prod": lambda lib, x: x.prod(),
+    "cumsum": lambda lib, x: x.cumsum(1),
+    "index": lambda lib, x: x[lib.tensor([1, 0])],
+    "index_slice": lambda lib, x: x[:, lib.tensor([2, 0])],
+    "gather": lambda lib, x: x.gather(1, lib.tensor([[0], [2]])),
+    "clamp": lambda lib, x: x.clamp(-0.5, 0.5),
+    "maximum": lambda lib, x: lib.maximum(x, x.flip(0)),
+    "expand_mul": lambda lib, x: x.expand(2, 2, 3) * x,
+    "masked_fill": lambda lib, x: x.masked_fill(x > 0, 0.0),
+    "topk": lambda lib, x: x.topk(2)[0],
+    "sort": lambda lib, x: x.sort(1)[0],
+    "exp_": lambda lib, x: (x * 1).exp_(),
+    "setitem": lambda lib, x: (lambda y: (y.__setitem__(0, x[1]), y)[1])(x * 1),
+}
+
+
+@pytest.mark.parametrize("op", sorted(OPS_X))
+def test_pack_and_unpack_calls_more_ops(op):
+    def program(lib):
+        x = lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+        log = Log({"x": x})
+        with log.hooks(lib):
+            y = OPS_X[op](lib, x)
+        packed = list(log.events)
+        log.events.clear()
+        y.sum().backward()
+        return packed, log.events, x.grad
+    same_on_both(program)
+
+
 @pytest.mark.parametrize("op", sorted(OPS))
 def test_pack_and_unpack_calls_per_op(op):
     """What each op packs (which tensor, in PyTorch's order), what backward unpacks, and the

@@ -281,7 +281,7 @@ def _saved_property(index: int, is_input: bool) -> property:
         if index >= len(saved):
             return None   # nothing was saved: no input needed a gradient
         value = saved[index]
-        if type(value) is _Packed:   # saved through hooks: what unpack_hook gives
+        if isinstance(value, _Packed):   # saved through hooks: what unpack_hook gives
             return value.unpack(node, False)
         if isinstance(value, SavedOutput):
             return value.unpack_output(node, True) if hasattr(value, "nr") else \

@@ -37,6 +37,7 @@ order. Unpacking goes in the same order.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 
@@ -130,47 +131,27 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
-class disable_saved_tensors_hooks:
-    """Context manager: while open, setting saved-tensor hooks raises ``RuntimeError(
-    error_message)``; opening it while hooks are set raises the same. Usable as a decorator,
-    like PyTorch's (a ``contextlib.contextmanager``)."""
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str):
+    """Context manager (and decorator): while open, setting saved-tensor hooks raises
+    ``RuntimeError(error_message)``; opening it while hooks are set raises the same."""
+    prev = _state.disabled
+    try:
+        if not isinstance(error_message, str):
+            raise TypeError(
+                "_saved_tensors_hooks_disable(): incompatible function arguments. The "
+                "following argument types are supported:\n    1. (error_message: str, "
+                "fail_if_non_empty: bool = True) -> None\n\nInvoked with: "
+                f"{error_message!r}")
+        _state.disabled = error_message
+        if _state.stack:
+            raise RuntimeError(error_message)
+        yield
+    finally:
+        _state.disabled = prev
 
-    __module__ = _GRAPH_MODULE
 
-    def __init__(self, error_message: str) -> None:
-        self.error_message = error_message
-        self._prev = []
-
-    def __enter__(self) -> None:
-        self._prev.append(_state.disabled)
-        try:
-            if not isinstance(self.error_message, str):
-                raise TypeError(
-                    "_saved_tensors_hooks_disable(): incompatible function arguments. The "
-                    "following argument types are supported:\n    1. (error_message: str, "
-                    "fail_if_non_empty: bool = True) -> None\n\nInvoked with: "
-                    f"{self.error_message!r}")
-            _state.disabled = self.error_message
-            if _state.stack:
-                raise RuntimeError(self.error_message)
-        except BaseException:
-            self._restore()
-            raise
-
-    def __exit__(self, *args) -> None:
-        self._restore()
-
-    def _restore(self) -> None:
-        _state.disabled = self._prev.pop()
-
-    def __call__(self, func):
-        import functools
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with disable_saved_tensors_hooks(self.error_message):
-                return func(*args, **kwargs)
-        return wrapper
+disable_saved_tensors_hooks.__module__ = _GRAPH_MODULE
 
 
 def current_hooks():
@@ -222,6 +203,45 @@ class _Packed:
         else:
             t = _wrap(data)
         return t
+
+
+class _PackedGroup(_Packed):
+    """Index tensors a record keeps as arrays (``IndexBackward0``'s indices, alone or in a
+    tuple): PyTorch saves each as a tensor, so each goes through the hooks."""
+
+    __slots__ = ("items", "container")
+
+    def unpack(self, node, linked: bool):
+        items = [v.unpack(node, linked)._data if type(v) is _Packed and v.kind == _ARRAY
+                 else v.unpack(node, linked) if type(v) is _Packed else v for v in self.items]
+        if self.container is None:
+            return items[0]
+        return self.container(items)
+
+
+_ARRAY = 3   # kind of a packed array (an index kept as an ndarray)
+
+
+def _pack_group(value, hooks):
+    """``_PackedGroup`` of an ndarray or a tuple / list holding ndarrays or tensors; None
+    when nothing in it is one."""
+    single = not isinstance(value, (tuple, list))
+    items = [value] if single else list(value)
+    found = False
+    for j, v in enumerate(items):
+        if isinstance(v, np.ndarray):
+            items[j] = _pack(_wrap(v), hooks, _INPUT)
+            items[j].kind = _ARRAY
+            found = True
+        elif isinstance(v, Tensor):
+            items[j] = _pack(v, hooks, _INPUT)
+            found = True
+    if not found:
+        return None
+    group = _PackedGroup()
+    group.items = items
+    group.container = None if single else type(value)
+    return group
 
 
 class _LeafLink(Node):
@@ -341,6 +361,11 @@ def pack_node(node, results, hooks) -> None:
             saved[i] = _pack(out, hooks, _OUTPUT, nr)
         elif isinstance(v, Tensor):
             saved[i] = _pack(v, hooks, _INPUT)
+        elif type(node).saved_names[i] in record.extra.get("saved_tensor_args", ()):
+            group = _pack_group(v, hooks)
+            if group is None:
+                continue
+            saved[i] = group
         else:
             continue
         versions[i] = None
@@ -410,7 +435,7 @@ def unpack_all(node, saved, linked):
     out = list(saved)
     for i in _pack_order(node):
         v = out[i]
-        if type(v) is _Packed:
+        if isinstance(v, _Packed):
             out[i] = v.unpack(node, linked)
         elif isinstance(v, SavedOutput):
             out[i] = v.unpack_output(node, linked) if getattr(v, "nr", None) is not None \
@@ -501,9 +526,10 @@ class SavedTensor:
         if saved is None:
             raise RuntimeError(_REGISTER_FREED)
         if value is None or not isinstance(value, (Tensor, SavedOutput, _Packed)):
+            # (an index kept as an array: register_hooks on it is not implemented)
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                                "forbidden")
-        if type(value) is _Packed:
+        if isinstance(value, _Packed):
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
                                "already been set. Hint: only one pair of hooks is allowed at "
                                "a time.")
@@ -562,13 +588,11 @@ def _out_meta_of(node):
 
 def raw_saved(node, index: int) -> SavedTensor:
     """``grad_fn._raw_saved_<name>``: the same ``SavedTensor`` object on every read."""
-    cache = node.__dict__.get("_raw_saved")
+    cache = node.__dict__.get("_rawsaved")
     if cache is None:
-        cache = node._raw_saved = weakref.WeakValueDictionary()
+        cache = node._rawsaved = weakref.WeakValueDictionary()
     st = cache.get(index)
     if st is None:
         st = cache[index] = SavedTensor(node, index)
     return st
 
-
-del np
