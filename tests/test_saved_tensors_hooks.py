@@ -605,3 +605,65 @@ def test_inplace_op_and_multi_output_under_hooks():
         (y.sum() + v.sum() + s.sum()).backward()
         return [e[0] for e in log.events], x.grad
     same_on_both(program)
+
+
+def test_raw_saved_data_and_unpack():
+    def program(lib):
+        G = lib.autograd.graph
+        x = lib.ones(2, requires_grad=True)
+        b = x * 2
+        out = []
+
+        def attempt(f):
+            try:
+                out.append(f())
+            except RuntimeError as exc:
+                out.append(str(exc))
+        with G.saved_tensors_hooks(lambda t: ("P", t), lambda o: o[1]):
+            s, s2, y = b.sin(), x.sin(), b.exp()
+        for raw in (s.grad_fn._raw_saved_self, s2.grad_fn._raw_saved_self,
+                    y.grad_fn._raw_saved_result):
+            attempt(lambda: raw.unpack())
+            attempt(lambda: (raw.unpack() is b, raw.unpack() is x))
+            attempt(lambda: raw.data[0])
+            attempt(lambda: raw.data[1] is b)
+        s = b.sin()
+        raw = s.grad_fn._raw_saved_self
+        out.append((raw.data is b, raw.unpack() is b))
+        y = b.exp()
+        raw = y.grad_fn._raw_saved_result
+        out.append((raw.data, raw.data.requires_grad))
+        y.sum().backward()
+        out.append(raw.data)
+        attempt(lambda: raw.unpack())
+        return out
+    same_on_both(program)
+
+
+def test_register_hooks_on_two_entries_and_on_a_function():
+    def program(lib):
+        x = lib.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        w = lib.tensor([1.5, -1.0, 0.5], requires_grad=True)
+        log = Log({"x": x, "w": w}, pack=lambda t: t.clone())
+        y = (x * w).pow(2)
+        mul = y.grad_fn.next_functions[0][0]
+        mul._raw_saved_self.register_hooks(log.pack, log.unpack)
+        mul._raw_saved_other.register_hooks(log.pack, log.unpack)
+        y.grad_fn._raw_saved_self.register_hooks(log.pack, log.unpack)
+
+        class Square(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * a
+
+            @staticmethod
+            def backward(ctx, g):
+                a, = ctx.saved_tensors
+                return 2 * a * g
+
+        z = Square.apply(x)
+        z.grad_fn._raw_saved_tensors[0].register_hooks(log.pack, log.unpack)
+        (y.sum() + z.sum()).backward()
+        return log.events, x.grad, w.grad
+    same_on_both(program)

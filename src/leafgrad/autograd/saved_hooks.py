@@ -393,13 +393,13 @@ _HOOKED = {}
 
 def hooked_class(cls):
     """``cls``'s twin for nodes with packed saved tensors (same name, module and slots)."""
-    if cls in _HOOKED.values():
-        return cls
+    if cls.__dict__.get("_unpacks_saved"):
+        return cls   # already the twin (register_hooks on a second entry)
     sub = _HOOKED.get(cls)
     if sub is None:
         base_apply = cls.apply
         sub = type(cls.__name__, (cls,), {
-            "__slots__": (), "apply": _make_apply(base_apply),
+            "__slots__": (), "apply": _make_apply(base_apply), "_unpacks_saved": True,
             "_result_slot": None, "_output_slots": (), "__module__": cls.__module__,
             "__qualname__": cls.__qualname__})
         _HOOKED[cls] = sub
@@ -560,18 +560,27 @@ class SavedTensor:
 
     @property
     def data(self):
+        """What is stored: the packed object, else the saved tensor (an output: without its
+        history); None once freed."""
         _, _, value = self._entry()
-        if type(value) is _Packed:
+        if isinstance(value, _Packed):
             return value.obj
         if isinstance(value, SavedOutput):
             return _wrap(value.data, None, value.vc)
-        if isinstance(value, Tensor):
-            return _wrap(value._data, None, value._vc)
-        return None
+        return value if isinstance(value, Tensor) else None
 
     def unpack(self):
-        raise NotImplementedError("leafgrad does not implement SavedTensor.unpack(); read "
-                                  "grad_fn._saved_<name> instead")
+        """The saved tensor, as backward would get it. PyTorch cannot rebuild an output's
+        history here (it has no node to give it) and refuses, with the text below."""
+        node, saved, value = self._entry()
+        if saved is None:
+            raise RuntimeError(errors.BACKWARD_TWICE)
+        if (isinstance(value, _Packed) and value.kind == _OUTPUT) or \
+                isinstance(value, SavedOutput):
+            raise RuntimeError(_graph._DETACHED_INPLACE_MSG)
+        if isinstance(value, _Packed):
+            return value.unpack(node, False)
+        return value if isinstance(value, Tensor) else None
 
 
 SavedTensor.__module__ = "torch._C._autograd"
