@@ -559,7 +559,7 @@ def test_custom_function_saves_through_hooks():
         log.events.clear()
         o.sum().backward()
         try:
-            o.grad_fn.saved_tensors
+            _ = o.grad_fn.saved_tensors
         except RuntimeError as exc:
             freed = str(exc)
         return packed, n_raw, log.events, a.grad, b.grad, freed
@@ -600,7 +600,7 @@ def test_inplace_op_and_multi_output_under_hooks():
         with log.hooks(lib):
             y = x * 1
             y.exp_()
-            v, i = x.max(1)
+            v, _ = x.max(1)
             s = x.std_mean(1)[0]
         (y.sum() + v.sum() + s.sum()).backward()
         return [e[0] for e in log.events], x.grad
@@ -623,10 +623,10 @@ def test_raw_saved_data_and_unpack():
             s, s2, y = b.sin(), x.sin(), b.exp()
         for raw in (s.grad_fn._raw_saved_self, s2.grad_fn._raw_saved_self,
                     y.grad_fn._raw_saved_result):
-            attempt(lambda: raw.unpack())
-            attempt(lambda: (raw.unpack() is b, raw.unpack() is x))
-            attempt(lambda: raw.data[0])
-            attempt(lambda: raw.data[1] is b)
+            attempt(lambda raw=raw: raw.unpack())
+            attempt(lambda raw=raw: (raw.unpack() is b, raw.unpack() is x))
+            attempt(lambda raw=raw: raw.data[0])
+            attempt(lambda raw=raw: raw.data[1] is b)
         s = b.sin()
         raw = s.grad_fn._raw_saved_self
         out.append((raw.data is b, raw.unpack() is b))
@@ -666,4 +666,41 @@ def test_register_hooks_on_two_entries_and_on_a_function():
         z.grad_fn._raw_saved_tensors[0].register_hooks(log.pack, log.unpack)
         (y.sum() + z.sum()).backward()
         return log.events, x.grad, w.grad
+    same_on_both(program)
+
+
+def test_mlp_training_steps_under_hooks():
+    """A small model trained under save_on_cpu and under counting hooks: the same losses,
+    gradients and number of pack / unpack calls as PyTorch."""
+    import numpy as np
+
+    def program(lib):
+        rng = np.random.default_rng(0)
+        w1 = lib.tensor(rng.standard_normal((4, 3)).astype(np.float32), requires_grad=True)
+        b1 = lib.tensor(rng.standard_normal(4).astype(np.float32), requires_grad=True)
+        w2 = lib.tensor(rng.standard_normal((2, 4)).astype(np.float32), requires_grad=True)
+        data = lib.tensor(rng.standard_normal((5, 3)).astype(np.float32))
+        target = lib.tensor([0, 1, 1, 0, 1])
+        opt = lib.optim.SGD([w1, b1, w2], lr=0.1)
+        counts = [0, 0]
+
+        def pack(t):
+            counts[0] += 1
+            return t.detach()
+
+        def unpack(t):
+            counts[1] += 1
+            return t
+        losses = []
+        for step in range(3):
+            hooks = lib.autograd.graph.save_on_cpu() if step % 2 == 0 else \
+                lib.autograd.graph.saved_tensors_hooks(pack, unpack)
+            with hooks:
+                h = lib.nn.functional.linear(data, w1, b1).tanh()
+                loss = lib.nn.functional.cross_entropy(h @ w2.t(), target)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return losses, w1.grad, b1.grad, w2.grad, counts[1] > 0
     same_on_both(program)

@@ -44,7 +44,6 @@ import weakref
 import numpy as np
 
 from .. import errors
-from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from . import graph as _graph
 from .graph import Node, SavedOutput
