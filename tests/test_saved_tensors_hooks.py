@@ -704,3 +704,20 @@ def test_mlp_training_steps_under_hooks():
             losses.append(loss.detach())
         return losses, w1.grad, b1.grad, w2.grad, counts[1] > 0
     same_on_both(program)
+
+
+@pytest.mark.parametrize("number", [2, 2.5, True])
+def test_register_hooks_on_a_wrapped_number(number):
+    """A Python number given for a tensor input is saved as PyTorch's 0-d "wrapped number"
+    tensor: ``data`` shows it and ``register_hooks`` packs it."""
+    def program(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = x * number
+        raw = y.grad_fn._raw_saved_other
+        out = [raw.data]
+        seen = []
+        raw.register_hooks(lambda t: seen.append(t) or t.clone(), lambda t: t)
+        out += [seen, y.grad_fn._saved_other]
+        y.sum().backward()
+        return out, x.grad
+    same_on_both(program)

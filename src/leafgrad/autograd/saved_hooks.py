@@ -511,7 +511,18 @@ class SavedTensor:
         saved = node._saved
         if saved is None or self._index >= len(saved):
             return node, saved, None
-        return node, saved, saved[self._index]
+        value = saved[self._index]
+        if type(value) in _graph._WRAPPED_NUMBER and self._is_input(node):
+            # a number given for a tensor input: PyTorch saved it as a 0-d tensor
+            value = _wrap(np.array(value, _graph._WRAPPED_NUMBER[type(value)]))
+        return node, saved, value
+
+    def _is_input(self, node) -> bool:
+        record = getattr(node, "record", None)
+        if record is None:
+            return False
+        kind, pos = record.saved_sources[self._index]
+        return kind == "arg" and pos in record.input_pos
 
     def register_hooks(self, *args):
         if len(args) != 2 or not callable(args[0]) or not callable(args[1]):
