@@ -721,3 +721,21 @@ def test_register_hooks_on_a_wrapped_number(number):
         y.sum().backward()
         return out, x.grad
     same_on_both(program)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_backward_inside_hooks(create_graph):
+    """A backward run while hooks are set: with create_graph the gradient formulas' own nodes
+    pack (and the double backward unpacks) through the hooks, in PyTorch's order."""
+    def program(lib):
+        x = lib.tensor([0.25, 0.75, 1.5], requires_grad=True)
+        log = Log()
+        with log.hooks(lib):
+            y = (x.exp() * x.sin()).sum()
+            g, = lib.autograd.grad(y, x, create_graph=create_graph)
+        events = list(log.events)
+        log.events.clear()
+        if create_graph:
+            g.sum().backward()
+        return events, log.events, g, x.grad
+    same_on_both(program)

@@ -194,7 +194,9 @@ class _Packed:
             t._output_nr = self.nr
         elif kind == _LEAF:
             leaf = self.leaf
-            if linked:
+            if linked and data is leaf._data:
+                t = leaf   # (detach() / cpu() hooks) the leaf itself: it looks as PyTorch's
+            elif linked:
                 t = _wrap(data, _LeafLink.of(leaf))
             else:
                 t = _wrap(data)
