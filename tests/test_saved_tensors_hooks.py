@@ -739,3 +739,34 @@ def test_backward_inside_hooks(create_graph):
             g.sum().backward()
         return events, log.events, g, x.grad
     same_on_both(program)
+
+
+def test_non_reentrant_checkpoint_under_hooks():
+    """PyTorch's non-reentrant checkpoint saves its inputs through the outer hooks (one pack
+    each, one unpack each in backward) and what is saved inside through its own; with
+    hooks disabled it raises their message."""
+    def program(lib):
+        import importlib
+        checkpoint = importlib.import_module(lib.__name__ + ".utils.checkpoint").checkpoint
+        G = lib.autograd.graph
+        x = lib.ones(3, requires_grad=True)
+        w = lib.full((3,), 2., requires_grad=True)
+        b = w * 1
+        log = []
+        with G.saved_tensors_hooks(lambda t: log.append(('p', t.grad_fn is None, t is x, t is b)) or t, lambda t: log.append(('u', t.grad_fn is None)) or t):
+            y = checkpoint(lambda t, u, k: (t * 3).sin() * u * k, x, b, 3.0, use_reentrant=False)
+            ev1 = list(log); log.clear()
+            z = y.exp()
+            with lib.no_grad():
+                checkpoint(lambda t: t.sin(), x, use_reentrant=False)
+            checkpoint(lambda t: t.sin(), lib.ones(2), use_reentrant=False)
+        ev2 = list(log); log.clear()
+        z.sum().backward()
+        out = [ev1, ev2, list(log), x.grad, w.grad]
+        with G.disable_saved_tensors_hooks("msg here"):
+            try:
+                checkpoint(lambda t: t.sin(), x, use_reentrant=False)
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    same_on_both(program)

@@ -60,6 +60,7 @@ class _HooksState(threading.local):
     def __init__(self):
         self.stack = []
         self.disabled = None
+        self.in_backward = 0   # a node's apply is unpacking (run_checkpointed)
 
 
 _state = _HooksState()
@@ -415,7 +416,11 @@ def _make_apply(base_apply):
         versions = self._versions
         if versions is not None:   # the entries not packed (register_hooks on another)
             _graph.check_versions(self, saved, versions)
-        self._saved = unpack_all(self, saved, create_graph)
+        _state.in_backward += 1
+        try:
+            self._saved = unpack_all(self, saved, create_graph)
+        finally:
+            _state.in_backward -= 1
         self._versions = None
         try:
             if wanted is None:
@@ -485,6 +490,42 @@ def _uninstall() -> None:
     from ..ops import dispatch
     dispatch.record_node = (dispatch._record_checked if dispatch.INTEGER_HISTORY[0]
                             else dispatch._record_plain)
+
+
+# -- non-reentrant checkpoint ------------------------------------------------------------
+
+def run_checkpointed(function, args, kwargs):
+    """``torch.utils.checkpoint``'s non-reentrant variant, as saved-tensor hooks see it.
+
+    leafgrad runs ``function`` once and keeps its graph (utils/checkpoint.py). PyTorch saves
+    the tensor inputs through the hooks set outside (one pack each), and the tensors saved
+    inside through hooks of its own, so the outer hooks see no pack inside and, in backward,
+    one unpack per input when the first saved tensor inside is needed; with hooks disabled
+    it raises their message. Without hooks this is ``function(*args, **kwargs)``."""
+    from ..grad_mode import state as mode
+    if not mode.grad_enabled:
+        return function(*args, **kwargs)
+    if _state.disabled is not None:
+        raise RuntimeError(_state.disabled)
+    hooks = current_hooks()
+    if hooks is None:
+        return function(*args, **kwargs)
+    packed = [_pack(a, hooks, _INPUT) for a in args if isinstance(a, Tensor)]
+    pending = [True]
+
+    def unpack_inside(t):
+        if pending[0] and _state.in_backward:
+            pending[0] = False
+            for entry in packed:
+                entry.unpack(None, False)
+        return t
+
+    with saved_tensors_hooks(_keep, unpack_inside):
+        return function(*args, **kwargs)
+
+
+def _keep(t):
+    return t
 
 
 # -- grad_fn._raw_saved_<name>: PyTorch's SavedTensor ------------------------------------
