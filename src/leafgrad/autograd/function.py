@@ -56,6 +56,7 @@ from ..tensor import Tensor, _wrap, bump_version
 from .graph import Node, SavedOutput, stripped_name, sum_to, version_hint, with_change_note
 from .graph import anomaly as _anomaly, next_seq
 from . import saved_hooks as _saved_hooks
+from .saved_tensor import raw_saved
 
 __all__ = [
     "BackwardCFunction",
@@ -160,7 +161,7 @@ class BackwardCFunction(FunctionCtx, Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(errors.BACKWARD_TWICE)
-        return tuple(_saved_hooks.raw_saved(self, i) for i in range(len(saved) - 1))
+        return tuple(raw_saved(self, i) for i in range(len(saved) - 1))
 
     def apply(self, grads, create_graph: bool):
         """Run the user's backward; return one gradient per edge (Note [Function nodes])."""

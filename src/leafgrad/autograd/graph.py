@@ -601,5 +601,6 @@ def with_change_note(error: Exception, vc) -> Exception:
 
 # PyTorch's torch.autograd.graph also holds the saved-tensor hooks (autograd/saved_hooks.py,
 # which builds on the classes above)
-from .saved_hooks import (_Packed, disable_saved_tensors_hooks, raw_saved,  # noqa: E402
+from .saved_hooks import (_Packed, disable_saved_tensors_hooks,  # noqa: E402
                           save_on_cpu, saved_tensors_hooks)
+from .saved_tensor import raw_saved  # noqa: E402

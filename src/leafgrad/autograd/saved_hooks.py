@@ -21,8 +21,10 @@ Without hooks a node saves inputs as the tensors themselves and its own output a
 ``apply`` read those directly, and nothing here costs them a test. Pushing the first pair of
 hooks (in any thread) rebinds ``ops.dispatch.record_node`` (the name every dispatcher calls)
 to ``_record_packing``, which records as before and then, if the calling thread has hooks,
-replaces each saved tensor by a ``SavedTensor`` holding what ``pack_hook`` returned; popping
-the last pair restores the plain recorder. A node so packed changes class to a subclass of
+replaces each saved tensor by a ``_Packed`` entry holding what ``pack_hook`` returned (and
+the tensor's history, to rebuild it on unpacking); popping the last pair restores the plain
+recorder, so only programs that use hooks pay for them (plus the other threads while some
+thread has hooks set: one thread-local read per node). A node so packed changes class to a subclass of
 its own, same name, whose ``apply`` unpacks every saved tensor first (as PyTorch's generated
 nodes unpack all their saved variables on entry), runs the class's ``apply`` and puts the
 packed entries back; ``_free`` (engine.py) drops them as it drops plain ones. As in PyTorch,
@@ -34,12 +36,14 @@ PyTorch's generated nodes save their tensor arguments in the alphabetical order 
 argument names (``mul``: ``other`` then ``self``; ``addmm``: ``mat1``, ``mat2``), then the
 outputs the formula needs, in output order; a custom Function's in ``save_for_backward``
 order. Unpacking goes in the same order.
+
+``grad_fn._raw_saved_<name>`` (``SavedTensor``, autograd/saved_tensor.py) packs one saved
+tensor of one node with ``register_hooks``; the node changes class the same way.
 """
 from __future__ import annotations
 
 import contextlib
 import threading
-import weakref
 
 import numpy as np
 
@@ -48,8 +52,7 @@ from ..tensor import Tensor, _wrap
 from . import graph as _graph
 from .graph import Node, SavedOutput
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "SavedTensor"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
 _GRAPH_MODULE = "leafgrad.autograd.graph"   # classes print as PyTorch's torch.autograd.graph.X
 
@@ -526,135 +529,3 @@ def run_checkpointed(function, args, kwargs):
 
 def _keep(t):
     return t
-
-
-# -- grad_fn._raw_saved_<name>: PyTorch's SavedTensor ------------------------------------
-
-_REGISTER_FREED = (
-    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
-    "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
-    "retain_graph=True if you need to backward through the graph a second time or if you "
-    "need to access saved variables after calling backward.")
-
-
-class SavedTensor:
-    """One saved tensor of a node (``grad_fn._raw_saved_self``): ``register_hooks(pack,
-    unpack)`` packs it now and unpacks it when backward needs it."""
-
-    # it holds its node (PyTorch's keeps the node alive too); the node's cache of them holds
-    # them weakly, so there is no cycle
-    __slots__ = ("_node", "_index", "__weakref__")
-
-    def __init__(self, node, index):
-        self._node = node
-        self._index = index
-
-    def _entry(self):
-        node = self._node
-        saved = node._saved
-        if saved is None or self._index >= len(saved):
-            return node, saved, None
-        value = saved[self._index]
-        if type(value) in _graph._WRAPPED_NUMBER and self._is_input(node):
-            # a number given for a tensor input: PyTorch saved it as a 0-d tensor
-            value = _wrap(np.array(value, _graph._WRAPPED_NUMBER[type(value)]))
-        return node, saved, value
-
-    def _is_input(self, node) -> bool:
-        record = getattr(node, "record", None)
-        if record is None:
-            return False
-        kind, pos = record.saved_sources[self._index]
-        return kind == "arg" and pos in record.input_pos
-
-    def register_hooks(self, *args):
-        if len(args) != 2 or not callable(args[0]) or not callable(args[1]):
-            shown = ", ".join([repr(self)] + [repr(a) for a in args])
-            raise TypeError(
-                "register_hooks(): incompatible function arguments. The following argument "
-                "types are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
-                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
-                f"Invoked with: {shown}")
-        node, saved, value = self._entry()
-        if saved is None:
-            raise RuntimeError(_REGISTER_FREED)
-        if value is None or not isinstance(value, (Tensor, SavedOutput, _Packed)):
-            # (an index kept as an array: register_hooks on it is not implemented)
-            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
-                               "forbidden")
-        if isinstance(value, _Packed):
-            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
-                               "already been set. Hint: only one pair of hooks is allowed at "
-                               "a time.")
-        i = self._index
-        if type(value) is SavedOutput or isinstance(value, SavedOutput):
-            source = _wrap(value.data, None, value.vc)
-            entry = _pack(source, args, _OUTPUT, getattr(value, "nr", None) or
-                          getattr(value, "output_nr", 0), alias=True)
-        else:
-            entry = _pack(value, args, _INPUT, alias=True)
-        saved = list(saved)
-        saved[i] = entry
-        node._saved = saved if not isinstance(node._saved, tuple) else tuple(saved)
-        versions = node._versions
-        if versions is not None:
-            versions = list(versions)
-            versions[i] = None
-            node._versions = versions
-        if getattr(node, "record", None) is not None:
-            if "_hook_meta" not in node.__dict__:
-                node._hook_meta = _out_meta_of(node)
-            node.__class__ = hooked_class(type(node))
-
-    @property
-    def unpack_hook(self):
-        _, _, value = self._entry()
-        return value.unpack_hook if type(value) is _Packed else None
-
-    @property
-    def data(self):
-        """What is stored: the packed object, else the saved tensor (an output: without its
-        history); None once freed."""
-        _, _, value = self._entry()
-        if isinstance(value, _Packed):
-            return value.obj
-        if isinstance(value, SavedOutput):
-            return _wrap(value.data, None, value.vc)
-        return value if isinstance(value, Tensor) else None
-
-    def unpack(self):
-        """The saved tensor, as backward would get it. PyTorch cannot rebuild an output's
-        history here (it has no node to give it) and refuses, with the text below."""
-        node, saved, value = self._entry()
-        if saved is None:
-            raise RuntimeError(errors.BACKWARD_TWICE)
-        if (isinstance(value, _Packed) and value.kind == _OUTPUT) or \
-                isinstance(value, SavedOutput):
-            raise RuntimeError(_graph._DETACHED_INPLACE_MSG)
-        if isinstance(value, _Packed):
-            return value.unpack(node, False)
-        return value if isinstance(value, Tensor) else None
-
-
-SavedTensor.__module__ = "torch._C._autograd"
-
-
-def _out_meta_of(node):
-    """The output's (shape, dtype), for a node whose output was not at hand when packed:
-    from a saved output, else from the inputs' metadata (absent: all like the output)."""
-    for v in node._saved:
-        if isinstance(v, SavedOutput) and getattr(v, "data", None) is not None:
-            return (v.data.shape, v.data.dtype)
-    return None
-
-
-def raw_saved(node, index: int) -> SavedTensor:
-    """``grad_fn._raw_saved_<name>``: the same ``SavedTensor`` object on every read."""
-    cache = node.__dict__.get("_rawsaved")
-    if cache is None:
-        cache = node._rawsaved = weakref.WeakValueDictionary()
-    st = cache.get(index)
-    if st is None:
-        st = cache[index] = SavedTensor(node, index)
-    return st
-
