@@ -28,7 +28,8 @@ from ..grad_mode import state as _mode
 from ..tensor import DETACHED_INPLACE, Tensor, _wrap, where_changed
 
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle",
-           "anomaly", "version_hint", "next_seq", "MAX_SEQ"]
+           "anomaly", "version_hint", "next_seq", "MAX_SEQ", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks"]
 
 # Note [Sequence numbers]
 # PyTorch numbers nodes in the order they are made, and its engine runs, among the nodes
@@ -263,6 +264,8 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
     for i, (name, (kind, pos)) in enumerate(zip(saved_names, record.saved_sources)):
         namespace["_saved_" + aliases.get(name, name)] = _saved_property(
             i, kind == "arg" and pos in record.input_pos)
+        if is_tensor[i]:   # PyTorch's SavedTensor of a saved tensor (autograd/saved_hooks.py)
+            namespace["_raw_saved_" + aliases.get(name, name)] = _raw_saved_property(i)
     return type(grad_fn_name, (OpNode,), namespace)
 
 
@@ -283,12 +286,22 @@ def _saved_property(index: int, is_input: bool) -> property:
         if index >= len(saved):
             return None   # nothing was saved: no input needed a gradient
         value = saved[index]
+        if isinstance(value, _Packed):   # saved through hooks: what unpack_hook gives
+            return value.unpack(node, False)
         if isinstance(value, SavedOutput):
             return value.unpack_output(node, True) if hasattr(value, "nr") else \
                 value.unpack(node, True)
         if is_input and type(value) in _WRAPPED_NUMBER:
             return _wrap(np.array(value, _WRAPPED_NUMBER[type(value)]))
         return value
+    return property(get)
+
+
+def _raw_saved_property(index: int) -> property:
+    """``grad_fn._raw_saved_<name>``: the saved tensor as PyTorch's ``SavedTensor`` (one
+    object per node and name), whose ``register_hooks`` packs it (autograd/saved_hooks.py)."""
+    def get(node):
+        return raw_saved(node, index)
     return property(get)
 
 
@@ -589,3 +602,10 @@ def with_change_note(error: Exception, vc) -> Exception:
     if note is not None and hasattr(error, "add_note"):
         error.add_note(note)
     return error
+
+
+# PyTorch's torch.autograd.graph also holds the saved-tensor hooks (autograd/saved_hooks.py,
+# which builds on the classes above)
+from .saved_hooks import (_Packed, disable_saved_tensors_hooks,  # noqa: E402
+                          save_on_cpu, saved_tensors_hooks)
+from .saved_tensor import raw_saved  # noqa: E402

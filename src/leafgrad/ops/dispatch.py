@@ -548,5 +548,6 @@ def integer_history_error(np_dtype) -> RuntimeError:
 def integer_history_seen() -> None:
     """An integer tensor got a history: check outputs' dtypes from now on (Note above)."""
     global record_node
-    record_node = _record_checked
+    if record_node is _record_plain:   # (saved-tensor hooks' recorder reads the flag)
+        record_node = _record_checked
     INTEGER_HISTORY[0] = True
