@@ -49,8 +49,8 @@ _ROOT = _PKG.rsplit(".", 1)[0]             # leafgrad
 LAZY = tuple(_PKG + "." + m if "." not in m else m for m in (
     "sorting", "rearrange", "nn_ops", "nn_activations", "shrink", "nn_layers", "xlogy", "conv",
     "pooling", "pooling_avg", "pooling_adaptive", "pooling_unpool", "padding", "norm", "special",
-    "pointwise_extra", "matrix_extra", "reduction_extra", "index_extra", "scatter_reduce",
-    "tensor_extra", "upsample", "nn_extra", "margin_losses", "embedding_bag",
+    "pointwise_extra", "matrix_extra", "reduction_extra", "order_stats", "index_extra",
+    "scatter_reduce", "tensor_extra", "upsample", "nn_extra", "margin_losses", "embedding_bag",
     "repeat_interleave", "leafgrad.linalg", "leafgrad._random_inplace", "grid_sample", "ctc",
     "pooling_fractional"))
 

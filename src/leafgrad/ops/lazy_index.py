@@ -25,8 +25,9 @@ TENSOR = {
         "diag diag_embed diagflat diagonal fliplr flipud rot90 trace tril tril_ triu "
         "triu_"),
     "reduction_extra": (
-        "aminmax cummax cummin diff kthvalue logcumsumexp mode nanmean nanmedian "
-        "nanquantile quantile"),
+        "aminmax cummax cummin diff logcumsumexp nanmean"),
+    "order_stats": (
+        "kthvalue mode nanmedian nanquantile quantile"),
     "index_extra": (
         "bincount bucketize diagonal_scatter dsplit histc hsplit index_copy index_copy_ "
         "index_fill index_fill_ select_scatter slice_scatter sum_to_size take_along_dim "
@@ -77,8 +78,9 @@ FUNCTIONS = {
         "cartesian_prod diag diag_embed diagflat diagonal diagonal_copy fliplr flipud "
         "meshgrid rot90 trace tril tril_indices triu triu_indices"),
     "reduction_extra": (
-        "aminmax cummax cummin diff kthvalue logcumsumexp mode nanmean nanmedian "
-        "nanquantile quantile std_mean var_mean"),
+        "aminmax cummax cummin diff logcumsumexp nanmean std_mean var_mean"),
+    "order_stats": (
+        "kthvalue mode nanmedian nanquantile quantile"),
     "index_extra": (
         "bincount bucketize diagonal_scatter dsplit histc hsplit index_copy index_fill "
         "searchsorted select_scatter slice_scatter take_along_dim tensor_split unique "
@@ -149,8 +151,9 @@ RECORDS = {
     "matrix_extra": (
         "diag_embed diagonal diagonal_backward diagonal_copy rot90 trace tril triu"),
     "reduction_extra": (
-        "aminmax cummax cummin kthvalue_dim logcumsumexp mode_dim nanmedian_all "
-        "nanmedian_dim std_mean var_mean"),
+        "aminmax cummax cummin logcumsumexp std_mean var_mean"),
+    "order_stats": (
+        "kthvalue_dim mode_dim nanmedian_all nanmedian_dim"),
     "index_extra": (
         "bincount_weighted diagonal_scatter index_copy index_fill index_fill_tensor "
         "select_scatter slice_scatter unique_consecutive_values unique_dim_values "
