@@ -220,3 +220,15 @@ def test_embedding_double_backward(idx_shape, pad):
         (gg,) = L.autograd.grad(gw, g, s, create_graph=True)
         return _names(gg), gg
     same_on_both(run)
+
+
+# -- renorm of an integer or bool tensor: PyTorch's vector_norm refuses it (after renorm's own
+# checks and the dim check; fuzz seed 78) --------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["bool", "int64", "int32", "uint8", "float16"])
+@pytest.mark.parametrize("args", [(2, 0, 5.0), (2, 5, 5.0), (-1, 0, 5.0), (float("inf"), 1, 0.5)])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_renorm_integer_input(dtype, args, inplace):
+    def run(L):
+        x = L.ones(2, 2, dtype=getattr(L, dtype))
+        return x.renorm_(*args) if inplace else L.renorm(x, *args)
+    same_on_both(run)

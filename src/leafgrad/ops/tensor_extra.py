@@ -356,6 +356,9 @@ def renorm(self, p, dim, maxnorm):
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     axes = _renorm_dims(self.ndim, dim)
+    if self.dtype.kind in "biu":   # the norms are linalg.vector_norm's, which wants floats
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {_dt.from_numpy_dtype(self.dtype).tensor_type[:-6]}")
     a = np.abs(self)
     norm = (np.max(a, axis=axes, keepdims=True) if p == np.inf
             else np.sum(a ** p, axis=axes, keepdims=True) ** (1.0 / p))
