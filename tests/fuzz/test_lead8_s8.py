@@ -232,3 +232,22 @@ def test_renorm_integer_input(dtype, args, inplace):
         x = L.ones(2, 2, dtype=getattr(L, dtype))
         return x.renorm_(*args) if inplace else L.renorm(x, *args)
     same_on_both(run)
+
+
+# -- var/std as PyTorch's two CPU paths (Note [Variance paths] in ops/variance.py): a reduction
+# to one element subtracts mean() and adds the squares in double one by one; a dim reduction
+# (and var_mean/std_mean) is Welford's, exact 0 for a constant slice (fuzz seed 78) -----------
+@pytest.mark.parametrize("shape", [(9,), (3, 3), (2, 9), (9, 1), (1, 9), (4, 3, 2), (), (1,)])
+@pytest.mark.parametrize("value", [0.1, 1 / 3, 7.0])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", ["std", "var", "std_mean", "var_mean"])
+def test_variance_of_constants_bitwise(shape, value, dtype, name):
+    def run(L):
+        x = L.full(shape, value, dtype=getattr(L, dtype))
+        out = []
+        for d in [None] + list(range(len(shape))):
+            r = getattr(L, name)(x) if d is None else getattr(L, name)(x, d)
+            r = r[0] if isinstance(r, tuple) else r
+            out.append(r.numpy().tobytes().hex())
+        return out
+    same_on_both(run)
