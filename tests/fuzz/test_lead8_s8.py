@@ -251,3 +251,23 @@ def test_variance_of_constants_bitwise(shape, value, dtype, name):
             out.append(r.numpy().tobytes().hex())
         return out
     same_on_both(run)
+
+
+# -- det / slogdet of a matrix holding NaN are NaN, as PyTorch's LU (OpenBLAS may pivot past
+# the NaN and report 0), and so are their gradients (fuzz seed 78) -----------------------------
+_NAN_MATS = [[[_N, 1], [2, 3]], [[1, 2], [3, _N]], [[_N, _N, _N], [_N, 0, 0], [_N, 0, 0]],
+             [[0, 0], [0, _N]], [[_N]], [[[0, 0], [0, _N]], [[_N, 2], [3, 4]]]] \
+    if (_N := float("nan")) else []
+
+
+@pytest.mark.parametrize("k", range(len(_NAN_MATS)))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_det_with_nan(k, dtype, create_graph):
+    def run(L):
+        A = L.tensor(_NAN_MATS[k], dtype=getattr(L, dtype), requires_grad=True)
+        d = L.linalg.det(A)
+        sign, logabs = L.linalg.slogdet(A)
+        (g,) = L.autograd.grad(d.sum(), A, create_graph=create_graph)
+        return str(d.tolist()), str(logabs.tolist()), str(g.tolist())
+    same_on_both(run)
