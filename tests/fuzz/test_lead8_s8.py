@@ -271,3 +271,15 @@ def test_det_with_nan(k, dtype, create_graph):
         (g,) = L.autograd.grad(d.sum(), A, create_graph=create_graph)
         return str(d.tolist()), str(logabs.tolist()), str(g.tolist())
     same_on_both(run)
+
+
+# -- torch.cholesky (deprecated) of an empty input returns an empty tensor before any check:
+# any shape, any dtype (fuzz seed 78) -----------------------------------------------------------
+@pytest.mark.parametrize("shape", [(0, 1), (3,), (0,), (2, 0, 1), (0, 3, 3), (1, 0)])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "float16"])
+def test_cholesky_legacy_empty(shape, dtype, recwarn):
+    def run(L):
+        x = L.zeros(shape, dtype=getattr(L, dtype))
+        r = L.cholesky(x)
+        return r, r.stride(), r.is_contiguous()
+    same_on_both(run)
