@@ -283,3 +283,17 @@ def test_cholesky_legacy_empty(shape, dtype, recwarn):
         r = L.cholesky(x)
         return r, r.stride(), r.is_contiguous()
     same_on_both(run)
+
+
+# -- isin with few test elements takes PyTorch's brute-force path, which views them flat: its
+# error for a layout that cannot be (fuzz seed 78) ---------------------------------------------
+@pytest.mark.parametrize("xn", [(2, 2), (3, 4), (4, 4)])
+@pytest.mark.parametrize("yn", [1, 2, 4, 10, 30])
+@pytest.mark.parametrize("invert", [False, True])
+@pytest.mark.parametrize("strided", [False, True])
+def test_isin_test_elements_layout(xn, yn, invert, strided):
+    def run(L):
+        x = L.arange(float(xn[0] * xn[1])).reshape(xn).t()
+        y = L.arange(float(yn * 2)).reshape(yn, 2).t() if strided else L.arange(float(yn))
+        return L.isin(x, y, invert=invert)
+    same_on_both(run)

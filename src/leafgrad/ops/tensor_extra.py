@@ -327,6 +327,11 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     if a.dtype == np.bool_ or b.dtype == np.bool_:   # no bool kernel (a Python bool too)
         raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    if (isinstance(test_elements, Tensor) and isinstance(elements, Tensor)
+            and b.size < int(10.0 * float(a.size) ** 0.145)):
+        # PyTorch's brute-force path (few test elements) flattens them with view(-1): its
+        # error for a layout that cannot be viewed flat
+        test_elements.view(-1)
     return _wrap(np.asarray(np.isin(a, b, invert=invert)))
 
 
