@@ -33,10 +33,15 @@ def _collect(roots):
     Leaves are counted too, under ``id(leaf)``: a leaf reached by several edges gets their
     sum once, as PyTorch's AccumulateGrad node does (its hooks run once, on the sum)."""
     deps: dict = {}
-    # once per node: two outputs of one node as roots (x.chunk(2)) walk its edges once
-    stack = list(dict.fromkeys(fn for fn in roots if isinstance(fn, Node)))
-    # a root reached from another root must not be walked twice (one root cannot reach itself)
-    root_set = set(stack) if len(stack) > 1 else ()
+    if len(roots) == 1:   # loss.backward()
+        stack = [roots[0]] if isinstance(roots[0], Node) else []
+        root_set = ()
+    else:
+        # once per node: two outputs of one node as roots (x.chunk(2)) walk its edges once
+        stack = list(dict.fromkeys(fn for fn in roots if isinstance(fn, Node)))
+        # a root reached from another root must not be walked twice (one root cannot reach
+        # itself)
+        root_set = set(stack) if len(stack) > 1 else ()
     while stack:
         node = stack.pop()
         for fn, _ in node._edges:
@@ -233,8 +238,17 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             if node._hooks:
                 grad_inputs = _run_post_hooks(node, grad_inputs, grads)
             grads = buf = None   # drop the incoming gradients: see _sole_view
-            if not retain_graph and node._saved:
-                _free(node)
+            if not retain_graph:
+                saved = node._saved
+                if saved:
+                    slots = node._tensor_slots
+                    if slots is None:
+                        _free(node)
+                    else:   # _free's op-node case, inline (once per node of every backward)
+                        for i in slots:
+                            if saved[i] is not None:
+                                node._saved = None
+                                break
         else:
             grad_inputs = _NONES[len(edges)] if len(edges) < 8 else [None] * len(edges)
         for (fn, nr), g in zip(edges, grad_inputs):
