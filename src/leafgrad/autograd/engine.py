@@ -40,10 +40,15 @@ def _collect(roots):
     Leaves are counted too, under ``id(leaf)``: a leaf reached by several edges gets their
     sum once, as PyTorch's AccumulateGrad node does (its hooks run once, on the sum)."""
     deps: dict = {}
-    # once per node: two outputs of one node as roots (x.chunk(2)) walk its edges once
-    stack = list(dict.fromkeys(fn for fn in roots if isinstance(fn, Node)))
-    # a root reached from another root must not be walked twice (one root cannot reach itself)
-    root_set = set(stack) if len(stack) > 1 else ()
+    if len(roots) == 1:   # loss.backward()
+        stack = [roots[0]] if isinstance(roots[0], Node) else []
+        root_set = ()
+    else:
+        # once per node: two outputs of one node as roots (x.chunk(2)) walk its edges once
+        stack = list(dict.fromkeys(fn for fn in roots if isinstance(fn, Node)))
+        # a root reached from another root must not be walked twice (one root cannot reach
+        # itself)
+        root_set = set(stack) if len(stack) > 1 else ()
     while stack:
         node = stack.pop()
         for fn, _ in node._edges:
@@ -253,8 +258,17 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             if node._hooks:
                 grad_inputs = _run_post_hooks(node, grad_inputs, grads)
             grads = buf = None   # drop the incoming gradients: see _sole_view
-            if not retain_graph and node._saved:
-                _free(node)
+            if not retain_graph:
+                saved = node._saved
+                if saved:
+                    slots = node._tensor_slots
+                    if slots is None:
+                        _free(node)
+                    else:   # _free's op-node case, inline (once per node of every backward)
+                        for i in slots:
+                            if saved[i] is not None:
+                                node._saved = None
+                                break
         else:
             grad_inputs = _NONES[len(edges)] if len(edges) < 8 else [None] * len(edges)
         for (fn, nr), g in zip(edges, grad_inputs):
@@ -269,10 +283,13 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                         old = leaf_sums.get(key)
                         leaf_sums[key] = g if old is None else old + g
                     continue
+                limit = 4   # Note [Seen gradients]
                 if leaf_sums:
                     old = leaf_sums.pop(key, None)
                     if old is not None:
                         g = old if g is None else old + g
+                        old = None
+                        limit = 2
                 if g is None:
                     continue
                 if top_waiting:
@@ -284,7 +301,8 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                     _capture_leaf(fn, g, target_leaves.get(id(fn)), captured, accumulate,
                                   create_graph)
                 elif accumulate:
-                    accumulate_grad(fn, g, create_graph)
+                    seen = _getrefcount(g) > limit
+                    accumulate_grad(fn, g, create_graph, seen=seen)
                 continue
             left = deps[fn] - 1
             if left:
@@ -319,6 +337,18 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
 
 
 _NONES = [(None,) * n for n in range(8)]
+
+# Note [Seen gradients]
+# A leaf's first gradient becomes its ``.grad`` without a copy when no one else can see it
+# (accumulate_grad), as PyTorch's AccumulateGrad steals a tensor whose use count is 1. The
+# array's reference count alone misses a gradient *tensor* that user code kept: a node's
+# post hook (``grad_fn.register_hook``) or pre hook, or a tensor hook on a non-leaf, sees the
+# tensor an identity formula (add, a view's backward) then hands to the leaf; stealing its
+# array would let the next backward's in-place accumulation change the user's tensor. So the
+# tensor's own count is checked where it is delivered: in the edge loop it is held by the
+# node's list of gradients, zip's result tuple, ``g`` and getrefcount's argument (4); a sum
+# from ``leaf_sums`` (or the tensor that waited there) only by ``g`` and the argument (2).
+# Anything above that is someone else's reference: the gradient is copied.
 
 
 def _wanted_edges(edges, needed, target_leaves, target_nodes):
@@ -470,14 +500,16 @@ def _sole_view(g: Tensor) -> bool:
     return owner._data is base and _getrefcount(base) <= 4 and _getrefcount(owner) <= 3
 
 
-def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=False) -> None:
-    """Add ``g`` into ``leaf.grad`` as PyTorch's AccumulateGrad does."""
+def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=False,
+                    seen=False) -> None:
+    """Add ``g`` into ``leaf.grad`` as PyTorch's AccumulateGrad does (``seen``: the engine
+    found another reference to ``g``, Note [Seen gradients])."""
     meta = leaf._meta
     if meta is not None and meta.get("no_grad_view"):
         return   # a view made under no_grad has no accumulator (Note in ops/views.py)
     # A gradient a hook has seen (and may have kept), or one also returned by autograd.grad
     # (hooks_done), is visible to the user: never steal its buffer.
-    shared = hooks_done
+    shared = hooks_done or seen
     if not hooks_done and leaf._hooks:
         g = _run_tensor_hooks(leaf, g)
         shared = True

@@ -438,8 +438,9 @@ def _conform(g, meta, node=None, index=0):
     shape, np_dtype = meta
     gshape = g._data.shape
     if gshape != shape:
-        if len(shape) > len(gshape) or any(
-                s != t and s != 1 for s, t in zip(reversed(shape), reversed(gshape))):
+        lead = len(gshape) - len(shape)   # (only leading dims added: a bias, without any())
+        if lead < 0 or (gshape[lead:] != shape and any(
+                s != t and s != 1 for s, t in zip(reversed(shape), reversed(gshape)))):
             calls = getattr(node, "_calls", None)
             if calls is not None:   # counted among next_functions (differentiable inputs)
                 index = sum(1 for c in calls[:index] if c is not None)
@@ -455,16 +456,26 @@ def _conform(g, meta, node=None, index=0):
 
 def sum_to(g, shape):
     """Sum ``g`` down to ``shape`` (the inverse of broadcasting), with recorded ops."""
-    lead = g._data.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and g._data.shape[lead + i] != 1)
+    gshape = g._data.shape
+    lead = len(gshape) - len(shape)
+    if lead > 0 and gshape[lead:] == shape:   # only leading dims to sum (a bias)
+        dims = tuple(range(lead))
+        if not _mode.grad_enabled and g._data.dtype.kind == "f":
+            global _sum_like_torch
+            if _sum_like_torch is None:
+                from ..ops.cascade_sum import sum_like_torch as _sum_like_torch
+            d = g._data
+            out = _sum_like_torch(d, dims, False)
+            return _wrap(np.sum(d, axis=dims) if out is None else out)
+    else:
+        dims = tuple(range(lead)) + tuple(
+            lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
     if not _mode.grad_enabled and g._data.dtype.kind == "f":
         # Without create_graph nothing is recorded: what the sum record's NumPy forward
         # (sum_dim) runs for these dims, already sorted and in range (PyTorch's summation
         # order, else NumPy's sum), and a reshape, without two trips through the dispatcher
         # (the bias gradient of every nn.Linear comes this way). Imported here: ops is a
         # layer above.
-        global _sum_like_torch
         if _sum_like_torch is None:
             from ..ops.cascade_sum import sum_like_torch as _sum_like_torch
         d = g._data
