@@ -23,9 +23,8 @@ def to_both(value, requires_grad=True):
 
 
 def np_of(t):
-    if isinstance(t, leafgrad.Tensor):
-        return t.detach().numpy()
-    return t.detach().numpy(force=True)   # force: torch's ZeroTensor grads refuse numpy()
+    # force: both libraries' ZeroTensor grads (sgn's) refuse numpy()
+    return t.detach().numpy(force=True)
 
 
 def assert_same_tensor(mine, theirs, atol=1e-6, rtol=1e-5, what=""):
