@@ -64,7 +64,7 @@ def assert_same_error(fn_mine, fn_theirs, exc_types=(Exception,)):
 def normalize(value):
     """Turn an observation into plain data comparable across leafgrad and torch."""
     if isinstance(value, (leafgrad.Tensor, torch.Tensor)):
-        arr = value.detach().numpy()
+        arr = value.detach().numpy(force=True)   # (a ZeroTensor refuses numpy())
         return ("tensor", str(value.dtype), tuple(value.shape),
                 np.round(arr.astype(np.float64), 5).tolist() if arr.dtype.kind == "f"
                 else arr.tolist())

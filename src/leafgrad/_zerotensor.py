@@ -9,7 +9,8 @@ backward accumulating into ``x.grad``, ``x.grad.zero_()``, ``x.grad += 1``) rais
 op sees plain zeros ("materializes" it) and returns an ordinary tensor:
 
 * ``mul`` with a zero tensor on either side, and ``div`` of one, give a zero tensor (zeros
-  even where ``0 * inf`` or ``0 / 0`` would be NaN); so do ``dot`` and ``vdot``;
+  even where ``0 * inf`` or ``0 / 0`` would be NaN); so do ``dot``, ``vdot`` (and ``matmul``
+  of two vectors);
 * ``add``/``sub`` of two give one; of one with an ordinary tensor, the ordinary operand
   (``z - g`` is ``-g``), signed zeros included;
 * views (``view``, ``expand``, ``t``, ``select``, slicing, ``detach``, ``.data``) stay
@@ -66,7 +67,9 @@ class ZeroArray(np.ndarray):
             return result
         first, second = _live(inputs[0]), _live(inputs[1])
         if ufunc is np.multiply or (ufunc is np.divide and first) or (
-                first and second and (ufunc is np.add or ufunc is np.subtract)):
+                first and second and (ufunc is np.add or ufunc is np.subtract)) or (
+                ufunc is np.matmul and (first or second) and np.ndim(inputs[0]) == 1
+                and np.ndim(inputs[1]) == 1):   # (a vector product is PyTorch's dot)
             return zeros(np.shape(result), np.asarray(result).dtype)
         if ufunc is np.add or ufunc is np.subtract:
             # PyTorch returns the other operand (negated for ``z - g``): its signed zeros stay
@@ -158,3 +161,119 @@ def efficientzerotensor(*size, dtype=None, layout=None, device=None, pin_memory=
     if requires_grad:
         t.requires_grad_()
     return t
+
+
+# Note [Zero gradients through formulas]
+# A zero tensor reaching a backward node goes through the node's formula, written with
+# leafgrad's ops, so it stays a zero tensor exactly where that formula multiplies, divides or
+# views it, as PyTorch's does, op for op. Where leafgrad's formula is written differently from
+# PyTorch's (PyTorch runs a fused kernel: sigmoid_backward, tanh_backward, gelu_backward; or
+# scales by a C++ Scalar, whose ``mul.Scalar`` has no zero-tensor rule; or writes in place into
+# a product of the gradient), this table says what PyTorch's gives, per record (all its
+# inputs, or {input index: rule}), from a survey of every record's samples with zero-tensor
+# seeds against PyTorch 2.13:
+#   "plain":  an ordinary result (the formula sees ordinary zeros);
+#   "zero":   a zero tensor (PyTorch's formula ends in an op with a zero-tensor rule);
+#   "refuse": PyTorch's formula changes a zero tensor in place: "ZeroTensors are immutable";
+#   "scalar": a zero tensor, except for a 0-d gradient of another dtype than float64 (what
+#             PyTorch's ``grad * <C++ double>`` gives).
+#   "plain_mean": (var_mean, std_mean) the mean output's gradient is ordinary (divided by a
+#             count, a C++ Scalar), the other goes as it is;
+#   "refuse_min": (aminmax) PyTorch adds the max part into the min part in place: refused
+#             when the min output's gradient is a zero tensor and the max output has one.
+# ``graph.make_node_class`` wraps the listed formulas once per node class; no other formula
+# pays anything.
+FORMULA_RULES = {
+    "sigmoid": "plain", "tanh": "plain", "gelu": "plain", "silu": "plain", "mish": "plain",
+    "rsqrt": "scalar", "deg2rad": "scalar", "rad2deg": "scalar", "exp2": "scalar",
+    "mean": "plain", "mean_dim": "plain", "trace": "plain", "var_mean": "plain_mean",
+    "std_mean": "plain_mean",
+    "linalg_det": "plain", "linalg_slogdet": "plain",
+    "binary_cross_entropy": {1: "plain"}, "index_add": {2: "plain"}, "scatter_reduce": "plain",
+    "linalg_cross": "zero",
+    "aminmax": "refuse_min",
+}
+
+
+def _is_zero_grad(grad) -> bool:
+    if isinstance(grad, (list, tuple)):   # several outputs: the node's list of gradients
+        return any(g is not None and type(g._data) is not _ndarray and _live(g._data)
+                   for g in grad)
+    return grad is not None and type(grad._data) is not _ndarray and _live(grad._data)
+
+
+def _plain_grad(grad):
+    from .tensor import _wrap
+    if isinstance(grad, (list, tuple)):
+        return [_plain_grad(g) for g in grad]
+    if grad is None or type(grad._data) is _ndarray or not _live(grad._data):
+        return grad
+    return _wrap(np.zeros(grad._data.shape, grad._data.dtype))
+
+
+def _plain_rule(formula):
+    def plain(grad, *saved):
+        if _is_zero_grad(grad):
+            grad = _plain_grad(grad)
+        return formula(grad, *saved)
+    return plain
+
+
+def _zero_rule(formula):
+    def zero(grad, *saved):
+        out = formula(grad, *saved)
+        if out is not None and _is_zero_grad(grad) and not out._requires_grad:
+            return zerotensor(out._data.shape, out._data.dtype)
+        return out
+    return zero
+
+
+def _refuse_rule(formula):
+    def refuse(grad, *saved):
+        if _is_zero_grad(grad):
+            raise RuntimeError(IMMUTABLE)
+        return formula(grad, *saved)
+    return refuse
+
+
+def _scalar_rule(formula):
+    def scalar(grad, *saved):
+        d = grad._data
+        if not d.shape and d.dtype != np.float64 and _is_zero_grad(grad):
+            grad = _plain_grad(grad)
+        return formula(grad, *saved)
+    return scalar
+
+
+def _plain_mean_rule(formula):
+    def plain_mean(grads, *saved):
+        if _is_zero_grad(grads[1]):
+            grads = [grads[0], _plain_grad(grads[1])]
+        return formula(grads, *saved)
+    return plain_mean
+
+
+def _refuse_min_rule(formula):
+    def refuse_min(grads, *saved):
+        if _is_zero_grad(grads[0]) and grads[1] is not None:
+            raise RuntimeError(IMMUTABLE)
+        return formula(grads, *saved)
+    return refuse_min
+
+
+_RULES = {"plain": _plain_rule, "zero": _zero_rule, "refuse": _refuse_rule,
+          "scalar": _scalar_rule, "plain_mean": _plain_mean_rule,
+          "refuse_min": _refuse_min_rule}
+
+
+def formula_calls(record, calls: tuple) -> tuple:
+    """``calls`` (a node class's (formula, saved indices) per input) with the formulas of
+    FORMULA_RULES wrapped (Note [Zero gradients through formulas])."""
+    rule = FORMULA_RULES.get(record.name)
+    if rule is None:
+        return calls
+    out = []
+    for i, call in enumerate(calls):
+        r = rule if isinstance(rule, str) else rule.get(i)
+        out.append(call if call is None or r is None else (_RULES[r](call[0]), call[1]))
+    return tuple(out)

@@ -442,9 +442,12 @@ def _sole_view(g: Tensor) -> bool:
 def _steals_zero(g: Tensor, hooked: bool) -> bool:
     """Whether a first gradient ``g`` that is a zero tensor becomes ``.grad`` as it is (so
     ``.grad`` is one too), as PyTorch's AccumulateGrad steals it, unless a tensor hook that
-    ran on it kept it (``hooked``: the count of references to ``g`` tells): then a copy.
-    Its zeros are read-only, so sharing them is safe."""
-    return is_zero_array(g._data) and (not hooked or _getrefcount(g) <= _ZERO_REFS)
+    ran on it kept it (``hooked``: the count of references to ``g`` tells), or it is laid
+    out unlike the leaf (an expanded one: PyTorch's layout contract): then a copy. Its zeros
+    are read-only, so sharing them is safe."""
+    d = g._data
+    return (is_zero_array(d) and d.flags.c_contiguous
+            and (not hooked or _getrefcount(g) <= _ZERO_REFS))
 
 
 # the engine's ``g``, its list of the node's gradients and the zip tuple, accumulate_grad's
