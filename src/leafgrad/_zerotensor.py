@@ -211,15 +211,20 @@ def _plain_grad(grad):
     return _wrap(np.zeros(grad._data.shape, grad._data.dtype))
 
 
-def _plain_rule(formula):
-    def plain(grad, *saved):
-        if _is_zero_grad(grad):
-            grad = _plain_grad(grad)
-        return formula(grad, *saved)
-    return plain
+def _plain_rule(formula, one):
+    if one:   # one output: the cheap test inline (these formulas run in training loops)
+        def plain(grad, *saved):
+            if type(grad._data) is not _ndarray and _live(grad._data):
+                grad = _plain_grad(grad)
+            return formula(grad, *saved)
+        return plain
+
+    def plain_all(grads, *saved):
+        return formula(_plain_grad(grads) if _is_zero_grad(grads) else grads, *saved)
+    return plain_all
 
 
-def _zero_rule(formula):
+def _zero_rule(formula, one):
     def zero(grad, *saved):
         out = formula(grad, *saved)
         if out is not None and _is_zero_grad(grad) and not out._requires_grad:
@@ -228,7 +233,7 @@ def _zero_rule(formula):
     return zero
 
 
-def _refuse_rule(formula):
+def _refuse_rule(formula, one):
     def refuse(grad, *saved):
         if _is_zero_grad(grad):
             raise RuntimeError(IMMUTABLE)
@@ -236,16 +241,16 @@ def _refuse_rule(formula):
     return refuse
 
 
-def _scalar_rule(formula):
+def _scalar_rule(formula, one):
     def scalar(grad, *saved):
         d = grad._data
-        if not d.shape and d.dtype != np.float64 and _is_zero_grad(grad):
+        if type(d) is not _ndarray and not d.shape and d.dtype != np.float64 and _live(d):
             grad = _plain_grad(grad)
         return formula(grad, *saved)
     return scalar
 
 
-def _plain_mean_rule(formula):
+def _plain_mean_rule(formula, one):
     def plain_mean(grads, *saved):
         if _is_zero_grad(grads[1]):
             grads = [grads[0], _plain_grad(grads[1])]
@@ -253,7 +258,7 @@ def _plain_mean_rule(formula):
     return plain_mean
 
 
-def _refuse_min_rule(formula):
+def _refuse_min_rule(formula, one):
     def refuse_min(grads, *saved):
         if _is_zero_grad(grads[0]) and grads[1] is not None:
             raise RuntimeError(IMMUTABLE)
@@ -272,8 +277,9 @@ def formula_calls(record, calls: tuple) -> tuple:
     rule = FORMULA_RULES.get(record.name)
     if rule is None:
         return calls
+    one = record.n_outputs == 1 and not record.list_input
     out = []
     for i, call in enumerate(calls):
         r = rule if isinstance(rule, str) else rule.get(i)
-        out.append(call if call is None or r is None else (_RULES[r](call[0]), call[1]))
+        out.append(call if call is None or r is None else (_RULES[r](call[0], one), call[1]))
     return tuple(out)
