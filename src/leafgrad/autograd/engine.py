@@ -18,6 +18,7 @@ from heapq import heappop, heappush
 
 import numpy as np
 
+from .._zerotensor import check_mutable, is_zero_array
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .graph import MAX_SEQ, Node, OpNode, SavedOutput, anomaly as _anomaly
@@ -500,6 +501,22 @@ def _sole_view(g: Tensor) -> bool:
     return owner._data is base and _getrefcount(base) <= 4 and _getrefcount(owner) <= 3
 
 
+def _steals_zero(g: Tensor, hooked: bool) -> bool:
+    """Whether a first gradient ``g`` that is a zero tensor becomes ``.grad`` as it is (so
+    ``.grad`` is one too), as PyTorch's AccumulateGrad steals it, unless a tensor hook that
+    ran on it kept it (``hooked``: the count of references to ``g`` tells), or it is laid
+    out unlike the leaf (an expanded one: PyTorch's layout contract): then a copy. Its zeros
+    are read-only, so sharing them is safe."""
+    d = g._data
+    return (is_zero_array(d) and d.flags.c_contiguous
+            and (not hooked or _getrefcount(g) <= _ZERO_REFS))
+
+
+# the engine's ``g``, its list of the node's gradients and the zip tuple, accumulate_grad's
+# and _steals_zero's ``g``, getrefcount's argument
+_ZERO_REFS = 6
+
+
 def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=False,
                     seen=False) -> None:
     """Add ``g`` into ``leaf.grad`` as PyTorch's AccumulateGrad does (``seen``: the engine
@@ -524,7 +541,8 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
             # Steal the buffer only when nothing else can see it (as PyTorch's use_count check)
             if (shared or (data.base is not None and not _sole_view(g)) or not data.flags.writeable
                     or _getrefcount(data) > 3 or data.dtype != leaf._data.dtype):
-                data = np.array(data, dtype=leaf._data.dtype, copy=True)
+                if type(data) is np.ndarray or not _steals_zero(g, shared and not hooks_done):
+                    data = np.array(data, dtype=leaf._data.dtype, copy=True)
             leaf._grad = _wrap(data)
     elif create_graph or _mode.grad_enabled:
         leaf._grad = old + g
@@ -534,6 +552,8 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
             np.add(od, g._data, out=od, casting="unsafe")
             old._vc[0] += 1
         else:
+            if type(od) is not np.ndarray:
+                check_mutable(old)   # PyTorch's ``grad += new``: a zero tensor refuses it
             leaf._grad = _wrap(od + g._data)
     post = meta.get("post_acc_hooks") if meta else None
     if post:

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
+from .._zerotensor import FORMULA_RULES, formula_calls
 from ..grad_mode import state as _mode
 from ..tensor import DETACHED_INPLACE, Tensor, _wrap, where_changed
 
@@ -245,6 +246,8 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         for kind, pos in record.saved_sources)
     kinds = [kind for kind, _ in record.saved_sources]
     calls = tuple(None if f is None else (f.fn, f.idx) for f in record.formulas)
+    if record.name in FORMULA_RULES:   # zero-tensor gradients (_zerotensor.py)
+        calls = formula_calls(record, calls)
     namespace = {
         "__slots__": (), "saved_names": saved_names, "saved_is_tensor": is_tensor,
         "record": record, "_calls": calls,
@@ -482,6 +485,8 @@ def sum_to(g, shape):
         if dims:
             out = _sum_like_torch(d, dims, True)
             d = np.sum(d, axis=dims, keepdims=True) if out is None else out
+        elif not shape and type(d) is not np.ndarray:
+            d = np.array(d)   # PyTorch sums to (): a zero tensor's sum is an ordinary tensor
         if lead or d.shape != shape:
             d = d.reshape(shape)
         return _wrap(d)

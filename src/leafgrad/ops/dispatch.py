@@ -24,7 +24,9 @@ __all__ = ["dispatch", "dispatch_unary", "dispatch_binary", "dispatch_view", "ch
            "record_node"]
 
 _ndarray = np.ndarray
-_asarray = np.asarray
+# (asanyarray: a zero tensor's array, an ndarray subclass, stays one: Note [Zero tensors]
+# in _zerotensor.py; NumPy scalars become 0-d arrays as with asarray)
+_asarray = np.asanyarray
 _SCALARS = (int, float, bool, np.number, np.bool_)
 _NO_EDGE = (None, 0)
 _EMPTY = ()

@@ -109,7 +109,8 @@ def std_self(grad, self, result, dim, correction, keepdim):
     # (grad / (2 std)).masked_fill_(std == 0, 0): 0 even for an infinite or NaN grad
     g = grad / (result * 2)
     zero = result._data == 0
-    if zero.any():
+    if zero.any() or type(g._data) is not np.ndarray:
+        # (a zero tensor's quotient is one: PyTorch's masked_fill_ refuses it, _zerotensor.py)
         g = g.masked_fill_(_const(zero), 0)
     return var_self(g, self, dim, correction, keepdim)   # PyTorch's var_backward, as var's
 
