@@ -177,6 +177,11 @@ def _linalg_solve(L, r, x, y):
     if how == "solve_ex":
         return tuple(L.linalg.solve_ex(a, b))
     if how == "lstsq":
+        # MKL's gelsy (the default driver) reads memory it did not set on a matrix with an
+        # infinite entry: PyTorch's own rank and solution then vary from call to call, so
+        # such a matrix is clamped to finite values first (NaN stays: a deterministic error)
+        if bool(a.isinf().any()):
+            a = a.clamp(-1e30, 1e30)
         return L.linalg.lstsq(a, b).solution
     if how == "lu_solve":
         lu, piv = L.linalg.lu_factor(a)
