@@ -297,3 +297,29 @@ def test_isin_test_elements_layout(xn, yn, invert, strided):
         y = L.arange(float(yn * 2)).reshape(yn, 2).t() if strided else L.arange(float(yn))
         return L.isin(x, y, invert=invert)
     same_on_both(run)
+
+
+# -- the parts of PyTorch's one convolution_backward node take (grad_output, input, weight) as
+# inputs: under create_graph each gradient requires grad when any of them does, and lists
+# them in that order (fuzz seed 78: a conv input's .grad after two create_graph backwards) ----
+@pytest.mark.parametrize("req", [(1, 0, 0, 0), (0, 1, 0, 0), (1, 1, 0, 0), (1, 0, 1, 1),
+                                 (0, 0, 1, 0), (1, 0, 1, 0), (0, 1, 1, 1)])
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_conv_double_backward_node_inputs(req, k, transposed):
+    def run(L):
+        xr, wr, br, gr = map(bool, req)
+        x = L.ones((1, 2) + (3,) * k, dtype=L.float64, requires_grad=xr)
+        w = (L.arange(2.0 * 2 * 2 ** k, dtype=L.float64).reshape((2, 2) + (2,) * k) * 0.1)
+        w.requires_grad_(wr)
+        b = L.ones(2, dtype=L.float64, requires_grad=br)
+        conv = getattr(L.nn.functional, f"conv{'_transpose' if transposed else ''}{k}d")
+        y = conv(x, w, b)
+        g = L.ones_like(y, requires_grad=gr)
+        ins = [t for t in (x, w, b) if t.requires_grad]
+        gs = L.autograd.grad(y, ins, g, create_graph=True)
+        out = [(t.requires_grad, _names(t, 1)) for t in gs]
+        tot = sum((t * t).sum() for t in gs if t.requires_grad)
+        leaves = [t for t in (x, w, b, g) if t.requires_grad]
+        return out, L.autograd.grad(tot, leaves, allow_unused=True)
+    same_on_both(run)

@@ -338,7 +338,8 @@ def _plain(grad, weight) -> bool:
 
 def convolution_input(grad, input, weight, stride, padding, dilation, transposed, groups):
     if transposed:   # a convolution of grad, recorded as PyTorch's convolution_backward
-        return CONV_BACKWARD_TINPUT.public(grad, weight, stride, padding, dilation, groups)
+        return CONV_BACKWARD_TINPUT.public(grad, input, weight, stride, padding, dilation,
+                                           groups)
     if _plain(grad, weight):
         return _wrap(_conv_input_grad(grad._data, weight._data, input._data.shape, stride,
                                       padding, dilation, groups, _shared_gm(grad)))
@@ -347,17 +348,19 @@ def convolution_input(grad, input, weight, stride, padding, dilation, transposed
 
 def convolution_weight(grad, input, weight, stride, padding, dilation, transposed, groups):
     if transposed:   # y = A_w^T x, so <g, y> = <A_w g, x>: g plays the input, x the output
-        return _weight_grad(input, grad, weight, stride, padding, dilation, groups)
+        return CONV_BACKWARD_TWEIGHT.public(grad, input, weight, stride, padding, dilation,
+                                            groups)
     if _plain(grad, weight) and input._data.size:
         return _wrap(convolution_backward_weight(grad._data, input._data, weight._data, stride,
                                                  padding, dilation, groups, _shared_gm(grad)))
     return _weight_grad(grad, input, weight, stride, padding, dilation, groups)
 
 
-def convolution_bias(grad, bias_shape):
+def convolution_bias(grad, input, weight, bias_shape):
     if grad.shape[1] != bias_shape[0]:   # zero input channels gave zero output channels
         return grad.new_zeros(bias_shape)
-    return CONV_BACKWARD_BIAS.public(grad)   # recorded as PyTorch's convolution_backward
+    # recorded as PyTorch's convolution_backward (its one node also takes input and weight)
+    return CONV_BACKWARD_BIAS.public(grad, input, weight)
 
 
 def backward_input_grad_output(grad, weight, stride, padding, dilation, groups):
@@ -377,8 +380,9 @@ def backward_weight_input(grad, grad_output, input, stride, padding, dilation, g
     return _input_grad(grad_output, input, grad, stride, padding, dilation, groups)
 
 
-def convolution_backward_tinput(grad_output, weight, stride, padding, dilation, groups):
-    """The input gradient of a transposed convolution: a plain convolution of the gradient."""
+def convolution_backward_tinput(grad_output, input, weight, stride, padding, dilation, groups):
+    """The input gradient of a transposed convolution: a plain convolution of the gradient
+    (``input``: an input of PyTorch's node, as below)."""
     return _conv_nd(grad_output, weight, None, stride, padding, dilation, groups)[0]
 
 
@@ -390,9 +394,32 @@ def backward_tinput_weight(grad, grad_output, weight, stride, padding, dilation,
     return _weight_grad(grad, grad_output, weight, stride, padding, dilation, groups)
 
 
-def convolution_backward_bias(grad_output):
-    """The bias gradient: grad_output summed over all but the channel dim."""
+def convolution_backward_tweight(grad_output, input, weight, stride, padding, dilation, groups):
+    """The weight gradient of a transposed convolution: the plain one with ``grad_output``
+    playing the input and ``input`` the output (the node's inputs in PyTorch's order)."""
+    return convolution_backward_weight(input, grad_output, weight, stride, padding, dilation,
+                                       groups)
+
+
+def backward_tweight_grad_output(grad, input, grad_output, stride, padding, dilation, groups):
+    return _input_grad(input, grad_output, grad, stride, padding, dilation, groups)
+
+
+def backward_tweight_input(grad, grad_output, stride, padding, dilation, groups):
+    return _conv(grad_output, grad, stride, padding, dilation, groups)
+
+
+def convolution_backward_bias(grad_output, input, weight):
+    """The bias gradient: grad_output summed over all but the channel dim (``input`` and
+    ``weight``: inputs of PyTorch's one convolution_backward node, which its result requires
+    grad through under create_graph, with no gradient flowing to them)."""
     return grad_output.sum(axis=(0,) + tuple(range(2, grad_output.ndim)))
+
+
+def _no_gradient(grad):
+    """An input of PyTorch's convolution_backward node that this part does not depend on: an
+    edge (its result requires grad through it), an undefined gradient."""
+    return None
 
 
 def backward_bias_grad_output(grad, grad_output_shape):
@@ -455,7 +482,8 @@ export_function("convolution", convolution)
 CONV_BACKWARD_INPUT = defop(
     "convolution_backward_input", convolution_backward_input,
     inputs=("grad_output", "input", "weight"),
-    derivatives={"grad_output": backward_input_grad_output, "weight": backward_input_weight},
+    derivatives={"grad_output": backward_input_grad_output, "input": _no_gradient,
+                 "weight": backward_input_weight},
     dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
     family=FAMILY)
 
@@ -463,19 +491,31 @@ CONV_BACKWARD_INPUT = defop(
 # a transposed convolution's input gradients are ConvolutionBackwardBackward0 too
 CONV_BACKWARD_TINPUT = defop(
     "convolution_backward_tinput", convolution_backward_tinput,
-    inputs=("grad_output", "weight"),
-    derivatives={"grad_output": backward_tinput_grad_output, "weight": backward_tinput_weight},
+    inputs=("grad_output", "input", "weight"),
+    derivatives={"grad_output": backward_tinput_grad_output, "input": _no_gradient,
+                 "weight": backward_tinput_weight},
     dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
     family=FAMILY)
 
 CONV_BACKWARD_BIAS = defop(
-    "convolution_backward_bias", convolution_backward_bias, inputs=("grad_output",),
-    derivatives={"grad_output": backward_bias_grad_output}, dtype="same",
+    "convolution_backward_bias", convolution_backward_bias,
+    inputs=("grad_output", "input", "weight"),
+    derivatives={"grad_output": backward_bias_grad_output, "input": _no_gradient,
+                 "weight": _no_gradient}, dtype="same",
     grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(), family=FAMILY)
 
 CONV_BACKWARD_WEIGHT = defop(
     "convolution_backward_weight", convolution_backward_weight,
     inputs=("grad_output", "input", "weight"),
-    derivatives={"grad_output": backward_weight_grad_output, "input": backward_weight_input},
+    derivatives={"grad_output": backward_weight_grad_output, "input": backward_weight_input,
+                 "weight": _no_gradient},
+    dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
+    family=FAMILY)
+
+CONV_BACKWARD_TWEIGHT = defop(
+    "convolution_backward_tweight", convolution_backward_tweight,
+    inputs=("grad_output", "input", "weight"),
+    derivatives={"grad_output": backward_tweight_grad_output, "input": backward_tweight_input,
+                 "weight": _no_gradient},
     dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
     family=FAMILY)
