@@ -200,6 +200,37 @@ def test_formulas_that_write_into_the_gradient(name):
     same_on_both(run)
 
 
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("which", ["both", "self", "src"])
+def test_scatter_reduce_zero_gradient(reduce, include_self, which):
+    # amax/amin without include_self give self an ordinary gradient; the others keep the zeros
+    def run(L):
+        s = L.tensor([[0.5, -1.5, 2.0], [1.0, 3.0, -2.0]], dtype=L.float64,
+                     requires_grad=which != "src")
+        src = L.tensor([[1.5, 2.5, -0.5], [0.25, 1.0, 3.0]], dtype=L.float64,
+                       requires_grad=which != "self")
+        o = s.scatter_reduce(0, L.tensor([[0, 1, 0], [1, 0, 1]]), src, reduce,
+                             include_self=include_self)
+        ins = [t for t in (s, src) if t.requires_grad]
+        # (signs of zeros left out: leafgrad's prod formula orders its ops apart from PyTorch's)
+        return [_zt(g)[:4] for g in L.autograd.grad(o.sgn().sum(), ins, allow_unused=True)]
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("values", [[[0.5, -1.5, 2.0], [1.0, 3.0, -2.0]],
+                                    [[0.0, -1.5, 2.0], [1.0, 3.0, -2.0]],
+                                    [[0.0, 0.0, 2.0], [0.0, 3.0, -2.0]]])
+@pytest.mark.parametrize("how", ["full", "dim0", "dim1_keepdim"])
+def test_prod_zero_gradient(values, how):
+    # prod of all elements: with two zeros or more PyTorch's gradient is zeros_like (ordinary)
+    def run(L):
+        x = L.tensor(values, dtype=L.float64, requires_grad=True)
+        o = x.prod() if how == "full" else x.prod(0) if how == "dim0" else x.prod(1, True)
+        return _zt(L.autograd.grad(o.sgn().sum(), x)[0])
+    same_on_both(run)
+
+
 # -- in-place changes of a zero tensor -------------------------------------------------------
 _INPLACE = {
     "zero_": lambda L, g: g.zero_(), "add_": lambda L, g: g.add_(1), "mul_": lambda L, g: g.mul_(2),
