@@ -192,7 +192,8 @@ FORMULA_RULES = {
     "mean": "plain", "mean_dim": "plain", "trace": "plain", "var_mean": "plain_mean",
     "std_mean": "plain_mean",
     "linalg_det": "plain", "linalg_slogdet": "plain",
-    "binary_cross_entropy": {1: "plain"}, "index_add": {2: "plain"}, "scatter_reduce": {0: "plain_amax", 2: "plain"},
+    "binary_cross_entropy": {1: "plain"}, "index_add": {2: "plain"},
+    "scatter_reduce": {0: "plain_amax", 2: "plain"},
     "linalg_cross": "zero",
     "aminmax": "refuse_min", "prod": "plain_zeros",
 }
