@@ -177,6 +177,9 @@ def efficientzerotensor(*size, dtype=None, layout=None, device=None, pin_memory=
 #   "refuse": PyTorch's formula changes a zero tensor in place: "ZeroTensors are immutable";
 #   "scalar": a zero tensor, except for a 0-d gradient of another dtype than float64 (what
 #             PyTorch's ``grad * <C++ double>`` gives).
+#   "plain_zeros": (prod of all elements) ordinary zeros when the input holds two zeros or
+#             more (PyTorch's formula is then ``zeros_like``);
+#   "plain_amax": (scatter_reduce's self) ordinary for amax/amin without include_self;
 #   "plain_mean": (var_mean, std_mean) the mean output's gradient is ordinary (divided by a
 #             count, a C++ Scalar), the other goes as it is;
 #   "refuse_min": (aminmax) PyTorch adds the max part into the min part in place: refused
@@ -189,9 +192,10 @@ FORMULA_RULES = {
     "mean": "plain", "mean_dim": "plain", "trace": "plain", "var_mean": "plain_mean",
     "std_mean": "plain_mean",
     "linalg_det": "plain", "linalg_slogdet": "plain",
-    "binary_cross_entropy": {1: "plain"}, "index_add": {2: "plain"}, "scatter_reduce": "plain",
+    "binary_cross_entropy": {1: "plain"}, "index_add": {2: "plain"},
+    "scatter_reduce": {0: "plain_amax", 2: "plain"},
     "linalg_cross": "zero",
-    "aminmax": "refuse_min",
+    "aminmax": "refuse_min", "prod": "plain_zeros",
 }
 
 
@@ -250,6 +254,28 @@ def _scalar_rule(formula, one):
     return scalar
 
 
+def _plain_amax_rule(formula, one):
+    import inspect
+    names = list(inspect.signature(formula).parameters)[1:]   # what the formula saves
+    at_reduce, at_include = names.index("reduce"), names.index("include_self")
+
+    def plain_amax(grad, *saved):
+        if (saved[at_reduce] in ("amax", "amin") and not saved[at_include]
+                and _is_zero_grad(grad)):
+            grad = _plain_grad(grad)
+        return formula(grad, *saved)
+    return plain_amax
+
+
+def _plain_zeros_rule(formula, one):
+    def plain_zeros(grad, self, *saved):
+        if _is_zero_grad(grad) and np.count_nonzero(self._data == 0) >= 2:
+            from .tensor import _wrap
+            return _wrap(np.zeros(self._data.shape, grad._data.dtype))
+        return formula(grad, self, *saved)
+    return plain_zeros
+
+
 def _plain_mean_rule(formula, one):
     def plain_mean(grads, *saved):
         if _is_zero_grad(grads[1]):
@@ -268,7 +294,8 @@ def _refuse_min_rule(formula, one):
 
 _RULES = {"plain": _plain_rule, "zero": _zero_rule, "refuse": _refuse_rule,
           "scalar": _scalar_rule, "plain_mean": _plain_mean_rule,
-          "refuse_min": _refuse_min_rule}
+          "refuse_min": _refuse_min_rule, "plain_amax": _plain_amax_rule,
+          "plain_zeros": _plain_zeros_rule}
 
 
 def formula_calls(record, calls: tuple) -> tuple:

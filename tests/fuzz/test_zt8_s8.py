@@ -200,9 +200,41 @@ def test_formulas_that_write_into_the_gradient(name):
     same_on_both(run)
 
 
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("which", ["both", "self", "src"])
+def test_scatter_reduce_zero_gradient(reduce, include_self, which):
+    # amax/amin without include_self give self an ordinary gradient; the others keep the zeros
+    def run(L):
+        s = L.tensor([[0.5, -1.5, 2.0], [1.0, 3.0, -2.0]], dtype=L.float64,
+                     requires_grad=which != "src")
+        src = L.tensor([[1.5, 2.5, -0.5], [0.25, 1.0, 3.0]], dtype=L.float64,
+                       requires_grad=which != "self")
+        o = s.scatter_reduce(0, L.tensor([[0, 1, 0], [1, 0, 1]]), src, reduce,
+                             include_self=include_self)
+        ins = [t for t in (s, src) if t.requires_grad]
+        # (signs of zeros left out: leafgrad's prod formula orders its ops apart from PyTorch's)
+        return [_zt(g)[:4] for g in L.autograd.grad(o.sgn().sum(), ins, allow_unused=True)]
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("values", [[[0.5, -1.5, 2.0], [1.0, 3.0, -2.0]],
+                                    [[0.0, -1.5, 2.0], [1.0, 3.0, -2.0]],
+                                    [[0.0, 0.0, 2.0], [0.0, 3.0, -2.0]]])
+@pytest.mark.parametrize("how", ["full", "dim0", "dim1_keepdim"])
+def test_prod_zero_gradient(values, how):
+    # prod of all elements: with two zeros or more PyTorch's gradient is zeros_like (ordinary)
+    def run(L):
+        x = L.tensor(values, dtype=L.float64, requires_grad=True)
+        o = x.prod() if how == "full" else x.prod(0) if how == "dim0" else x.prod(1, True)
+        return _zt(L.autograd.grad(o.sgn().sum(), x)[0])
+    same_on_both(run)
+
+
 # -- in-place changes of a zero tensor -------------------------------------------------------
 _INPLACE = {
-    "zero_": lambda L, g: g.zero_(), "add_": lambda L, g: g.add_(1), "mul_": lambda L, g: g.mul_(2),
+    "zero_": lambda L, g: g.zero_(), "add_": lambda L, g: g.add_(1),
+    "mul_": lambda L, g: g.mul_(2),
     "iadd": lambda L, g: g.__iadd__(1), "fill_": lambda L, g: g.fill_(1),
     "fill_t": lambda L, g: g.fill_(L.tensor(1.0)), "copy_": lambda L, g: g.copy_(L.ones(3)),
     "copy_bad": lambda L, g: g.copy_(L.ones(4)), "setitem": lambda L, g: g.__setitem__(0, 1.0),
@@ -221,7 +253,8 @@ _INPLACE = {
     "index_put_": lambda L, g: g.index_put_((L.tensor([0]),), L.tensor(1.0)),
     "scatter_": lambda L, g: g.scatter_(0, L.tensor([0]), 1.0),
     "add_bad": lambda L, g: g.add_(L.ones(4)), "exp_": lambda L, g: g.exp_(),
-    "relu_": lambda L, g: g.relu_(), "sub_": lambda L, g: g.sub_(1), "div_": lambda L, g: g.div_(2),
+    "relu_": lambda L, g: g.relu_(), "sub_": lambda L, g: g.sub_(1),
+    "div_": lambda L, g: g.div_(2),
     "pow_": lambda L, g: g.pow_(2), "lerp_": lambda L, g: g.lerp_(L.ones(3), 0.5),
     "addcmul_": lambda L, g: g.addcmul_(L.ones(3), L.ones(3)),
     "index_fill_": lambda L, g: g.index_fill_(0, L.tensor([0]), 1.0),
@@ -260,15 +293,19 @@ def test_inplace_on_zero_grad(name):
 
 # -- what a zero tensor is in other ops ----------------------------------------------------
 _OPS = {
-    "clone": lambda L, z: z.clone(), "detach": lambda L, z: z.detach(), "data": lambda L, z: z.data,
+    "clone": lambda L, z: z.clone(), "detach": lambda L, z: z.detach(),
+    "data": lambda L, z: z.data,
     "mul2": lambda L, z: z * 2, "plus1": lambda L, z: z + 1, "neg": lambda L, z: -z,
     "eq": lambda L, z: z == 0, "sum": lambda L, z: z.sum(), "to64": lambda L, z: z.double(),
-    "float": lambda L, z: z.float(), "z_div0": lambda L, z: z / 0, "z_mul_nan": lambda L, z: z * float("nan"),
+    "float": lambda L, z: z.float(), "z_div0": lambda L, z: z / 0,
+    "z_mul_nan": lambda L, z: z * float("nan"),
     "g_div_z": lambda L, z: L.ones(3) / z, "z_sub_g": lambda L, z: z - L.tensor([0.0, 1.0, -0.0]),
     "z_add_g": lambda L, z: z + L.tensor([-0.0, 1.0, 2.0]),
     "g_add_z": lambda L, z: L.tensor([-0.0, 1.0, 2.0]) + z, "z_add_z": lambda L, z: z + z,
-    "z_mul_z": lambda L, z: z * z, "z_add_g_alpha": lambda L, z: L.add(z, L.tensor([-0.0, 1.0, 2.0]), alpha=2),
-    "fancy": lambda L, z: z[[0, 1]], "mask": lambda L, z: z[z == 0], "unbind": lambda L, z: z.unbind()[0],
+    "z_mul_z": lambda L, z: z * z,
+    "z_add_g_alpha": lambda L, z: L.add(z, L.tensor([-0.0, 1.0, 2.0]), alpha=2),
+    "fancy": lambda L, z: z[[0, 1]], "mask": lambda L, z: z[z == 0],
+    "unbind": lambda L, z: z.unbind()[0],
     "chunk": lambda L, z: z.chunk(3)[0], "contig": lambda L, z: z.view(3, 1).t().contiguous(),
     "sum_keep": lambda L, z: z.sum(0, keepdim=True), "dot": lambda L, z: L.dot(z, L.ones(3)),
     "matmul_vv": lambda L, z: z @ L.ones(3), "matmul_mv": lambda L, z: L.ones(2, 3) @ z,
