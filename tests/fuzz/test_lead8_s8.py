@@ -323,3 +323,21 @@ def test_conv_double_backward_node_inputs(req, k, transposed):
         leaves = [t for t in (x, w, b, g) if t.requires_grad]
         return out, L.autograd.grad(tot, leaves, allow_unused=True)
     same_on_both(run)
+
+
+# -- binary_cross_entropy checks input then target element by element: a target out of [0, 1]
+# (or NaN) raises too (zt8's probe seed 90) ------------------------------------------------------
+@pytest.mark.parametrize("inp,tgt", [([0.5, 0.2], [1.5, 0.0]), ([0.5, 0.2], [-0.1, 0.0]),
+                                     ([1.5, 0.2], [0.5, 0.0]), ([1.5, 0.2], [1.5, 0.0]),
+                                     ([0.5, float("nan")], [0.5, 0.2]),
+                                     ([0.5, 0.2], [float("nan"), 0.2]),
+                                     ([0.5, 1.2], [1.5, 0.2]), ([0.5, 0.2], [0.5, 1.0])])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_bce_target_range(inp, tgt, dtype):
+    def run(L):
+        dt = getattr(L, dtype)
+        x = L.tensor(inp, requires_grad=True, dtype=dt)
+        y = L.nn.functional.binary_cross_entropy(x, L.tensor(tgt, dtype=dt))
+        y.backward()
+        return y, x.grad
+    same_on_both(run)

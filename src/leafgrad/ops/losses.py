@@ -300,12 +300,23 @@ def _bce_kernel_dtype(rec, args):
 _bce_dtype = not_differentiable("binary_cross_entropy", {"weight": 2}, _bce_kernel_dtype)
 
 
+def _bce_range_error(x, t):
+    """PyTorch's kernel checks input then target element by element: the first element out of
+    [0, 1] (or NaN) in either names its tensor."""
+    x, t = np.broadcast_arrays(x, t)
+    bad_x = ~((x >= 0) & (x <= 1))
+    i = int(np.argmax((bad_x | ~((t >= 0) & (t <= 1))).ravel()))
+    which = "input" if bad_x.ravel()[i] else "target"
+    raise RuntimeError(f"all elements of {which} should be between 0 and 1")
+
+
 def binary_cross_entropy(self, target, weight=None, reduction=1):
     """``-(t log x + (1 - t) log(1 - x))`` with each log floored at -100, as PyTorch does."""
     weight = _np(weight)
     # written so that a NaN fails the test too
-    if self.size and not (np.min(self) >= 0 and np.max(self) <= 1):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    if self.size and not (np.min(self) >= 0 and np.max(self) <= 1
+                          and np.min(target) >= 0 and np.max(target) <= 1):
+        _bce_range_error(self, target)
     if self.dtype == _F16:
         work = self.astype(np.float32)   # PyTorch's CPU kernel computes half in float
         loss = _bce_loss(work, target.astype(np.float32))
