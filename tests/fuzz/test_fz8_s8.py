@@ -182,3 +182,22 @@ def test_addr_double_backward_mixed_dtypes_error(dtypes):
             return str(exc)
         return None
     assert run(leafgrad) == run(torch)
+
+
+# -- LU of ill-conditioned matrices (seed 75) ---------------------------------------------------
+def test_lu_of_ill_conditioned_batch_compared_by_invariants():
+    # a near-singular (1, 1, 3, 4, 4) batch: which of the candidates equal up to rounding
+    # partial pivoting picks depends on the LAPACK's operation order (NumPy's vs MKL's getrf),
+    # so the fuzz harness compares P L U = A and |L| <= 1 there (ops_table_extra)
+    from tests.fuzz.ops_table_extra import _ill_conditioned, _lu_invariants
+    rng = np.random.default_rng(75)
+    a = rng.standard_normal((1, 1, 3, 4, 2)) @ rng.standard_normal((1, 1, 3, 2, 4))
+    out = []
+    for L in (leafgrad, torch):
+        A = L.tensor(a, requires_grad=True)
+        assert _ill_conditioned(A) and not _ill_conditioned(L.eye(4, dtype=L.float64))
+        lu, piv, _ = L.linalg.lu_factor_ex(A)
+        recon, bounded, shape, dtype = _lu_invariants(L, A, *L.lu_unpack(lu, piv))
+        np.testing.assert_allclose(recon.numpy(), a, atol=1e-12)
+        out.append((bounded, tuple(shape), str(dtype).split(".")[-1]))
+    assert out[0] == out[1] == (True, (1, 1, 3, 4, 4), "float64")
