@@ -216,3 +216,16 @@ def test_gelu_tanh_float32_rounding():
     mine, theirs = np.float32(mine), np.float32(theirs)
     np.testing.assert_allclose(mine, theirs, rtol=1e-6, atol=1e-37)
     assert (mine != theirs).mean() < 0.05
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_pow_half_exponents_at_infinities_and_signed_zero(dtype):
+    # PyTorch's float kernels take x ** -0.5 as rsqrt: NaN at -inf, -inf at -0.0 (libm pow:
+    # 0 and inf); so sqrt's gradient at -inf is NaN, not 0 (seed 27's NaN vs 0); float16 pows
+    def run(L):
+        x = L.tensor([-inf, inf, -0.0, 0.0, -2.0, 4.0], dtype=getattr(L, dtype),
+                     requires_grad=True)
+        y = x * 1
+        y.pow_(0.5).backward(L.ones(6, dtype=x.dtype))
+        return [x.pow(-0.5).tolist(), x.grad.tolist()]
+    assert str(run(leafgrad)) == str(run(torch))
