@@ -174,6 +174,7 @@ def _addr_rule(rec, args):
 
 _addr = defop("addr", addr, inputs=("self", "vec1", "vec2"),
               derivatives={"self": addr_self, "vec1": addr_vec1, "vec2": addr_vec2},
+              grads_in_order=True,   # PyTorch's AddrBackward0 computes vec1's before vec2's
               dtype=_addr_rule, methods=(), functions=(), inplace="addr_", family=FAMILY,
               samples=_samples_addr)
 _baddbmm = defop("baddbmm", baddbmm, inputs=("self", "batch1", "batch2"),

@@ -50,6 +50,9 @@ def pow_scalar(self, exponent):
             return self * self * self
         if exponent == -2:
             return self.dtype.type(1) / (self * self)
+        if exponent == -0.5 and self.dtype != np.float16:   # rsqrt: NaN at -inf and -inf at -0.0, where libm pow gives 0, inf
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return self.dtype.type(1) / np.sqrt(self)
     return np.power(self, exponent)
 
 

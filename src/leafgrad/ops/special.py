@@ -4,7 +4,7 @@ NumPy has none of the gamma family or ``erfinv``, so the forwards here are writt
 ``lgamma`` through ``math.lgamma``; ``digamma`` and ``polygamma`` by shifting the argument up
 with the recurrence ``psi(x) = psi(x + 1) - 1/x`` (``zeta(s, x) = zeta(s, x + 1) + x^-s``) and
 then an asymptotic (Euler-Maclaurin) series, good to ~1e-15; ``erfinv`` by a rational first
-guess polished with Newton steps on ``erf``. Each derivative is written in leafgrad ops
+guess polished with Newton steps on ``erf`` (``erfc`` in the tails). Each derivative is written in leafgrad ops
 (``lgamma' = digamma``, ``digamma' = polygamma(1)``, ...), so double backward works.
 
 >>> import leafgrad as torch
@@ -146,27 +146,41 @@ def polygamma_self(grad, n, self):
 
 
 # -- erfinv ----------------------------------------------------------------------------------
+# the classic rational first guess for erfinv: a central one in y^2 for |y| <= 0.7, and one
+# in sqrt(-log((1 - |y|) / 2)) for the tails (numerator / denominator coefficients, low first)
+_ERFINV_CENTRAL = ((0.886226899, -1.645349621, 0.914624893, -0.140543331),
+                   (1.0, -2.118377725, 1.442710462, -0.329097515, 0.012229801))
+_ERFINV_TAIL = ((-1.970840454, -1.624906493, 3.429567803, 1.641345311),
+                (1.0, 3.543889200, 1.637067800))
+
+
+def _poly(coeffs, z):
+    out = coeffs[-1]
+    for c in reversed(coeffs[:-1]):
+        out = out * z + c
+    return out
+
+
 def erfinv(self):
-    """The inverse of ``erf`` on (-1, 1): +-inf at +-1, nan outside."""
+    """The inverse of ``erf`` on (-1, 1): +-inf at +-1, nan outside: a rational first guess
+    (PyTorch's, so float32 rounds as its), then Newton steps to full double precision
+    (PyTorch's float64 is correctly rounded even in the tails)."""
     y = _float64(self)
     a = np.abs(y)
-    # Giles' single-precision approximation as the first guess
-    w = -np.log(np.where(a < 1, (1.0 - a) * (1.0 + a), 1.0))
-    small = w < 5.0
-    ws = w - 2.5
-    p = 2.81022636e-08
-    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-              -0.00417768164, 0.246640727, 1.50140941):
-        p = c + p * ws
-    wl = np.sqrt(w) - 3.0
-    q = -0.000200214257
-    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-              0.00943887047, 1.00167406, 2.83297682):
-        q = c + q * wl
-    x = np.where(small, p, q) * y
-    for _ in range(3):   # Newton on erf(x) = y
-        err = erf_array(x) - y
-        x = x - err / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = y * y
+        central = y * _poly(_ERFINV_CENTRAL[0], z) / _poly(_ERFINV_CENTRAL[1], z)
+        t = np.sqrt(-np.log(np.where(a < 1, (1.0 - a) / 2.0, 1.0)))
+        tail = np.copysign(_poly(_ERFINV_TAIL[0], t), y) / _poly(_ERFINV_TAIL[1], t)
+        x = np.where(a <= 0.7, central, tail)
+        # Newton on erf(x) = y; in the tails on erfc(|x|) = 1 - |y| (exact there), whose
+        # residual keeps its digits where erf(x) - y would cancel them
+        tails = a > 0.5
+        for _ in range(3):
+            d = (2.0 / math.sqrt(math.pi)) * np.exp(-x * x)
+            r = np.where(tails, np.sign(y) * ((1.0 - a) - erf_array(np.abs(x), True)),
+                         erf_array(x) - y)
+            x = x - r / d
     x = np.where(a == 1, np.copysign(np.inf, y), x)
     x = np.where(a > 1, np.nan, x)
     return x.astype(self.dtype if self.dtype.kind == "f" else np.float64, copy=False)
