@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..grad_mode import state as _mode
 from .registry import Sample, defop
 
 FAMILY = "norm"
@@ -121,7 +122,11 @@ def _batch_stats(input, running_mean, running_var, training, eps):
 # PyTorch's one formula for the three saves input, weight and the running statistics
 # whichever needs a gradient: each of these declares them all, so an in-place change of any
 # is caught
+# Under create_graph the three come from one recorded native_batch_norm_backward, as
+# PyTorch's (Note [Normalization backward ops] in norm_backward.py)
 def native_batch_norm_input(grad, input, weight, running_mean, running_var, training, eps):
+    if _mode.grad_enabled:
+        return _joint(0, grad, input, weight, running_mean, running_var, training, eps)
     axes = list(_axes(input.dim()))
     shape = _channel_shape(input.dim(), input.shape[1])
     gy = grad if weight is None else grad * weight.reshape(shape)
@@ -134,12 +139,21 @@ def native_batch_norm_input(grad, input, weight, running_mean, running_var, trai
 
 
 def native_batch_norm_weight(grad, input, weight, running_mean, running_var, training, eps):
+    if _mode.grad_enabled:
+        return _joint(1, grad, input, weight, running_mean, running_var, training, eps)
     centered, invstd = _batch_stats(input, running_mean, running_var, training, eps)
     return (grad * (centered * invstd)).sum(list(_axes(input.dim())))
 
 
 def native_batch_norm_bias(grad, input, weight, running_mean, running_var, training, eps):
+    if _mode.grad_enabled:
+        return _joint(2, grad, input, weight, running_mean, running_var, training, eps)
     return grad.sum(list(_axes(grad.dim())))
+
+
+def _joint(which, *args):
+    from .norm_backward import joint_batch_norm   # (it imports this module's FAMILY users)
+    return joint_batch_norm(which, *args)
 
 
 def _bn_samples(make, shapes):

@@ -1,0 +1,70 @@
+"""Session 8 (gf8): the graphs first-order gradients record under ``create_graph=True``
+(grad_fn names of the gradients and of every node below them) and the values of the second
+derivatives through them, against PyTorch. PyTorch records some backwards as ops of their
+own (``NativeLayerNormBackwardBackward0``...) whose derivatives give the second order."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracle import grad_fn_names, same_on_both
+
+
+def _data(L, shape, seed):
+    rng = np.random.default_rng(seed)
+    return L.tensor(rng.standard_normal(shape), dtype=L.float64, requires_grad=True)
+
+
+def _graphs(L, op, shapes, seed=0):
+    """op's first-order gradients (create_graph) w.r.t. every input: their full graphs, which
+    of them share a node, and the second derivatives of a weighted sum of them w.r.t. the
+    inputs and the seed."""
+    ins = [_data(L, s, seed + i) for i, s in enumerate(shapes)]
+    y = op(L, *ins)
+    seed_t = _data(L, tuple(y.shape), seed + 10)
+    grads = L.autograd.grad(y, ins, seed_t, create_graph=True, allow_unused=True)
+    names = [None if g is None else grad_fn_names(g) for g in grads]
+    shared = [[a is not None and b is not None and a.grad_fn is b.grad_fn for b in grads]
+              for a in grads]
+    total = sum((g * _data(L, tuple(g.shape), seed + 20 + i)).sum()
+                for i, g in enumerate(grads) if g is not None)
+    second = L.autograd.grad(total, ins + [seed_t], allow_unused=True)
+    return names, shared, second
+
+
+def _check(op, shapes, seed=0):
+    same_on_both(lambda L: _graphs(L, op, shapes, seed))
+
+
+def _F(L):
+    return L.nn.functional
+
+
+# -- layer_norm: one NativeLayerNormBackwardBackward0 for the three gradients ----------------
+@pytest.mark.parametrize("shapes,norm,affine", [
+    ([(3, 4), (4,), (4,)], (4,), "wb"), ([(2, 3, 4), (3, 4), (3, 4)], (3, 4), "wb"),
+    ([(3, 4)], (4,), ""), ([(3, 4), (4,)], (4,), "w"), ([(2, 5), (5,)], (5,), "b"),
+    ([(1, 1), (1,), (1,)], (1,), "wb")])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_layer_norm_double_backward(shapes, norm, affine, seed):
+    def op(L, x, *p):
+        w = p[0] if "w" in affine else None
+        b = p[-1] if "b" in affine else None
+        return _F(L).layer_norm(x, norm, w, b, eps=1e-3)
+    _check(op, shapes, seed)
+
+
+# -- batch_norm: NativeBatchNormBackwardBackward0, training and eval --------------------------
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (2, 3, 2, 2)])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("stats", [True, False])
+def test_batch_norm_double_backward(shape, training, affine, stats):
+    if not training and not stats:
+        return   # eval mode needs running statistics (an error on both: test_batchnorm.py)
+
+    def op(L, x, *p):
+        rm = L.tensor([0.1, -0.2, 0.3], dtype=L.float64) if stats else None
+        rv = L.tensor([1.5, 0.7, 2.0], dtype=L.float64) if stats else None
+        w, b = p if affine else (None, None)
+        return _F(L).batch_norm(x, rm, rv, w, b, training=training, eps=0.01)
+    _check(op, [shape] + ([(3,), (3,)] if affine else []))
