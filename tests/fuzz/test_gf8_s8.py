@@ -28,6 +28,8 @@ def _graphs(L, op, shapes, seed=0):
     total = sum((g * _data(L, tuple(g.shape), seed + 20 + i)).sum()
                 for i, g in enumerate(grads) if g is not None)
     second = L.autograd.grad(total, ins + [seed_t], allow_unused=True)
+    # (a zero second derivative may be PyTorch's ZeroTensor, which has no numpy(): densify)
+    second = [None if t is None else L.zeros(t.shape, dtype=t.dtype) + t for t in second]
     return names, shared, second
 
 
@@ -68,3 +70,26 @@ def test_batch_norm_double_backward(shape, training, affine, stats):
         w, b = p if affine else (None, None)
         return _F(L).batch_norm(x, rm, rv, w, b, training=training, eps=0.01)
     _check(op, [shape] + ([(3,), (3,)] if affine else []))
+
+
+# -- reductions: PyTorch's sum_backward / logsumexp_backward / var_backward / norm_backward
+# unsqueeze each reduced dim (UnsqueezeBackward0), a full reduction's 0-d gradient expands or
+# broadcasts as it is; std's masked_fill_ is recorded under create_graph -------------------------
+_REDUCTIONS = ["sum(0)", "sum(-1)", "sum((0, -1))", "sum(dim=None)", "sum(dim=[])",
+               "sum(0, keepdim=True)", "mean(0)", "mean((0, 1))", "nansum(0)", "logsumexp(0)",
+               "logsumexp((0, -1))", "logsumexp(-1, True)", "var(0)", "var(-1)", "var()",
+               "var((0, 1))", "var(0, keepdim=True)", "std(0)", "std()", "std(-1, True)",
+               "norm(dim=0)", "norm()", "norm(dim=(0, -1))", "norm(p=3, dim=0)",
+               "norm(p=1, dim=0)", "norm(p=1)", "norm(p=0.5, dim=-1)",
+               "norm(p=float('inf'), dim=0)", "norm(p=-float('inf'))",
+               "norm(p=1.5, dim=0, keepdim=True)"]
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3,), ()])
+@pytest.mark.parametrize("expr", _REDUCTIONS)
+def test_reduction_gradient_graph(expr, shape):
+    if not shape and ("(0, -1)" in expr or "(0, 1)" in expr):
+        shape = (2, 2)
+    if not shape and expr[:3] in ("var", "std"):
+        shape = (4,)   # (a 0-d variance has no degrees of freedom: NaN, never equal)
+    _check(lambda L, x: eval("x." + expr), [shape])

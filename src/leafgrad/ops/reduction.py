@@ -23,6 +23,7 @@ from .registry import defop, export_function, bind_method, Sample
 from .cascade_sum import sum_like_torch
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .. import dtypes as _dt
+from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 
 FAMILY = "reduction"
@@ -66,15 +67,31 @@ def _count(shape, axis):
     return n
 
 
+def unsqueeze_grad(grad, ndim, dim, keepdim):
+    """A reduced gradient with the reduced dims back as size-1 dims (not expanded).
+
+    Under create_graph this is PyTorch's ``unsqueeze_multiple``, one ``unsqueeze`` per
+    reduced dim in increasing order (UnsqueezeBackward0 nodes); a reduction over every dim
+    leaves the 0-d gradient as it is (it broadcasts). Without create_graph one reshape."""
+    if keepdim or not ndim:
+        return grad
+    axis = _dims(dim, ndim)
+    if axis is None:
+        return grad
+    if _mode.grad_enabled:
+        for a in axis:
+            grad = grad.unsqueeze(a)
+        return grad
+    shape = list(grad._data.shape)
+    for a in axis:
+        shape.insert(a, 1)
+    return grad.reshape(shape)
+
+
 def expand_grad(grad, self_shape, dim, keepdim):
-    """Broadcast a reduced gradient back over the reduced dims (a view, no copy)."""
-    if not keepdim and len(self_shape):
-        axis = _dims(dim, len(self_shape))
-        shape = list(grad._data.shape)
-        for a in (range(len(self_shape)) if axis is None else axis):
-            shape.insert(a, 1)
-        grad = grad.reshape(shape)
-    return grad.expand(self_shape)
+    """Broadcast a reduced gradient back over the reduced dims (a view, no copy): PyTorch's
+    sum_backward (see unsqueeze_grad)."""
+    return unsqueeze_grad(grad, len(self_shape), dim, keepdim).expand(self_shape)
 
 
 def _const(array):
@@ -405,9 +422,10 @@ def logsumexp(self, dim, keepdim=False):
 
 
 def logsumexp_self(grad, self, result, dim, keepdim):
-    shape = self._data.shape
-    return expand_grad(grad, shape, dim, keepdim) * (
-        self - expand_grad(result, shape, dim, keepdim)).exp()
+    # PyTorch's logsumexp_backward: both unsqueezed, broadcast by the product (no expand)
+    n = self._data.ndim
+    return unsqueeze_grad(grad, n, dim, keepdim) * (
+        self - unsqueeze_grad(result, n, dim, keepdim)).exp()
 
 
 def _logsumexp_dtype(rec, args):
