@@ -14,15 +14,25 @@ def _data(L, shape, seed):
     return L.tensor(rng.standard_normal(shape), dtype=L.float64, requires_grad=True)
 
 
-def _graphs(L, op, shapes, seed=0):
+def _walk(fn, depth):
+    """The names of ``fn`` and its next functions down to ``depth`` levels."""
+    if fn is None:
+        return None
+    if depth == 0:
+        return type(fn).__name__
+    return (type(fn).__name__, tuple(_walk(f, depth - 1) for f, _ in fn.next_functions))
+
+
+def _graphs(L, op, shapes, seed=0, depth=None):
     """op's first-order gradients (create_graph) w.r.t. every input: their full graphs, which
-    of them share a node, and the second derivatives of a weighted sum of them w.r.t. the
+    of them share a node, their values, and the second derivatives of a weighted sum of them w.r.t. the
     inputs and the seed."""
     ins = [_data(L, s, seed + i) for i, s in enumerate(shapes)]
     y = op(L, *ins)
     seed_t = _data(L, tuple(y.shape), seed + 10)
     grads = L.autograd.grad(y, ins, seed_t, create_graph=True, allow_unused=True)
-    names = [None if g is None else grad_fn_names(g) for g in grads]
+    names = [None if g is None else grad_fn_names(g) if depth is None else _walk(g.grad_fn, depth)
+             for g in grads]
     shared = [[a is not None and b is not None and a.grad_fn is b.grad_fn for b in grads]
               for a in grads]
     total = sum((g * _data(L, tuple(g.shape), seed + 20 + i)).sum()
@@ -30,11 +40,12 @@ def _graphs(L, op, shapes, seed=0):
     second = L.autograd.grad(total, ins + [seed_t], allow_unused=True)
     # (a zero second derivative may be PyTorch's ZeroTensor, which has no numpy(): densify)
     second = [None if t is None else L.zeros(t.shape, dtype=t.dtype) + t for t in second]
-    return names, shared, second
+    firsts = [None if g is None else g.detach() for g in grads]
+    return names, shared, firsts, second
 
 
-def _check(op, shapes, seed=0):
-    same_on_both(lambda L: _graphs(L, op, shapes, seed))
+def _check(op, shapes, seed=0, depth=None):
+    same_on_both(lambda L: _graphs(L, op, shapes, seed, depth))
 
 
 def _F(L):
@@ -93,3 +104,41 @@ def test_reduction_gradient_graph(expr, shape):
     if not shape and expr[:3] in ("var", "std"):
         shape = (4,)   # (a 0-d variance has no degrees of freedom: NaN, never equal)
     _check(lambda L, x: eval("x." + expr), [shape])
+
+
+# -- group_norm: PyTorch's infinitely_differentiable_native_group_norm_backward graph ---------
+@pytest.mark.parametrize("shape,groups", [((3, 4, 5), 2), ((2, 6, 3, 2), 3), ((2, 4), 4),
+                                          ((2, 4), 1), ((1, 2, 1), 2)])
+@pytest.mark.parametrize("affine", ["wb", "", "w", "b"])
+def test_group_norm_gradient_graph(shape, groups, affine):
+    c = shape[1]
+
+    def op(L, x, *p):
+        w = p[0] if "w" in affine else None
+        b = p[-1] if "b" in affine else None
+        return _F(L).group_norm(x, groups, w, b, eps=0.1)
+    # (3 levels: below, PyTorch differentiates its forward's saved mean and rstd, leafgrad
+    # the same statistics computed again from the input)
+    _check(op, [shape] + [(c,)] * len(affine), depth=3)
+
+
+# -- trace (ViewBackward0 of an index_fill_ of flat zeros), index_add / index_copy's source
+# (index_select, expanded; a 0-d source's index squeezed) --------------------------------------
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2), (1, 1)])
+def test_trace_gradient_graph(shape):
+    _check(lambda L, x: (x * x).trace(), [shape])
+
+
+@pytest.mark.parametrize("name", ["index_add", "index_copy"])
+@pytest.mark.parametrize("case", [((2, 3), 0, [1, 0], (2, 3)), ((2, 3), 1, [2, 0], (2, 2)),
+                                  ((2, 3), 1, [1], (2, 1)), ((), 0, [0], ()),
+                                  ((3,), 0, [2, 0], (2,))])
+def test_index_add_copy_gradient_graph(name, case):
+    shape, dim, index, source = case
+
+    def op(L, x, s):
+        return getattr(x * 2, name)(dim, L.tensor(index), s * s)
+    _check(op, [shape, source])
+    if name == "index_add":
+        _check(lambda L, x, s: (x * 2).index_add(dim, L.tensor(index), s * s, alpha=3),
+               [shape, source])

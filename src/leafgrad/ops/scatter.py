@@ -320,10 +320,16 @@ def index_add_self(grad):
 
 
 def index_add_source(grad, dim, index, source_shape, alpha):
-    g = grad.index_select(dim, index.reshape(-1)) if grad.ndim else grad
-    if len(source_shape) != g.ndim:
-        g = g.reshape(source_shape)
-    return g if alpha == 1 else g * alpha
+    # PyTorch's maybe_multiply(source_dim > 0 ? grad.index_select(dim, index).expand_as(source)
+    # : grad.index_select(dim, index.squeeze(0)), alpha): its nodes under create_graph
+    if len(source_shape):
+        g = grad.index_select(dim, index.reshape(-1)).expand(source_shape)
+    else:
+        g = grad.index_select(dim, index.reshape(()))
+    if alpha == 1:
+        return g
+    from .pointwise_common import scale
+    return scale(g, alpha)
 
 
 def _index_add_samples(make, shapes):
