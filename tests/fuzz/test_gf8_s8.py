@@ -142,3 +142,24 @@ def test_index_add_copy_gradient_graph(name, case):
     if name == "index_add":
         _check(lambda L, x, s: (x * 2).index_add(dim, L.tensor(index), s * s, alpha=3),
                [shape, source])
+
+
+# -- prelu: one PreluKernelBackwardBackward0 for both gradients (zeros, not None, for an unused
+# one's second derivatives, as PyTorch's) -------------------------------------------------------
+@pytest.mark.parametrize("xs,ws", [((2, 3, 4), (3,)), ((5,), (1,)), ((2, 3), ()),
+                                   ((2, 4, 2, 2), (1,))])
+@pytest.mark.parametrize("use", ["s", "w", "sw"])
+def test_prelu_double_backward(xs, ws, use):
+    def run(L):
+        x = _data(L, xs, 0)
+        w = _data(L, ws, 1)
+        y = _F(L).prelu(x * 1, w * 1)
+        g = _data(L, xs, 2)
+        gs = L.autograd.grad(y, [x, w], g, create_graph=True)
+        names = [grad_fn_names(t) for t in gs]
+        total = sum((t * _data(L, tuple(t.shape), 3 + i)).sum()
+                    for i, (t, u) in enumerate(zip(gs, "sw")) if u in use)
+        second = L.autograd.grad(total, [x, w, g], allow_unused=True)
+        second = [None if t is None else L.zeros(t.shape, dtype=t.dtype) + t for t in second]
+        return names, [t.detach() for t in gs], second
+    same_on_both(run)

@@ -14,8 +14,7 @@ require grad). leafgrad records the same: the first-order formulas of the forwar
 cheaper no-grad arithmetic.
 
 The node's three formulas are called one after another by one ``OpNode.apply`` with the same
-``grad`` and saved tensors; ``_Joint`` runs the backward op once for them and hands each
-formula its output (a formula asking twice, i.e. a new backward pass, runs the op again).
+``grad`` and saved tensors; ``backward_ops.joint_output`` runs the backward op once for them.
 
 Second order, for one normalized group of N elements (``xhat = (x - mean) * r``, ``a = g * w``
 and ``P(v) = v - mean(v) - xhat * mean(v * xhat)``, the projection the first order applies:
@@ -33,10 +32,9 @@ d/d input = ``r * ggW * g``.
 """
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
+from .backward_ops import joint_output, keep_none as _keep_none, no_gradient as _no_gradient
 from .registry import defop
 
 FAMILY = "norm"
@@ -44,43 +42,6 @@ FAMILY = "norm"
 __all__ = ["joint_layer_norm", "joint_batch_norm"]
 
 _F16 = np.dtype(np.float16)
-
-
-# -- one op call for a node's three formulas --------------------------------------------------
-class _Joint(threading.local):
-    """The last backward-op call: its key (the formula's arguments, compared by identity),
-    its outputs, and which formulas have not taken theirs yet."""
-
-    key = ()
-    outputs = None
-    pending = frozenset()
-
-
-_LAST = _Joint()
-
-
-def _shared(key, which, run):
-    last = _LAST
-    if (which in last.pending and len(key) == len(last.key)
-            and all(a is b for a, b in zip(key, last.key))):
-        last.pending = last.pending - {which}
-        out = last.outputs[which]
-        if not last.pending:   # every formula served: let the tensors go
-            last.key, last.outputs = (), None
-        return out
-    outputs = run()
-    last.key, last.outputs, last.pending = key, outputs, frozenset({0, 1, 2}) - {which}
-    return outputs[which]
-
-
-def _no_gradient(grads):
-    """An input PyTorch's node has an edge for but no derivative (the statistics, bias)."""
-    return None
-
-
-def _keep_none(grads, metas):
-    """The outputs' gradients as they come (None for an unused one): the formulas skip it."""
-    return list(grads)
 
 
 # -- the NumPy first order (the backward ops' forwards) ----------------------------------------
@@ -246,7 +207,7 @@ LAYER_NORM_BACKWARD.node_class.n_outputs = 3
 
 def joint_layer_norm(which, grad, input, normalized_shape, weight, bias, eps):
     """Output ``which`` (0 input, 1 weight, 2 bias) of one recorded layer-norm backward."""
-    return _shared((grad, input, weight, bias), which, lambda: LAYER_NORM_BACKWARD.public(
+    return joint_output((grad, input, weight, bias), which, 3, lambda: LAYER_NORM_BACKWARD.public(
         grad, input, None, None, weight, bias, tuple(normalized_shape), eps))
 
 
@@ -312,6 +273,6 @@ BATCH_NORM_BACKWARD.node_class.n_outputs = 3
 
 def joint_batch_norm(which, grad, input, weight, running_mean, running_var, training, eps):
     """Output ``which`` (0 input, 1 weight, 2 bias) of one recorded batch-norm backward."""
-    return _shared((grad, input, weight, running_mean, running_var), which,
+    return joint_output((grad, input, weight, running_mean, running_var), which, 3,
                    lambda: BATCH_NORM_BACKWARD.public(grad, input, weight, running_mean,
                                                       running_var, training, eps))
