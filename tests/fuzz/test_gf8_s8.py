@@ -163,3 +163,36 @@ def test_prelu_double_backward(xs, ws, use):
         second = [None if t is None else L.zeros(t.shape, dtype=t.dtype) + t for t in second]
         return names, [t.detach() for t in gs], second
     same_on_both(run)
+
+
+# -- matmul's composite cases: the gradients' nodes of the mm / mv / bmm PyTorch runs (t() not
+# mT on matrices, mm_mat1/mat2_backward's layouts, the squeezed 3-D operand, the views of the
+# folded outer products) ----------------------------------------------------------------------
+_A = [(3,), (2, 3), (1, 2, 3), (4, 2, 3), (2, 1, 2, 3), (1, 1)]
+_B = [(3,), (3, 2), (1, 3, 2), (4, 3, 2), (2, 1, 3, 2), (3, 4, 3, 2), (1, 3)]
+
+
+@pytest.mark.parametrize("a", _A)
+@pytest.mark.parametrize("b", _B)
+@pytest.mark.parametrize("needs", ["ab", "a", "b"])
+def test_matmul_gradient_graph(a, b, needs):
+    def run(L):
+        x = _data(L, a, 0).requires_grad_("a" in needs)
+        y = _data(L, b, 1).requires_grad_("b" in needs)
+        z = x @ y
+        g = _data(L, tuple(z.shape), 2)
+        ins = [t for t in (x, y) if t.requires_grad]
+        gs = L.autograd.grad(z, ins, g, create_graph=True)
+        second = L.autograd.grad(sum((t * t).sum() for t in gs), ins + [g], allow_unused=True)
+        return [grad_fn_names(t) for t in gs], [t.detach() for t in gs], second
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("shapes", [((1, 1), (1, 3)), ((1, 1), (1, 1)), ((3, 1), (1, 2)),
+                                    ((1, 3), (3, 1))])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_mm_unit_dims_gradient_graph(shapes, transposed):
+    # a (1, 1) or (1, k)^T operand is column-major to PyTorch's mm_mat1/mat2_backward
+    def op(L, x, y):
+        return (x.t().t() if transposed else x).mm(y)
+    _check(op, list(shapes))
