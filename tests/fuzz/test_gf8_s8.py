@@ -196,3 +196,25 @@ def test_mm_unit_dims_gradient_graph(shapes, transposed):
     def op(L, x, y):
         return (x.t().t() if transposed else x).mm(y)
     _check(op, list(shapes))
+
+
+# -- prod: PyTorch's prod_backward (the gradient unsqueezed, no expand) and, with zeros, its
+# prod_safe_zeros_backward (exclusive cumprods from both ends) -----------------------------------
+@pytest.mark.parametrize("data", [[[1.0, 2, 3], [4, 5, 6]], [[1.0, 0, 3], [4, 5, 6]],
+                                  [[0.0, 0, 3], [4, 5, 6]], [[0.0, 0], [0, 1]], [2.0], [0.0],
+                                  3.0])
+@pytest.mark.parametrize("expr", ["prod(0)", "prod(-1)", "prod(0, keepdim=True)", "prod()",
+                                  "t().prod()"])
+def test_prod_gradient_graph(data, expr):
+    def run(L):
+        x = L.tensor(data, dtype=L.float64, requires_grad=True)
+        try:
+            y = eval("x." + expr)
+        except Exception as exc:  # noqa: BLE001 (t() of a 0-d/1-d: compared as errors)
+            return type(exc).__name__
+        g = L.tensor(np.linspace(0.5, 1.5, y.numel()).reshape(tuple(y.shape)),
+                     dtype=L.float64, requires_grad=True)
+        (gx,) = L.autograd.grad(y, [x], g, create_graph=True)
+        second = L.autograd.grad((gx * gx).sum(), [x, g], allow_unused=True)
+        return grad_fn_names(gx), gx.detach(), second
+    same_on_both(run)
