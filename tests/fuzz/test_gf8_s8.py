@@ -218,3 +218,22 @@ def test_prod_gradient_graph(data, expr):
         second = L.autograd.grad((gx * gx).sum(), [x, g], allow_unused=True)
         return grad_fn_names(gx), gx.detach(), second
     same_on_both(run)
+
+
+# -- masked_scatter's source gradient is one recorded masked_scatter_backward
+# (MaskedScatterBackwardBackward0), self's a masked_fill; narrow_copy's is slice_backward -------
+@pytest.mark.parametrize("mask", [[[True, False, True], [False, True, True]], [True, False, True],
+                                  [[False], [True]]])
+@pytest.mark.parametrize("n_source", [4, 7])
+def test_masked_scatter_gradient_graph(mask, n_source):
+    def op(L, x, s):
+        return x.masked_scatter(L.tensor(mask), s)
+    _check(op, [(2, 3), (n_source,)])
+
+
+@pytest.mark.parametrize("args", [(1, 1, 2), (0, -1, 1), (-1, 0, 0), (0, 0, 2), (1, -2, 2),
+                                  (1, -3, 2), (1, -2, 1)])
+def test_narrow_copy_gradient_graph(args):
+    # (PyTorch slices its gradient back at the start as given: a negative start whose slice
+    # crosses the end writes nothing, or fails when the gradient does not fit)
+    _check(lambda L, x: x.narrow_copy(*args), [(2, 3)])

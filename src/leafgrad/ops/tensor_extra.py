@@ -102,9 +102,16 @@ def narrow_copy(self, dim, start, length):
 
 def narrow_copy_self(grad, self_shape, dim, start, length):
     d = _wrap_dim(dim, len(self_shape))
-    s = start + self_shape[d] if start < 0 else start
-    zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
-    return zeros.slice_scatter(grad, d, s, s + length)
+    # PyTorch's slice_backward(grad, sizes, dim, start, start + length, 1)
+    # (SliceBackwardBackward0 under create_graph) with start as given: a negative start
+    # slices [start, start + length) from the end, empty when that crosses 0 (its gradient
+    # is then zeros, as PyTorch's)
+    from .indexing import slice_backward
+    n = len(range(*slice(start, start + length).indices(self_shape[d])))
+    if n != length and length != 1:   # the gradient does not fit the slice written
+        raise RuntimeError(f"The size of tensor a ({n}) must match the size of tensor b "
+                           f"({length}) at non-singleton dimension {d}")
+    return slice_backward(grad, tuple(self_shape), d, start, start + length, 1)
 
 
 defop("narrow_copy", narrow_copy, derivatives={"self": narrow_copy_self}, dtype="same",
