@@ -237,3 +237,11 @@ def test_narrow_copy_gradient_graph(args):
     # (PyTorch slices its gradient back at the start as given: a negative start whose slice
     # crosses the end writes nothing, or fails when the gradient does not fit)
     _check(lambda L, x: x.narrow_copy(*args), [(2, 3)])
+
+
+# -- renorm: PyTorch's renorm_backward (through vector_norm's backward; p=inf too) -------------
+@pytest.mark.parametrize("args", [(2, 0, 1.0), (1, 1, 1.5), (float("inf"), 0, 1.0), (3, 1, 0.5),
+                                  (2, -1, 100.0)])
+@pytest.mark.parametrize("shape", [(2, 3), (2, 3, 2)])
+def test_renorm_gradient_graph(args, shape):
+    _check(lambda L, x: x.renorm(*args), [shape])

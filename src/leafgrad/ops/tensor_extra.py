@@ -371,18 +371,17 @@ def renorm(self, p, dim, maxnorm):
 
 
 def renorm_self(grad, self, p, dim, maxnorm):
-    if p == np.inf:
-        raise NotImplementedError("leafgrad: the gradient of renorm with p=inf is not "
-                                  "implemented")
+    # PyTorch's renorm_backward: the slices' norms, the derivative of factor * x through
+    # vector_norm's own backward nb, where(norm > maxnorm, factor * (grad - nb / norm), grad)
+    from .norms import vector_norm, vector_norm_self
+    from .pointwise_common import scale
     axes = list(_renorm_dims(self._data.ndim, dim))
-    norm = self.abs().pow(p).sum(axes, keepdim=True).pow(1.0 / p)
-    over = _wrap(norm._data > maxnorm)
-    inv = (norm + 1e-7).reciprocal()
-    factor = (inv * maxnorm).where(over, 1.0)
-    # d factor / d x = -maxnorm / (norm + eps)^2 * |x|^(p-1) sign(x) / norm^(p-1) where over
-    dnorm = self.abs().pow(p - 1) * self.sign() / norm.pow(p - 1)
-    dfactor = (-(inv * inv) * maxnorm * (grad * self).sum(axes, keepdim=True)).where(over, 0.0)
-    return grad * factor + dfactor * dnorm
+    norm = vector_norm(self, p, axes, True)
+    nb = vector_norm_self((self * grad).sum(axes, keepdim=True), self, norm, p, axes, True)
+    from .registry import RECORDS
+    invnorm = RECORDS["add_scalar"].public(norm, 1e-7).reciprocal()   # (AddBackward1)
+    factor = scale(invnorm, maxnorm)
+    return (factor * (grad - invnorm * nb)).where(norm > maxnorm, grad)
 
 
 defop("renorm", renorm, derivatives={"self": renorm_self}, dtype="same", inplace="renorm_",
