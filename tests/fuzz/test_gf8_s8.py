@@ -245,3 +245,12 @@ def test_narrow_copy_gradient_graph(args):
 @pytest.mark.parametrize("shape", [(2, 3), (2, 3, 2)])
 def test_renorm_gradient_graph(args, shape):
     _check(lambda L, x: x.renorm(*args), [shape])
+
+
+# -- block_diag: PyTorch's block_diag_backward (two slices, squeezed at -1 for 1-d / 0-d blocks;
+# an empty vector gets zeros without taking its row, so the blocks after it read from there) --
+@pytest.mark.parametrize("shapes", [[(2, 3), (3,), ()], [(0, 2), (2, 1)], [(2, 0), (1, 1)],
+                                    [(0,), (2,)], [(2,), (0,), (1,)], [(0, 0), (1,)],
+                                    [(1, 0), (0, 3), (2, 2)], [(1,), (1, 1)]])
+def test_block_diag_gradient_graph(shapes):
+    _check(lambda L, *ts: L.block_diag(*ts), shapes)

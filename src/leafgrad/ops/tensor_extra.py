@@ -53,10 +53,24 @@ def block_diag(tensors):
 
 
 def block_diag_tensors(grad, tensors_shapes):
+    # PyTorch's block_diag_backward: each block two slices of the gradient, squeezed at -1
+    # once for a 1-d tensor (its (1, n) block is then summed to (n,) like a broadcast), twice
+    # for a 0-d one (its nodes under create_graph)
     grads, r, c = [], 0, 0
     for shape in tensors_shapes:
+        if len(shape) == 1 and shape[0] == 0:
+            # PyTorch gives an empty vector zeros and moves on without counting its row: the
+            # blocks after it read the gradient from there (as PyTorch does)
+            grads.append(_wrap(np.zeros(shape, grad._data.dtype)))
+            continue
         h, w = _as_2d(shape)
-        grads.append(grad[r:r + h, c:c + w].reshape(shape))
+        g = grad.narrow(0, r, h).narrow(1, c, w)
+        for _ in range(2 - len(shape)):
+            g = g.squeeze(-1)
+        if tuple(g.shape) != tuple(shape):   # (a list input's gradients are not reduced
+            from ..autograd.graph import sum_to   # by the engine: sum as it would)
+            g = sum_to(g, tuple(shape))
+        grads.append(g)
         r, c = r + h, c + w
     return grads
 
