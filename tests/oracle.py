@@ -23,9 +23,8 @@ def to_both(value, requires_grad=True):
 
 
 def np_of(t):
-    if isinstance(t, leafgrad.Tensor):
-        return t.detach().numpy()
-    return t.detach().numpy(force=True)   # force: torch's ZeroTensor grads refuse numpy()
+    # force: both libraries' ZeroTensor grads (sgn's) refuse numpy()
+    return t.detach().numpy(force=True)
 
 
 def assert_same_tensor(mine, theirs, atol=1e-6, rtol=1e-5, what=""):
@@ -65,7 +64,7 @@ def assert_same_error(fn_mine, fn_theirs, exc_types=(Exception,)):
 def normalize(value):
     """Turn an observation into plain data comparable across leafgrad and torch."""
     if isinstance(value, (leafgrad.Tensor, torch.Tensor)):
-        arr = value.detach().numpy()
+        arr = value.detach().numpy(force=True)   # (a ZeroTensor refuses numpy())
         return ("tensor", str(value.dtype), tuple(value.shape),
                 np.round(arr.astype(np.float64), 5).tolist() if arr.dtype.kind == "f"
                 else arr.tolist())

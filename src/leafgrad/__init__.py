@@ -114,6 +114,8 @@ _EXPORTING = (factories, random, _printing, functions)
 _export(dict.items(_ops.registry.FUNCTIONS))   # the lazy families' come via __getattr__
 for _m in _EXPORTING:
     _export((n, getattr(_m, n)) for n in _m.__all__)
+# (private in PyTorch too: not in __all__)
+from ._zerotensor import efficientzerotensor as _efficientzerotensor  # noqa: E402
 
 __all__ = sorted(
     ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",

@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from . import _zerotensor as _zt
 from . import dtypes as _dt
 from . import errors
 from ._device import CPU, check_device, device   # noqa: F401 - re-exported
@@ -403,16 +404,30 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if type(self._data) is not np.ndarray and _zt.is_zero_array(self._data):
+            raise RuntimeError("tolist() shouldn't be called on a tensor with unallocated "
+                               "storage")
         return self._data.tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         if self._requires_grad and not force:
             raise RuntimeError(errors.NUMPY_REQUIRES_GRAD)
+        if type(self._data) is not np.ndarray and _zt.is_zero_array(self._data):
+            if not force:
+                raise RuntimeError(_zt.NO_NUMPY)
+            return np.zeros(self._data.shape, self._data.dtype)
         return self._data
+
+    def _is_zerotensor(self) -> bool:
+        """Whether this is one of PyTorch's immutable zero tensors (Note [Zero tensors] in
+        _zerotensor.py), as ``sgn``'s gradient of a real input is."""
+        return type(self._data) is not np.ndarray and _zt.is_zero_array(self._data)
 
     def __array__(self, dtype=None, copy=None):
         if self._requires_grad:
             raise RuntimeError(errors.NUMPY_REQUIRES_GRAD)
+        if type(self._data) is not np.ndarray and _zt.is_zero_array(self._data):
+            raise RuntimeError(_zt.NO_NUMPY)
         if dtype is None:
             return self._data
         return self._data.astype(dtype, copy=False)
@@ -469,9 +484,13 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
+        if type(self._data) is not np.ndarray and _zt.is_zero_array(self._data):
+            raise RuntimeError(_zt.NOT_SERIALIZABLE)
         return (_rebuild, (self._data.copy(), self._requires_grad))
 
     def __deepcopy__(self, memo):
+        if type(self._data) is not np.ndarray and _zt.is_zero_array(self._data):
+            raise RuntimeError("Attempted to call copy_() on an invalid python storage.")
         if self._grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
                                "support the deepcopy protocol at the moment.  If you were "

@@ -18,13 +18,21 @@ from heapq import heappop, heappush
 
 import numpy as np
 
+from .._zerotensor import check_mutable, is_zero_array
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
-from .graph import Node, OpNode, SavedOutput, anomaly as _anomaly
+from .graph import MAX_SEQ, Node, OpNode, SavedOutput, anomaly as _anomaly
 
 __all__ = ["execute", "accumulate_grad"]
 
 _getrefcount = sys.getrefcount
+# Note [Ties at the top]: PyTorch numbers AccumulateGrad and NotImplemented nodes UINT64_MAX
+# (MAX_SEQ), so its engine runs them as soon as they are ready, in the order they became
+# ready. leafgrad delivers a leaf's gradient at once, unless such a node is already waiting:
+# then the leaf's delivery waits in the heap too, behind it (a NotImplemented node that
+# raises first leaves the leaf's .grad unwritten, as PyTorch's). Their heap keys are MAX_SEQ
+# plus a running count: unique, below every ordinary node's, first pushed first out.
+_TOP = MAX_SEQ + 2 ** 62   # heap keys below this are such entries
 
 
 def _collect(roots):
@@ -33,10 +41,15 @@ def _collect(roots):
     Leaves are counted too, under ``id(leaf)``: a leaf reached by several edges gets their
     sum once, as PyTorch's AccumulateGrad node does (its hooks run once, on the sum)."""
     deps: dict = {}
-    # once per node: two outputs of one node as roots (x.chunk(2)) walk its edges once
-    stack = list(dict.fromkeys(fn for fn in roots if isinstance(fn, Node)))
-    # a root reached from another root must not be walked twice (one root cannot reach itself)
-    root_set = set(stack) if len(stack) > 1 else ()
+    if len(roots) == 1:   # loss.backward()
+        stack = [roots[0]] if isinstance(roots[0], Node) else []
+        root_set = ()
+    else:
+        # once per node: two outputs of one node as roots (x.chunk(2)) walk its edges once
+        stack = list(dict.fromkeys(fn for fn in roots if isinstance(fn, Node)))
+        # a root reached from another root must not be walked twice (one root cannot reach
+        # itself)
+        root_set = set(stack) if len(stack) > 1 else ()
     while stack:
         node = stack.pop()
         for fn, _ in node._edges:
@@ -174,7 +187,11 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
         nxt_grads = buffers.pop(nxt, None)
     else:
         for fn in starts:
-            heappush(ready, (fn._seq, fn, buffers.pop(fn, None)))
+            heappush(ready, (fn._seq if not fn._max_priority else MAX_SEQ + len(ready), fn,
+                             buffers.pop(fn, None)))
+    # entries under _TOP in the heap (Note [Ties at the top])
+    top_waiting = sum(1 for key, _, _ in ready if key < _TOP) if ready else 0
+    tick = len(ready)
 
     capturing = captured is not None
     wanted = None
@@ -184,7 +201,16 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             grads = nxt_grads
             nxt = nxt_grads = None
         elif ready:
-            _, node, grads = heappop(ready)
+            key, node, grads = heappop(ready)
+            if key < _TOP:
+                top_waiting -= 1
+                if isinstance(node, Tensor):   # a leaf's delivery that waited
+                    if capturing:
+                        _capture_leaf(node, grads, target_leaves.get(id(node)), captured,
+                                      accumulate, create_graph)
+                    elif accumulate:
+                        accumulate_grad(node, grads, create_graph)
+                    continue
         else:
             break
         if grads is None:
@@ -233,8 +259,17 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
             if node._hooks:
                 grad_inputs = _run_post_hooks(node, grad_inputs, grads)
             grads = buf = None   # drop the incoming gradients: see _sole_view
-            if not retain_graph and node._saved:
-                _free(node)
+            if not retain_graph:
+                saved = node._saved
+                if saved:
+                    slots = node._tensor_slots
+                    if slots is None:
+                        _free(node)
+                    else:   # _free's op-node case, inline (once per node of every backward)
+                        for i in slots:
+                            if saved[i] is not None:
+                                node._saved = None
+                                break
         else:
             grad_inputs = _NONES[len(edges)] if len(edges) < 8 else [None] * len(edges)
         for (fn, nr), g in zip(edges, grad_inputs):
@@ -249,17 +284,26 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                         old = leaf_sums.get(key)
                         leaf_sums[key] = g if old is None else old + g
                     continue
+                limit = 4   # Note [Seen gradients]
                 if leaf_sums:
                     old = leaf_sums.pop(key, None)
                     if old is not None:
                         g = old if g is None else old + g
+                        old = None
+                        limit = 2
                 if g is None:
+                    continue
+                if top_waiting:
+                    tick += 1
+                    top_waiting += 1
+                    heappush(ready, (MAX_SEQ + tick, fn, g))
                     continue
                 if capturing:
                     _capture_leaf(fn, g, target_leaves.get(id(fn)), captured, accumulate,
                                   create_graph)
                 elif accumulate:
-                    accumulate_grad(fn, g, create_graph)
+                    seen = _getrefcount(g) > limit
+                    accumulate_grad(fn, g, create_graph, seen=seen)
                 continue
             left = deps[fn] - 1
             if left:
@@ -275,7 +319,14 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                 else:
                     old = buf[nr]
                     buf[nr] = g if old is None else old + g
-            if nxt is None and not ready:
+            if fn._max_priority:   # (Note [Ties at the top])
+                if nxt is not None:
+                    heappush(ready, (nxt._seq, nxt, nxt_grads))
+                    nxt = nxt_grads = None
+                tick += 1
+                top_waiting += 1
+                heappush(ready, (MAX_SEQ + tick, fn, buf))
+            elif nxt is None and not ready:
                 nxt = fn
                 nxt_grads = buf
             else:
@@ -287,6 +338,18 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
 
 
 _NONES = [(None,) * n for n in range(8)]
+
+# Note [Seen gradients]
+# A leaf's first gradient becomes its ``.grad`` without a copy when no one else can see it
+# (accumulate_grad), as PyTorch's AccumulateGrad steals a tensor whose use count is 1. The
+# array's reference count alone misses a gradient *tensor* that user code kept: a node's
+# post hook (``grad_fn.register_hook``) or pre hook, or a tensor hook on a non-leaf, sees the
+# tensor an identity formula (add, a view's backward) then hands to the leaf; stealing its
+# array would let the next backward's in-place accumulation change the user's tensor. So the
+# tensor's own count is checked where it is delivered: in the edge loop it is held by the
+# node's list of gradients, zip's result tuple, ``g`` and getrefcount's argument (4); a sum
+# from ``leaf_sums`` (or the tensor that waited there) only by ``g`` and the argument (2).
+# Anything above that is someone else's reference: the gradient is copied.
 
 
 def _wanted_edges(edges, needed, target_leaves, target_nodes):
@@ -438,14 +501,32 @@ def _sole_view(g: Tensor) -> bool:
     return owner._data is base and _getrefcount(base) <= 4 and _getrefcount(owner) <= 3
 
 
-def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=False) -> None:
-    """Add ``g`` into ``leaf.grad`` as PyTorch's AccumulateGrad does."""
+def _steals_zero(g: Tensor, hooked: bool) -> bool:
+    """Whether a first gradient ``g`` that is a zero tensor becomes ``.grad`` as it is (so
+    ``.grad`` is one too), as PyTorch's AccumulateGrad steals it, unless a tensor hook that
+    ran on it kept it (``hooked``: the count of references to ``g`` tells), or it is laid
+    out unlike the leaf (an expanded one: PyTorch's layout contract): then a copy. Its zeros
+    are read-only, so sharing them is safe."""
+    d = g._data
+    return (is_zero_array(d) and d.flags.c_contiguous
+            and (not hooked or _getrefcount(g) <= _ZERO_REFS))
+
+
+# the engine's ``g``, its list of the node's gradients and the zip tuple, accumulate_grad's
+# and _steals_zero's ``g``, getrefcount's argument
+_ZERO_REFS = 6
+
+
+def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=False,
+                    seen=False) -> None:
+    """Add ``g`` into ``leaf.grad`` as PyTorch's AccumulateGrad does (``seen``: the engine
+    found another reference to ``g``, Note [Seen gradients])."""
     meta = leaf._meta
     if meta is not None and meta.get("no_grad_view"):
         return   # a view made under no_grad has no accumulator (Note in ops/views.py)
     # A gradient a hook has seen (and may have kept), or one also returned by autograd.grad
     # (hooks_done), is visible to the user: never steal its buffer.
-    shared = hooks_done
+    shared = hooks_done or seen
     if not hooks_done and leaf._hooks:
         g = _run_tensor_hooks(leaf, g)
         shared = True
@@ -460,7 +541,8 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
             # Steal the buffer only when nothing else can see it (as PyTorch's use_count check)
             if (shared or (data.base is not None and not _sole_view(g)) or not data.flags.writeable
                     or _getrefcount(data) > 3 or data.dtype != leaf._data.dtype):
-                data = np.array(data, dtype=leaf._data.dtype, copy=True)
+                if type(data) is np.ndarray or not _steals_zero(g, shared and not hooks_done):
+                    data = np.array(data, dtype=leaf._data.dtype, copy=True)
             leaf._grad = _wrap(data)
     elif create_graph or _mode.grad_enabled:
         leaf._grad = old + g
@@ -470,6 +552,8 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
             np.add(od, g._data, out=od, casting="unsafe")
             old._vc[0] += 1
         else:
+            if type(od) is not np.ndarray:
+                check_mutable(old)   # PyTorch's ``grad += new``: a zero tensor refuses it
             leaf._grad = _wrap(od + g._data)
     post = meta.get("post_acc_hooks") if meta else None
     if post:

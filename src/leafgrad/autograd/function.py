@@ -55,6 +55,8 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
 from .graph import Node, SavedOutput, stripped_name, sum_to, version_hint, with_change_note
 from .graph import anomaly as _anomaly, next_seq
+from . import saved_hooks as _saved_hooks
+from .saved_tensor import raw_saved
 
 __all__ = [
     "BackwardCFunction",
@@ -141,7 +143,9 @@ class BackwardCFunction(FunctionCtx, Node):
                 continue
             if versions is not None:
                 _check_version(self, v, versions[i])
-            if type(v) is _SavedFunctionOutput:
+            if type(v) is _saved_hooks._Packed:   # saved through hooks (saved_hooks.py)
+                out.append(v.unpack(self, _mode.grad_enabled))
+            elif type(v) is _SavedFunctionOutput:
                 t = _wrap(v.data, self, v.vc)
                 t._output_nr = v.output_nr
                 out.append(t)
@@ -150,6 +154,14 @@ class BackwardCFunction(FunctionCtx, Node):
         return tuple(out)
 
     saved_variables = saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple:
+        """PyTorch's ``SavedTensor`` per tensor given to ``save_for_backward``."""
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(errors.BACKWARD_TWICE)
+        return tuple(raw_saved(self, i) for i in range(len(saved) - 1))
 
     def apply(self, grads, create_graph: bool):
         """Run the user's backward; return one gradient per edge (Note [Function nodes])."""
@@ -464,6 +476,16 @@ def _save(node, raw, outputs) -> None:
         else:
             versions.append(t._vc[0])
             saved.append(t)
+    hooks = _saved_hooks.current_hooks()
+    if hooks is not None:   # saved-tensor hooks: each saved tensor packed, in saving order
+        for i, v in enumerate(saved):
+            if v is None:
+                continue
+            if type(v) is _SavedFunctionOutput:
+                saved[i] = _saved_hooks.pack_output(outputs[v.output_nr], hooks)
+            else:
+                saved[i] = _saved_hooks.pack_input(v, hooks)
+            versions[i] = None
     saved.append(_FREE_MARK)
     node._saved = tuple(saved)
     node._versions = versions

@@ -24,11 +24,13 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
+from .._zerotensor import FORMULA_RULES, formula_calls
 from ..grad_mode import state as _mode
 from ..tensor import DETACHED_INPLACE, Tensor, _wrap, where_changed
 
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle",
-           "anomaly", "version_hint", "next_seq"]
+           "anomaly", "version_hint", "next_seq", "MAX_SEQ", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks"]
 
 # Note [Sequence numbers]
 # PyTorch numbers nodes in the order they are made, and its engine runs, among the nodes
@@ -39,6 +41,9 @@ __all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "Removabl
 # (one C call): the engine's heap pops the smallest, the newest node.
 next_seq = itertools.count(0, -1).__next__
 _ACC_SEQ = -(2 ** 64 - 1)   # AccumulateGrad's number: UINT64_MAX
+# PyTorch's NotImplemented nodes take no number either: UINT64_MAX, as AccumulateGrad's, so
+# its engine runs one as soon as it is ready (the engine keeps ties in push order)
+MAX_SEQ = _ACC_SEQ
 
 _SUFFIX = re.compile(r"Backward\d*$")
 
@@ -112,6 +117,7 @@ class Node:
     _reverse_grads: bool = True            # op nodes: see make_node_class
     n_outputs: int = 1
     runs_without_grads: bool = False   # run even when every incoming grad is None (Function)
+    _max_priority: bool = False   # numbered MAX_SEQ, not next_seq() (NotImplemented)
 
     def name(self) -> str:
         n = type(self).__name__
@@ -240,6 +246,8 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         for kind, pos in record.saved_sources)
     kinds = [kind for kind, _ in record.saved_sources]
     calls = tuple(None if f is None else (f.fn, f.idx) for f in record.formulas)
+    if record.name in FORMULA_RULES:   # zero-tensor gradients (_zerotensor.py)
+        calls = formula_calls(record, calls)
     namespace = {
         "__slots__": (), "saved_names": saved_names, "saved_is_tensor": is_tensor,
         "record": record, "_calls": calls,
@@ -250,7 +258,8 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         # nodes in that order); a few (atan2, the mse / huber / smooth_l1 / cdist backwards)
         # first input first: their records say grads_in_order=True
         "_reverse_grads": not record.extra.get("grads_in_order", False),
-        "_plain": record.n_outputs == 1 and not record.list_input}
+        "_plain": record.n_outputs == 1 and not record.list_input,
+        "_max_priority": grad_fn_name == "NotImplemented"}
     if node_class_module is not None:
         namespace["__module__"] = node_class_module
     # saved_aliases: PyTorch's names for saved outputs (linalg_qr's ``result`` is ``_saved_Q``)
@@ -258,6 +267,8 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
     for i, (name, (kind, pos)) in enumerate(zip(saved_names, record.saved_sources)):
         namespace["_saved_" + aliases.get(name, name)] = _saved_property(
             i, kind == "arg" and pos in record.input_pos)
+        if is_tensor[i]:   # PyTorch's SavedTensor of a saved tensor (autograd/saved_hooks.py)
+            namespace["_raw_saved_" + aliases.get(name, name)] = _raw_saved_property(i)
     return type(grad_fn_name, (OpNode,), namespace)
 
 
@@ -278,12 +289,22 @@ def _saved_property(index: int, is_input: bool) -> property:
         if index >= len(saved):
             return None   # nothing was saved: no input needed a gradient
         value = saved[index]
+        if isinstance(value, _Packed):   # saved through hooks: what unpack_hook gives
+            return value.unpack(node, False)
         if isinstance(value, SavedOutput):
             return value.unpack_output(node, True) if hasattr(value, "nr") else \
                 value.unpack(node, True)
         if is_input and type(value) in _WRAPPED_NUMBER:
             return _wrap(np.array(value, _WRAPPED_NUMBER[type(value)]))
         return value
+    return property(get)
+
+
+def _raw_saved_property(index: int) -> property:
+    """``grad_fn._raw_saved_<name>``: the saved tensor as PyTorch's ``SavedTensor`` (one
+    object per node and name), whose ``register_hooks`` packs it (autograd/saved_hooks.py)."""
+    def get(node):
+        return raw_saved(node, index)
     return property(get)
 
 
@@ -420,8 +441,9 @@ def _conform(g, meta, node=None, index=0):
     shape, np_dtype = meta
     gshape = g._data.shape
     if gshape != shape:
-        if len(shape) > len(gshape) or any(
-                s != t and s != 1 for s, t in zip(reversed(shape), reversed(gshape))):
+        lead = len(gshape) - len(shape)   # (only leading dims added: a bias, without any())
+        if lead < 0 or (gshape[lead:] != shape and any(
+                s != t and s != 1 for s, t in zip(reversed(shape), reversed(gshape)))):
             calls = getattr(node, "_calls", None)
             if calls is not None:   # counted among next_functions (differentiable inputs)
                 index = sum(1 for c in calls[:index] if c is not None)
@@ -437,22 +459,34 @@ def _conform(g, meta, node=None, index=0):
 
 def sum_to(g, shape):
     """Sum ``g`` down to ``shape`` (the inverse of broadcasting), with recorded ops."""
-    lead = g._data.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and g._data.shape[lead + i] != 1)
+    gshape = g._data.shape
+    lead = len(gshape) - len(shape)
+    if lead > 0 and gshape[lead:] == shape:   # only leading dims to sum (a bias)
+        dims = tuple(range(lead))
+        if not _mode.grad_enabled and g._data.dtype.kind == "f":
+            global _sum_like_torch
+            if _sum_like_torch is None:
+                from ..ops.cascade_sum import sum_like_torch as _sum_like_torch
+            d = g._data
+            out = _sum_like_torch(d, dims, False)
+            return _wrap(np.sum(d, axis=dims) if out is None else out)
+    else:
+        dims = tuple(range(lead)) + tuple(
+            lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
     if not _mode.grad_enabled and g._data.dtype.kind == "f":
         # Without create_graph nothing is recorded: what the sum record's NumPy forward
         # (sum_dim) runs for these dims, already sorted and in range (PyTorch's summation
         # order, else NumPy's sum), and a reshape, without two trips through the dispatcher
         # (the bias gradient of every nn.Linear comes this way). Imported here: ops is a
         # layer above.
-        global _sum_like_torch
         if _sum_like_torch is None:
             from ..ops.cascade_sum import sum_like_torch as _sum_like_torch
         d = g._data
         if dims:
             out = _sum_like_torch(d, dims, True)
             d = np.sum(d, axis=dims, keepdims=True) if out is None else out
+        elif not shape and type(d) is not np.ndarray:
+            d = np.array(d)   # PyTorch sums to (): a zero tensor's sum is an ordinary tensor
         if lead or d.shape != shape:
             d = d.reshape(shape)
         return _wrap(d)
@@ -584,3 +618,10 @@ def with_change_note(error: Exception, vc) -> Exception:
     if note is not None and hasattr(error, "add_note"):
         error.add_note(note)
     return error
+
+
+# PyTorch's torch.autograd.graph also holds the saved-tensor hooks (autograd/saved_hooks.py,
+# which builds on the classes above)
+from .saved_hooks import (_Packed, disable_saved_tensors_hooks,  # noqa: E402
+                          save_on_cpu, saved_tensors_hooks)
+from .saved_tensor import raw_saved  # noqa: E402

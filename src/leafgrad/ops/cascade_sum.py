@@ -185,6 +185,11 @@ def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
             if r < 256 and not c % (LANES[a.dtype] << 2):
                 out = _batch_sum(a, r, c)
                 return out.reshape(1, c) if keepdims else out
+            lanes = LANES[a.dtype]
+            if (c < 4 or lanes <= c < lanes << 2) and not r & 3 and (
+                    r < 64 or (not r & 63 and r < 1024)):
+                out = _narrow_sum(a, r, c)
+                return out.reshape(1, c) if keepdims else out
             out = _outer_sum(a.reshape(1, r, c))
             return out.reshape(1, c) if keepdims else out.reshape(c)
     if axis is None:
@@ -231,6 +236,26 @@ def _batch_sum(a: np.ndarray, r: int, c: int) -> np.ndarray:
     if r > body:
         out = _add(a[body:], axis=0) + out + zero
     return out
+
+
+def _narrow_sum(a: np.ndarray, r: int, c: int) -> np.ndarray:
+    """:func:`_outer_sum` of a C-contiguous ``(r, c)`` over its rows when none of its columns
+    takes the block path there (``c`` from one vector to below 4 vectors, or below 4 scalars:
+    a classifier's bias gradient, ``(64, 10)`` float32) and the rows split into the 4
+    ILP accumulators with no leftover (``r = 4 m``) and ``m`` below one block or in whole
+    blocks of 16 with no level-2 group: all of ``c`` goes through ``row_sum``. Accumulator
+    ``k`` adds rows ``4 i + k`` row after row (``m`` of them, or, in blocks, each block row
+    after row and then the block sums in order), then accumulators 0, 1, 2, 3 are added in
+    order, then +0: four NumPy reductions along non-innermost axes (each adds row after row),
+    the same additions as ``_outer_sum``'s. The +0 that ``_multi_row_sum`` puts on the block
+    sums is dropped: it can only turn a -0 into +0, and the final +0 does that to the result
+    (a zero's sign cannot change a non-zero sum)."""
+    m = r >> 2
+    if m < 16:
+        part = _add(a.reshape(m, 4, c), axis=0)
+    else:
+        part = _add(_add(a.reshape(m >> 4, 16, 4, c), axis=1), axis=0)
+    return _add(part, axis=0) + a.dtype.type(0)
 
 
 def _without_unit_dims(a: np.ndarray, axes: tuple, keepdims: bool):

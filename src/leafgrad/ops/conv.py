@@ -38,7 +38,7 @@ import weakref
 import numpy as np
 
 from ..grad_mode import state as _mode
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 from .conv_checks import (_C_NAMES, _as_2d, _check_transposed_size, _size,  # noqa: F401
                           check_conv_args, transposed_output_shape, _use_mkldnn)
 from .registry import Sample, defop, export_function
@@ -159,8 +159,9 @@ def _take_cols(x, key):
     return None
 
 
-def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups):
-    """``A_w^T g``: the gradient of conv(x, w) w.r.t. an input of shape ``x_shape``."""
+def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups, gm=None):
+    """``A_w^T g``: the gradient of conv(x, w) w.r.t. an input of shape ``x_shape``
+    (``gm``: ``_to_onck(g)`` when the caller has it)."""
     if not g.size or not w.size:   # an empty convolution (zero batch or channels)
         return np.zeros(x_shape, g.dtype)
     n, c = x_shape[:2]
@@ -169,7 +170,8 @@ def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups):
     kernel = w.shape[2:]
     out_sp = g.shape[2:]
     wt = w.reshape(groups, o // groups, -1).transpose(0, 2, 1).reshape(-1, o // groups)
-    cols = _grouped_matmul(wt, _to_onck(g), groups).reshape((c,) + kernel + (n,) + out_sp)
+    cols = _grouped_matmul(wt, _to_onck(g) if gm is None else gm, groups).reshape(
+        (c,) + kernel + (n,) + out_sp)
     if not any(padding):
         # summed straight into the NCHW result, seen as (C, N, *S): no final copy
         gx = np.zeros((n, c) + spatial, cols.dtype)
@@ -185,7 +187,7 @@ def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups):
     return np.ascontiguousarray(inner.transpose(_swap01(inner.ndim)))
 
 
-def _conv_weight_grad(g, x, w_shape, stride, padding, dilation, groups, cols=None):
+def _conv_weight_grad(g, x, w_shape, stride, padding, dilation, groups, cols=None, gm=None):
     """``B_x^T g``: the gradient of conv(x, w) w.r.t. a weight of shape ``w_shape``."""
     if not g.size or not x.size:   # an empty convolution (zero batch or channels)
         return np.zeros(w_shape, g.dtype)
@@ -193,7 +195,8 @@ def _conv_weight_grad(g, x, w_shape, stride, padding, dilation, groups, cols=Non
     kernel = tuple(w_shape[2:])
     if cols is None:
         cols = _im2col(x, kernel, g.shape[2:], stride, padding, dilation)
-    gm = _to_onck(g)
+    if gm is None:
+        gm = _to_onck(g)
     if groups == 1:
         return np.ascontiguousarray(_gemm_nt(gm, cols)).reshape(w_shape)
     gg = gm.reshape(groups, o // groups, -1)
@@ -268,13 +271,44 @@ def convolution_backward_input(grad_output, input, weight, stride, padding, dila
     return _conv_input_grad(grad_output, weight, input.shape, stride, padding, dilation, groups)
 
 
-def convolution_backward_weight(grad_output, input, weight, stride, padding, dilation, groups):
+def convolution_backward_weight(grad_output, input, weight, stride, padding, dilation, groups,
+                                gm=None):
     """``B_x^T grad_output``: the weight gradient of a convolution (see Note above); ``weight``
     gives the shape (and, as in PyTorch, is an input of the node: its result requires grad when
     the weight does, with no gradient flowing to it)."""
     shape = weight.shape
     cols = _take_cols(input, (shape, tuple(stride), tuple(padding), tuple(dilation)))
-    return _conv_weight_grad(grad_output, input, shape, stride, padding, dilation, groups, cols)
+    return _conv_weight_grad(grad_output, input, shape, stride, padding, dilation, groups, cols,
+                             gm)
+
+
+# Note [Shared gradient layout]
+# A convolution's input and weight gradients both start from ``grad_output`` laid out as
+# (O, N*prod(S)) (``_to_onck``: a transposing copy, 4.7 MB per step for W6's second conv).
+# Without create_graph the two formulas call the NumPy kernels directly (Note [Plain NumPy
+# without create_graph] in ops/linalg.py) and share that copy: the first to run keeps it in
+# ``_GM`` with a weak reference to the gradient tensor and that tensor's version; the other
+# uses it only for the very same tensor at the same version (the layout is a function of the
+# gradient's values alone), and takes it out. An entry nobody takes dies with its gradient
+# tensor (the weak reference's callback), which the engine drops right after the node ran.
+_GM: list = [None]   # (weakref to the gradient tensor, its version, _to_onck of its array)
+
+
+def _drop_gm(ref) -> None:
+    entry = _GM[0]
+    if entry is not None and entry[0] is ref:
+        _GM[0] = None
+
+
+def _shared_gm(grad):
+    """``_to_onck(grad._data)``, computed once for the two formulas of one node."""
+    entry = _GM[0]
+    if entry is not None and entry[0]() is grad and entry[1] == grad._vc[0]:
+        _GM[0] = None
+        return entry[2]
+    gm = _to_onck(grad._data)
+    _GM[0] = (weakref.ref(grad, _drop_gm), grad._vc[0], gm)
+    return gm
 
 
 def _zeros(n):
@@ -294,15 +328,29 @@ def _weight_grad(g, x, w, stride, padding, dilation, groups):
     return CONV_BACKWARD_WEIGHT.public(g, x, w, stride, padding, dilation, groups)
 
 
+def _plain(grad, weight) -> bool:
+    """Whether the NumPy kernels may run directly (Note [Shared gradient layout]): no
+    create_graph, and the dtypes the records' ``same`` rule would pass through as they are."""
+    g = grad._data
+    return (not _mode.grad_enabled and g.ndim > 2 and g.size and weight._data.size
+            and g.dtype == weight._data.dtype)
+
+
 def convolution_input(grad, input, weight, stride, padding, dilation, transposed, groups):
     if transposed:   # a convolution of grad, recorded as PyTorch's convolution_backward
         return CONV_BACKWARD_TINPUT.public(grad, weight, stride, padding, dilation, groups)
+    if _plain(grad, weight):
+        return _wrap(_conv_input_grad(grad._data, weight._data, input._data.shape, stride,
+                                      padding, dilation, groups, _shared_gm(grad)))
     return _input_grad(grad, input, weight, stride, padding, dilation, groups)
 
 
 def convolution_weight(grad, input, weight, stride, padding, dilation, transposed, groups):
     if transposed:   # y = A_w^T x, so <g, y> = <A_w g, x>: g plays the input, x the output
         return _weight_grad(input, grad, weight, stride, padding, dilation, groups)
+    if _plain(grad, weight) and input._data.size:
+        return _wrap(convolution_backward_weight(grad._data, input._data, weight._data, stride,
+                                                 padding, dilation, groups, _shared_gm(grad)))
     return _weight_grad(grad, input, weight, stride, padding, dilation, groups)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._zerotensor import check_mutable
 from ..errors import broadcast_error
 from ..grad_mode import no_grad, state as _mode
 from ..tensor import Tensor
@@ -70,6 +71,9 @@ def _copy_masked(recorded):
     (and is not checked as a view autograd forbids changing) even when ``src`` requires
     grad."""
     def copy_(self, src, non_blocking=False):
+        if type(self._data) is not np.ndarray and not (self._requires_grad
+                                                       and self._grad_fn is None):
+            check_mutable(self, copy=True)   # a zero tensor: copy_'s own words
         if (self._data.dtype.kind not in "fc" and isinstance(src, Tensor)
                 and src._requires_grad and _mode.grad_enabled):
             with no_grad():

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.graph import SavedOutput, anomaly as _anomaly, next_seq as _next_seq
+from ..autograd.graph import SavedOutput, anomaly as _anomaly, next_seq as _next_seq, MAX_SEQ
 from ..errors import broadcast_error
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
@@ -24,7 +24,9 @@ __all__ = ["dispatch", "dispatch_unary", "dispatch_binary", "dispatch_view", "ch
            "record_node"]
 
 _ndarray = np.ndarray
-_asarray = np.asarray
+# (asanyarray: a zero tensor's array, an ndarray subclass, stays one: Note [Zero tensors]
+# in _zerotensor.py; NumPy scalars become 0-d arrays as with asarray)
+_asarray = np.asanyarray
 _SCALARS = (int, float, bool, np.number, np.bool_)
 _NO_EDGE = (None, 0)
 _EMPTY = ()
@@ -295,7 +297,7 @@ def _dispatch_list(rec, args: tuple):
     result = _wrap(out)
     if rec.differentiable and _mode.grad_enabled and any(t._requires_grad for t in tensors):
         node = rec.node_class.__new__(rec.node_class)
-        node._seq = _next_seq()
+        node._seq = MAX_SEQ if node._max_priority else _next_seq()
         node._edges = tuple(((t._grad_fn, t._output_nr) if t._grad_fn is not None else (t, 0))
                             if t._requires_grad else _NO_EDGE for t in tensors)
         if _anomaly.enabled:
@@ -399,7 +401,7 @@ def record_node(rec, args: tuple, results) -> None:
 def _record_general(rec, args: tuple, results) -> None:
     """record_node's general path: any record (the recorders do the same for one output)."""
     node = _new(rec.node_class)
-    node._seq = _next_seq()   # Note [Sequence numbers] in autograd/graph.py
+    node._seq = MAX_SEQ if node._max_priority else _next_seq()   # Note [Sequence numbers]
     result0 = results[0]
     out_data = result0._data
     single = rec.n_outputs == 1
@@ -548,5 +550,6 @@ def integer_history_error(np_dtype) -> RuntimeError:
 def integer_history_seen() -> None:
     """An integer tensor got a history: check outputs' dtypes from now on (Note above)."""
     global record_node
-    record_node = _record_checked
+    if record_node is _record_plain:   # (saved-tensor hooks' recorder reads the flag)
+        record_node = _record_checked
     INTEGER_HISTORY[0] = True

@@ -209,7 +209,9 @@ def dist(self, other, p=2):
 
 def dist_self(grad, self, other, result, p):
     g = vector_norm_self(grad, self - other, result, p, None, False)
-    return None if g is None else sum_to(g, self._data.shape)   # p = 0: undefined, as PyTorch
+    if g is None or g._data.shape == self._data.shape:   # p = 0: undefined, as PyTorch
+        return g   # (as the engine: no sum_to of a gradient of the input's shape)
+    return sum_to(g, self._data.shape)
 
 
 def dist_other(grad, self, other, result, p):

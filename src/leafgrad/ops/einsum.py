@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from .dispatch import _make_view
 from .registry import defop, export_function, Sample
@@ -137,6 +138,14 @@ def _samples(make, shapes):
             Sample(("ij,jk,kl->il", make((2, 3)), make((3, 2)), make((2, 2))), call="einsum")]
 
 
+def _sum_dtype(rec, args):
+    """A single operand summed: PyTorch's einsum calls ``sum``, which accumulates integers
+    and bools in int64."""
+    if args[0][0]._data.dtype.kind in "biu":
+        return np.dtype(np.int64), np.dtype(np.int64)
+    return None, None
+
+
 _RECORDS = {}
 for _kind, _name in (("view", "ViewBackward0"), ("mul", "MulBackward0"),
                      ("sum", "SumBackward1"), ("permute", "PermuteBackward0")):
@@ -147,6 +156,7 @@ for _kind, _name in (("view", "ViewBackward0"), ("mul", "MulBackward0"),
                             # PyTorch's mul / bmm save the operands (freed by a backward
                             # without retain_graph: a second one raises); its permute and
                             # sum of a single operand save no tensor
+                            **({"dtype": _sum_dtype} if _kind == "sum" else {}),
                             **({"saved_tensor_args": ("operands",)}
                                if _kind in ("view", "mul") else {}))
 
@@ -181,8 +191,13 @@ def einsum(equation, *operands):
             sizes[c] = n if c not in sizes or sizes[c] == 1 else sizes[c]
     if any(len(set(i)) != len(i) for i in ins):
         return _einsum_diagonals(ins, out, operands)
-    if len(operands) == 2:
-        _check_bmm(ins, out, operands[0]._data, operands[1]._data, equation)
+    if len(operands) > 1:
+        # an operand PyTorch sums over a label before multiplying is accumulated in int64
+        # when it holds integers or bools (its ``sum``); such an operand needs no gradient
+        operands = tuple(t.to(_dt.int64) if first and t._data.dtype.kind in "biu" else t
+                         for t, first in zip(operands, _summed_first(ins, out, operands)))
+    if len(operands) > 1:
+        _check_contractions(ins, out, operands, equation)
     if len(operands) > 1:
         # no subscript summed away: PyTorch ends in a broadcast multiply
         kind = "mul" if set("".join(ins)) <= set(out) else "view"
@@ -200,6 +215,20 @@ def einsum(equation, *operands):
         hidden._requires_grad = result._requires_grad
         _make_view(result, hidden, None, rec)
     return result
+
+
+def _summed_first(ins, out, operands):
+    """Per operand: does PyTorch's einsum sum it over some label before multiplying?
+    Left to right, a label not in the output is summed in the last operand where its size
+    is not 1 if it is 1 in every operand before (in the first operand if it is 1 in every
+    later one); otherwise it is contracted by a multiply (bmm)."""
+    sizes = [dict(zip(spec, t._data.shape)) for spec, t in zip(ins, operands)]
+    flags = [False] * len(operands)
+    for c in set("".join(ins)) - set(out):
+        big = [k for k, own in enumerate(sizes) if own.get(c, 1) != 1]
+        if len(big) == 1:
+            flags[big[0]] = True
+    return flags
 
 
 def _einsum_diagonals(ins, out, operands):
@@ -223,41 +252,58 @@ def _einsum_diagonals(ins, out, operands):
     return einsum(",".join(new_ins) + "->" + out, *new_ops)
 
 
-def _check_bmm(ins, out, a, b, equation):
-    """PyTorch contracts two operands with bmm where a summed subscript has size > 1 in both
-    (else with a broadcast multiply, which promotes types): bmm wants one dtype, not bool."""
-    size_b = dict(zip(ins[1], b.shape))
-    if not any(c not in out and c in size_b and n != 1 and size_b[c] != 1
-               for c, n in zip(ins[0], a.shape)):
-        return
-    if a.dtype != b.dtype:
-        from ..dtypes import from_numpy_dtype
-        if _bmm_swapped(ins, out, a.shape, b.shape, equation):
-            a, b = b, a
-        raise RuntimeError(f"expected scalar type {from_numpy_dtype(a.dtype).tensor_type[:-6]} "
-                           f"but found {from_numpy_dtype(b.dtype).tensor_type[:-6]}")
-    if a.dtype == np.bool_:
-        from .pointwise_common import not_implemented_for
-        raise not_implemented_for("bmm", a)
-
-
-def _bmm_swapped(ins, out, a_shape, b_shape, equation) -> bool:
-    """Whether PyTorch's contraction of two operands calls ``bmm(right, left)`` (the dtype
-    error then names the right operand's type first). Its dims are laid out as the output's,
-    then the ellipsis's if summed, then the summed labels in letter order; the ones not
-    contracted by the bmm are split into "lo" (size > 1 in the left operand only) and "ro"
-    (the rest but size > 1 in both: the right's own, size-1 ones, and ones summed beforehand
-    in one operand); the operands are swapped when every "ro" dim comes before every "lo" one
-    (the rule observed on 1286 random two-operand contractions)."""
-    size_a, size_b = dict(zip(ins[0], a_shape)), dict(zip(ins[1], b_shape))
-    letters = set(ins[0] + ins[1])
+def _check_contractions(ins, out, operands, equation):
+    """PyTorch's einsum folds the operands left to right: a label summed in one operand only
+    is summed beforehand, labels of size > 1 in both the running result and the next
+    operand are contracted by ``bmm`` (which wants one dtype, and not bool), otherwise a
+    broadcast multiply promotes the types. Raise bmm's errors where PyTorch's would."""
+    from ..dtypes import from_numpy_dtype
+    sizes = [dict(zip(spec, t._data.shape)) for spec, t in zip(ins, operands)]
+    letters = set("".join(ins))
     ell = sorted((c for c in letters if c not in equation and c not in out),
-                 key=lambda c: _LETTERS.index(c))
-    summed = sorted(c for c in letters if c not in out and c not in ell)
+                 key=_LETTERS.index)
+    summed = sorted((c for c in letters if c not in out and c not in ell), key=_LETTERS.index)
+    order = list(out) + ell + summed
+    last = {c: max([k for k, own in enumerate(sizes) if own.get(c, 1) != 1], default=0)
+            for c in ell + summed}
+    res_size = dict(sizes[0])
+    res_dtype = operands[0]._data.dtype
+    for k in range(1, len(operands)):
+        b, b_dtype = sizes[k], operands[k]._data.dtype
+        kept = set(out) | {c for c in last if last[c] > k}
+        if any(last[c] == k and res_size.get(c, 1) != 1 for c in last):
+            a_dt, b_dt = res_dtype, b_dtype
+            if _bmm_swapped(order, kept, res_size, b):
+                a_dt, b_dt = b_dt, a_dt
+            # bmm's kernel is chosen by its first operand's dtype before the two are compared
+            if a_dt == np.bool_:
+                from .pointwise_common import not_implemented_for
+                raise not_implemented_for("bmm", a_dt)
+            if a_dt != b_dt:
+                raise RuntimeError(
+                    f"expected scalar type {from_numpy_dtype(a_dt).tensor_type[:-6]} but "
+                    f"found {from_numpy_dtype(b_dt).tensor_type[:-6]}")
+        else:
+            res_dtype = np.promote_types(res_dtype, b_dtype) if res_dtype != b_dtype else \
+                res_dtype
+        for c, n in b.items():
+            if n != 1:
+                res_size[c] = n
+
+
+def _bmm_swapped(order, kept, size_a, size_b) -> bool:
+    """Whether PyTorch's contraction of the running result with the next operand calls
+    ``bmm(right, left)`` (the dtype error then names the right operand's type first). Its
+    dims are laid out in ``order``: the output's, then the ellipsis's if summed, then the
+    summed labels in letter order; the ones not contracted by the bmm are split into "lo"
+    (size > 1 in the left operand only) and "ro" (the rest but size > 1 in both: the right's
+    own, size-1 ones, and ones summed beforehand in one operand); the operands are swapped
+    when every "ro" dim comes before every "lo" one (the rule observed on 1286 random
+    two-operand contractions)."""
     lo, ro = [], []
-    for p, c in enumerate(list(out) + ell + summed):
+    for p, c in enumerate(order):
         sl, sr = size_a.get(c, 1) != 1, size_b.get(c, 1) != 1
-        if c not in out:
+        if c not in kept:
             if sl and sr:
                 continue           # contracted by the bmm
             sl = sr = False        # summed beforehand (or of size 1)

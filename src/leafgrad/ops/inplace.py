@@ -13,6 +13,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.graph import SavedOutput
 from ..grad_mode import state as _mode
+from .._zerotensor import check_mutable
 from ..tensor import Tensor, _wrap, bump_version
 from .dispatch import INPLACE_TARGET, INTEGER_HISTORY, integer_history_seen
 from .overlap import check_internal_overlap, check_write, writable
@@ -23,11 +24,15 @@ if TYPE_CHECKING:
 
 __all__ = ["inplace_check", "old_value", "commit_inplace"]
 
+_ndarray = np.ndarray
 
-def inplace_check(self: Tensor, args: tuple = (), kwargs: dict | None = None) -> None:
+
+def inplace_check(self: Tensor, args: tuple = (), kwargs: dict | None = None,
+                  metadata_only: bool = False) -> None:
     """PyTorch's errors for in-place changes of leaves that require grad (and of inference
-    tensors outside inference mode). ``args``/``kwargs``: the op's other arguments; a view
-    autograd forbids changing is refused as soon as any input requires grad."""
+    tensors outside inference mode), then of zero tensors (unless only the shape changes:
+    ``metadata_only``). ``args``/``kwargs``: the op's other arguments; a view autograd
+    forbids changing is refused as soon as any input requires grad."""
     if self._meta is not None and self._meta.get("inference") and not _mode.inference:
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
@@ -50,6 +55,8 @@ def inplace_check(self: Tensor, args: tuple = (), kwargs: dict | None = None) ->
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation.")
+    if type(self._data) is not _ndarray and not metadata_only:
+        check_mutable(self)   # a zero tensor (Note [Zero tensors] in _zerotensor.py)
 
 
 def _any_requires_grad(args, kwargs) -> bool:

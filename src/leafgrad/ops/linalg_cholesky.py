@@ -21,7 +21,7 @@ from .linalg_common import (check_matrix, cholesky_lapack, batch_info, raise_for
                             check_kernel, trsm, lapack_layout)
 from .linalg_decomp import inv, _checked, _spd, _wellcond
 from ..autograd.graph import sum_to
-from ..tensor import _wrap
+from ..tensor import Tensor, _wrap
 from .. import return_types as _rt
 from ..errors import broadcast_error
 
@@ -89,6 +89,8 @@ _chol = defop("linalg_cholesky_ex", linalg_cholesky_ex, inputs=("A",),
 
 def cholesky_legacy(self, upper=False):
     """``torch.cholesky`` (deprecated): one output."""
+    if self.size == 0:   # PyTorch returns before any check: any shape, any dtype
+        return np.empty(self.shape, self.dtype)
     return linalg_cholesky_ex(self, upper=upper, check_errors=True, _name="cholesky")[0]
 
 
@@ -120,6 +122,8 @@ def cholesky_torch(input, upper=False, *, out=None):
     import warnings
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
                   "removed in a future PyTorch release.")
+    if isinstance(input, Tensor) and input._data.size == 0:
+        return _chol_legacy.public(input, upper)   # (an empty input skips every check)
     check_matrix("cholesky", input)
     check_kernel("cholesky_cpu", input)   # no float check first: the kernel names the dtype
     return _chol_legacy.public(input, upper)

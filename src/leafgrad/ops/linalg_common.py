@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import _wrap
+from .householder import geqrf
 
 
 class _LinAlgError(RuntimeError):
@@ -204,22 +205,90 @@ def getrs_adjoint(a: np.ndarray, d: np.ndarray) -> np.ndarray:
 
 
 def np_svd(A: np.ndarray, **kwargs):
-    """``np.linalg.svd`` with PyTorch's error for the matrices LAPACK cannot converge on
-    (NaN entries): ``linalg.svd: [(Batch element i): ]The algorithm failed to converge ...``."""
+    """``np.linalg.svd`` with what PyTorch's (MKL) gesdd gives for non-finite matrices.
+
+    NumPy's LAPACK (OpenBLAS) must never see one: on some matrices with infinite entries its
+    gesdd / gelsd loop forever (``svd([[inf, 0, 0], [0, inf, 0], [0, 0, 1]])``), so only the
+    finite matrices of a batch reach it. A NaN entry is PyTorch's error ``linalg.svd:
+    [(Batch element i): ]The algorithm failed to converge ...``; infinite entries (no NaN) give
+    the values and vectors of :func:`svd_infinite`."""
     if A.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
         out = np_svd(A.astype(np.float32), **kwargs)
         return (out.astype(np.float16) if isinstance(out, np.ndarray)
                 else type(out)(*(o.astype(np.float16) for o in out)))
-    try:
+    if np.isfinite(A).all():   # the common case: one pass, then LAPACK
         return np.linalg.svd(A, **kwargs)
-    except np.linalg.LinAlgError:
-        finite = np.isfinite(A).all(axis=(-2, -1))
-        if finite.all():
-            raise
-        raise_for_info("linalg.svd", (~finite).astype(np.int32),
-                       lambda i: "The algorithm failed to converge because the input matrix "
-                                 "contained non-finite values.")
-        raise
+    finite = np.isfinite(A).all(axis=(-2, -1))
+    nan = np.isnan(A).any(axis=(-2, -1))
+    raise_for_info("linalg.svd", nan.astype(np.int32),
+                   lambda i: "The algorithm failed to converge because the input matrix "
+                             "contained non-finite values.")
+    compute_uv = kwargs.get("compute_uv", True)
+    full = kwargs.get("full_matrices", True)
+    m, n = A.shape[-2:]
+    k = min(m, n)
+    batch = A.shape[:-2]
+    flat = A.reshape((-1, m, n))
+    ok = finite.reshape(-1)
+    S = np.empty((flat.shape[0], k), A.dtype)
+    if compute_uv:
+        U = np.empty((flat.shape[0], m, m if full else k), A.dtype)
+        Vh = np.empty((flat.shape[0], n if full else k, n), A.dtype)
+    if ok.any():
+        out = np.linalg.svd(flat[ok], **kwargs)
+        if compute_uv:
+            U[ok], S[ok], Vh[ok] = out
+        else:
+            S[ok] = out
+    for i in np.nonzero(~ok)[0]:
+        u, S[i], vh = svd_infinite(flat[i], full)
+        if compute_uv:
+            U[i], Vh[i] = u, vh
+    S = S.reshape(batch + (k,))
+    if not compute_uv:
+        return S
+    return U.reshape(batch + U.shape[-2:]), S, Vh.reshape(batch + Vh.shape[-2:])
+
+
+def _bdsqr_sort(d) -> list:
+    """The column order LAPACK's bdsqr leaves after sorting the singular values ``d``
+    decreasingly: a selection sort that moves the smallest (``<=``) of ``d[:last+1]`` to
+    ``last``, so NaN comparisons (always false) decide where NaN values end up."""
+    d = list(d)
+    order = list(range(len(d)))
+    for last in range(len(d) - 1, 0, -1):
+        isub = 0
+        for j in range(1, last + 1):
+            if d[j] <= d[isub]:
+                isub = j
+        if isub != last:
+            d[isub], d[last] = d[last], d[isub]
+            order[isub], order[last] = order[last], order[isub]
+    return order
+
+
+def svd_infinite(a: np.ndarray, full: bool = True):
+    """``(U, S, Vh)`` of one matrix with infinite (no NaN) entries, as PyTorch's MKL gesdd.
+
+    gesdd scales A by ``bignum / max|a_ij| = 0``: the infinite entries become NaN, the finite
+    ones 0, and the singular values scaled back by ``inf`` are all NaN. For a square matrix
+    whose infinities all lie on the diagonal the bidiagonal reduction is the identity, so
+    U and Vh are the identity with their columns / rows in bdsqr's sorting order of the
+    diagonal (NaN or 0). Elsewhere the NaN pattern of MKL's factors depends on its Householder
+    internals (partly NaN factors, permutations, or an "ill-conditioned" LinAlgError on some
+    patterns): leafgrad gives all-NaN U and Vh there (the singular values, and so svdvals,
+    matrix_rank, the 2 / nuclear norms, cond and pinv's cutoff, agree)."""
+    m, n = a.shape
+    k = min(m, n)
+    S = np.full(k, np.nan, a.dtype)
+    mu, nv = (m, n) if full else (k, k)
+    inf = np.isinf(a)
+    diag = np.diagonal(inf).copy()
+    if m == n and inf.sum() == diag.sum():
+        order = _bdsqr_sort(np.where(diag, np.nan, 0.0))
+        eye = np.eye(k, dtype=a.dtype)
+        return eye[:, order], S, eye[order, :]
+    return np.full((m, mu), np.nan, a.dtype), S, np.full((nv, n), np.nan, a.dtype)
 
 
 LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -231,16 +300,28 @@ def _gels_rank_info(a: np.ndarray) -> int:
     triangular factor of its QR (m >= n) or LQ (m < n) factorization (0 if none)."""
     if not a.any():
         return 0
+    if not np.isfinite(a).all():   # (infinite entries: NaN ones raised before)
+        packed = geqrf(lapack_scaled(a if a.shape[0] >= a.shape[1] else a.T))[0]
+        zero = np.nonzero(np.diagonal(packed) == 0)[0]
+        return int(zero[0]) + 1 if len(zero) else 0
     r = np.linalg.qr(a if a.shape[0] >= a.shape[1] else a.T, mode="r")
     zero = np.nonzero(np.diagonal(r) == 0)[0]
     return int(zero[0]) + 1 if len(zero) else 0
+
+
+def lapack_scaled(a: np.ndarray) -> np.ndarray:
+    """What MKL's least-squares and SVD drivers factor for a matrix with infinite entries:
+    A scaled by ``bignum / max|a_ij| = 0``, NaN where A is infinite and 0 elsewhere."""
+    return np.where(np.isinf(a), np.nan, 0).astype(a.dtype)
 
 
 def check_lstsq_lapack(a: np.ndarray, b: np.ndarray, driver) -> None:
     """The errors PyTorch's LAPACK (MKL) ``linalg.lstsq`` raises after all its argument checks.
 
     MKL refuses NaN inputs as illegal arguments (A is argument 4, B argument 6 of gelsy, gelsd
-    and gelss; 5 and 7 of gels), which PyTorch reports as a failed internal assert; gels
+    and gelss; 5 and 7 of gels), which PyTorch reports as a failed internal assert, and so
+    gelsd an A with infinite entries (its scaling by ``bignum / inf``; on a few patterns MKL
+    reports a failed SVD instead, which leafgrad does not model); gels
     refuses a rank-deficient A (exact zero on R's diagonal). ``b`` is a matrix (a vector B
     given its column). PyTorch loops over the broadcast batch but keeps one ``info`` per
     matrix of A's own batch, each written over by the later batch elements that share it;
@@ -248,11 +329,12 @@ def check_lstsq_lapack(a: np.ndarray, b: np.ndarray, driver) -> None:
     if not a.size:
         return
     gels = driver == "gels"
-    if not gels and not (np.isnan(a).any() or np.isnan(b).any()):
+    bad = (~np.isfinite(a)) if driver == "gelsd" else np.isnan(a)
+    if not gels and not (bad.any() or np.isnan(b).any()):
         return   # the common case: one pass over each input
     a_batch = a.shape[:-2]
     batch = np.broadcast_shapes(a_batch, b.shape[:-2])
-    bad_a = np.broadcast_to(np.isnan(a).any(axis=(-2, -1)), batch).reshape(-1)
+    bad_a = np.broadcast_to(bad.any(axis=(-2, -1)), batch).reshape(-1)
     bad_b = np.broadcast_to(np.isnan(b).any(axis=(-2, -1)), batch).reshape(-1)
     # where each broadcast element writes its info: its index in A's own batch
     n_a = int(np.prod(a_batch, dtype=np.int64))

@@ -121,7 +121,17 @@ def linalg_det(A):
     """The determinant of each matrix."""
     if A.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
         return linalg_det(A.astype(np.float32)).astype(np.float16)
-    return np.asarray(np.linalg.det(A))
+    out = np.asarray(np.linalg.det(A))
+    return _nan_where_nan(A, out)
+
+
+def _nan_where_nan(A, out, value=np.nan):
+    """NaN for the matrices holding a NaN, as PyTorch's LU (MKL carries the NaN into the
+    product of U's diagonal; OpenBLAS may pivot past it and report a zero det)."""
+    bad = np.isnan(A).any(axis=(-2, -1)) if A.size else False
+    if np.any(bad):
+        out = np.where(bad, value, out).astype(out.dtype, copy=False)
+    return out
 
 
 def _prod_safe_zeros_backward(grad, inp):
@@ -155,7 +165,7 @@ def _det_grad_graph(grad, A, result):
 
     def nonsingular(a, g, det):
         d = (det * g).unsqueeze(-1).expand(det.shape + (n,))
-        return _solve.public(a.mT, FUNCTIONS["diag_embed"](d).mT, check_errors=False)[0]
+        return _solve.public(a.mT, FUNCTIONS["diag_embed"](d).mT, check_errors=True)[0]
 
     if not singular.any():
         return nonsingular(A, grad, result)
@@ -198,6 +208,7 @@ def linalg_slogdet(A):
     """``(sign, log|det|)`` of each matrix."""
     with np.errstate(invalid="ignore"):
         sign, logabs = np.linalg.slogdet(A)
+    logabs = _nan_where_nan(A, np.asarray(logabs))
     # PyTorch's sign is the product of sgn(diag(U)): 0 when the LU holds NaN (logabs NaN)
     sign = np.where(np.isnan(logabs), 0, sign)
     return [np.asarray(sign, dtype=A.dtype), np.asarray(logabs, dtype=A.dtype)]
@@ -315,8 +326,8 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
 # create_graph match)
 def _solve_B_grad(grads, A, left, vector):
     g = grads[0].unsqueeze(-1) if vector else grads[0]
-    if not left:      # X = B A^-1: gB = g A^-T
-        return _solve.public(A, g.mT)[0].mT
+    if not left:      # X = B A^-1: gB = g A^-T, solved as PyTorch's: Y A^T = g
+        return _solve.public(A.mT, g, left=False)[0]
     return _solve.public(A.mT, g)[0]
 
 

@@ -19,7 +19,8 @@ from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (lapack_layout, check_float, check_matrix, check_low_precision, np_svd, type_name,
-                            check_lstsq_lapack, LSTSQ_DRIVERS)
+                            check_lstsq_lapack, LSTSQ_DRIVERS, lapack_scaled)
+from .householder import geqrf
 from .linalg_spectral import svdvals
 from ..autograd.graph import sum_to
 from ..errors import broadcast_error
@@ -99,15 +100,19 @@ def _gels_solve(a, b):
     (m < n, the minimum-norm solution); ``a`` has full rank (checked) or is all zeros, whose
     solution gels sets to zeros."""
     zero = ~a.any(axis=(-2, -1))
-    if zero.any():
-        a = np.where(zero[..., None, None], _eye_rect(a.shape[-2:], a.dtype), a)
+    # an infinite entry (full rank: checked) leaves NaN everywhere after MKL's scaling by 0
+    inf = ~np.isfinite(a).all(axis=(-2, -1))
+    if zero.any() or inf.any():
+        a = np.where((zero | inf)[..., None, None], _eye_rect(a.shape[-2:], a.dtype), a)
     if a.shape[-2] >= a.shape[-1]:
         q, r = np.linalg.qr(a)
         x = np.linalg.solve(r, np.swapaxes(q, -1, -2) @ b)
     else:
         q, r = np.linalg.qr(np.swapaxes(a, -1, -2))
         x = q @ np.linalg.solve(np.swapaxes(r, -1, -2), b)
-    return np.where(zero[..., None, None], 0, x) if zero.any() else x
+    if zero.any():
+        x = np.where(zero[..., None, None], 0, x)
+    return np.where(inf[..., None, None], np.nan, x) if inf.any() else x
 
 
 def _gelsy(a, b, rcond):
@@ -127,6 +132,9 @@ def _gelsy(a, b, rcond):
     ranks = np.zeros(a_flat.shape[0], dtype=np.int64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for i, (ai, bi) in enumerate(zip(a_flat, b_flat)):
+            if not np.isfinite(ai).all():   # (NaN raised before) never LAPACK: it may hang
+                ranks[i], X[i] = _gelsy_infinite(ai, bi.shape[-1])
+                continue
             q, r = np.linalg.qr(ai)
             rank = 0
             for k in range(1, min(m, n) + 1):
@@ -141,6 +149,22 @@ def _gelsy(a, b, rcond):
                 c = q[:, :rank].T @ bi
                 X[i] = np.linalg.lstsq(r[:rank], c, rcond=None)[0]
     return X.reshape(batch + X.shape[-2:]), ranks.reshape(batch)
+
+
+def _gelsy_infinite(a, k):
+    """``(rank, X)`` of gelsy for one matrix with infinite entries: MKL scales A by 0 (NaN
+    where infinite, 0 elsewhere: :func:`lapack_scaled`) and factors it with its QR, which
+    spreads a NaN down whole columns (householder.geqrf). A zero first pivot is rank 0 and a
+    zero solution; a NaN one is rank 1 (every condition estimate after it is NaN), whose
+    solution row is NaN, and every row is when the rest of R's first row is not zero."""
+    R = geqrf(lapack_scaled(a))[0]
+    X = np.zeros((a.shape[-1], k), a.dtype)
+    if R[0, 0] == 0:
+        return 0, X
+    X[0] = np.nan
+    if (R[0, 1:] != 0).any():
+        X[:] = np.nan
+    return 1, X
 
 
 def _eye_rect(shape, dtype):

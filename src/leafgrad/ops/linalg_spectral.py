@@ -26,6 +26,7 @@ import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros, _cat
+from .pointwise_common import scale
 from .linalg import matmul
 from .linalg_common import (check_float, check_matrix, tri_mask, check_kernel, np_svd,
                             lapack_layout)
@@ -194,13 +195,21 @@ def linalg_eigh(A, UPLO="L"):
 
 
 def _eigh_grad(L, V, gL, gV):
-    """From the saved eigenvalues and eigenvectors, as PyTorch's (distinct eigenvalues)."""
-    inner = _diag_embed(gL) if gL is not None else None
-    if gV is not None:
-        t = _offdiag_inverse(L) * matmul(V.mT, gV)
-        inner = t if inner is None else inner + t
-    g = matmul(matmul(V, inner), V.mT)
-    return (g + g.mT) * 0.5
+    """From the saved eigenvalues and eigenvectors, as PyTorch's ``linalg_eig_backward`` for
+    a Hermitian matrix (distinct eigenvalues), op for op, so that the graph recorded under
+    ``create_graph`` is PyTorch's: ``V diag(gL) V^T`` when only the values get a gradient;
+    else ``V^T gV`` projected onto the skew-symmetric matrices, divided by the eigenvalue
+    gaps (ones on the diagonal), its diagonal set to ``gL``, conjugated by ``V``."""
+    if gV is None:
+        return matmul(V * gL.unsqueeze(-2), V.mT)
+    VhgV = matmul(V.mT, gV)
+    VhgV = scale(VhgV - VhgV.mT, 0.5)
+    gaps = L.unsqueeze(-2) - L.unsqueeze(-1)
+    gaps.diagonal(0, -2, -1).fill_(1.0)
+    inner = VhgV.div_(gaps)
+    if gL is not None:
+        inner.diagonal(0, -2, -1).copy_(gL)
+    return matmul(V, matmul(inner, V.mT))
 
 
 def linalg_eigh_A(grads, result, result1):   # the eigenvalues and vectors: what PyTorch saves

@@ -78,8 +78,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     centered *= 1.0 / np.sqrt(var + eps)
     if weight is not None:
         centered *= weight
-    if bias is not None:
-        centered += bias
+    # PyTorch's kernel adds a zero bias when there is none: a zero result is +0
+    centered += bias if bias is not None else 0.0
     return centered.astype(input.dtype, copy=False)
 
 
@@ -192,10 +192,14 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx,
 
 
 def embedding_dense_backward_grad_output(grad, indices, padding_idx):
-    out = grad[indices]
+    """The rows of ``grad`` the indices pick, as PyTorch's embedding_dense_double_backward:
+    an index_select of the flattened indices (padding rows zeroed in place), viewed as
+    ``indices.shape + (-1,)`` (which PyTorch cannot do for empty indices: its error)."""
+    flat = indices.reshape(-1)
+    out = grad.index_select(0, flat)
     if padding_idx >= 0:
-        out = out.masked_fill((indices == padding_idx).unsqueeze(-1), 0)
-    return out
+        out.masked_fill_((flat == padding_idx).reshape(-1, 1), 0)
+    return out.view(tuple(indices.shape) + (-1,))
 
 
 def _embedding_samples(make, shapes):

@@ -16,6 +16,7 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .reduction import _dims, _const, unsqueeze_grad
 from .. import dtypes as _dt
+from .._zerotensor import check_mutable
 
 FAMILY = "linalg"
 
@@ -100,7 +101,10 @@ def vector_norm_self(grad, self, result, ord, dim, keepdim):
         scaled = self.sgn() * self.abs().pow(ord - 1).masked_fill(self == 0, 0)
         return scaled * grad * norm.pow(1 - ord)
     scaled = self.sgn() * self.abs().pow(ord - 1) if ord < 2 else self * self.abs().pow(ord - 2)
-    return scaled * (grad / norm.pow(ord - 1)).masked_fill(norm == 0, 0)
+    scale = grad / norm.pow(ord - 1)
+    if type(scale._data) is not np.ndarray:   # a zero tensor: PyTorch's masked_fill_ refuses it
+        check_mutable(scale)                 # (Note [Zero tensors] in _zerotensor.py)
+    return scaled * scale.masked_fill(norm == 0, 0)
 
 
 def _norm_samples(make, shapes):

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
+from .._zerotensor import check_mutable
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, bump_version
 from . import registry
@@ -69,6 +70,8 @@ def write_out(name: str, out, fn, args: tuple, kwargs: dict):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires "
                            "grad.")
+    if type(out._data) is not np.ndarray:
+        check_mutable(out)   # a zero tensor (Note [Zero tensors] in _zerotensor.py)
     data = fn(*args, **kwargs)._data
     if not _can_cast(data.dtype, out._data.dtype):
         raise RuntimeError(f"result type {_type_name(data.dtype)} can't be cast to the "

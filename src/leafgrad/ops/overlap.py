@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._zerotensor import IMMUTABLE, is_zero_array
 from ..tensor import Tensor
 
 __all__ = [
@@ -104,6 +105,8 @@ def writable(data: np.ndarray) -> np.ndarray:
     views as PyTorch's do. Raises PyTorch's error when the memory itself is read-only."""
     if data.flags.writeable:
         return data
+    if is_zero_array(data):   # (Note [Zero tensors] in _zerotensor.py)
+        raise RuntimeError(IMMUTABLE)
     alias = data.view()
     try:
         alias.flags.writeable = True

@@ -46,15 +46,18 @@ def _dims(ndim: int, padding):
 
 
 def _pad(x, padding, mode):
+    src = x
     for axis, left, right in _dims(x.ndim, padding):
         if left or right:
             x = np.take(x, source_index(x.shape[axis], left, right, mode), axis=axis)
-    return np.ascontiguousarray(x)
+    # a new tensor even when nothing is padded, as PyTorch's (never the input's memory)
+    return np.array(x) if x is src else np.ascontiguousarray(x)
 
 
 def _unpad(g, shape, padding, mode):
     """The adjoint of ``_pad``: each output position's gradient added to the input position it
     read (see Note [Padding one dim at a time])."""
+    src = g
     for axis, left, right in reversed(list(_dims(g.ndim, padding))):
         if not (left or right):
             continue
@@ -69,7 +72,7 @@ def _unpad(g, shape, padding, mode):
         for i in list(range(start)) + list(range(stop, out_len)):
             gx[lead + (src[i],)] += g[lead + (i,)]
         g = gx
-    return g
+    return np.array(g) if g is src else g
 
 
 def _kernel_name(kind: str, n: int) -> str:

@@ -269,8 +269,10 @@ def _heaviside_rule(rec, args):
 
 
 def heaviside(self, values):
-    """0 where ``self < 0``, ``values`` where ``self == 0``, 1 where ``self > 0``."""
-    return np.heaviside(self, values).astype(np.result_type(self, values), copy=False)
+    """``values`` where ``self == 0``, else 1 where ``self > 0`` and 0 elsewhere (NaN too, as
+    PyTorch's kernel: NumPy's heaviside gives NaN for NaN)."""
+    return np.where(self == 0, values, self > 0).astype(np.result_type(self, values),
+                                                        copy=False)
 
 
 _heaviside_grad = not_implemented_formula("heaviside")

@@ -18,12 +18,17 @@ general path.
 """
 from __future__ import annotations
 
-from ..autograd.graph import SavedOutput, anomaly as _anomaly, next_seq as _next_seq
+from ..autograd.graph import SavedOutput, anomaly as _anomaly, next_seq as _next_seq, MAX_SEQ
 from ..tensor import Tensor
 
 __all__ = ["make_recorder"]
 
 _FILE = __file__[:-len("recorder.py")] + "<op recorders>"
+
+
+def _max_seq():
+    """A NotImplemented node's number (Note [Sequence numbers] in autograd/graph.py)."""
+    return MAX_SEQ
 
 
 def make_recorder(rec):
@@ -70,7 +75,8 @@ def make_recorder(rec):
               "    result0._grad_fn = node",
               "    result0._requires_grad = True"]
     savers: dict = {}
-    env = {"_new": object.__new__, "_cls": rec.node_class, "_next_seq": _next_seq,
+    env = {"_new": object.__new__, "_cls": rec.node_class,
+           "_next_seq": _max_seq if rec.node_class._max_priority else _next_seq,
            "Tensor": Tensor, "_refresh_view": dispatch.refresh_view,
            "_NO_EDGE": dispatch._NO_EDGE, "_anomaly": _anomaly, "_savers": savers,
            "_make_saver": lambda mask: _make_saver(rec, mask, savers)}

@@ -219,14 +219,14 @@ _public("aminmax", _aminmax_public)
 def var_mean_op(self, dim, correction, keepdim):
     """``(var, mean)`` in one pass over the data."""
     axis = _dims(dim, self.ndim)
-    return var_op(self, dim, correction, keepdim), np.asarray(
+    return var_op(self, dim, correction, keepdim, welford=True), np.asarray(
         np.mean(self, axis=axis, keepdims=keepdim))
 
 
 def std_mean_op(self, dim, correction, keepdim):
     """``(std, mean)``."""
     axis = _dims(dim, self.ndim)
-    return std_op(self, dim, correction, keepdim), np.asarray(
+    return std_op(self, dim, correction, keepdim, welford=True), np.asarray(
         np.mean(self, axis=axis, keepdims=keepdim))
 
 

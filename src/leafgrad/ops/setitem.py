@@ -29,6 +29,7 @@ from .indexing import _index_put, index_arrays, parse_index
 from .scatter import _dtype_name
 from .shape import expand_op
 from .views import check_view_inplace
+from .._zerotensor import check_mutable
 from ..autograd.graph import sum_to
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
@@ -211,6 +212,12 @@ def setitem(self, index, value):
     if changed and _mode.grad_enabled and self._grad_fn is None and self._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
+    if type(self._data) is not np.ndarray and not (self._requires_grad
+                                                   and self._grad_fn is None):
+        # a zero tensor: a basic index writes with copy_ (own words), or with fill_ for a 0-d
+        # value into a target that is not 0-d; an advanced one with index_put_
+        check_mutable(self, copy=arrays is None and (target == () or (
+            is_tensor and value._data.ndim != 0)))
     inplace_check(self, (value,) if value_grad else ())
     if isinstance(value, str):
         raise TypeError(f"can't assign a str to a torch.{self.dtype.tensor_type}")

@@ -348,6 +348,11 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     if a.dtype == np.bool_ or b.dtype == np.bool_:   # no bool kernel (a Python bool too)
         raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    if (isinstance(test_elements, Tensor) and isinstance(elements, Tensor)
+            and b.size < int(10.0 * float(a.size) ** 0.145)):
+        # PyTorch's brute-force path (few test elements) flattens them with view(-1): its
+        # error for a layout that cannot be viewed flat
+        test_elements.view(-1)
     return _wrap(np.asarray(np.isin(a, b, invert=invert)))
 
 
@@ -377,6 +382,9 @@ def renorm(self, p, dim, maxnorm):
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     axes = _renorm_dims(self.ndim, dim)
+    if self.dtype.kind in "biu":   # the norms are linalg.vector_norm's, which wants floats
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {_dt.from_numpy_dtype(self.dtype).tensor_type[:-6]}")
     a = np.abs(self)
     norm = (np.max(a, axis=axes, keepdims=True) if p == np.inf
             else np.sum(a ** p, axis=axes, keepdims=True) ** (1.0 / p))

@@ -236,14 +236,14 @@ def _inplace_view(name, rec_name, grad_fn_name, public_name):
                 grad_fn_name=grad_fn_name, methods=(), functions=(), family=FAMILY)
 
     def inplace(self, *args):
-        inplace_check(self)
+        inplace_check(self, metadata_only=True)   # (a zero tensor may change its shape)
         try:
             getattr(self, public_name)(*args)   # PyTorch's argument errors, before any change
         except RuntimeError as e:
             raise RuntimeError(str(e).replace(f"{public_name}()", f"{name}()", 1)) from None
         out = rec.public(self, *args) if (_mode.grad_enabled and self._requires_grad) \
             else None
-        self._data = out._data if out is not None else np.asarray(src.forward(self._data, *args))
+        self._data = out._data if out is not None else np.asanyarray(src.forward(self._data, *args))
         if out is not None and out._grad_fn is not None:
             self._grad_fn = out._grad_fn
             self._output_nr = 0

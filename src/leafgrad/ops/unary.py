@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .._zerotensor import zerotensor
 from ..tensor import Tensor
 from .pointwise_common import inplace_of, not_implemented_for, zeros_grad
 from .registry import RECORDS, Sample, bind_method, defop, export_function
@@ -414,9 +415,13 @@ def sign_self(grad):
 
 
 def sgn_self(grad, self, result):
-    # PyTorch's sgn_backward(self, grad, result) is 0 for real inputs, yet it saves both: an
-    # in-place change of either is caught at backward (sign's formula saves nothing)
-    return zeros_grad(grad)
+    # PyTorch's sgn_backward(self, grad, result) is, for real inputs, an immutable "efficient
+    # zero tensor" (Note [Zero tensors] in _zerotensor.py), yet it saves both: an in-place
+    # change of either is caught at backward (sign's formula saves nothing)
+    d = self._data
+    if d.dtype.kind == "c":
+        return zeros_grad(grad)
+    return zerotensor(d.shape, d.dtype)
 
 
 _unary("sign", sign, sign_self, dtype="same")

@@ -13,7 +13,8 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from ..grad_mode import state as _mode
-from .reduction import FAMILY, _dims, _count, _const, expand_grad, unsqueeze_grad
+from .reduction import FAMILY, _dims, _count, _const, unsqueeze_grad
+from .cascade_sum import sum_like_torch
 
 __all__: list = []
 
@@ -37,23 +38,49 @@ def _dof(shape, dim, correction, what):
     return axis, dof
 
 
-def var_op(self, dim, correction, keepdim):
+def _sum_sq_dev(x, axis, keepdim, welford=False):
+    """The sum of squared deviations from the mean over ``axis``, as PyTorch's CPU kernels
+    find it (Note [Variance paths])."""
+    n = _count(x.shape, axis)
+    if n and x.dtype in (np.float32, np.float64) and n == x.size and not welford:
+        # std_var_all_cpu: the mean as ``mean()`` gives it, then (x - mean)^2 added in
+        # double one element at a time (a cumulative sum adds in that order)
+        total = sum_like_torch(x)
+        mean = float((np.sum(x) if total is None else total) / x.dtype.type(n))
+        d = x.astype(np.float64).ravel(order="K") - mean
+        out = np.cumsum(d * d)[-1]
+        return np.full((1,) * x.ndim if keepdim else (), out)
+    if n > 1:
+        # Welford's running mean: a constant slice has a variance of exactly 0. Shifting by
+        # the slice's first element gives that too (two-pass rounding otherwise)
+        first = x[tuple(slice(0, 1) if axis is None or d in axis else slice(None)
+                        for d in range(x.ndim))]
+        x = x - first
+    dev = x - np.mean(x, axis=axis, keepdims=True)
+    return np.sum(dev * dev, axis=axis, keepdims=keepdim)
+
+
+# Note [Variance paths]
+# PyTorch's CPU var/std take two paths. A float32/float64 reduction to one element
+# (std_var_all_cpu) subtracts the input's mean() and adds the squares in double, one element
+# at a time. Any other (a dim reduction, float16) runs Welford's algorithm, whose running mean
+# of a constant slice stays exact: its variance is exactly 0 (the two-pass formula leaves
+# rounding there, which later steps can blow up: fuzz seed 78). leafgrad reproduces the first
+# and the exact zeros of the second. var_mean / std_mean always run Welford's.
+def var_op(self, dim, correction, keepdim, welford=False):
     """Variance with ``correction`` (1: unbiased)."""
     axis, dof = _dof(self.shape, dim, correction, "var")
     with np.errstate(invalid="ignore", divide="ignore"):
-        mu = np.mean(self, axis=axis, keepdims=True)
-        dev = self - mu
-        out = np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(dof, 0)
-    return out
+        out = _sum_sq_dev(self, axis, keepdim, welford) / max(dof, 0)
+    return out.astype(self.dtype, copy=False)
 
 
-def std_op(self, dim, correction, keepdim):
+def std_op(self, dim, correction, keepdim, welford=False):
     """Standard deviation with ``correction``."""
     axis, dof = _dof(self.shape, dim, correction, "std")
     with np.errstate(invalid="ignore", divide="ignore"):
-        mu = np.mean(self, axis=axis, keepdims=True)
-        dev = self - mu
-        return np.sqrt(np.sum(dev * dev, axis=axis, keepdims=keepdim) / max(dof, 0))
+        out = np.sqrt(_sum_sq_dev(self, axis, keepdim, welford) / max(dof, 0))
+    return out.astype(self.dtype, copy=False)
 
 
 def var_self(grad, self, dim, correction, keepdim):
@@ -87,7 +114,9 @@ def std_self(grad, self, result, dim, correction, keepdim):
     from .registry import RECORDS
     g = grad / RECORDS["mul_scalar"].public(result, 2)   # (MulBackward1 under create_graph)
     zero = result._data == 0
-    if zero.any() or _mode.grad_enabled:   # under create_graph PyTorch's node is recorded
+    if zero.any() or _mode.grad_enabled or type(g._data) is not np.ndarray:
+        # under create_graph PyTorch's node is recorded; a zero tensor's quotient is one:
+        # PyTorch's masked_fill_ refuses it (_zerotensor.py)
         g = g.masked_fill_(_const(zero), 0)
     return var_self(g, self, dim, correction, keepdim)   # PyTorch's var_backward, as var's
 

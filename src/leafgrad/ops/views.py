@@ -399,10 +399,14 @@ def _regrow(view, base, size, stride, offset):
     finally:
         _mode.grad_enabled = with_grad
         dispatch.record_node = checking
+    old_node, old_nr = view._grad_fn, view._output_nr
     view._grad_fn = fresh._grad_fn
     view._requires_grad = fresh._requires_grad
     view._output_nr = 0
     view._view_version = base._vc[0]
+    if view._retains_grad:   # retain_grad follows the view to its regrown history
+        from .inplace import _move_retain_grad
+        _move_retain_grad(view, old_node, old_nr)
 
 
 def refresh(view: Tensor) -> None:

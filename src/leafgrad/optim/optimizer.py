@@ -28,6 +28,7 @@ from itertools import chain
 import numpy as np
 
 from .. import dtypes as _dt
+from .._zerotensor import check_mutable
 from ..grad_mode import state as _grad_state
 from ..tensor import Tensor, _wrap, bump_version, user_location
 from ..utils.hooks import RemovableHandle
@@ -185,6 +186,8 @@ class Optimizer:
                         grad.detach_()
                     else:
                         grad.requires_grad_(False)
+                    if type(grad._data) is not np.ndarray:
+                        check_mutable(grad)   # a zero tensor (Note in _zerotensor.py)
                     grad._data[...] = 0
                     grad._vc[0] += 1
 

@@ -33,6 +33,7 @@ from collections import Counter, OrderedDict
 import numpy as np
 
 from .. import dtypes as _dt
+from .._zerotensor import NOT_SERIALIZABLE
 from ..tensor import Size, Tensor, _wrap, device
 
 __all__ = ["flatten", "unflatten"]
@@ -118,6 +119,8 @@ def flatten(obj) -> tuple:
 
     def tensor_node(t, path):
         from ..nn.parameter import Parameter
+        if t._is_zerotensor():
+            raise RuntimeError(NOT_SERIALIZABLE)
         entries.append((name_for(path), t._data))
         node = {"parameter" if isinstance(t, Parameter) else "tensor": entries[-1][0]}
         if t._requires_grad:

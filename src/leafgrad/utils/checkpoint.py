@@ -114,7 +114,8 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None,
         if not _FUNCTION:
             _FUNCTION.append(_make_function())
         return _FUNCTION[0].apply(function, preserve, *args)
-    return function(*args, **kwargs)
+    from ..autograd import saved_hooks
+    return saved_hooks.run_checkpointed(function, args, kwargs)
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ops.linalg import addmm_public as _addmm   # torch.addmm
+from ...ops.linear_fused import linear_2d as _linear_2d
 from ...ops.nn_layers import CONSTANT_PAD_ND, EMBEDDING, LAYER_NORM, _indices, \
     embedding_renorm_
 from ...tensor import Tensor, _wrap
@@ -39,7 +40,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is None:
         return input.matmul(weight.t())
     if input._data.ndim == 2:
-        return _addmm(bias, input, weight.t())
+        out = _linear_2d(input, weight, bias)   # Note [Fused linear] in ops/linear_fused.py
+        return out if out is not None else _addmm(bias, input, weight.t())
     torch = _torch()
     if input.dim() == 0 or weight.dim() != 2:
         return input.matmul(weight.t()) + bias

@@ -11,6 +11,7 @@ import math
 
 from ... import dtypes as _dt
 from ...factories import empty
+from ...ops.linear_fused import linear_2d as _linear_2d
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -72,7 +73,13 @@ class Linear(Module):
         if type(self) is Linear and "weight" not in d and "bias" not in d:
             params = d.get("_parameters")
             if params is not None and "weight" in params and "bias" in params:
-                return F.linear(input, params["weight"], params["bias"])
+                weight = params["weight"]
+                bias = params["bias"]
+                if bias is not None:   # Note [Fused linear] in ops/linear_fused.py
+                    out = _linear_2d(input, weight, bias)
+                    if out is not None:
+                        return out
+                return F.linear(input, weight, bias)
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

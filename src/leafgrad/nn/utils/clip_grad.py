@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..._zerotensor import check_mutable
 from ...tensor import Tensor, _wrap
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
@@ -68,6 +69,8 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm, foreach=None)
     dtype = grads[0]._data.dtype
     coef = min(dtype.type(max_norm) / (total.astype(dtype) + dtype.type(1e-6)), dtype.type(1.0))
     for g in grads:
+        if type(g._data) is not np.ndarray:
+            check_mutable(g)   # PyTorch's mul_ refuses a zero tensor (Note in _zerotensor.py)
         np.multiply(g._data, coef, out=g._data, casting="unsafe")
         g._vc[0] += 1
 
@@ -97,5 +100,7 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
     """Clamp every gradient element into ``[-clip_value, clip_value]``."""
     clip_value = float(clip_value)
     for g in _grads(parameters):
+        if type(g._data) is not np.ndarray:
+            check_mutable(g)   # PyTorch's clamp_ refuses a zero tensor
         np.clip(g._data, -clip_value, clip_value, out=g._data)
         g._vc[0] += 1
