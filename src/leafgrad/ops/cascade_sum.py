@@ -318,7 +318,8 @@ def _grouped_sum(a: np.ndarray, axes: tuple, keepdims: bool):
     # is summed element by element (row_sum over scalars)
     rows = (cascade_sum_last(x) if groups[-1][1] else _row_sum(x)).reshape(kept, -1)
     run = np.concatenate([np.zeros((kept, 1), a.dtype), rows], axis=1)
-    return _sequential(run, 1).reshape(out_shape)
+    # (contiguous, as PyTorch's result: a reshape of it is then a view, ViewBackward0)
+    return np.ascontiguousarray(_sequential(run, 1).reshape(out_shape))
 
 
 def _outer_sum(x: np.ndarray) -> np.ndarray:

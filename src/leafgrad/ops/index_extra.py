@@ -57,8 +57,12 @@ def index_copy_self(grad, dim, index):
     return grad.index_fill(dim, index, 0)
 
 
-def index_copy_source(grad, dim, index):
-    return grad.index_select(dim, index) if grad._data.ndim else grad
+def index_copy_source(grad, dim, index, source_shape):
+    # PyTorch's source.dim() > 0 ? grad.index_select(dim, index).expand_as(source)
+    # : grad.index_select(dim, index.squeeze(0)): its nodes under create_graph
+    if len(source_shape):
+        return grad.index_select(dim, index).expand(source_shape)
+    return grad.index_select(dim, index.reshape(()))
 
 
 def _long(values):

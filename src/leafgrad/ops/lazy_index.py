@@ -120,7 +120,8 @@ RECORDS = {
         "rrelu_with_noise_backward softshrink softshrink_backward"),
     "nn_layers": (
         "constant_pad_nd embedding embedding_dense_backward layer_norm "
-        "native_batch_norm native_group_norm"),
+        "native_batch_norm native_batch_norm_backward native_group_norm "
+        "native_layer_norm_backward"),
     "xlogy": (
         "xlogy xlogy_other_scalar xlogy_self_scalar"),
     "conv": (

@@ -47,40 +47,78 @@ def column_major(strides, rows) -> bool:
     in that operand's layout. ``nn.Linear`` multiplies by ``weight.t()``: the gradient then
     reaches the weight (through TBackward0) row-major like the weight itself, and
     accumulating it needs no transposing copy (nor does the optimizer mix layouts)."""
-    return len(strides) == 2 and strides[0] == 1 and strides[1] == rows and rows != 1
+    return len(strides) == 2 and strides[0] == 1 and strides[1] == rows
+
+
+def _squeezed_pair(self_shape, other_shape, other_requires_grad):
+    """PyTorch's matmul of two 3-D tensors where one has a leading 1 and the other not: that
+    one is multiplied as a matrix (``other`` only when it requires grad): "self" or "other",
+    or None."""
+    if len(self_shape) != 3 or len(other_shape) != 3:
+        return None
+    if self_shape[0] == 1 and other_shape[0] != 1:
+        return "self"
+    if other_shape[0] == 1 and self_shape[0] != 1 and other_requires_grad:
+        return "other"
+    return None
 
 
 def matmul_self(grad, other, self_shape, self_strides):
     """d(self @ other)/d self, for every rank case (see Note [One matmul, PyTorch's names])."""
-    if other._data.ndim == 1:
+    o = other._data
+    squeezed = _squeezed_pair(self_shape, o.shape, other.requires_grad)
+    if squeezed == "self":   # PyTorch multiplies self[0]: its gradient, unsqueezed
+        return matmul_self(grad, other, self_shape[1:], self_strides[1:]).unsqueeze(0)
+    if squeezed == "other":   # (b, m, k) @ other[0]: one folded mm
+        other = other.squeeze(0)
+        o = other._data
+    if o.ndim == 1:
         if len(self_shape) == 1:                       # dot
             return grad * other
-        if len(self_shape) > 2:   # PyTorch folds self into a matrix for one mv: its outer
-            return (grad.reshape(int(np.prod(self_shape[:-1])), 1) * other).reshape(
-                self_shape)                            # product, reshaped back
+        if len(self_shape) > 2:   # PyTorch folds self into a matrix for one mv: the
+            # output's view undone, mv's outer product (a column view times other), reshaped
+            rows = int(np.prod(self_shape[:-1]))
+            return (grad.reshape(rows).reshape(rows, 1) * other).reshape(self_shape)
         return grad.reshape(grad._data.shape + (1,)) * other      # (m, 1) * (k,)
     if len(self_shape) == 1:                           # (k,) @ (..., k, n)
-        if other._data.ndim == 2:   # PyTorch's unsqueeze(0).mm(other).squeeze_(0), backward
+        if o.ndim == 2:   # PyTorch's unsqueeze(0).mm(other).squeeze_(0), backward
             return matmul(grad.unsqueeze(0), other.t()).squeeze(0)
         # PyTorch folds other^T into one matrix for an mv (self needs a gradient here)
-        rows = int(np.prod(other._data.shape[:-2])) * other._data.shape[-1]
+        rows = int(np.prod(o.shape[:-2])) * o.shape[-1]
         return matmul(other.mT.reshape(rows, self_shape[0]).t(), grad.reshape(rows))
-    if len(self_shape) == 2 and other._data.ndim > 2:   # (m, k) @ (..., k, n): folded as
-        # PyTorch's (other^T reshaped to (rows, k)) @ self^T, transposed back: the gradient
-        # of self (through self.t()) is the mm's, transposed
-        rows = int(np.prod(other._data.shape[:-2])) * other._data.shape[-1]
-        return matmul(other.mT.reshape(rows, self_shape[1]).t(),
-                      grad.mT.reshape(rows, self_shape[0])).t()
-    if other._data.ndim == 2 and len(self_shape) == 2:   # mm: as PyTorch's mm_mat1_backward
+    if len(self_shape) == 2 and o.ndim > 2:   # (m, k) @ (..., k, n): folded as PyTorch's
+        # (other^T reshaped to (rows, k)) @ self.t(), transposed back: self's gradient is
+        # that mm's second operand's (mm_mat2_backward, in self.t()'s layout), transposed
+        rows = int(np.prod(o.shape[:-2])) * o.shape[-1]
+        folded = other.mT.reshape(rows, self_shape[1])
+        g = grad.mT.reshape(rows, self_shape[0])
+        if column_major((self_strides[1], self_strides[0]), self_shape[1]):
+            return matmul(g.t(), folded).t().t()
+        return matmul(folded.t(), g).t()
+    if o.ndim == 2 and len(self_shape) == 2:   # mm: as PyTorch's mm_mat1_backward
         if column_major(self_strides, self_shape[0]):
             return matmul(other, grad.t()).t()         # Note [Gradients in the operand's layout]
         return matmul(grad, other.t())
-    if other._data.ndim == 2:   # (..., m, k) @ (k, n): PyTorch folds self into one mm
+    if o.ndim == 2:   # (..., m, k) @ (k, n): PyTorch folds self into one mm
         rows = int(np.prod(self_shape[:-1]))   # (not -1: an empty last dim is ambiguous)
         return matmul(grad.reshape(rows, grad._data.shape[-1]), other.t()).reshape(self_shape)
-    if len(self_shape) > 2 and other._data.ndim > 2:
-        return _bmm_grads(grad, self_shape, other._data.shape, other, True)
+    if len(self_shape) > 2 and o.ndim > 2:
+        return _bmm_grads(grad, self_shape, o.shape, other, True)
     return matmul(grad, other.mT)                      # broadcast batch dims summed by engine
+
+
+def _folded_column_major(other_shape, other_strides) -> bool:
+    """Is ``other.mT.reshape(rows, k)`` (PyTorch's fold of a batched ``other``) a view with
+    column-major strides? Then mm_mat1_backward answers in that layout."""
+    shape = tuple(other_shape[:-2]) + (other_shape[-1],)
+    strides = tuple(other_strides[:-2]) + (other_strides[-1],)
+    dims = [(n, st) for n, st in zip(shape, strides) if n != 1]
+    for (_, st), (n2, st2) in zip(dims, dims[1:]):
+        if st != st2 * n2:
+            return False   # not a view: the fold is a contiguous copy
+    rows = int(np.prod(shape))
+    row_stride = dims[-1][1] if dims else 1
+    return column_major((row_stride, other_strides[-2]), rows)
 
 
 def _folds_other(self_ndim, self_requires_grad, other_shape, other_strides):
@@ -120,13 +158,20 @@ def _bmm_grads(grad, self_shape, other_shape, operand, of_self):
 def matmul_other(grad, self, other_shape, other_strides):
     """d(self @ other)/d other, for every rank case."""
     s = self._data
+    squeezed = _squeezed_pair(s.shape, other_shape, True)
+    if squeezed == "other":   # (b, m, k) @ other[0]: one folded mm, its gradient unsqueezed
+        rows, k, n = int(np.prod(s.shape[:-1])), s.shape[-1], other_shape[-1]
+        return matmul(self.reshape(rows, k).t(), grad.reshape(rows, n)).unsqueeze(0)
+    if squeezed == "self":    # self[0] @ (b, k, n): as a matrix self
+        self = self.squeeze(0)
+        s = self._data
     if len(other_shape) == 1:
         if s.ndim == 1:                                # dot
             return grad * self
         if s.ndim == 2:
-            return matmul(self.mT, grad)               # (k, m) @ (m,)
+            return matmul(self.t(), grad)              # (k, m) @ (m,)
         rows, k = int(np.prod(s.shape[:-1])), s.shape[-1]   # fold the batch: one gemv
-        return matmul(self.reshape(rows, k).mT, grad.reshape(rows))   # (sizes: k may be 0)
+        return matmul(self.reshape(rows, k).t(), grad.reshape(rows))   # (sizes: k may be 0)
     if s.ndim == 1 and len(other_shape) == 2:   # (k,) @ (k, n): the mm of the unsqueezed
         row, g = self.unsqueeze(0), grad.unsqueeze(0)   # operands, as PyTorch's
         if column_major(other_strides, other_shape[0]):
@@ -138,19 +183,22 @@ def matmul_other(grad, self, other_shape, other_strides):
         # self; the gradient reshaped back, transposed
         batch_n = tuple(other_shape[:-2]) + (other_shape[-1],)
         rows = int(np.prod(batch_n))
-        if s.ndim == 1:
-            g = grad.reshape(rows, 1) * self
+        if s.ndim == 1:   # the output's view undone, then mv's outer product (a column view)
+            g = grad.reshape(rows).reshape(rows, 1) * self
+        elif _folded_column_major(other_shape, other_strides):
+            # PyTorch's mm_mat1_backward in the fold's (column-major) layout
+            g = matmul(self.t(), grad.mT.reshape(rows, s.shape[0]).t()).t()
         else:
-            g = matmul(grad.mT.reshape(rows, s.shape[0]), self)
+            # (mm_mat1_backward: grad @ mat2.t(), mat2 being self.t())
+            g = matmul(grad.mT.reshape(rows, s.shape[0]), self.t().t())
         return g.reshape(batch_n + (s.shape[-1],)).mT
     if s.ndim <= 2 and len(other_shape) > 2:   # not folded: one bmm, as both batched
         if s.ndim == 1:
-            return _bmm_grads(grad.unsqueeze(-2), (1,) + s.shape, other_shape,
-                              self.unsqueeze(0), False)
+            return _bmm_grads(grad, (1,) + s.shape, other_shape, self.unsqueeze(0), False)
         return _bmm_grads(grad, s.shape, other_shape, self, False)
     if len(other_shape) == 2 and s.ndim > 2:           # batched @ matrix: fold into one gemm
         rows, k, n = int(np.prod(s.shape[:-1])), s.shape[-1], other_shape[-1]
-        return matmul(self.reshape(rows, k).mT, grad.reshape(rows, n))
+        return matmul(self.reshape(rows, k).t(), grad.reshape(rows, n))
     if s.ndim == 2 and len(other_shape) == 2:          # mm: as PyTorch's mm_mat2_backward
         if column_major(other_strides, other_shape[0]):
             return matmul(grad.t(), self).t()          # Note [Gradients in the operand's layout]

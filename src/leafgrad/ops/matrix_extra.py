@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
+from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .expanded_write import through_expanded, write_where
 from .reduction import _wrap_dim
@@ -238,7 +239,14 @@ def trace(self):
 
 
 def trace_self(grad, self_shape):
-    eye = _wrap(np.eye(self_shape[0], self_shape[1], dtype=grad._data.dtype))
+    n, m = self_shape
+    if _mode.grad_enabled:
+        # PyTorch's trace_backward: the gradient index_fill_-ed on the diagonal of flat zeros,
+        # viewed as the matrix (its nodes under create_graph: ViewBackward0, IndexFillBackward1)
+        flat = _wrap(np.zeros(n * m, dtype=grad._data.dtype))
+        diagonal = _wrap(np.arange(0, min(n, m) * (m + 1), m + 1, dtype=np.int64))
+        return flat.index_fill_(0, diagonal, grad).view(n, m)
+    eye = _wrap(np.eye(n, m, dtype=grad._data.dtype))
     return eye * grad
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..grad_mode import state as _mode
+from .backward_ops import PRELU_KERNEL_BACKWARD, joint_output
 from .registry import Sample, defop, export_function
 
 FAMILY = "nn_extra"
@@ -34,10 +36,16 @@ def _prelu_kernel(self, weight):
 
 
 def _prelu_kernel_self(grad, self, weight):
+    if _mode.grad_enabled:   # one recorded _prelu_kernel_backward (Note [Joint backward ops])
+        return joint_output((grad, self, weight), 0, 2,
+                            lambda: PRELU_KERNEL_BACKWARD.public(grad, self, weight))
     return grad.where(self > 0, grad * weight)
 
 
 def _prelu_kernel_weight(grad, self, weight):   # weight: PyTorch saves both for either
+    if _mode.grad_enabled:
+        return joint_output((grad, self, weight), 1, 2,
+                            lambda: PRELU_KERNEL_BACKWARD.public(grad, self, weight))
     return (grad * self).where(self <= 0, grad.new_zeros(()))
 
 

@@ -5,10 +5,10 @@
 Note [Layer norm formulas]
 The forward computes statistics in float32 for float16 input (as PyTorch's CPU kernel) and
 two-pass (mean, then the mean of squared deviations) for accuracy. The formulas recompute the
-normalized input from the saved input with leafgrad ops instead of saving mean and rstd: a
-formula sees the op's inputs and output only, and written this way they are differentiable
-again, so double backward works (PyTorch has a ``native_layer_norm_backward`` op for that;
-the values agree, only the names of the second-order nodes differ).
+normalized input from the saved input instead of saving mean and rstd (a formula sees the
+op's inputs and output only). Under create_graph they record PyTorch's
+``native_layer_norm_backward`` op (``NativeLayerNormBackwardBackward0``, Note [Normalization
+backward ops] in norm_backward.py); otherwise they run under no-grad as leafgrad ops.
 
 >>> import leafgrad as torch
 >>> torch.nn.functional.pad(torch.tensor([1.0, 2.0]), (1, 2))
@@ -20,7 +20,9 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor
+from ..grad_mode import state as _mode
 from .norm import check_norm_dtypes
+from .norm_backward import joint_layer_norm
 from .registry import Sample, defop
 
 FAMILY = "nn_layers"
@@ -91,7 +93,11 @@ def _normalized(input, normalized_shape, eps):
 
 # PyTorch's one formula for the three saves input, weight and bias whichever needs a
 # gradient: each of these declares all three, so an in-place change of any is caught
+# Under create_graph the three come from one recorded native_layer_norm_backward, as
+# PyTorch's (Note [Normalization backward ops] in norm_backward.py)
 def layer_norm_input(grad, input, normalized_shape, weight, bias, eps):
+    if _mode.grad_enabled:
+        return joint_layer_norm(0, grad, input, normalized_shape, weight, bias, eps)
     xhat, rstd, dims = _normalized(input, normalized_shape, eps)
     gy = grad if weight is None else grad * weight
     inner = gy - gy.mean(dims, keepdim=True) - xhat * (gy * xhat).mean(dims, keepdim=True)
@@ -99,6 +105,8 @@ def layer_norm_input(grad, input, normalized_shape, weight, bias, eps):
 
 
 def layer_norm_weight(grad, input, normalized_shape, weight, bias, eps):
+    if _mode.grad_enabled:
+        return joint_layer_norm(1, grad, input, normalized_shape, weight, bias, eps)
     xhat, _, _ = _normalized(input, normalized_shape, eps)
     lead = list(range(input.dim() - len(normalized_shape)))
     out = grad * xhat
@@ -106,6 +114,8 @@ def layer_norm_weight(grad, input, normalized_shape, weight, bias, eps):
 
 
 def layer_norm_bias(grad, input, normalized_shape, weight, bias, eps):
+    if _mode.grad_enabled:
+        return joint_layer_norm(2, grad, input, normalized_shape, weight, bias, eps)
     lead = list(range(grad.dim() - len(normalized_shape)))
     return grad.sum(lead) if lead else grad
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..grad_mode import state as _mode
 from .registry import Sample, defop
 
 FAMILY = "norm"
@@ -121,7 +122,11 @@ def _batch_stats(input, running_mean, running_var, training, eps):
 # PyTorch's one formula for the three saves input, weight and the running statistics
 # whichever needs a gradient: each of these declares them all, so an in-place change of any
 # is caught
+# Under create_graph the three come from one recorded native_batch_norm_backward, as
+# PyTorch's (Note [Normalization backward ops] in norm_backward.py)
 def native_batch_norm_input(grad, input, weight, running_mean, running_var, training, eps):
+    if _mode.grad_enabled:
+        return _joint(0, grad, input, weight, running_mean, running_var, training, eps)
     axes = list(_axes(input.dim()))
     shape = _channel_shape(input.dim(), input.shape[1])
     gy = grad if weight is None else grad * weight.reshape(shape)
@@ -134,12 +139,21 @@ def native_batch_norm_input(grad, input, weight, running_mean, running_var, trai
 
 
 def native_batch_norm_weight(grad, input, weight, running_mean, running_var, training, eps):
+    if _mode.grad_enabled:
+        return _joint(1, grad, input, weight, running_mean, running_var, training, eps)
     centered, invstd = _batch_stats(input, running_mean, running_var, training, eps)
     return (grad * (centered * invstd)).sum(list(_axes(input.dim())))
 
 
 def native_batch_norm_bias(grad, input, weight, running_mean, running_var, training, eps):
+    if _mode.grad_enabled:
+        return _joint(2, grad, input, weight, running_mean, running_var, training, eps)
     return grad.sum(list(_axes(grad.dim())))
+
+
+def _joint(which, *args):
+    from .norm_backward import joint_batch_norm   # (it imports this module's FAMILY users)
+    return joint_batch_norm(which, *args)
 
 
 def _bn_samples(make, shapes):
@@ -189,6 +203,8 @@ def _group_xhat(input, N, group, eps):
 
 # input and weight, whichever needs a gradient, as PyTorch's one formula for the three
 def native_group_norm_input(grad, input, weight, N, C, group, eps):
+    if _mode.grad_enabled:   # PyTorch's nodes (see _GroupGraph)
+        return _GroupGraph(grad, input, N, C, group, eps).input(weight, input.shape)
     xhat, invstd = _group_xhat(input, N, group, eps)
     gy = grad if weight is None else grad * weight.reshape(_channel_shape(grad.dim(), C))
     gy = gy.reshape(N, group, -1)
@@ -196,12 +212,69 @@ def native_group_norm_input(grad, input, weight, N, C, group, eps):
     return (inner * invstd).reshape(input.shape)
 
 
+def _gn_rows(t, N, C, group):
+    """(N, C, *) as PyTorch's (N, G, C // G, HxW) view."""
+    hxw = t._data.size // (N * C) if N * C else 0
+    return t.view(N, group, C // group, hxw)
+
+
+class _GroupGraph:
+    """PyTorch's infinitely_differentiable_native_group_norm_backward, which it runs under
+    create_graph: its ops on the (N, G, D, HxW) views, so the gradients' nodes are PyTorch's.
+    PyTorch differentiates the forward's saved mean / rstd (its outputs); here they are
+    leafgrad expressions of the input, with the same derivatives."""
+
+    def __init__(self, grad, input, N, C, group, eps):
+        xs = input.reshape(N, group, -1)
+        mean = xs.mean(-1)
+        centered = xs - mean.unsqueeze(-1)
+        rstd = (centered * centered).mean(-1).add(eps).rsqrt()
+        self.mean, self.rstd = mean.view(N, group, 1, 1), rstd.view(N, group, 1, 1)
+        self.dy, self.x = _gn_rows(grad, N, C, group), _gn_rows(input, N, C, group)
+        self.n, self.d = self.x._data.shape[3] * (C // group), C // group
+        self.group, self.C = group, C
+
+    def sums(self):
+        """sum over HxW of dY * X and of dY, as (N, G, D, 1)."""
+        return (self.dy * self.x).sum(3).unsqueeze_(-1), self.dy.sum(3).unsqueeze_(-1)
+
+    def input(self, weight, shape):
+        from .pointwise_common import scale
+        ds, db = self.sums()
+        if weight is not None:
+            gamma = weight.view(1, self.group, self.d, 1)
+            ds, db = (ds * gamma).sum(2).unsqueeze_(-2), (db * gamma).sum(2).unsqueeze_(-2)
+            a = self.rstd * gamma
+        else:
+            ds, db = ds.sum(2).unsqueeze_(-2), db.sum(2).unsqueeze_(-2)
+            a = self.rstd
+        r, mean, s = self.rstd, self.mean, 1.0 / self.n if self.n else float("inf")
+        b = scale((db * mean - ds) * (r * r * r), s)
+        c = -b * mean - scale(db * r, s)
+        return (a * self.dy + b * self.x + c).view(shape)
+
+    def weight(self):
+        ds, db = self.sums()
+        return ((ds - db * self.mean) * self.rstd).sum(0).view(self.C)
+
+
 def native_group_norm_weight(grad, input, weight, N, C, group, eps):
+    if _mode.grad_enabled:   # PyTorch's nodes (see _GroupGraph)
+        return _GroupGraph(grad, input, N, C, group, eps).weight()
     xhat, _ = _group_xhat(input, N, group, eps)
     return (grad * xhat.reshape(input.shape)).sum(list(_axes(grad.dim())))
 
 
 def native_group_norm_bias(grad, input, weight, N, C, group, eps):
+    if weight is None:
+        # PyTorch cannot give a bias its gradient without a weight: its backward kernel
+        # reads the undefined weight's device, its create_graph formula views the sum as
+        # the weight's 0 elements
+        if _mode.grad_enabled:
+            raise RuntimeError(f"shape '[0]' is invalid for input of size {C}")
+        raise RuntimeError("tensor does not have a device")
+    if _mode.grad_enabled:   # PyTorch's: dY.view(N, G, D, HxW).sum(3).unsqueeze_(-1).sum(0).view(C)
+        return _gn_rows(grad, N, C, group).sum(3).unsqueeze_(-1).sum(0).view(C)
     return grad.sum(list(_axes(grad.dim())))
 
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
-from .reduction import _dims, _const, expand_grad
+from .reduction import _dims, _const, unsqueeze_grad
 from .. import dtypes as _dt
 from .._zerotensor import check_mutable
 
@@ -79,26 +79,28 @@ def vector_norm_self(grad, self, result, ord, dim, keepdim):
     axis = _dims(dim, len(shape))
     if ord == 0:
         return None          # PyTorch leaves the gradient undefined (not even zeros)
-    if ord == 1:
-        return expand_grad(grad, shape, dim, keepdim) * self.sign()
+    if ord == 1:   # PyTorch's self.sgn() * grad (the gradient unsqueezed, broadcast)
+        return self.sgn() * unsqueeze_grad(grad, len(shape), dim, keepdim)
     keep = [1 if axis is None or i in axis else s for i, s in enumerate(shape)]
     if ord in (math.inf, -math.inf):
         r = result._data.reshape(keep) if not keepdim and shape else result._data
         mask = np.abs(d) == r
-        # in self's dtype: NumPy's bool / int division gives float64
-        scale = np.asarray(mask / mask.sum(axis=axis, keepdims=True), dtype=d.dtype)
-        return expand_grad(grad, shape, dim, keepdim) * _const(scale) * self.sign()
+        # PyTorch's self.sgn() * ((grad / mask.sum(dim, True)) * mask)
+        count = _const(mask.sum(axis=axis, keepdims=True).astype(np.int64))
+        g = unsqueeze_grad(grad, len(shape), dim, keepdim)
+        return self.sgn() * ((g / count) * _const(mask))
     # PyTorch's norm_backward, op for op: where the norm is 0 the first derivative is 0 (masked),
     # and the second is NaN (0 / 0 inside the masked division), as in PyTorch
     norm = result
-    if not keepdim and shape:
-        grad, norm = grad.reshape(keep), result.reshape(keep)
+    if not keepdim and shape:   # PyTorch's unsqueeze_multiple (UnsqueezeBackward0 nodes)
+        grad = unsqueeze_grad(grad, len(shape), dim, keepdim)
+        norm = unsqueeze_grad(result, len(shape), dim, keepdim)
     if ord == 2:
         return grad * (self / norm).masked_fill(norm == 0, 0)
     if ord < 1:
-        scaled = self.sign() * self.abs().pow(ord - 1).masked_fill(self == 0, 0)
+        scaled = self.sgn() * self.abs().pow(ord - 1).masked_fill(self == 0, 0)
         return scaled * grad * norm.pow(1 - ord)
-    scaled = self.sign() * self.abs().pow(ord - 1) if ord < 2 else self * self.abs().pow(ord - 2)
+    scaled = self.sgn() * self.abs().pow(ord - 1) if ord < 2 else self * self.abs().pow(ord - 2)
     scale = grad / norm.pow(ord - 1)
     if type(scale._data) is not np.ndarray:   # a zero tensor: PyTorch's masked_fill_ refuses it
         check_mutable(scale)                 # (Note [Zero tensors] in _zerotensor.py)

@@ -23,6 +23,7 @@ from .registry import defop, export_function, bind_method, Sample
 from .cascade_sum import sum_like_torch
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .. import dtypes as _dt
+from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 
 FAMILY = "reduction"
@@ -66,15 +67,31 @@ def _count(shape, axis):
     return n
 
 
+def unsqueeze_grad(grad, ndim, dim, keepdim):
+    """A reduced gradient with the reduced dims back as size-1 dims (not expanded).
+
+    Under create_graph this is PyTorch's ``unsqueeze_multiple``, one ``unsqueeze`` per
+    reduced dim in increasing order (UnsqueezeBackward0 nodes); a reduction over every dim
+    leaves the 0-d gradient as it is (it broadcasts). Without create_graph one reshape."""
+    if keepdim or not ndim:
+        return grad
+    axis = _dims(dim, ndim)
+    if axis is None:
+        return grad
+    if _mode.grad_enabled:
+        for a in axis:
+            grad = grad.unsqueeze(a)
+        return grad
+    shape = list(grad._data.shape)
+    for a in axis:
+        shape.insert(a, 1)
+    return grad.reshape(shape)
+
+
 def expand_grad(grad, self_shape, dim, keepdim):
-    """Broadcast a reduced gradient back over the reduced dims (a view, no copy)."""
-    if not keepdim and len(self_shape):
-        axis = _dims(dim, len(self_shape))
-        shape = list(grad._data.shape)
-        for a in (range(len(self_shape)) if axis is None else axis):
-            shape.insert(a, 1)
-        grad = grad.reshape(shape)
-    return grad.expand(self_shape)
+    """Broadcast a reduced gradient back over the reduced dims (a view, no copy): PyTorch's
+    sum_backward (see unsqueeze_grad)."""
+    return unsqueeze_grad(grad, len(self_shape), dim, keepdim).expand(self_shape)
 
 
 def _const(array):
@@ -294,34 +311,23 @@ def prod_dim(self, dim, keepdim=False, *, dtype=None):
     return np.prod(self, axis=axis if self.ndim else None, keepdims=keepdim and self.ndim > 0)
 
 
-def _prod_others(x, axis):
-    """``prod_{m != i} x_m`` along ``axis`` (None: all), differentiable, safe with zeros.
-
-    Note [prod with zeros]
-    Without zeros this is ``prod(x) / x``. With zeros, the product over the non-zero entries
-    ``P`` (zeros replaced by one) is safe to divide, and the zeros other than ``i`` contribute
-    ``prod of those x``: 1 when there are none, ``x_k`` when there is exactly one (its value is
-    0 but its derivative is not), and 0 to first order when there are more. That is exact for
-    the first and second derivatives of ``prod``, like PyTorch's.
-    """
-    d = x._data
-    zero = d == 0
-    keep = axis is not None
-    if not zero.any():
-        p = x.prod(axis, keepdim=True) if keep else x.prod()
-        return p / x
-    zf = zero.astype(d.dtype)
-    # zeros -> constant 1 (no derivative there), x elsewhere
-    safe = x * _const(1 - zf) + _const(zf)
-    p = safe.prod(axis, keepdim=True) if keep else safe.prod()
-    nz = zero.sum(axis=axis, keepdims=True)               # zeros per slice
-    others_zero = nz - zero                               # zeros other than i
-    s = (x * _const(zf)).sum(axis, keepdim=True) if keep else (x * _const(zf)).sum()
-    one = _const((others_zero == 1).astype(d.dtype))
-    none = _const((others_zero == 0).astype(d.dtype))
-    # x_k for the single other zero k: the sum over zeros minus x_i when i is itself a zero
-    other_zero_value = s - x * _const(zf)
-    return p / safe * (none + one * other_zero_value)
+def _prod_safe_zeros(grad, x, axis):
+    """PyTorch's prod_safe_zeros_backward: ``grad * prod_{m != i} x_m`` along ``axis`` from
+    the exclusive cumulative products from each end (no division, so zeros are safe):
+    ``cumprod(cat(1, x[:-1]))`` times the same of the flipped input, flipped back. Its own
+    derivatives are cumprod's, cat's and flip's, as PyTorch's."""
+    n = x._data.shape[axis]
+    if x._data.size == 0:
+        return grad.expand_as(x)
+    if n == 1:
+        return grad
+    from .registry import FUNCTIONS
+    shape = list(x._data.shape)
+    shape[axis] = 1
+    ones = _wrap(np.ones(shape, x._data.dtype))
+    normal = FUNCTIONS["cat"]([ones, x.narrow(axis, 0, n - 1)], axis).cumprod(axis)
+    reverse = FUNCTIONS["cat"]([ones, x.narrow(axis, 1, n - 1).flip(axis)], axis)
+    return grad * (normal * reverse.cumprod(axis).flip(axis))
 
 
 # PyTorch's prod_backward: without zeros grad * (result / self), reading the saved result (so a
@@ -333,8 +339,7 @@ def prod_all_self(grad, self, result):
         return grad
     if not (d == 0).any():
         return grad * (result / self)
-    flat = self.reshape(-1)
-    return (grad.expand(flat.shape) * _prod_others(flat, 0)).view(d.shape)
+    return _prod_safe_zeros(grad, self.contiguous().view(-1), 0).view(d.shape)
 
 
 def prod_dim_self(grad, self, result, dim, keepdim):
@@ -342,11 +347,11 @@ def prod_dim_self(grad, self, result, dim, keepdim):
     if d.ndim == 0:
         return grad
     axis = _wrap_dim(dim, d.ndim)
+    if not keepdim:
+        grad = grad.unsqueeze(axis)
     if not (d == 0).any():
-        if not keepdim:
-            grad, result = grad.unsqueeze(axis), result.unsqueeze(axis)
-        return grad * (result / self)
-    return expand_grad(grad, d.shape, dim, keepdim) * _prod_others(self, axis)
+        return grad * ((result if keepdim else result.unsqueeze(axis)) / self)
+    return _prod_safe_zeros(grad, self, axis)
 
 
 def _prod_samples(make, shapes):
@@ -405,9 +410,10 @@ def logsumexp(self, dim, keepdim=False):
 
 
 def logsumexp_self(grad, self, result, dim, keepdim):
-    shape = self._data.shape
-    return expand_grad(grad, shape, dim, keepdim) * (
-        self - expand_grad(result, shape, dim, keepdim)).exp()
+    # PyTorch's logsumexp_backward: both unsqueezed, broadcast by the product (no expand)
+    n = self._data.ndim
+    return unsqueeze_grad(grad, n, dim, keepdim) * (
+        self - unsqueeze_grad(result, n, dim, keepdim)).exp()
 
 
 def _logsumexp_dtype(rec, args):

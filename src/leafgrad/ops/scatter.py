@@ -320,10 +320,16 @@ def index_add_self(grad):
 
 
 def index_add_source(grad, dim, index, source_shape, alpha):
-    g = grad.index_select(dim, index.reshape(-1)) if grad.ndim else grad
-    if len(source_shape) != g.ndim:
-        g = g.reshape(source_shape)
-    return g if alpha == 1 else g * alpha
+    # PyTorch's maybe_multiply(source_dim > 0 ? grad.index_select(dim, index).expand_as(source)
+    # : grad.index_select(dim, index.squeeze(0)), alpha): its nodes under create_graph
+    if len(source_shape):
+        g = grad.index_select(dim, index.reshape(-1)).expand(source_shape)
+    else:
+        g = grad.index_select(dim, index.reshape(()))
+    if alpha == 1:
+        return g
+    from .pointwise_common import scale
+    return scale(g, alpha)
 
 
 def _index_add_samples(make, shapes):
@@ -425,17 +431,36 @@ def masked_scatter_op(self, mask, source):
 
 
 def masked_scatter_self(grad, mask):
-    count = int(np.count_nonzero(np.broadcast_to(mask._data, grad._data.shape)))
-    return _masked_scatter.public(grad, mask, zeros_of((count,), grad._data.dtype))
+    # PyTorch's grad.masked_fill(mask, 0) (MaskedFillBackward0 under create_graph)
+    return grad.masked_fill(mask, 0)
+
+
+def masked_scatter_backward_op(grad_output, mask, sizes):
+    """PyTorch's masked_scatter_backward: the gradient's entries where ``mask`` is True, in
+    order, zero-padded to ``sizes``' element count, shaped as ``sizes`` (the source's)."""
+    m = np.broadcast_to(mask, grad_output.shape) if mask.shape != grad_output.shape else mask
+    picked = grad_output[m]
+    n = int(np.prod(sizes))
+    out = np.zeros(n, grad_output.dtype)
+    out[:min(n, picked.size)] = picked[:n]
+    return out.reshape(sizes)
+
+
+def masked_scatter_backward_grad_output(grad, grad_output, mask):
+    # its derivative scatters the incoming gradient back where mask is True
+    zeros = zeros_of(grad_output._data.shape, grad_output._data.dtype)
+    return _masked_scatter.public(zeros, mask, grad)
+
+
+_masked_scatter_backward = defop(
+    "masked_scatter_backward", masked_scatter_backward_op, inputs=("grad_output", "mask"),
+    derivatives={"grad_output": masked_scatter_backward_grad_output}, dtype="same",
+    methods=(), functions=(), family=FAMILY)
 
 
 def masked_scatter_source(grad, mask, source_shape):
-    picked = grad.masked_select(mask)
-    n = int(np.prod(source_shape))
-    if picked.numel() < n:
-        from .joins import _cat
-        picked = _cat.public([picked, zeros_of((n - picked.numel(),), grad._data.dtype)], 0)
-    return picked.reshape(source_shape)
+    # one recorded masked_scatter_backward (MaskedScatterBackwardBackward0 under create_graph)
+    return _masked_scatter_backward.public(grad, mask, tuple(source_shape))
 
 
 _masked_scatter = defop("masked_scatter", masked_scatter_op, inputs=("self", "mask", "source"),

@@ -53,10 +53,24 @@ def block_diag(tensors):
 
 
 def block_diag_tensors(grad, tensors_shapes):
+    # PyTorch's block_diag_backward: each block two slices of the gradient, squeezed at -1
+    # once for a 1-d tensor (its (1, n) block is then summed to (n,) like a broadcast), twice
+    # for a 0-d one (its nodes under create_graph)
     grads, r, c = [], 0, 0
     for shape in tensors_shapes:
+        if len(shape) == 1 and shape[0] == 0:
+            # PyTorch gives an empty vector zeros and moves on without counting its row: the
+            # blocks after it read the gradient from there (as PyTorch does)
+            grads.append(_wrap(np.zeros(shape, grad._data.dtype)))
+            continue
         h, w = _as_2d(shape)
-        grads.append(grad[r:r + h, c:c + w].reshape(shape))
+        g = grad.narrow(0, r, h).narrow(1, c, w)
+        for _ in range(2 - len(shape)):
+            g = g.squeeze(-1)
+        if tuple(g.shape) != tuple(shape):   # (a list input's gradients are not reduced
+            from ..autograd.graph import sum_to   # by the engine: sum as it would)
+            g = sum_to(g, tuple(shape))
+        grads.append(g)
         r, c = r + h, c + w
     return grads
 
@@ -102,9 +116,16 @@ def narrow_copy(self, dim, start, length):
 
 def narrow_copy_self(grad, self_shape, dim, start, length):
     d = _wrap_dim(dim, len(self_shape))
-    s = start + self_shape[d] if start < 0 else start
-    zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
-    return zeros.slice_scatter(grad, d, s, s + length)
+    # PyTorch's slice_backward(grad, sizes, dim, start, start + length, 1)
+    # (SliceBackwardBackward0 under create_graph) with start as given: a negative start
+    # slices [start, start + length) from the end, empty when that crosses 0 (its gradient
+    # is then zeros, as PyTorch's)
+    from .indexing import slice_backward
+    n = len(range(*slice(start, start + length).indices(self_shape[d])))
+    if n != length and length != 1:   # the gradient does not fit the slice written
+        raise RuntimeError(f"The size of tensor a ({n}) must match the size of tensor b "
+                           f"({length}) at non-singleton dimension {d}")
+    return slice_backward(grad, tuple(self_shape), d, start, start + length, 1)
 
 
 defop("narrow_copy", narrow_copy, derivatives={"self": narrow_copy_self}, dtype="same",
@@ -372,18 +393,17 @@ def renorm(self, p, dim, maxnorm):
 
 
 def renorm_self(grad, self, p, dim, maxnorm):
-    if p == np.inf:
-        raise NotImplementedError("leafgrad: the gradient of renorm with p=inf is not "
-                                  "implemented")
+    # PyTorch's renorm_backward: the slices' norms, the derivative of factor * x through
+    # vector_norm's own backward nb, where(norm > maxnorm, factor * (grad - nb / norm), grad)
+    from .norms import vector_norm, vector_norm_self
+    from .pointwise_common import scale
     axes = list(_renorm_dims(self._data.ndim, dim))
-    norm = self.abs().pow(p).sum(axes, keepdim=True).pow(1.0 / p)
-    over = _wrap(norm._data > maxnorm)
-    inv = (norm + 1e-7).reciprocal()
-    factor = (inv * maxnorm).where(over, 1.0)
-    # d factor / d x = -maxnorm / (norm + eps)^2 * |x|^(p-1) sign(x) / norm^(p-1) where over
-    dnorm = self.abs().pow(p - 1) * self.sign() / norm.pow(p - 1)
-    dfactor = (-(inv * inv) * maxnorm * (grad * self).sum(axes, keepdim=True)).where(over, 0.0)
-    return grad * factor + dfactor * dnorm
+    norm = vector_norm(self, p, axes, True)
+    nb = vector_norm_self((self * grad).sum(axes, keepdim=True), self, norm, p, axes, True)
+    from .registry import RECORDS
+    invnorm = RECORDS["add_scalar"].public(norm, 1e-7).reciprocal()   # (AddBackward1)
+    factor = scale(invnorm, maxnorm)
+    return (factor * (grad - invnorm * nb)).where(norm > maxnorm, grad)
 
 
 defop("renorm", renorm, derivatives={"self": renorm_self}, dtype="same", inplace="renorm_",

@@ -12,7 +12,8 @@ import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
-from .reduction import FAMILY, _dims, _count, _const, expand_grad
+from ..grad_mode import state as _mode
+from .reduction import FAMILY, _dims, _count, _const, unsqueeze_grad
 from .cascade_sum import sum_like_torch
 
 __all__: list = []
@@ -101,16 +102,21 @@ def _var_grad(grad, self, shape, axis, dim, dof, keepdim):
     scale = 2.0 / dof if dof else float("inf")     # dof 0: NaN gradients, as PyTorch
     # PyTorch's order: (2 / dof) * grad first (MulBackward1 when grad has history)
     from .registry import RECORDS
-    return RECORDS["mul_scalar"].public(expand_grad(grad, shape, dim, keepdim), scale) * centered
+    # (PyTorch's var_backward unsqueezes the reduced dims of an input of 2+ dims, no expand:
+    # the product broadcasts)
+    g = unsqueeze_grad(grad, len(shape) if len(shape) > 1 else 0, dim, keepdim)
+    return RECORDS["mul_scalar"].public(g, scale) * centered
 
 
 def std_self(grad, self, result, dim, correction, keepdim):
     # d std = d var / (2 std); where std is 0 the gradient is 0, as PyTorch's
     # (grad / (2 std)).masked_fill_(std == 0, 0): 0 even for an infinite or NaN grad
-    g = grad / (result * 2)
+    from .registry import RECORDS
+    g = grad / RECORDS["mul_scalar"].public(result, 2)   # (MulBackward1 under create_graph)
     zero = result._data == 0
-    if zero.any() or type(g._data) is not np.ndarray:
-        # (a zero tensor's quotient is one: PyTorch's masked_fill_ refuses it, _zerotensor.py)
+    if zero.any() or _mode.grad_enabled or type(g._data) is not np.ndarray:
+        # under create_graph PyTorch's node is recorded; a zero tensor's quotient is one:
+        # PyTorch's masked_fill_ refuses it (_zerotensor.py)
         g = g.masked_fill_(_const(zero), 0)
     return var_self(g, self, dim, correction, keepdim)   # PyTorch's var_backward, as var's
 
