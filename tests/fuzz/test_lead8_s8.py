@@ -341,3 +341,36 @@ def test_bce_target_range(inp, tgt, dtype):
         y.backward()
         return y, x.grad
     same_on_both(run)
+
+
+# -- CopySlices takes over the in-place op's first edge, so the view's old history dies with
+# its next in-place change: the version error then names the op (Exp), and AsStrided only
+# while something else holds the view's node (fuzz seed 80, fz8's probe) ----------------------
+@pytest.mark.parametrize("case", range(8))
+def test_inplace_on_view_error_names(case):
+    def run(L):
+        m = L.tensor([[0.1, 0.2], [0.3, 0.4]], requires_grad=True) * 1
+        t = m.t() if case < 6 else m[0]
+        t.exp_()
+        keep = None
+        if case in (0, 6):
+            t.exp_()
+        elif case == 1:
+            t.mul_(2)
+        elif case == 2:
+            m.mul_(2)
+        elif case == 3:
+            t.add_(1)
+        elif case == 4:
+            keep = t * 1   # holds the view's node: PyTorch names AsStrided
+            t.mul_(2)
+        elif case == 5:
+            t.sigmoid_()
+        else:
+            m.add_(1)
+        try:
+            t.sum().backward()
+            return "ok", keep is None
+        except RuntimeError as e:
+            return str(e)
+    same_on_both(run)

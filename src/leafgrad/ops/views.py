@@ -355,6 +355,9 @@ def views_follow_base(base: Tensor) -> None:
             t._requires_grad = False
 
 
+_VIEW_SLOT = object()   # an op node's first edge once CopySlices took it over (rebase_node)
+
+
 def rebase(view: Tensor, result: Tensor) -> None:
     """Make ``view``'s base carry the in-place op recorded on ``result`` (a CopySlices)."""
     rebase_node(view, result._grad_fn)
@@ -373,6 +376,12 @@ def rebase_node(view: Tensor, op_node: Node) -> None:
     else:
         first = (None, 0)
     node._edges = (first,) + tuple(op_node._edges[1:])
+    # PyTorch's CopySlices takes the op's edges but the first: the op's node no longer holds
+    # the view's old history, which then dies with the view's next in-place change (a version
+    # error names the op, not an AsStrided nobody holds: fuzz seed 80). The first gradient
+    # is still computed (a placeholder, not None, keeps its formula running)
+    if op_node._edges and op_node._edges[0][0] is not None:
+        op_node._edges = ((_VIEW_SLOT, 0),) + tuple(op_node._edges[1:])
     # a stride-0 dim of size > 1: PyTorch's backward refuses it (_check_slice_copy)
     # (an empty view overlaps nothing: NumPy may give its dims stride 0; fuzz seed 51)
     overlapping = 0 not in size and any(st == 0 and n > 1 for n, st in zip(size, stride))
