@@ -48,7 +48,7 @@ def _compare(fn_t, fn_l, *arrays, second=True, atol=1e-8):
     ggl = leafgrad.autograd.grad(sum((g * leafgrad.tensor(v)).sum() for g, v in zip(gl, vs)),
                                  ll)
     for a, b in zip(ggl, ggt):
-        np.testing.assert_allclose(a.numpy(), b.numpy(force=True), atol=1e-6)
+        np.testing.assert_allclose(a.numpy(force=True), b.numpy(force=True), atol=1e-6)
 
 
 def _sym(shape):

@@ -24,27 +24,8 @@ SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
 inf = math.inf
 
 
-def _plain(value):
-    """A JSON-able observation: tensors as (dtype, shape, values with NaN as a string)."""
-    if isinstance(value, (leafgrad.Tensor, torch.Tensor)):
-        arr = np.asarray(value.detach().numpy(), dtype=np.float64)
-        vals = [("nan" if math.isnan(v) else round(v, 5)) for v in arr.reshape(-1).tolist()]
-        return [str(value.dtype).split(".")[-1], list(value.shape), vals]
-    if isinstance(value, BaseException):
-        return ["error", type(value).__name__, str(value)]
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _observe(lib, exprs):
-    out = []
-    for expr in exprs:
-        try:
-            out.append(_plain(eval(expr, {"torch": lib, "inf": inf})))
-        except Exception as exc:  # noqa: BLE001 - the error is the observation
-            out.append(_plain(exc))
-    return out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # (the child imports it too)
+from hang_probe import _observe, _plain  # noqa: E402,F401
 
 
 _CHILD = """
@@ -52,7 +33,7 @@ import json, sys
 sys.path.insert(0, {src!r})
 sys.path.insert(0, {here!r})
 import leafgrad
-from test_fz8_s8 import _observe
+from hang_probe import _observe
 print(json.dumps(_observe(leafgrad, json.loads(sys.argv[1]))))
 """
 
