@@ -22,11 +22,11 @@ import weakref
 
 import numpy as np
 
-from .. import dtypes as _dt
 from .. import errors
 from .._zerotensor import FORMULA_RULES, formula_calls
 from ..grad_mode import state as _mode
 from ..tensor import DETACHED_INPLACE, Tensor, _wrap, where_changed
+from .reduce_grad import _conform, sum_to  # noqa: F401 (sum_to: imported from here by ops)
 
 __all__ = ["Node", "AccumulateGrad", "SavedOutput", "make_node_class", "RemovableHandle",
            "anomaly", "version_hint", "next_seq", "MAX_SEQ", "saved_tensors_hooks",
@@ -432,74 +432,6 @@ class OpNode(Node):
         return out
 
 
-def _conform(g, meta, node=None, index=0):
-    """Reduce a broadcast gradient to the input's shape and cast it to the input's dtype.
-    A gradient that is no broadcast of the input's shape is PyTorch's engine error (scatter's
-    src gradient when src is larger than index)."""
-    if meta is None:
-        return g
-    shape, np_dtype = meta
-    gshape = g._data.shape
-    if gshape != shape:
-        lead = len(gshape) - len(shape)   # (only leading dims added: a bias, without any())
-        if lead < 0 or (gshape[lead:] != shape and any(
-                s != t and s != 1 for s, t in zip(reversed(shape), reversed(gshape)))):
-            calls = getattr(node, "_calls", None)
-            if calls is not None:   # counted among next_functions (differentiable inputs)
-                index = sum(1 for c in calls[:index] if c is not None)
-            raise RuntimeError(
-                f"Function {node.name() if node is not None else 'backward'} returned an "
-                f"invalid gradient at index {index} - got {errors.shape_str(gshape)} but "
-                f"expected shape compatible with {errors.shape_str(shape)}")
-        g = sum_to(g, shape)
-    if g._data.dtype != np_dtype:
-        g = g.to(_dt.from_numpy_dtype(np_dtype))
-    return g
-
-
-def sum_to(g, shape):
-    """Sum ``g`` down to ``shape`` (the inverse of broadcasting), with recorded ops."""
-    gshape = g._data.shape
-    lead = len(gshape) - len(shape)
-    if lead > 0 and gshape[lead:] == shape:   # only leading dims to sum (a bias)
-        dims = tuple(range(lead))
-        if not _mode.grad_enabled and g._data.dtype.kind == "f":
-            global _sum_like_torch
-            if _sum_like_torch is None:
-                from ..ops.cascade_sum import sum_like_torch as _sum_like_torch
-            d = g._data
-            out = _sum_like_torch(d, dims, False)
-            return _wrap(np.sum(d, axis=dims) if out is None else out)
-    else:
-        dims = tuple(range(lead)) + tuple(
-            lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
-    if not _mode.grad_enabled and g._data.dtype.kind == "f":
-        # Without create_graph nothing is recorded: what the sum record's NumPy forward
-        # (sum_dim) runs for these dims, already sorted and in range (PyTorch's summation
-        # order, else NumPy's sum), and a reshape, without two trips through the dispatcher
-        # (the bias gradient of every nn.Linear comes this way). Imported here: ops is a
-        # layer above.
-        if _sum_like_torch is None:
-            from ..ops.cascade_sum import sum_like_torch as _sum_like_torch
-        d = g._data
-        if dims:
-            out = _sum_like_torch(d, dims, True)
-            d = np.sum(d, axis=dims, keepdims=True) if out is None else out
-        elif not shape and type(d) is not np.ndarray:
-            d = np.array(d)   # PyTorch sums to (): a zero tensor's sum is an ordinary tensor
-        if lead or d.shape != shape:
-            d = d.reshape(shape)
-        return _wrap(d)
-    if not shape:   # PyTorch sums down to a 0-d shape in one full sum (SumBackward0), always
-        return g.sum()
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    if lead or g._data.shape != shape:
-        g = g.reshape(shape)
-    return g
-
-
-_sum_like_torch = None
 
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "
