@@ -99,3 +99,16 @@ def test_kron_gradient_of_strided_inputs():
         r = L.kron(a.mT, b.mT)
         return r, r.stride(), r.grad_fn.name(), L.autograd.grad((r * r).sum(), [a, b])
     same_on_both(run)
+
+
+# -- i0 of float32, half, integer and bool inputs is PyTorch's float kernel: the Cephes series
+# in float32 times exp(|x|) in float32: i0(0) is 0.99999994 (so floor gives 0), and it
+# overflows to inf from |x| ~ 88.7 on ------------------------------------------------------------
+@pytest.mark.parametrize("dt", ["bool", "uint8", "int8", "int16", "int64", "float16", "float32"])
+@pytest.mark.parametrize("fn", ["i0", "special.i0", "Tensor.i0"])
+def test_i0_float_kernel(dt, fn):
+    def run(L):
+        x = L.tensor([0, 1, 3, 88, 89, 100, -128, 700]).to(getattr(L, dt))
+        r = x.i0() if fn == "Tensor.i0" else (L.special.i0(x) if "." in fn else L.i0(x))
+        return r.dtype, r.floor(), r.isinf(), r < 1, r.ceil()
+    same_on_both(run)
