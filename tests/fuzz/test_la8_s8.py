@@ -112,3 +112,15 @@ def test_i0_float_kernel(dt, fn):
         r = x.i0() if fn == "Tensor.i0" else (L.special.i0(x) if "." in fn else L.i0(x))
         return r.dtype, r.floor(), r.isinf(), r < 1, r.ceil()
     same_on_both(run)
+
+
+# -- binary_cross_entropy checks its target's range after its input's (a NaN fails too) (fuzz
+# seed 102) --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("x", [0.5, float("nan"), 1.5])
+@pytest.mark.parametrize("t", [0.25, float("nan"), 1.5, -0.1])
+@pytest.mark.parametrize("dt", ["float32", "float64", "float16"])
+def test_bce_target_range(x, t, dt):
+    def run(L):
+        inp = L.tensor([x, 0.5], dtype=getattr(L, dt))
+        return L.nn.functional.binary_cross_entropy(inp, L.tensor([t, 0.5], dtype=inp.dtype))
+    same_on_both(run)

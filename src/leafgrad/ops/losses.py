@@ -306,6 +306,8 @@ def binary_cross_entropy(self, target, weight=None, reduction=1):
     # written so that a NaN fails the test too
     if self.size and not (np.min(self) >= 0 and np.max(self) <= 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if target.size and not (np.min(target) >= 0 and np.max(target) <= 1):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     if self.dtype == _F16:
         work = self.astype(np.float32)   # PyTorch's CPU kernel computes half in float
         loss = _bce_loss(work, target.astype(np.float32))
