@@ -329,6 +329,9 @@ def check_lstsq_lapack(a: np.ndarray, b: np.ndarray, driver) -> None:
     if not a.size:
         return
     gels = driver == "gels"
+    if driver == "gelsd" and not b.shape[-1] and b.size == 0 and np.prod(b.shape[:-2]):
+        # MKL's gelsd refuses a B without columns (its dlalsd's argument 4), for each matrix
+        _raise_lstsq_info(-4, a.shape[:-2])
     bad = (~np.isfinite(a)) if driver == "gelsd" else np.isnan(a)
     if not gels and not (bad.any() or np.isnan(b).any()):
         return   # the common case: one pass over each input
@@ -355,14 +358,21 @@ def check_lstsq_lapack(a: np.ndarray, b: np.ndarray, driver) -> None:
     i = int(bad[0])
     where = f"(Batch element {i}): " if info.size > 1 else ""
     if info[i] < 0:
-        raise RuntimeError(
-            f'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
-            f'BatchLinearAlgebra.cpp":1613, please report a bug to PyTorch. torch.linalg.lstsq: '
-            f'{where}Argument {-int(info[i])} has illegal value. Most certainly there is a bug in '
-            f'the implementation calling the backend library.')
+        _raise_lstsq_info(int(info[i]), a_batch, i)
     raise _LinAlgError(f"torch.linalg.lstsq: {where}The least squares solution could not be "
                        f"computed because the input matrix does not have full rank (error "
                        f"code: {int(info[i])}).")
+
+
+def _raise_lstsq_info(info: int, a_batch, i: int = 0):
+    """PyTorch's failed assert for an illegal-argument ``info`` of its lstsq LAPACK call (the
+    batch element named when A has more than one matrix)."""
+    where = f"(Batch element {i}): " if int(np.prod(a_batch, dtype=np.int64)) > 1 else ""
+    raise RuntimeError(
+        f'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+        f'BatchLinearAlgebra.cpp":1613, please report a bug to PyTorch. torch.linalg.lstsq: '
+        f'{where}Argument {-info} has illegal value. Most certainly there is a bug in '
+        f'the implementation calling the backend library.')
 
 
 def trsm(T: np.ndarray, B: np.ndarray, upper: bool, unit: bool = False,

@@ -171,16 +171,34 @@ def _eye_rect(shape, dtype):
     return np.eye(shape[0], shape[1], dtype=dtype)
 
 
+def lstsq_batch(A_shape, b_shape):
+    """PyTorch's broadcast batch of ``linalg.lstsq``: A's batch against B's shape less its
+    last dim when B has one dim fewer (a vector B, or a matrix B whose leading dims then
+    broadcast against A's batch *and* its own row count), else less its last two."""
+    b_batch = tuple(b_shape[:-1]) if len(A_shape) - len(b_shape) == 1 else tuple(b_shape[:-2])
+    return tuple(np.broadcast_shapes(tuple(A_shape[:-2]), b_batch))
+
+
 def linalg_lstsq(self, b, rcond=None, driver=None):
     """``[solution, residuals]``: ``pinv(self) @ b`` (b a matrix: ``..., m, k``) and, for
     the drivers that report them, the squared residual norms of each column. A vector b
-    (self's shape less its last dim) gives a vector solution, in this same node like PyTorch."""
+    (self's shape less its last dim) gives a vector solution, in this same node like PyTorch.
+    Both are first broadcast to PyTorch's batch (``lstsq_batch``), which the public function
+    has checked."""
     vector = _is_vector(self, b)
     if vector:
         b = b[..., None]
-    if driver == "gels" and self.size:
+    m, n = self.shape[-2:]
+    k = b.shape[-1]
+    batch = lstsq_batch(self.shape, b.shape[:-1] if vector else b.shape)
+    own = self
+    self = np.broadcast_to(self, batch + (m, n))
+    b = np.broadcast_to(b, batch + (m, k))
+    if not self.size or not b.size:
+        X = np.zeros(batch + (n, k), self.dtype)   # LAPACK's quick return: B's buffer zeroed
+    elif driver == "gels":
         X = _gels_solve(self, b)   # full rank (checked): no cutoff of small singular values
-    elif driver in (None, "gelsy") and self.size:
+    elif driver in (None, "gelsy"):
         X = _gelsy(self, b, rcond)[0]
     else:
         X = linalg_pinv(self, None, rcond) @ b
@@ -189,20 +207,31 @@ def linalg_lstsq(self, b, rcond=None, driver=None):
         # no rank test: gels zeroes B (so the residual too) for an all-zero matrix
         r = self @ X - b
         resid = np.where(self.any(axis=(-2, -1))[..., None], (r * r).sum(-2), 0)
-    elif _wants_residuals(self.shape, driver):
-        S = np_svd(self, compute_uv=False)
-        if (S[..., -1] > np.finfo(self.dtype).eps * max(self.shape[-2:]) * S[..., 0]).all():
+    elif _wants_residuals(self.shape, driver) and (self.size or not own.size):
+        # (an empty broadcast batch of a non-empty A: PyTorch tests its never-written ranks)
+        # only when every matrix has full rank n (an empty batch: vacuously)
+        S = np_svd(own, compute_uv=False)
+        if not n or (S[..., -1] > np.finfo(self.dtype).eps * max(m, n) * S[..., 0]).all():
             r = self @ X - b
             resid = (r * r).sum(-2)
-    X = _lstsq_layout(X, self.shape[-2])
+    X = _lstsq_layout(X, m)
     return [X[..., 0] if vector else X, resid]
 
 
 def _lstsq_layout(X, m):
     """LAPACK's gels* solve over B: the solution is the first ``n`` rows of a column-major
-    ``max(m, n) x k`` buffer (what PyTorch's strides show)."""
-    n = X.shape[-2]
-    buf = np.zeros(X.shape[:-2] + (X.shape[-1], max(m, n)), X.dtype)
+    ``max(m, n) x k`` buffer, its batch row-major around it (what PyTorch's strides show,
+    an empty buffer's too: its sizes counted as at least 1)."""
+    n, k = X.shape[-2:]
+    rows = max(m, n)
+    if not X.size:
+        strides, step = [1, rows], rows * max(k, 1)
+        for size in reversed(X.shape[:-2]):
+            strides.insert(0, step)
+            step *= max(size, 1)
+        return np.lib.stride_tricks.as_strided(np.zeros(1, X.dtype), X.shape,
+                                               tuple(s * X.itemsize for s in strides))
+    buf = np.zeros(X.shape[:-2] + (k, rows), X.dtype)
     buf[..., :n] = np.swapaxes(X, -1, -2)
     return np.swapaxes(buf, -1, -2)[..., :n, :]
 
@@ -297,17 +326,34 @@ def lstsq(A, B, rcond=None, *, driver=None):
         error = broadcast_error([A.shape[:-2], b_batch])
         if error is not None:
             raise error
-    check_lstsq_lapack(A._data, B._data[..., None] if vector else B._data, driver)
+    # PyTorch copies B (a vector given its column) into the first m rows of its solution
+    # buffer, of the broadcast batch: a copy that can fail when B's own leading dims (its
+    # batch, counted from its row dim) do not fit that batch
+    m, k = A.shape[-2], 1 if vector else B.shape[-1]
+    B2 = B._data[..., None] if vector else B._data
+    rows = lstsq_batch(A.shape, B.shape) + (m, k)
+    if B2.shape != rows:
+        error = broadcast_error([rows, B2.shape])
+        if error is not None:
+            raise error
+        full = np.broadcast_shapes(rows, B2.shape)
+        if full != rows:
+            raise RuntimeError(f"output with shape {list(rows)} doesn't match the broadcast "
+                               f"shape {list(full)}")
+    check_lstsq_lapack(A._data, np.broadcast_to(B2, rows), driver)
     X, resid = _lstsq.public(A, B, rcond, driver)
     if driver in (None, "gelsy"):   # (A's own batch: PyTorch keeps one rank per matrix of A)
+        # gelsy's quick return (no column of B, or an empty A) leaves the rank 0
         rank = _wrap(_gelsy(A._data, np.zeros(A.shape[:-1] + (1,), A._data.dtype),
-                            rcond)[1] if A.numel() else np.zeros(A.shape[:-2], np.int64))
+                            rcond)[1] if A.numel() and k else np.zeros(A.shape[:-2], np.int64))
     elif driver in ("gelsd", "gelss"):
         rank = matrix_rank(A)
     else:
         rank = _wrap(np.zeros((0,), np.int64))
     sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else \
         _wrap(np.zeros((0,), A._data.dtype))
+    if driver in ("gelsd", "gelss") and not np.prod(rows[:-2]) and A.numel():
+        sv = _wrap(np.zeros(sv.shape, A._data.dtype))   # no matrix solved: the zeroed buffer
     return lstsq_type((X, resid, rank, sv))
 
 

@@ -18,6 +18,9 @@ from .linalg import _check_dot, _cname, _tname, _no_bool
 from .matmul_extra import _size, _tensors   # (matmul_extra imports this module last)
 from ..errors import broadcast_error
 from ..tensor import Tensor
+from .iter_layout import (VIEW_ERROR, as_view, contiguous, elem_strides,
+                          elementwise_strides,
+                          strided_empty, view_strides)
 
 FAMILY = "linalg"
 
@@ -64,13 +67,33 @@ def kron(input, other):
     ``_unsafe_view`` (the data, not the version counter, is shared: the product's saved
     operands are not the inputs, so changing an input in place is not caught, as there),
     multiplied, and the product reshaped back (``UnsafeViewBackward0`` over ``MulBackward0``
-    over two ``UnsafeViewBackward0``)."""
+    over two ``UnsafeViewBackward0``). That last ``_unsafe_view`` is a *view*: the product
+    has TensorIterator's layout, taken from strided inputs (a transposed or sliced one), so
+    it can fail with the view's error, or give a non-contiguous result, as in PyTorch."""
     _tensors("kron", (("input", input), ("other", other)))
     a_shape, b_shape = _kron_shapes(input._data.shape, other._data.shape)
     unsafe_view = RECORDS["_unsafe_view"].public
-    a = unsafe_view(input, tuple(x for s in a_shape for x in (s, 1)))
-    b = unsafe_view(other, tuple(x for s in b_shape for x in (1, s)))
-    return unsafe_view(a * b, tuple(s * t for s, t in zip(a_shape, b_shape)))
+    a_view = tuple(x for s in a_shape for x in (s, 1))
+    b_view = tuple(x for s in b_shape for x in (1, s))
+    shape = tuple(s * t for s, t in zip(a_shape, b_shape))
+    prod = unsafe_view(input, a_view) * unsafe_view(other, b_view)
+    a_own, b_own = elem_strides(input._data), elem_strides(other._data)
+    if a_own == contiguous(input._data.shape) and b_own == contiguous(other._data.shape):
+        return unsafe_view(prod, shape)   # row-major throughout: NumPy's layout is PyTorch's
+    a_strides = view_strides(input._data.shape, a_own, a_view)
+    b_strides = view_strides(other._data.shape, b_own, b_view)
+    mul_shape = prod._data.shape
+    if a_view != b_view:   # (equal: every size is 1, TensorIterator's fast setup)
+        relaid = strided_empty(mul_shape, elementwise_strides(
+            mul_shape, [(a_view, a_strides), (b_view, b_strides)]), prod._data.dtype)
+        relaid[...] = prod._data
+        prod._data = relaid   # (a fresh intermediate: nothing else sees its memory)
+    strides = view_strides(mul_shape, elem_strides(prod._data), shape)
+    if strides is None:
+        raise RuntimeError(VIEW_ERROR)
+    out = unsafe_view(prod, shape)
+    out._data = as_view(prod._data, shape, strides)
+    return out
 
 
 # -- inner, tensordot, chain_matmul / multi_dot --------------------------------------------------

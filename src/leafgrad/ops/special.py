@@ -219,10 +219,52 @@ def i1_array(x: np.ndarray) -> np.ndarray:
     return np.sign(x) * np.where(a < 30.0, total, far)
 
 
+def _cephes_i0_tables():
+    """Cephes' Chebyshev coefficients of exp(-x) I0(x) on [0, 8] and of exp(-x) sqrt(x) I0(x)
+    on (8, inf), as NumPy's ``i0`` holds them, rounded to float32 (PyTorch's float kernel
+    evaluates the same series in float)."""
+    try:
+        from numpy.lib import _function_base_impl as impl
+    except ImportError:   # NumPy < 2
+        from numpy.lib import function_base as impl
+    return np.asarray(impl._i0A, np.float32), np.asarray(impl._i0B, np.float32)
+
+
+_I0_TABLES = []
+
+
+def _chbevl(y, coeffs):
+    """The Chebyshev series sum at ``y`` (Clenshaw's recurrence), in ``y``'s dtype."""
+    b0, b1, b2 = np.full_like(y, coeffs[0]), np.zeros_like(y), np.zeros_like(y)
+    for c in coeffs[1:]:
+        b2, b1 = b1, b0
+        b0 = y * b1 - b2 + c
+    return (b0 - b2) * y.dtype.type(0.5)
+
+
+def _i0_float32(x: np.ndarray) -> np.ndarray:
+    """I0 as PyTorch's float kernel computes it: the Cephes series in float32, times
+    ``exp(|x|)`` in float32 (so it overflows to inf from |x| ~ 88.7 on, and i0(0) is
+    0.99999994)."""
+    if not _I0_TABLES:
+        _I0_TABLES.extend(_cephes_i0_tables())
+    A, B = _I0_TABLES
+    a = np.abs(x.astype(np.float32))
+    f32 = np.float32
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        near = np.exp(a) * _chbevl(a / f32(2) - f32(2), A)
+        far = np.exp(a) * _chbevl(f32(32) / a - f32(2), B) / np.sqrt(a)
+    return np.where(a <= f32(8), near, far)
+
+
 def i0(self):
-    """The modified Bessel function of the first kind, order 0."""
-    out = np.i0(_float64(self))
-    return out.astype(self.dtype if self.dtype.kind == "f" else np.float64, copy=False)
+    """The modified Bessel function of the first kind, order 0: float64 as NumPy's (the same
+    Cephes series PyTorch's double kernel uses), every other dtype (integers and bools go to
+    float32, half computes in float) in float32 as PyTorch's float kernel."""
+    if self.dtype == np.float64:
+        return np.i0(self)
+    out = _i0_float32(self)
+    return out.astype(np.float16, copy=False) if self.dtype == np.float16 else out
 
 
 def i0_self(grad, self):
