@@ -57,6 +57,9 @@ _finder = TorchAlias()
 _TORCH_MODULE = {"Tensor": "torch", "Size": "torch", "device": "torch", "dtype": "torch",
                  "Generator": "torch._C"}
 _MODULE_MAP = {"leafgrad.grad_mode": "torch.autograd.grad_mode"}
+# modules whose classes PyTorch defines at its top level (torch.Tensor, torch.Size, ...)
+_TOP_LEVEL = ("leafgrad.tensor", "leafgrad._size", "leafgrad._device", "leafgrad.dtypes",
+              "leafgrad.random")
 
 
 def _torch_name(module_name: str) -> str:
@@ -69,8 +72,7 @@ def _rename_classes(module) -> None:
     for attr, value in list(vars(module).items()):
         if isinstance(value, type) and value.__module__ == name:
             value.__module__ = (_TORCH_MODULE.get(attr, _torch_name(name))
-                                if name in ("leafgrad.tensor", "leafgrad._device",
-                                            "leafgrad.dtypes", "leafgrad.random") else _torch_name(name))
+                                if name in _TOP_LEVEL else _torch_name(name))
     graph = sys.modules.get("leafgrad.autograd.graph")
     if graph is not None:   # op records made while this module loaded made node classes
         graph.node_class_module = "builtins"   # and those made later (on first use)

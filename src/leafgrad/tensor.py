@@ -22,36 +22,13 @@ from . import dtypes as _dt
 from . import errors
 from ._device import CPU, check_device, device   # noqa: F401 - re-exported
 from ._versions import bump_version, user_location, where_changed   # noqa: F401 - re-exported
+from ._size import Size   # noqa: F401 - re-exported (torch.Size)
 from .grad_mode import inference_depth as _inference_depth, state as _mode
 
 __all__ = ["Tensor", "Size", "is_tensor"]
 
 _new = object.__new__
 _Device = device   # the name other modules import
-
-
-class Size(tuple):
-    """``torch.Size``: a tuple that prints as ``torch.Size([2, 3])``."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "torch.Size([" + ", ".join(str(s) for s in self) + "])"
-
-    __str__ = __repr__
-
-    def numel(self) -> int:
-        n = 1
-        for s in self:
-            n *= s
-        return n
-
-    def __getitem__(self, item):
-        out = tuple.__getitem__(self, item)
-        return Size(out) if isinstance(item, slice) else out
-
-    def __add__(self, other):
-        return Size(tuple.__add__(self, tuple(other)))
 
 
 # Set once a tensor with a history is detached in place: from then on a node checks that the
