@@ -49,7 +49,10 @@ def _sum_sq_dev(x, axis, keepdim, welford=False):
         mean = float((np.sum(x) if total is None else total) / x.dtype.type(n))
         d = x.astype(np.float64).ravel(order="K") - mean
         out = np.cumsum(d * d)[-1]
-        return np.full((1,) * x.ndim if keepdim else (), out)
+        axes = range(x.ndim) if axis is None else axis
+        shape = tuple(1 if d in axes else n for d, n in enumerate(x.shape)
+                      if keepdim or d not in axes)
+        return np.full(shape, out)
     if n > 1:
         # Welford's running mean: a constant slice has a variance of exactly 0. Shifting by
         # the slice's first element gives that too (two-pass rounding otherwise)
