@@ -392,3 +392,18 @@ def test_variance_one_element_result_shape(shape, dim, keepdim, name):
         r = f(x) if dim is None else f(x, dim, keepdim=keepdim)
         return tuple(r.shape), r.dtype, str(r.tolist())   # (text: NaN == NaN there)
     same_on_both(run)
+
+
+# -- cumsum/cumprod accumulate float32 in double and float16 in float, as PyTorch's CPU scans,
+# rounding each running value back (bit-equal; fuzz seed 79) ------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "int32", "bool"])
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_scans_accumulate_like_torch(dtype, name, dim):
+    def run(L):
+        x = (L.arange(120, dtype=L.float64).reshape(3, 40) * 0.731).sin() * 10
+        x = x > 0 if dtype == "bool" else x.to(getattr(L, dtype))
+        r = getattr(x, name)(dim)
+        f = x[:, :20].flip(1).cumsum(1)
+        return r.dtype, r.numpy().tobytes().hex(), f.numpy().tobytes().hex()
+    same_on_both(run)
