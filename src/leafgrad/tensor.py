@@ -256,8 +256,11 @@ class Tensor:
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         if self._grad_fn is not None:
             DETACHED_INPLACE[0] = True   # saved tensors are checked from now on (graph.py)
+        was = self._requires_grad
         self._grad_fn = None
         self._requires_grad = False
+        if was:
+            self._views_follow()   # views made under no_grad stop requiring grad with it
         return self
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -408,3 +408,40 @@ def test_scans_accumulate_like_torch(dtype, name, dim):
         f = x[:, :20].flip(1).cumsum(1)
         return r.dtype, r.numpy().tobytes().hex(), f.numpy().tobytes().hex()
     same_on_both(run)
+
+
+# -- a leaf that stopped requiring grad after the graph was built (detach_, requires_grad_
+# (False)) gets no .grad, though its hooks run (PyTorch's AccumulateGrad checks the flag); views
+# made under no_grad follow the base's detach_ (fuzz seed 79) ------------------------------------
+@pytest.mark.parametrize("how", ["detach_", "requires_grad_"])
+@pytest.mark.parametrize("nonleaf", [False, True])
+@pytest.mark.parametrize("no_grad_view", [False, True])
+def test_leaf_that_stopped_requiring_grad(how, nonleaf, no_grad_view):
+    def run(L):
+        x = L.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        calls = []
+        x.register_hook(lambda g: calls.append(g.sum().item()))
+        b = x * 1 if nonleaf else x
+        if no_grad_view:
+            with L.no_grad():
+                v = b[1:]
+        else:
+            v = b[1:]
+        y = (b * 2).sum()
+        try:
+            getattr(b, how)(False) if how == "requires_grad_" else b.detach_()
+        except RuntimeError as e:
+            return str(e)
+        out = [v.requires_grad, v.is_leaf]
+        try:
+            y.backward()
+            out.append(x.grad)
+        except RuntimeError as e:
+            out.append(str(e))
+        try:
+            (v * 2).sum().backward()
+            out.append(x.grad)
+        except RuntimeError as e:
+            out.append(str(e)[:60])
+        return out, calls
+    same_on_both(run)

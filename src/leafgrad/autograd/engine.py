@@ -530,6 +530,8 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
     if not hooks_done and leaf._hooks:
         g = _run_tensor_hooks(leaf, g)
         shared = True
+    if not leaf._requires_grad:
+        return   # no longer requires grad (detach_, requires_grad_(False)): its hooks ran
     old = leaf._grad
     if old is None:
         if create_graph:
