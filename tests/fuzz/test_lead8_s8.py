@@ -445,3 +445,36 @@ def test_leaf_that_stopped_requiring_grad(how, nonleaf, no_grad_view):
             out.append(str(e)[:60])
         return out, calls
     same_on_both(run)
+
+
+# -- elu's backward takes the positive branch for NaN (PyTorch tests x <= 0), and the float16
+# matrix products with alpha 0 still multiply (0 * inf is NaN; the float32/64 BLAS path skips
+# the operands): fuzz seed 105 -----------------------------------------------------------------
+@pytest.mark.parametrize("name,kw", [("elu", {}), ("elu", {"alpha": 0.5}), ("celu", {}),
+                                     ("selu", {})])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_elu_backward_at_nan(name, kw, dtype):
+    def run(L):
+        x = L.tensor([float("nan"), -1.0, 2.0], dtype=getattr(L, dtype), requires_grad=True)
+        y = getattr(L.nn.functional, name)(x, **kw)
+        (g,) = L.autograd.grad(y, x, L.ones_like(y))
+        return str([round(v, 5) for v in g.tolist()])
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("alpha,beta", [(1, 0), (0, 1), (0, 0), (0.0, 0.0)])
+def test_products_alpha_zero_with_inf(dtype, alpha, beta):
+    def run(L):
+        inf, nan = float("inf"), float("nan")
+        dt = getattr(L, dtype)
+        M = L.tensor([[nan, 2.0]], dtype=dt)
+        B1 = L.tensor([[[inf], [1.0]]], dtype=dt)
+        B2 = L.tensor([[[1.0, 1.0]]], dtype=dt)
+        kw = {"alpha": alpha, "beta": beta}
+        return str([L.addbmm(M.expand(2, 2), B1, B2, **kw).tolist(),
+                    L.baddbmm(M.expand(1, 2, 2), B1, B2, **kw).tolist(),
+                    L.addmm(M.expand(2, 2), B1[0], B2[0], **kw).tolist(),
+                    L.addmv(M[0], B1[0].expand(2, 2), B2[0, 0], **kw).tolist(),
+                    L.addr(M[0].expand(2, 2), B1[0, :, 0], B2[0, 0], **kw).tolist()])
+    same_on_both(run)

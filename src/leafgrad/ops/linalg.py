@@ -434,7 +434,9 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """``beta * self + alpha * (mat1 @ mat2)`` (what ``nn.Linear`` runs on a 2-D input)."""
     out = np.matmul(mat1, mat2)
     if alpha != 1:
-        if alpha == 0:   # PyTorch's gemm does not read the operands then (their NaN too)
+        if alpha == 0 and out.dtype != np.float16:
+            # PyTorch's BLAS gemm does not read the operands then (their NaN too); its own
+            # half kernel multiplies (0 * inf is NaN)
             out = np.zeros_like(out)
         else:
             out *= alpha

@@ -33,7 +33,7 @@ def _add_scaled(out, self, beta, alpha, gemm=False):
     """``beta * self + alpha * out``, with ``self`` ignored when ``beta`` is 0 (NaN too).
     ``gemm``: PyTorch's BLAS call does not read the product's operands when ``alpha`` is 0
     either (addmv, addbmm; not baddbmm and addr), so their NaN does not reach ``out``."""
-    if gemm and alpha == 0:
+    if gemm and alpha == 0 and out.dtype != np.float16:   # (half: PyTorch's own kernel)
         out = np.zeros_like(out)
     elif alpha != 1:
         out = out * alpha

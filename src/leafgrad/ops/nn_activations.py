@@ -166,7 +166,8 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
         negative = g * input_scale * (y + alpha * scale)
     else:
         negative = g * (input_scale * alpha * scale) * np.exp(np.minimum(y, 0) * input_scale)
-    return _out(np.where(y > 0, g * scale, negative), grad_output)
+    # PyTorch's kernel tests ``y <= 0`` for the negative branch: NaN takes the positive one
+    return _out(np.where(y <= 0, negative, g * scale), grad_output)
 
 
 def elu_backward_grad_output(grad, alpha, scale, input_scale, is_result, self_or_result):
