@@ -478,3 +478,33 @@ def test_products_alpha_zero_with_inf(dtype, alpha, beta):
                     L.addmv(M[0], B1[0].expand(2, 2), B2[0, 0], **kw).tolist(),
                     L.addr(M[0].expand(2, 2), B1[0, :, 0], B2[0, 0], **kw).tolist()])
     same_on_both(run)
+
+
+# -- gather and scatter_reduce with a 0-d index, src or self beside 1-d ones (PyTorch counts a
+# 0-d tensor as one element): NumPy's ValueError/IndexError leaked (fuzz seed 106) -------------
+@pytest.mark.parametrize("xs,ishape", [((3,), ()), ((), ()), ((), (1,)), ((3,), (2,)),
+                                       ((1,), ()), ((), (2,))])
+def test_gather_zero_dim_index(xs, ishape):
+    def run(L):
+        x = L.arange(1.0, 1 + (xs[0] if xs else 1)).reshape(xs).requires_grad_()
+        idx = L.zeros(ishape, dtype=L.long) + (1 if xs and xs[0] > 1 else 0)
+        y = x.gather(0, idx)
+        y.sum().backward()
+        return y, x.grad
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin", "sum", "prod", "mean"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("shapes", [((1,), (), ()), ((), (), ()), ((1,), (1,), (1,)),
+                                    ((), (1,), ())])
+def test_scatter_reduce_zero_dim(reduce, include_self, shapes):
+    def run(L):
+        self_shape, src_shape, idx_shape = shapes
+        s = L.tensor(0.4177, dtype=L.float16).reshape(src_shape).requires_grad_()
+        x = L.full(self_shape, -1.86, dtype=L.float16)
+        idx = L.zeros(idx_shape, dtype=L.long)
+        y = x.scatter_reduce(-1, idx, s, reduce, include_self=include_self)
+        y.sum().backward()
+        return y, s.grad
+    same_on_both(run)

@@ -102,8 +102,10 @@ def gather_op(self, dim, index, *, sparse_grad=False):
     d = gather_check("gather", self.shape, dim, index.shape, "input")
     if self.ndim == 0:
         bounds_check(index, 1, 0)
-        return self.reshape(index.shape).copy()
+        return np.broadcast_to(self, index.shape).copy()   # (every index is 0)
     bounds_check(index, self.shape[d], d, (self.shape,))
+    if index.ndim == 0:   # a 0-d index counts as one element (PyTorch's ensure_nonempty_dim)
+        return np.take_along_axis(self, index.reshape(1), axis=d).reshape(())
     sub = self[tuple(slice(0, s) if k != d else slice(None)
                      for k, s in enumerate(index.shape))]
     return np.take_along_axis(sub, index, axis=d)

@@ -114,7 +114,8 @@ def scatter_reduce_src(grad, self, dim, index, src, reduce, include_self, result
     n, _ = _extreme_ties(self, dim, index, src, include_self, result)
     from .scatter import _mesh
     idx = index._data
-    if src._data.ndim:   # as prod: all of src against the gathered result (broadcast)
+    if src._data.ndim and result._data.ndim:   # as prod: all of src against the gathered
+        # result (broadcast)
         src_hits = src._data == result._data[_mesh(idx, _wrap_dim(dim, src._data.ndim))]
     else:
         src_hits = src._data == result._data
@@ -145,6 +146,8 @@ def _extreme_ties(self, dim, index, src, include_self, result):
         sub = src._data[tuple(slice(0, s) for s in idx.shape)]
         hits = sub == r[_mesh(idx, d)]
         np.add.at(n, _mesh(idx, d), hits.astype(np.int64))
+    else:   # a 0-d result: the src elements the index reaches (a 0-d index is one)
+        n = n + np.count_nonzero(src._data.reshape(-1)[:index._data.size] == r)
     return n, self_hits
 
 
