@@ -255,7 +255,7 @@ def _pdist_forward(self, p=2.0):
     i, j = _pairs(self.shape[0])
     diff = np.abs(self[i] - self[j])
     if p == 0:
-        out = (diff != 0).sum(-1).astype(self.dtype)
+        out = np.minimum(np.ceil(diff), 1).sum(-1)   # (PyTorch's: a NaN difference is NaN)
     elif p == np.inf:
         out = diff.max(-1, initial=0)
     elif p == 1:
