@@ -523,3 +523,24 @@ def test_pdist_with_nan(p, dtype):
         return (str(L.pdist(x, p).double().round(decimals=4).tolist()),
                 str(L.cdist(x, x, p).double().round(decimals=4).tolist()))
     same_on_both(run)
+
+
+# -- copysign's self gradient is PyTorch's grad * (result / self) with zeros filled in: NaN at
+# an infinite self, and its double-backward graph (MaskedFillBackward0, no ZeroTensor from sgn;
+# fuzz seed 106) -----------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("other", [3.0, -1.0, "tensor"])
+def test_copysign_gradient(dtype, other):
+    def run(L):
+        inf, nan = float("inf"), float("nan")
+        dt = getattr(L, dtype)
+        x = L.tensor([-0.45, 0.0, -0.0, inf, -inf, nan, 2.0], dtype=dt, requires_grad=True)
+        o = L.tensor([1.0, -1.0, 1.0, -1.0, 1.0, -1.0, -0.0], dtype=dt) if other == "tensor" \
+            else other
+        y = L.copysign(x, o)
+        s = L.full(y.shape, -0.8585, dtype=dt, requires_grad=True)
+        (g,) = L.autograd.grad(y, x, s, create_graph=True)
+        gg = L.autograd.grad((g * 1.3).sum(), [x, s], allow_unused=True)
+        return (str(g.tolist()), _names(g, 1),
+                [None if t is None else str(t.tolist()) for t in gg])
+    same_on_both(run)

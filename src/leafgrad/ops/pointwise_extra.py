@@ -293,8 +293,11 @@ def copysign(self, other):
 
 
 def copysign_self(grad, self, result):
-    # sign(self) * sign(result): +-1, and 0 where self is 0
-    return grad * (self.sgn() * result.sgn())
+    # PyTorch's copysign_tensor_self_backward: grad * (result / self), 0 where self is 0
+    # (+-1 elsewhere; NaN for an infinite self, as there)
+    ratio = result / self
+    ratio.masked_fill_(self == 0, 0)
+    return grad * ratio
 
 
 def copysign_other(grad, other_shape, other_dtype):
