@@ -479,43 +479,33 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride, padd
 
 export_function("convolution", convolution)
 
-CONV_BACKWARD_INPUT = defop(
+def _backward_part(name, forward, derivatives):
+    """One part of PyTorch's single convolution_backward node: its inputs (grad_output,
+    input, weight) and its name, ConvolutionBackwardBackward0, under create_graph."""
+    return defop(name, forward, inputs=("grad_output", "input", "weight"),
+                 derivatives=derivatives, dtype="same",
+                 grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
+                 family=FAMILY)
+
+
+CONV_BACKWARD_INPUT = _backward_part(
     "convolution_backward_input", convolution_backward_input,
-    inputs=("grad_output", "input", "weight"),
-    derivatives={"grad_output": backward_input_grad_output, "input": _no_gradient,
-                 "weight": backward_input_weight},
-    dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
-    family=FAMILY)
-
-# the other parts of PyTorch's one convolution_backward node: under create_graph the bias's and
-# a transposed convolution's input gradients are ConvolutionBackwardBackward0 too
-CONV_BACKWARD_TINPUT = defop(
+    {"grad_output": backward_input_grad_output, "input": _no_gradient,
+     "weight": backward_input_weight})
+# the other parts: under create_graph the bias's and a transposed convolution's gradients are
+# ConvolutionBackwardBackward0 too
+CONV_BACKWARD_TINPUT = _backward_part(
     "convolution_backward_tinput", convolution_backward_tinput,
-    inputs=("grad_output", "input", "weight"),
-    derivatives={"grad_output": backward_tinput_grad_output, "input": _no_gradient,
-                 "weight": backward_tinput_weight},
-    dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
-    family=FAMILY)
-
-CONV_BACKWARD_BIAS = defop(
+    {"grad_output": backward_tinput_grad_output, "input": _no_gradient,
+     "weight": backward_tinput_weight})
+CONV_BACKWARD_BIAS = _backward_part(
     "convolution_backward_bias", convolution_backward_bias,
-    inputs=("grad_output", "input", "weight"),
-    derivatives={"grad_output": backward_bias_grad_output, "input": _no_gradient,
-                 "weight": _no_gradient}, dtype="same",
-    grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(), family=FAMILY)
-
-CONV_BACKWARD_WEIGHT = defop(
+    {"grad_output": backward_bias_grad_output, "input": _no_gradient, "weight": _no_gradient})
+CONV_BACKWARD_WEIGHT = _backward_part(
     "convolution_backward_weight", convolution_backward_weight,
-    inputs=("grad_output", "input", "weight"),
-    derivatives={"grad_output": backward_weight_grad_output, "input": backward_weight_input,
-                 "weight": _no_gradient},
-    dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
-    family=FAMILY)
-
-CONV_BACKWARD_TWEIGHT = defop(
+    {"grad_output": backward_weight_grad_output, "input": backward_weight_input,
+     "weight": _no_gradient})
+CONV_BACKWARD_TWEIGHT = _backward_part(
     "convolution_backward_tweight", convolution_backward_tweight,
-    inputs=("grad_output", "input", "weight"),
-    derivatives={"grad_output": backward_tweight_grad_output, "input": backward_tweight_input,
-                 "weight": _no_gradient},
-    dtype="same", grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(),
-    family=FAMILY)
+    {"grad_output": backward_tweight_grad_output, "input": backward_tweight_input,
+     "weight": _no_gradient})
