@@ -37,3 +37,90 @@ def test_eigh_not_converging(fn, dtype, requires_grad):
         return out
     mine = same_on_both(run)
     assert any(o[0] != "ok" for o in mine) and any(o[0] == "ok" for o in mine)
+
+
+# -- det / slogdet / logdet of singular and non-finite matrices: PyTorch multiplies out U's
+# diagonal of the LU of A^T (A contiguous) or A: the signed zero of -0 * 1, the NaN of
+# 0 * inf and of log 0 + log inf, where NumPy gives sign * exp(logdet) and special-cases a zero
+# pivot (seed 113) ----------------------------------------------------------------------------
+def _det_matrices(seed, count):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n = int(rng.integers(1, 5))
+        batch = tuple(int(b) for b in rng.integers(1, 3, size=rng.integers(0, 2)))
+        kind = int(rng.integers(0, 5))
+        if kind < 2:   # small integers: often exactly singular
+            a = rng.integers(-2, 3, size=batch + (n, n)).astype(float)
+        else:
+            a = rng.standard_normal(batch + (n, n))
+            a[rng.random(a.shape) < 0.3] = 0.0
+        if kind == 3:
+            a[rng.random(a.shape) < 0.2] = rng.choice([np.inf, -np.inf, np.nan])
+        if kind == 4:
+            a[rng.random(a.shape) < 0.3] = -0.0
+        yield a, bool(rng.random() < 0.3)
+
+
+def _exact(t):
+    """Values to 3 significant digits, with NaN, inf and the sign of a zero kept."""
+    a = t.detach().numpy().astype(np.float64)
+    return [("nan" if np.isnan(v) else "-0" if v == 0 and np.signbit(v) else
+             float(f"{v:.3g}")) for v in a.reshape(-1)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("part", range(4))
+def test_det_slogdet_singular_nonfinite(dtype, part):
+    cases = list(_det_matrices(5, 1000))[part * 250:(part + 1) * 250]
+
+    def run(L):
+        out = []
+        for a, transposed in cases:
+            x = L.tensor(a, dtype=getattr(L, dtype))
+            x = x.mT if transposed else x   # not contiguous: PyTorch factors A itself
+            sign, logabs = L.linalg.slogdet(x)
+            out.append((_exact(L.linalg.det(x)), _exact(sign), _exact(logabs),
+                        _exact(L.logdet(x))))
+        return out
+    same_on_both(run)
+
+
+# -- a loss whose result has the target's dtype (binary_cross_entropy_with_logits writes into
+# ``1 - target``) gives the target a gradient computed in the input's dtype: PyTorch's engine
+# casts it back (ToCopyBackward0), where leafgrad kept no metadata to cast by (seed 113) --------
+_LOSSES = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "soft_margin_loss",
+           "poisson_nll_loss", "cross_entropy"]
+
+
+@pytest.mark.parametrize("name", _LOSSES)
+@pytest.mark.parametrize("dtypes", [("float32", "float16"), ("float64", "float32"),
+                                    ("float16", "float64"), ("float32", "float64")])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)])
+def test_loss_gradient_dtypes(name, dtypes, shape):
+    def run(L):
+        x = L.full(shape, 0.3, dtype=getattr(L, dtypes[0]), requires_grad=True)
+        y = L.full(shape, 0.6, dtype=getattr(L, dtypes[1]), requires_grad=True)
+        out = []
+        for reduction in ("none", "mean"):
+            loss = getattr(L.nn.functional, name)(x, y, reduction=reduction)
+            g = L.autograd.grad(loss.sum(), [x, y], create_graph=True, allow_unused=True)
+            out.append((loss.dtype, [None if t is None else (t.dtype, type(t.grad_fn).__name__)
+                                     for t in g],
+                        # (to float16's precision: its rounding is another matter)
+                        [None if t is None else (t.detach().double() * 100).round() for t in g]))
+        return out
+    same_on_both(run)
+
+
+# -- cross_entropy of a 0-d input: the class-probability path reads size(1) (no wrapping), and
+# label smoothing's log_softmax raises before the nll checks ----------------------------------
+@pytest.mark.parametrize("target", ["float0d", "long0d", "float1d", "long1d"])
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_0d_input_errors(target, smoothing):
+    def run(L):
+        x = L.full((), 0.3, requires_grad=True)
+        y = {"float0d": L.full((), 0.6), "long0d": L.tensor(1), "float1d": L.full((3,), 0.6),
+             "long1d": L.tensor([1])}[target]
+        return L.nn.functional.cross_entropy(x, y, label_smoothing=smoothing)
+    same_on_both(run)

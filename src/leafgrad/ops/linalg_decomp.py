@@ -121,17 +121,28 @@ def linalg_det(A):
     """The determinant of each matrix."""
     if A.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
         return linalg_det(A.astype(np.float32)).astype(np.float16)
+    if A.size and A.shape[-1] <= 16:   # as slogdet: PyTorch's rounding, its exact zeros
+        diag, sign = _lu_diagonal(A)
+        return np.asarray(diag.prod(-1) * sign)
     out = np.asarray(np.linalg.det(A))
-    return _nan_where_nan(A, out)
-
-
-def _nan_where_nan(A, out, value=np.nan):
-    """NaN for the matrices holding a NaN, as PyTorch's LU (MKL carries the NaN into the
-    product of U's diagonal; OpenBLAS may pivot past it and report a zero det)."""
-    bad = np.isnan(A).any(axis=(-2, -1)) if A.size else False
-    if np.any(bad):
-        out = np.where(bad, value, out).astype(out.dtype, copy=False)
+    if A.size and not (np.isfinite(out).all() and out.all()):
+        diag, sign = _lu_diagonal(A)
+        return np.asarray(diag.prod(-1) * sign)
     return out
+
+
+def _lu_diagonal(A):
+    """U's diagonal and the permutation's sign (+-1) of LAPACK's partially pivoted LU, which
+    PyTorch's det and slogdet multiply out. NumPy's det comes from ``sign * exp(logdet)`` and
+    its slogdet special-cases a zero pivot, so where a matrix is singular or holds inf/NaN
+    (the signed zero of ``-0 * 1``, the NaN of ``0 * inf`` or of ``log 0 + log inf``) the
+    determinant is recomputed from the factors."""
+    from .linalg_lu import lu_packed   # (linalg_lu imports this module's family)
+    # PyTorch factors A^T when A is contiguous (det(A^T) = det(A): LAPACK wants columns)
+    lu, piv, _ = lu_packed(np.swapaxes(A, -1, -2) if A.flags.c_contiguous else A)
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    swaps = (piv != np.arange(1, piv.shape[-1] + 1)).sum(-1)
+    return diag, np.where(swaps % 2, -1, 1).astype(A.dtype)
 
 
 def _prod_safe_zeros_backward(grad, inp):
@@ -208,9 +219,16 @@ def linalg_slogdet(A):
     """``(sign, log|det|)`` of each matrix."""
     with np.errstate(invalid="ignore"):
         sign, logabs = np.linalg.slogdet(A)
-    logabs = _nan_where_nan(A, np.asarray(logabs))
-    # PyTorch's sign is the product of sgn(diag(U)): 0 when the LU holds NaN (logabs NaN)
-    sign = np.where(np.isnan(logabs), 0, sign)
+    if A.size and (A.shape[-1] <= 16 or not (np.isfinite(logabs).all()
+                                            and np.isfinite(A).all())):
+        # PyTorch's: the product of sgn(diag(U)) and the sum of log|diag(U)|. Small matrices
+        # always: where rounding leaves OpenBLAS a tiny pivot, MKL's unblocked LU (ours)
+        # finds the exact zero of a singular matrix (sign 0, -inf)
+        diag, perm = _lu_diagonal(A)
+        sgn = np.sign(np.nan_to_num(diag))   # (PyTorch's sgn(NaN) is 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return [np.asarray(sgn.prod(-1) * perm, A.dtype),
+                    np.asarray(np.log(np.abs(diag)).sum(-1), A.dtype)]
     return [np.asarray(sign, dtype=A.dtype), np.asarray(logabs, dtype=A.dtype)]
 
 

@@ -65,8 +65,10 @@ def lu_packed(A: np.ndarray):
         zero = pivot == 0
         info[(info == 0) & zero] = j + 1
         safe = np.where(zero, 1, pivot)
-        factors = np.where(zero[:, None], 0, lu[:, j + 1:, j] / safe[:, None])
-        lu[:, j + 1:, j] = np.where(zero[:, None], lu[:, j + 1:, j], factors)
+        # a zero pivot leaves its column unscaled (LAPACK's getf2), and the update below
+        # still subtracts it: (-0) - (-0) * u is +0, a signed zero PyTorch's det shows
+        factors = np.where(zero[:, None], lu[:, j + 1:, j], lu[:, j + 1:, j] / safe[:, None])
+        lu[:, j + 1:, j] = factors
         lu[:, j + 1:, j + 1:] -= factors[:, :, None] * lu[:, j, None, j + 1:]
     return (lu.reshape(shape), piv.reshape(shape[:-2] + (k,)),
             info.reshape(shape[:-2]))

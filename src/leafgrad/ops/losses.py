@@ -102,6 +102,13 @@ def _pair_samples(call, **extra):
 
 
 # -- mse_loss --------------------------------------------------------------------------------
+def _like_self(rec, args):
+    """A loss backward kernel writes into ``zeros_like(self)``: computed promoted, given
+    ``self``'s dtype (the target's gradient swaps the operands, so it gets the target's
+    dtype with no cast by the engine: no ToCopyBackward0 in its graph)."""
+    return None, args[1]._data.dtype
+
+
 def mse_loss(self, target, reduction=1):
     """``(self - target) ** 2``, reduced."""
     d = _diff(self, target)
@@ -146,7 +153,7 @@ MSE_LOSS_BACKWARD = defop(
     "mse_loss_backward", mse_loss_backward, inputs=("grad_output", "self", "target"),
     derivatives={"grad_output": mse_loss_backward_grad_output, "self": mse_loss_backward_self,
                  "target": mse_loss_backward_target},
-    dtype="same", methods=(), functions=(), family=FAMILY)
+    dtype=_like_self, methods=(), functions=(), family=FAMILY)
 
 
 # -- smooth_l1_loss and huber_loss -------------------------------------------------------------
@@ -267,7 +274,7 @@ SMOOTH_L1_LOSS_BACKWARD = defop(
     "smooth_l1_loss_backward", smooth_l1_loss_backward, inputs=("grad_output", "self", "target"),
     derivatives={"grad_output": smooth_l1_loss_backward_grad_output,
                  "self": smooth_l1_loss_backward_self, "target": smooth_l1_loss_backward_target},
-    dtype="same", grad_fn_name="SmoothL1LossBackwardBackward0", methods=(), functions=(),
+    dtype=_like_self, grad_fn_name="SmoothL1LossBackwardBackward0", methods=(), functions=(),
     family=FAMILY)
 HUBER_LOSS = defop(
     "huber_loss", huber_loss, inputs=("self", "target"), grads_in_order=True,
@@ -469,7 +476,10 @@ def binary_cross_entropy_with_logits_target(grad, self, target, weight, pos_weig
     out = out * grad
     if weight is not None:
         out = out * weight
-    return _norm(reduction, target.numel(), out)
+    out = _norm(reduction, target.numel(), out)
+    # the loss has the target's dtype, so no metadata asks the engine to cast this gradient
+    # (computed with self's dtype) back to it: PyTorch's engine does (ToCopyBackward0)
+    return out if out.dtype == target.dtype else out.to(target.dtype)
 
 
 def _bce_logits_samples(make, shapes):

@@ -237,14 +237,17 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
                                f"probabilities, got {target.dtype.tensor_type[:-6]}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
+        if not input._data.ndim:   # PyTorch reads the class count: size(1), no wrapping
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
         return _cross_entropy_probs(input, target, weight, code, label_smoothing, class_dim)
     if label_smoothing > 0.0:
         if label_smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                                f"{label_smoothing}")
+        log_probs = input.log_softmax(class_dim)   # (its dim error comes first)
         _check_nll(input, target)
-        return _label_smoothed(input.log_softmax(class_dim), target, weight, ignore_index, code,
-                               label_smoothing, class_dim)
+        return _label_smoothed(log_probs, target, weight, ignore_index, code, label_smoothing,
+                               class_dim)
     log_probs = input.log_softmax(class_dim)
     _check_nll(input, target)
     return _nll_loss_nd(log_probs, target, weight, code, ignore_index)
