@@ -1,0 +1,95 @@
+"""Session 9, helper gf9: scatter_reduce's gradients with zeros (fuzz seeds 105, 106), and the
+graphs of create_graph gradients (their top nodes, as PyTorch's)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracle import same_on_both
+
+
+def _names(t, depth=3):
+    """``t.grad_fn`` and its next functions down to ``depth``, depth-first."""
+    out, stack = [], [(t.grad_fn, 0)]
+    while stack:
+        fn, d = stack.pop()
+        out.append(None if fn is None else fn.name())
+        if fn is not None and d < depth:
+            stack.extend((f, d + 1) for f, _ in reversed(fn.next_functions))
+    return out
+
+
+def _first_and_second(L, outputs, inputs, seeds, weights):
+    """First derivatives under create_graph (values, graphs), then the second derivatives of
+    their weighted sums, one per first derivative (a refusal is an observation too)."""
+    seeds = [L.tensor(s, requires_grad=True) for s in seeds]
+    firsts = L.autograd.grad(outputs, inputs, seeds, create_graph=True, allow_unused=True)
+    obs = [[g, _names(g)] if g is not None else None for g in firsts]
+    for g, w in zip(firsts, weights):
+        if g is None or not g.requires_grad:
+            continue
+        try:
+            obs.append(L.autograd.grad((g * L.tensor(w)).sum(), inputs, allow_unused=True))
+        except RuntimeError as e:
+            obs.append(str(e))
+    return obs
+
+
+# -- scatter_reduce(prod) with zeros in self or src: PyTorch's formula (self's zeros made ones
+# in a recomputed product; a lone src zero in its place gets the product of the others; two
+# zeros in a place give zeros, and a second derivative of src that refuses: DelayedError) ----
+_VALUES = [-1.5, 0.0, 0.0, 2.0, 0.5, 3.0]
+
+
+def _scatter_cases(n, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        nd = int(rng.integers(1, 3))
+        shape = tuple(int(s) for s in rng.integers(1, 4, nd))
+        dim = int(rng.integers(-nd, nd))
+        ishape = [min(int(s), shape[i]) for i, s in enumerate(rng.integers(1, 4, nd))]
+        ishape[dim] = int(rng.integers(1, 6))
+        sshape = tuple(s + int(rng.random() < 0.15) for s in ishape)
+        yield dict(self=rng.choice(_VALUES, shape), src=rng.choice(_VALUES, sshape),
+                   index=rng.integers(0, shape[dim], ishape), dim=dim,
+                   reduce=str(rng.choice(["prod", "prod", "prod", "sum", "mean", "amax", "amin"])),
+                   include_self=bool(rng.integers(0, 2)),
+                   seeds=[rng.standard_normal(shape)],
+                   weights=[rng.standard_normal(shape), rng.standard_normal(sshape)])
+
+
+@pytest.mark.parametrize("case", list(_scatter_cases(150, 9)))
+def test_scatter_reduce_gradients_with_zeros(case):
+    def run(L):
+        s = L.tensor(case["self"], requires_grad=True)
+        src = L.tensor(case["src"], requires_grad=True)
+        r = s.scatter_reduce(case["dim"], L.tensor(case["index"]), src, case["reduce"],
+                             include_self=case["include_self"])
+        return r, _first_and_second(L, [r], [s, src], case["seeds"], case["weights"])
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("self_value", [0.0, 2.0])
+@pytest.mark.parametrize("src", [0.0, 3.0, [0.0], [3.0], [0.0, 0.0]])
+@pytest.mark.parametrize("reduce", ["prod", "sum", "mean", "amax"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_zero_dim(self_value, src, reduce, include_self):
+    # a 0-d src reached by a one-element index: its gradient is summed to its shape; a src
+    # larger than the index: sum and mean give a gradient of the index's shape, refused
+    def run(L):
+        s = L.tensor(self_value, dtype=L.float64, requires_grad=True)
+        t = L.tensor(src, dtype=L.float64, requires_grad=True)
+        index = L.zeros((1,) if isinstance(src, list) and len(src) == 2 else (), dtype=L.long)
+        r = s.scatter_reduce(0, index, t, reduce, include_self=include_self)
+        return r, _first_and_second(L, [r], [s, t], [1.5], [2.0, 3.0])
+    same_on_both(run)
+
+
+def test_scatter_reduce_prod_without_create_graph():
+    # no graph asked for: two zeros in a place give zeros, and nothing refuses
+    def run(L):
+        s = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        src = L.tensor([0.0, 0.0, 2.0, 0.0], requires_grad=True)
+        r = s.scatter_reduce(0, L.tensor([0, 0, 1, 2]), src, "prod", include_self=False)
+        r.backward(L.tensor([1.0, 2.0, 3.0]))
+        return r, s.grad, src.grad
+    same_on_both(run)
