@@ -93,3 +93,23 @@ def test_scatter_reduce_prod_without_create_graph():
         r.backward(L.tensor([1.0, 2.0, 3.0]))
         return r, s.grad, src.grad
     same_on_both(run)
+
+
+# -- aminmax: one output used, its part alone is the gradient (MulBackward0 on top); both used,
+# their sum (AddBackward0). Each part is PyTorch's (grad / count) * (self == extreme), with
+# grad reshaped to keep the reduced dims; a 0-d self reduced over dim 0 is summed back
+# (fuzz seeds 27, 80) -------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(2, 3), (3,), ()])
+@pytest.mark.parametrize("which", [0, 1, None])
+@pytest.mark.parametrize("kwargs", [{}, {"dim": 0}, {"dim": -1, "keepdim": True},
+                                    {"keepdim": True}])
+def test_aminmax_create_graph(shape, which, kwargs):
+    def run(L):
+        x = L.tensor([[1.0, 3.0, 2.0], [4.0, 0.0, 4.0]], dtype=L.float64)
+        x = (x if shape == (2, 3) else x[1] if shape == (3,) else x[0, 1]).clone()
+        x.requires_grad_()
+        r = L.aminmax(x, **kwargs)
+        outs = list(r) if which is None else [r[which]]
+        seeds = [np.full(tuple(o.shape), 2.0 + k) for k, o in enumerate(outs)]
+        return _first_and_second(L, outs, [x], seeds, [np.ones(shape)])
+    same_on_both(run)
