@@ -28,7 +28,10 @@ def _first_and_second(L, outputs, inputs, seeds, weights):
         if g is None or not g.requires_grad:
             continue
         try:
-            obs.append(L.autograd.grad((g * L.tensor(w)).sum(), inputs, allow_unused=True))
+            # (retain_graph: PyTorch's one formula for several inputs shares nodes between
+            # their gradients' graphs, leafgrad's per-input formulas do not)
+            obs.append(L.autograd.grad((g * L.tensor(w)).sum(), inputs, allow_unused=True,
+                                       retain_graph=True))
         except RuntimeError as e:
             obs.append(str(e))
     return obs
@@ -112,4 +115,48 @@ def test_aminmax_create_graph(shape, which, kwargs):
         outs = list(r) if which is None else [r[which]]
         seeds = [np.full(tuple(o.shape), 2.0 + k) for k, o in enumerate(outs)]
         return _first_and_second(L, outs, [x], seeds, [np.ones(shape)])
+    same_on_both(run)
+
+
+# -- create_graph graphs of linear algebra gradients: PyTorch's backward formulas op for op
+# (cholesky_backward: tril(L^T gL) symmetrized and two triangular solves; cholesky_inverse's
+# and cholesky_solve's -(C + C^T) L; solve_triangular's triangle of -gB X^T) ------------------
+def _spd(rng, shape):
+    a = rng.standard_normal(shape)
+    return a @ np.swapaxes(a, -1, -2) + 3 * np.eye(shape[-1])
+
+
+def _linalg_cases():
+    rng = np.random.default_rng(9)
+    spd, spd_b = _spd(rng, (3, 3)), _spd(rng, (2, 3, 3))
+    low = np.linalg.cholesky(spd)
+    tri = np.tril(rng.standard_normal((3, 3))) + 3 * np.eye(3)
+    b = rng.standard_normal((3, 2))
+    return [
+        ("linalg.cholesky", lambda L, A: L.linalg.cholesky(A), [spd]),
+        ("linalg.cholesky upper", lambda L, A: L.linalg.cholesky(A, upper=True), [spd_b]),
+        ("linalg.cholesky_ex", lambda L, A: L.linalg.cholesky_ex(A)[0], [spd]),
+        ("cholesky", lambda L, A: L.cholesky(A, True), [spd]),
+        ("cholesky_inverse", lambda L, A: L.cholesky_inverse(A), [low]),
+        ("cholesky_inverse upper", lambda L, A: L.cholesky_inverse(A, True), [low.T.copy()]),
+        ("cholesky_solve", lambda L, B, A: L.cholesky_solve(B, A), [b, low]),
+        ("cholesky_solve upper", lambda L, B, A: L.cholesky_solve(B, A, True), [b, low.T.copy()]),
+        ("solve_triangular", lambda L, A, B: L.linalg.solve_triangular(A, B, upper=False),
+         [tri, b]),
+        ("solve_triangular right unit", lambda L, A, B: L.linalg.solve_triangular(
+            A, B, upper=True, left=False, unitriangular=True), [tri.T.copy(), b.T.copy()]),
+    ]
+
+
+@pytest.mark.parametrize("case", _linalg_cases(), ids=lambda c: c[0])
+def test_create_graph_linalg(case):
+    _, fn, arrays = case
+
+    def run(L):
+        rng = np.random.default_rng(1)
+        ins = [L.tensor(a, requires_grad=True) for a in arrays]
+        out = fn(L, *ins)
+        seed = rng.standard_normal(tuple(out.shape))
+        return out, _first_and_second(L, [out], ins, [seed],
+                                      [np.cos(np.asarray(a)) for a in arrays])
     same_on_both(run)
