@@ -143,6 +143,10 @@ def _linalg_cases():
         ("cholesky_solve upper", lambda L, B, A: L.cholesky_solve(B, A, True), [b, low.T.copy()]),
         ("solve_triangular", lambda L, A, B: L.linalg.solve_triangular(A, B, upper=False),
          [tri, b]),
+        ("pinv square", lambda L, A: L.linalg.pinv(A), [tri]),
+        ("pinv wide", lambda L, A: L.linalg.pinv(A), [b.T.copy()]),
+        ("pinv tall", lambda L, A: L.linalg.pinv(A), [b]),
+        ("pinverse", lambda L, A: L.pinverse(A), [b]),
         ("solve_triangular right unit", lambda L, A, B: L.linalg.solve_triangular(
             A, B, upper=True, left=False, unitriangular=True), [tri.T.copy(), b.T.copy()]),
     ]
@@ -159,4 +163,24 @@ def test_create_graph_linalg(case):
         seed = rng.standard_normal(tuple(out.shape))
         return out, _first_and_second(L, [out], ins, [seed],
                                       [np.cos(np.asarray(a)) for a in arrays])
+    same_on_both(run)
+
+
+# -- lstsq: the solution's part through pinv_backward only if the solution's gradient came, the
+# residuals' part (2 (gL r) X^T, -2 gL r) only if theirs is not empty --------------------------
+@pytest.mark.parametrize("driver", [None, "gelsd", "gels"])
+@pytest.mark.parametrize("which", [(0,), (1,), (0, 1)])
+@pytest.mark.parametrize("vector", [False, True])
+def test_create_graph_lstsq(driver, which, vector):
+    rng = np.random.default_rng(3)
+    A, B = rng.standard_normal((4, 3)), rng.standard_normal((4,) if vector else (4, 2))
+
+    def run(L):
+        ins = [L.tensor(A, requires_grad=True), L.tensor(B, requires_grad=True)]
+        sol, res = L.linalg.lstsq(*ins, driver=driver)[:2]
+        outs = [o for i, o in enumerate((sol, res)) if i in which and o.numel()]
+        if not outs:
+            return res.shape
+        seeds = [np.linspace(-1, 1, o.numel()).reshape(tuple(o.shape)) for o in outs]
+        return sol, _first_and_second(L, outs, ins, seeds, [np.cos(A), np.sin(B)])
     same_on_both(run)
