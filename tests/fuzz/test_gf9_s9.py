@@ -184,3 +184,20 @@ def test_create_graph_lstsq(driver, which, vector):
         seeds = [np.linspace(-1, 1, o.numel()).reshape(tuple(o.shape)) for o in outs]
         return sol, _first_and_second(L, outs, ins, seeds, [np.cos(A), np.sin(B)])
     same_on_both(run)
+
+
+# -- qr: PyTorch's linalg_qr_backward (an unused output's gradient left out; the diagonal
+# halved in place by mul_(Scalar): CopySlices over the symmetrized triangle) -----------------
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+@pytest.mark.parametrize("which", [(0,), (1,), (0, 1)])
+def test_create_graph_qr(shape, mode, which):
+    A = np.random.default_rng(4).standard_normal(shape)
+
+    def run(L):
+        x = L.tensor(A, requires_grad=True)
+        outs = [o for i, o in enumerate(L.linalg.qr(x, mode=mode)) if i in which]
+        seeds = [np.cos(np.arange(o.numel())).reshape(tuple(o.shape)) for o in outs]
+        firsts = _first_and_second(L, outs, [x], seeds, [np.sin(A)])
+        return [[f[0], f[1][:4]] if isinstance(f, list) else f for f in firsts]   # (batched matmul's
+    same_on_both(run)                                    # inner graph differs: top nodes only)
