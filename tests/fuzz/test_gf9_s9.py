@@ -52,12 +52,12 @@ def _scatter_cases(n, seed):
         ishape = [min(int(s), shape[i]) for i, s in enumerate(rng.integers(1, 4, nd))]
         ishape[dim] = int(rng.integers(1, 6))
         sshape = tuple(s + int(rng.random() < 0.15) for s in ishape)
-        yield dict(self=rng.choice(_VALUES, shape), src=rng.choice(_VALUES, sshape),
-                   index=rng.integers(0, shape[dim], ishape), dim=dim,
-                   reduce=str(rng.choice(["prod", "prod", "prod", "sum", "mean", "amax", "amin"])),
-                   include_self=bool(rng.integers(0, 2)),
-                   seeds=[rng.standard_normal(shape)],
-                   weights=[rng.standard_normal(shape), rng.standard_normal(sshape)])
+        yield {"self": rng.choice(_VALUES, shape), "src": rng.choice(_VALUES, sshape),
+               "index": rng.integers(0, shape[dim], ishape), "dim": dim,
+               "reduce": str(rng.choice(["prod", "prod", "prod", "sum", "mean", "amax", "amin"])),
+               "include_self": bool(rng.integers(0, 2)),
+               "seeds": [rng.standard_normal(shape)],
+               "weights": [rng.standard_normal(shape), rng.standard_normal(sshape)]}
 
 
 @pytest.mark.parametrize("case", list(_scatter_cases(150, 9)))

@@ -28,7 +28,7 @@ from .registry import defop, export_function, bind_method, Sample
 from .joins import _cat
 from .pointwise_common import scale
 from .linalg import matmul
-from .linalg_common import (check_float, check_matrix, tri_mask, check_kernel, np_svd,
+from .linalg_common import (check_float, check_matrix, check_kernel, np_svd,
                             lapack_layout)
 from .linalg_cholesky import solve_triangular
 from ..grad_mode import state as _mode
