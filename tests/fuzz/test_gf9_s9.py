@@ -201,3 +201,26 @@ def test_create_graph_qr(shape, mode, which):
         firsts = _first_and_second(L, outs, [x], seeds, [np.sin(A)])
         return [[f[0], f[1][:4]] if isinstance(f, list) else f for f in firsts]   # (batched matmul's
     same_on_both(run)                                    # inner graph differs: top nodes only)
+
+
+# -- 0-d dist and masked_select: the engine sums a gradient to the input's shape only where
+# the shapes differ (no SumBackward0 on top of a 0-d gradient) --------------------------------
+@pytest.mark.parametrize("p", [2, 1, 3, float("inf")])
+@pytest.mark.parametrize("other_shape", [(), (3,)])
+def test_create_graph_dist_zero_dim(p, other_shape):
+    def run(L):
+        x = L.tensor(1.5, dtype=L.float64, requires_grad=True)
+        y = L.tensor(np.linspace(-1, 2, 3).reshape(other_shape) if other_shape else -0.5,
+                     dtype=L.float64, requires_grad=True)
+        return _first_and_second(L, [L.dist(x, y, p)], [x, y], [2.0], [1.0, np.ones(other_shape)])
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("mask_shape", [(), (3,)])
+def test_create_graph_masked_select_zero_dim(mask_shape):
+    def run(L):
+        x = L.tensor(1.5, dtype=L.float64, requires_grad=True)
+        mask = L.tensor(np.array([True, False, True]).reshape(mask_shape) if mask_shape else True)
+        out = x.masked_select(mask)
+        return _first_and_second(L, [out], [x], [np.arange(1.0, 1.0 + out.numel())], [1.0])
+    same_on_both(run)
