@@ -224,3 +224,19 @@ def test_create_graph_masked_select_zero_dim(mask_shape):
         out = x.masked_select(mask)
         return _first_and_second(L, [out], [x], [np.arange(1.0, 1.0 + out.numel())], [1.0])
     same_on_both(run)
+
+
+# -- cumprod under create_graph with zeros in the input: PyTorch's O(n^2) formula (each slice
+# k of a zero tensor copied from the products with x_k left out: CopySlices on top) -----------
+@pytest.mark.parametrize("x,dim", [([1.0, 0.0, 2.0, 3.0], 0), ([0.0, 2.0, 0.0, 3.0], 0),
+                                   ([[1.0, 0.0, 2.0], [2.0, 3.0, 0.0]], 1),
+                                   ([[1.0, 0.0], [2.0, 3.0], [0.0, 0.0]], 0),
+                                   ([1.5, 2.0, 3.0], 0), ([2.0, 0.0], -1)])
+def test_create_graph_cumprod_zeros(x, dim):
+    def run(L):
+        t = L.tensor(x, dtype=L.float64, requires_grad=True)
+        y = t.cumprod(dim)
+        seed = np.cos(np.arange(y.numel())).reshape(tuple(y.shape))
+        return _first_and_second(L, [y], [t], [seed], [np.sin(np.arange(y.numel())).reshape(
+            tuple(y.shape))])
+    same_on_both(run)
