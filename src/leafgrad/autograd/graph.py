@@ -225,7 +225,8 @@ def stripped_name(node) -> str:
 _CPP_NAMES = {"CopySlices": "torch::autograd::CopySlices",
               "CopyBackwards": "torch::autograd::CopyBackwards",
               "AccumulateGrad": "torch::autograd::AccumulateGrad",
-              "NotImplemented": "torch::autograd::NotImplemented"}
+              "NotImplemented": "torch::autograd::NotImplemented",
+              "Error": "torch::autograd::Error"}
 
 
 # The ``__module__`` of node classes made from now on (records make theirs on first use:

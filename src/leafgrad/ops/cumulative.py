@@ -139,6 +139,8 @@ def cumprod_self(grad, self, result, dim):
     zero = d == 0
     if not zero.any():
         return reversed_cumsum(result * grad, axis) / self   # PyTorch: w = output * grad
+    if _grad_enabled():   # create_graph: PyTorch's O(n^2) formula, op for op (its graph)
+        return _cumprod_grad_graph(grad, self, axis)
     dt = d.dtype
     zf = zero.astype(dt)
     safe = self * _wrap(1 - zf) + _wrap(zf)                   # zeros -> constant 1
@@ -155,6 +157,37 @@ def cumprod_self(grad, self, result, dim):
     s2 = (gc * m2).sum(axis, keepdim=True)
     before = reversed_cumsum(gc * m0, axis) + x1 * reversed_cumsum(gc * m1, axis)
     return (before / safe * nonzero + first * (s1 + x2 * s2) + second * (x1 * s2))
+
+
+def _cumprod_grad_graph(grad, self, axis):
+    """PyTorch's cumprod gradient under create_graph where the input has zeros: for each k
+    along ``axis``, the products with x_k left out (prod of x[:k] times cumprod of x[k+1:]),
+    summed against grad[k:] and copied into slice k of a zero tensor."""
+    from .. import ones, zeros
+    n = self._data.shape[axis]
+    lead = (slice(None),) * axis
+    out = zeros(self._data.shape, dtype=grad.dtype)
+    one_shape = list(self._data.shape)
+    one_shape[axis] = 1
+    one = ones(1, dtype=grad.dtype).expand(one_shape)
+    for k in range(n):
+        if k == 0:
+            omitted = _cat_public([one, self[lead + (slice(1, None),)].cumprod(axis)], axis)
+        else:
+            until_k = self[lead + (slice(0, k),)].prod(axis, keepdim=True)
+            if k == n - 1:
+                omitted = until_k
+            else:
+                from_k1 = self[lead + (slice(k + 1, None),)].cumprod(axis)
+                omitted = _cat_public([until_k, until_k.expand_as(from_k1) * from_k1], axis)
+        part = (grad[lead + (slice(k, None),)] * omitted).sum(axis)
+        out.select(axis, k).copy_(part)
+    return out
+
+
+def _cat_public(tensors, dim):
+    from .joins import _cat
+    return _cat.public(tensors, dim)
 
 
 defop("cumprod", cumprod, derivatives={"self": cumprod_self}, dtype=_cum_dtype, family=FAMILY,

@@ -219,7 +219,10 @@ def dist_other(grad, self, other, result, p):
     if g is None:   # p = 0: PyTorch negates the undefined gradient, which raises
         raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor in "
                            "C++) for argument #0 'self'")
-    return sum_to(-g, other._data.shape)
+    g = -g
+    if g._data.shape == other._data.shape:   # (as the engine: no sum_to of a gradient of the
+        return g                             # input's shape; 0-d: a Sum on top otherwise)
+    return sum_to(g, other._data.shape)
 
 
 def _dist_rule(rec, args):

@@ -177,8 +177,9 @@ def _broadcast_pair(a, b):
 def masked_select_self(grad, self, mask):   # self (not only its shape): what PyTorch saves
     self_shape = self._data.shape
     shape = np.broadcast_shapes(self_shape, tuple(mask.shape))
-    zeros = zeros_of(shape, grad._data.dtype)
-    return sum_to(zeros.masked_scatter(mask, grad), self_shape)
+    g = zeros_of(shape, grad._data.dtype).masked_scatter(mask, grad)
+    # the engine's sum_to, only where the shapes differ (sum_to to a 0-d shape always sums)
+    return g if shape == self_shape else sum_to(g, self_shape)
 
 
 defop("masked_select", masked_select_op, inputs=("self", "mask"),

@@ -1,8 +1,9 @@
 """Cholesky and triangular solves: ``linalg.cholesky`` / ``cholesky_ex`` / ``cholesky``,
 ``cholesky_solve``, ``cholesky_inverse``, ``linalg.solve_triangular``.
 
-Split from linalg_decomp.py (inverses, determinants, general solves), whose ``inv`` these
-derivative formulas use, so second derivatives work.
+Split from linalg_decomp.py (inverses, determinants, general solves). The derivative
+formulas are PyTorch's, op for op (triangular solves, not inverses), so that create_graph
+gradients have PyTorch's graph.
 
 >>> import leafgrad as torch
 >>> torch.linalg.cholesky(torch.tensor([[4.0, 2.0], [2.0, 5.0]]))
@@ -17,11 +18,11 @@ from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros
 from .linalg import matmul
 from .linalg_common import (check_matrix, cholesky_lapack, batch_info, raise_for_info,
-                            singular_message, not_pd_message, tri_mask, check_solve_inputs,
+                            singular_message, not_pd_message, check_solve_inputs,
                             check_kernel, trsm, lapack_layout)
-from .linalg_decomp import inv, _checked, _spd, _wellcond
+from .linalg_decomp import _checked, _spd, _wellcond
 from ..autograd.graph import sum_to
-from ..tensor import Tensor, _wrap
+from ..tensor import Tensor
 from .. import return_types as _rt
 from ..errors import broadcast_error
 
@@ -60,17 +61,16 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.chol
 
 
 def _cholesky_grad(gL, L, upper):
-    """PyTorch's formula: ``A^-T Phi(L^T gL) L^-1``, symmetrized (Phi: the lower triangle
-    with the diagonal halved)."""
+    """PyTorch's cholesky_backward, op for op (its graph under create_graph):
+    ``gA = tril(L^T gL)``, symmetrized as ``0.5 * (gA + tril(gA, -1)^T)``, then
+    ``L^-T gA L^-1`` by two triangular solves."""
+    from .registry import RECORDS
     if upper:
         L, gL = L.mT, gL.mT
-    n = L._data.shape[-1]
-    dtype = L._data.dtype
-    phi = tri_mask(n, dtype, diagonal=-1)._data + 0.5 * np.eye(n, dtype=dtype)
-    inner = matmul(L.mT, gL) * _wrap(phi)
-    L_inv = inv(L)
-    g = matmul(matmul(L_inv.mT, inner), L_inv)
-    return (g + g.mT) * 0.5
+    gA = matmul(L.mT, gL).tril()
+    gA = RECORDS["mul_scalar"].public(gA + gA.tril(-1).mT, 0.5)
+    gA = _tri.public(L.mT, gA, upper=True, left=True)
+    return _tri.public(L, gA, upper=False, left=False)
 
 
 def linalg_cholesky_ex_A(grads, result, upper):
@@ -143,10 +143,10 @@ def cholesky_solve(self, input2, upper=False):
     return lapack_layout(trsm(factor_t, trsm(input2, self, upper=False), upper=True))
 
 
-def _factor_grad(M, factor, upper):
-    """d<M, L L^T>/dL = (M + M^T) L  (for U^T U: U (M + M^T))."""
-    S = M + M.mT
-    return matmul(factor, S) if upper else matmul(S, factor)
+def _factor_grad(common, factor, upper):
+    """PyTorch's last step of cholesky_solve's and cholesky_inverse's factor gradient:
+    ``-(factor @ common)`` for U, ``-(common @ factor)`` for L."""
+    return -matmul(factor, common) if upper else -matmul(common, factor)
 
 
 # PyTorch's one formula for both saves self, input2 and result whichever needs a gradient
@@ -156,8 +156,9 @@ def cholesky_solve_self(grad, self, input2, result, upper):
 
 
 def cholesky_solve_input2(grad, self, input2, result, upper):
-    g_self = _cs.public(grad, input2, upper)
-    return _factor_grad(-matmul(g_self, result.mT), input2, upper)
+    # PyTorch's cholesky_solve_backward: gB = cholesky_solve(grad), C = gB X^T, C + C^T
+    common = matmul(_cs.public(grad, input2, upper), result.mT)
+    return _factor_grad(common + common.mT, input2, upper)
 
 
 def _cholesky_solve_dtype(rec, args):
@@ -208,7 +209,9 @@ def _first_zero_diagonal(m):
 
 
 def cholesky_inverse_self(grad, self, result, upper):
-    return _factor_grad(-matmul(matmul(result, grad), result), self, upper)
+    # PyTorch's cholesky_inverse_backward: X (grad + grad^T) X, then times the factor, negated
+    common = grad + grad.mT
+    return _factor_grad(matmul(result, matmul(common, result)), self, upper)
 
 
 _ci = defop("cholesky_inverse", cholesky_inverse, derivatives={"self": cholesky_inverse_self},
@@ -237,12 +240,12 @@ def _tri_gB(grad, self, upper, left, unitriangular):
 
 # self and result for either input (PyTorch's one formula for both), never B
 def linalg_solve_triangular_self(grad, self, result, upper, left, unitriangular, self_shape):
+    # PyTorch's linalg_solve_triangular_backward: gA = -gB X^T (left) or -X^T gB, then
+    # its triangle (strictly, for a unit triangle)
     gB = _tri_gB(grad, self, upper, left, unitriangular)
     gA = -matmul(gB, result.mT) if left else -matmul(result.mT, gB)
-    n = self_shape[-1]
-    mask = tri_mask(n, gA._data.dtype, upper, diagonal=(1 if upper else -1)
-                    if unitriangular else 0)
-    return sum_to(gA * mask, self_shape)
+    gA = gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
+    return sum_to(gA, self_shape)
 
 
 def linalg_solve_triangular_B(grad, self, result, upper, left, unitriangular, B_shape):

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
-from .joins import materialize_zeros
+from .backward_ops import keep_none
 from .linalg import matmul
 from .linalg_common import (lapack_layout, check_float, check_matrix, check_low_precision, np_svd, type_name,
                             check_lstsq_lapack, LSTSQ_DRIVERS, lapack_scaled)
@@ -47,15 +47,20 @@ def linalg_pinv(self, atol=None, rtol=None, hermitian=False):
 
 
 def linalg_pinv_self(grad, self, result):
-    A, P, G = self, result, grad
+    """PyTorch's pinv_backward, op for op (its graph under create_graph), in the order that
+    keeps the products smallest: K = G^T P (m <= n) or P G^T (m > n)."""
+    A, P = self, result
     m, n = A._data.shape[-2:]
-    Pt = P.mT
-    g = -matmul(matmul(Pt, G), Pt)
-    I_m = _wrap(np.eye(m, dtype=A._data.dtype))
-    I_n = _wrap(np.eye(n, dtype=A._data.dtype))
-    g = g + matmul(matmul(I_m - matmul(A, P), G.mT), matmul(P, Pt))
-    g = g + matmul(matmul(matmul(Pt, P), G.mT), I_n - matmul(P, A))
-    return g
+    Ph, Gh = P.mT, grad.mT
+    if m <= n:
+        K = matmul(Gh, P)
+        KPh = matmul(K, Ph)
+        return (-matmul(P, K).mT + KPh - matmul(matmul(A, P), KPh)
+                + matmul(matmul(Ph, P), Gh - matmul(K, A)))
+    K = matmul(P, Gh)
+    PhK = matmul(Ph, K)
+    return (-matmul(K, P).mT + matmul(matmul(Gh - matmul(A, K), P), Ph) + PhK
+            - matmul(matmul(PhK, P), A))
 
 
 _pinv = defop("linalg_pinv", linalg_pinv, derivatives={"self": linalg_pinv_self},
@@ -242,45 +247,51 @@ def _is_vector(A, b):
     return tuple(b.shape) == tuple(A.shape[:-1])
 
 
-def _lstsq_matrices(grads, self, b, result):
-    """(grad of the solution, b, solution) as matrices: a vector b gets its column back."""
-    if _is_vector(self, b):
-        return grads[0].unsqueeze(-1), b.unsqueeze(-1), result.unsqueeze(-1)
-    return grads[0], b, result
+def _lstsq_parts(grads, self, b, result, wants_A):
+    """PyTorch's linalg_lstsq_backward for one input: the solution's part (through the
+    pseudo-inverse) if its gradient came, plus the residuals' part (Danskin: as if X did not
+    move) if theirs is not empty."""
+    vector = _is_vector(self, b)
+    B = b.unsqueeze(-1) if vector else b
+    gX, gL = grads[0], grads[1]
+    g = None
+    if gX is not None:
+        gX = gX.unsqueeze(-1) if vector else gX
+        P = _pinv.public(self)
+        g = linalg_pinv_self(matmul(gX, B.mT), self, P) if wants_A else matmul(P.mT, gX)
+        if not wants_A and vector:
+            g = g.squeeze(-1)
+    if gL is not None and gL._data.size:
+        X = result.unsqueeze(-1) if vector else result
+        r = matmul(self, X) - B
+        gL = gL.unsqueeze(-2)
+        if wants_A:
+            part = _mul_scalar(matmul(gL * r, X.mT), 2)
+        else:
+            part = _mul_scalar(gL, -2) * r
+            part = part.squeeze(-1) if vector else part
+        g = part if g is None else g + part
+    return g
 
 
-def _lstsq_residual_parts(grads, self, b, result):
-    """At the least-squares optimum A^T r = 0, so d|r|^2 = 2 r^T (dA X - db)."""
-    g_res = grads[1]
-    if g_res._data.size == 0:
-        return None, None
-    r = matmul(self, result) - b
-    w = r * g_res.unsqueeze(-2) * 2
-    return matmul(w, result.mT), -w
+def _mul_scalar(t, c):
+    from .registry import RECORDS
+    return RECORDS["mul_scalar"].public(t, c)
 
 
 def linalg_lstsq_self(grads, self, b, result, rcond):
-    # X = P b with P = pinv(A): the pseudo-inverse's adjoint, fed with g b^T
-    P = _pinv.public(self, None, rcond, False)
-    g0, b, result = _lstsq_matrices(grads, self, b, result)
-    g = linalg_pinv_self(matmul(g0, b.mT), self, P)
-    extra, _ = _lstsq_residual_parts(grads, self, b, result)
-    return sum_to(g if extra is None else g + extra, self._data.shape)
+    g = _lstsq_parts(grads, self, b, result, True)
+    return None if g is None else sum_to(g, self._data.shape)
 
 
 def linalg_lstsq_b(grads, self, b, result, rcond):
-    P = _pinv.public(self, None, rcond, False)
-    vector = _is_vector(self, b)
-    g0, b, result = _lstsq_matrices(grads, self, b, result)
-    g = matmul(P.mT, g0)
-    _, extra = _lstsq_residual_parts(grads, self, b, result)
-    g = sum_to(g if extra is None else g + extra, b._data.shape)
-    return g.squeeze(-1) if vector else g
+    g = _lstsq_parts(grads, self, b, result, False)
+    return None if g is None else sum_to(g, b._data.shape)
 
 
 _lstsq = defop("linalg_lstsq", linalg_lstsq, inputs=("self", "b"),
                derivatives={"self": linalg_lstsq_self, "b": linalg_lstsq_b}, dtype="same",
-               n_outputs=2, materialize=materialize_zeros, methods=(), functions=(),
+               n_outputs=2, materialize=keep_none, methods=(), functions=(),
                family=FAMILY,
                samples=lambda make, shapes: [
                    Sample((make((4, 3)), make((4, 2))), call="linalg.lstsq"),

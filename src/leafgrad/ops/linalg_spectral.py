@@ -25,10 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from .registry import defop, export_function, bind_method, Sample
-from .joins import materialize_zeros, _cat
+from .joins import _cat
 from .pointwise_common import scale
 from .linalg import matmul
-from .linalg_common import (check_float, check_matrix, tri_mask, check_kernel, np_svd,
+from .linalg_common import (check_float, check_matrix, check_kernel, np_svd,
                             lapack_layout, raise_for_info)
 from .linalg_cholesky import solve_triangular
 from ..grad_mode import state as _mode
@@ -321,18 +321,20 @@ def linalg_qr(A, mode="reduced"):
     return [Q if mode == "r" else lapack_layout(Q), lapack_layout(R)]
 
 
-def _qr_square_grad(Q, R, gQ, gR):
-    """``A = Q R`` with ``R`` square (m >= n, reduced): ``(gQ + Q copyltu(M)) R^-T`` with
-    ``M = R gR^T - gQ^T Q``, copyltu mirroring the strictly lower triangle up."""
-    n = R._data.shape[-1]
-    M = matmul(R, gR.mT) - matmul(gQ.mT, Q)
-    lower = tri_mask(n, M._data.dtype, diagonal=-1)
-    M = M * lower + (M * lower).mT + M * _wrap(np.eye(n, dtype=M._data.dtype))
-    b = gQ + matmul(Q, M)
-    return solve_triangular(R.mT, b, upper=False, left=False)   # b R^{-T}
+def _halve_(t):
+    """``t.mul_(0.5)`` as PyTorch's C++ formulas run it: mul_ by a Scalar (MulBackward1, one
+    input), so a view's CopySlices has the base as its only next function."""
+    from .inplace import commit_inplace
+    from .registry import RECORDS
+    rec = RECORDS["mul_scalar"]
+    return commit_inplace(t, rec.public(t, 0.5), rec)
 
 
 def linalg_qr_A(grads, result, result1, mode):   # Q and R: what PyTorch saves
+    """PyTorch's linalg_qr_backward, op for op (its graph under create_graph); an unused
+    output's gradient stays out: ``M = gR R^T - Q^T gQ``; for m >= n
+    ``(Q (M' + M'^T, diagonal halved) + gQ) R^-T`` with ``M' = triu(M)``; for m < n
+    ``[Q tril(M^T - M) R_1^-T | 0] + Q gR``."""
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed "
                            "when mode='r'. Please use linalg.qr(A, mode='reduced') if you are "
@@ -343,18 +345,28 @@ def linalg_qr_A(grads, result, result1, mode):   # Q and R: what PyTorch saves
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
                            "and nrows > ncols.")
     gQ, gR = grads
+    if gQ is not None:
+        gA = (matmul(gR, R.mT) - matmul(Q.mT, gQ)) if gR is not None else -matmul(Q.mT, gQ)
+    else:
+        gA = matmul(gR, R.mT)
     if m >= n:
-        return _qr_square_grad(Q, R, gQ, gR)
-    # wide: A = [X | Y] with X = Q U (U the leading m x m block of R) and Y = Q V. Y's part
-    # of R, V = Q^T Y, also moves with Q: Q's gradient gains Y gV^T, and Y's is Q gV
-    U, V = R[..., :m], R[..., m:]
-    gU, gV = gR[..., :m], gR[..., m:]
-    gX = _qr_square_grad(Q, U, gQ + matmul(matmul(Q, V), gV.mT), gU)
-    return _cat.public([gX, matmul(Q, gV)], -1)
+        gA = gA.triu()
+        gA = gA + gA.mT
+        _halve_(gA.diagonal(0, -2, -1))
+        gA = matmul(Q, gA)
+        if gQ is not None:
+            gA = gA + gQ
+        return solve_triangular(R.mT, gA, upper=False, left=False)
+    gA = -gA
+    gA = matmul(Q, (gA - gA.mT).tril())
+    gA = solve_triangular(R.narrow(-1, 0, m).mT, gA, upper=False, left=False)
+    zeros = gA.new_zeros(R._data.shape[:-1] + (n - m,))
+    gA = _cat.public([gA, zeros], -1)
+    return gA + matmul(Q, gR) if gR is not None else gA
 
 
 _qr = defop("linalg_qr", linalg_qr, inputs=("A",), derivatives={"A": linalg_qr_A},
-            dtype="same", n_outputs=2, materialize=materialize_zeros, methods=(),
+            dtype="same", n_outputs=2, materialize=_defined_grads, methods=(),
             functions=(), family=FAMILY, saved_aliases={"result": "Q", "result1": "R"},
             samples=lambda make, shapes: [
                 Sample((make((3, 3)),), call="linalg.qr"),

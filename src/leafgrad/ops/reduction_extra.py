@@ -16,9 +16,9 @@ import numpy as np
 
 from .. import return_types
 from ..tensor import Tensor, _wrap
-from .joins import materialize_zeros
+from .backward_ops import keep_none
 from .pointwise_common import not_implemented_for
-from .reduction import _const, _count, _dims, _wrap_dim, expand_grad
+from .reduction import _count, _dims, _wrap_dim, expand_grad
 from .variance import _var_args, std_op, var_op, var_self
 from .registry import FUNCTIONS, Sample, bind_method, defop, export_function
 from .out_tuples import tuple_out
@@ -168,29 +168,34 @@ def aminmax(self, *, dim=None, keepdim=False):
     return np.asarray(lo), np.asarray(hi)
 
 
-def aminmax_self(grads, self, result, result1, dim, keepdim):   # min and max: saved as
-    shape = self._data.shape                                       # PyTorch's formula does
-    axis = None if dim is None or not shape else (_wrap_dim(dim, len(shape)),)
-    d = self._data
+def aminmax_self(grads, self, result, result1, dim, keepdim):
+    """PyTorch's formula: per output used, (grad / count) * (self == extreme) with grad and
+    the extreme reshaped to keep the reduced dims; the two parts added only if both outputs
+    were used (one alone: its part is the gradient, so the graph's top is its Mul)."""
+    shape = self._data.shape
     out = None
     for g, extreme in zip(grads, (result, result1)):
-        r = extreme._data
-        if axis is None:
-            r = r.reshape((1,) * len(shape))
-        elif not keepdim:
-            r = np.expand_dims(r, axis)
-        mask = d == r
-        scale = _const((mask / mask.sum(axis=axis, keepdims=True)).astype(d.dtype))
-        if axis is None:
-            part = g.reshape(()).expand(shape) * scale if shape else g.reshape(()) * scale
-        else:
-            part = expand_grad(g, shape, dim, keepdim) * scale
+        if g is None:
+            continue
+        if not keepdim:
+            if dim is None:
+                kept = (1,) * len(shape)
+            else:
+                kept = list(extreme._data.shape)
+                kept.insert(_wrap_dim(dim, max(len(shape), 1)), 1)
+            g, extreme = g.reshape(kept), extreme.reshape(kept)
+        mask = self == extreme
+        count = mask.sum() if dim is None else mask.sum(dim, keepdim=True)
+        part = (g / count) * mask
         out = part if out is None else out + part
+    if out._data.shape != shape:   # a 0-d self reduced over dim 0: (1,), summed back
+        from ..autograd.graph import sum_to
+        out = sum_to(out, shape)
     return out
 
 
 defop("aminmax", aminmax, derivatives={"self": aminmax_self}, dtype="same", n_outputs=2,
-      materialize=materialize_zeros, family=FAMILY, methods=(), functions=(),
+      materialize=keep_none, family=FAMILY, methods=(), functions=(),
       saved_aliases={"result": "min", "result1": "max"},
       samples=lambda make, shapes: [
           Sample((make(shapes[1]),), call="aminmax"),

@@ -1,7 +1,8 @@
 """``scatter_reduce``: ``src`` reduced (sum, prod, mean, amax, amin) into ``self`` at the
 places ``index`` names, with PyTorch's gradients: ``mean`` divides by the count, ``amax`` /
 ``amin`` share the gradient evenly among the elements equal to the result, ``prod`` divides
-the result by each factor (zeros there raise NotImplementedError).
+the result by each factor (a zero's gradient: the product of the others). The formulas are
+PyTorch's, op for op, so that create_graph gradients have PyTorch's graph.
 
 >>> import leafgrad as torch
 >>> torch.zeros(2).scatter_reduce(0, torch.tensor([0, 0, 1]), torch.tensor([1., 2., 3.]), "sum")
@@ -11,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.graph import Node, next_seq
+from ..grad_mode import state as _mode
 from ..tensor import _wrap
-from .reduction import _wrap_dim
 from .registry import Sample, defop
 
 __all__: list = []
@@ -24,19 +26,6 @@ FAMILY = "indexing"
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
-
-
-def _scattered(shape, dim, index):
-    """(mask of the positions some src element goes to, how many go to each)."""
-    from .scatter import _mesh
-    counts = np.zeros(shape, np.int64)
-    if len(shape) == 0:
-        counts = counts.reshape(1)
-        np.add.at(counts, (index.reshape(-1) * 0,), 1)
-        counts = counts.reshape(())
-    else:
-        np.add.at(counts, _mesh(index, _wrap_dim(dim, len(shape))), 1)
-    return counts > 0, counts
 
 
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
@@ -75,80 +64,117 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     return out.reshape(self.shape)
 
 
-def _scatter_counts(self_shape, dim, index, include_self):
-    mask, counts = _scattered(self_shape, dim, index._data)
-    return mask, counts + (1 if include_self else 0)
-
-
 def scatter_reduce_self(grad, self, dim, index, src, reduce, include_self, result):
-    shape = grad._data.shape
-    mask, counts = _scatter_counts(shape, dim, index, include_self)
-    dt = grad._data.dtype
+    # PyTorch's formula, op for op, so that a create_graph gradient has its graph
     if reduce == "sum":
-        return grad if include_self else grad.masked_fill(_wrap(mask), 0)
-    if reduce == "mean":
-        g = grad / _wrap(np.maximum(counts, 1).astype(dt))
-        return g if include_self else g.masked_fill(_wrap(mask), 0)
-    if reduce == "prod":
-        _no_zeros(self, src)
-        g = grad * result / self
-        return g if include_self else g.masked_fill(_wrap(mask), 0)
-    n, self_hits = _extreme_ties(self, dim, index, src, include_self, result)
-    return grad * _wrap((self_hits / np.maximum(n, 1)).astype(dt))
+        g = grad
+    elif reduce == "prod":
+        # self's zeros: the product of the others, from a result with those zeros made ones
+        masked_self = self.masked_fill(self == 0, 1)
+        masked_self_result = masked_self.scatter_reduce(dim, index, src, reduce,
+                                                        include_self=include_self)
+        g = grad * masked_self_result / masked_self
+    elif reduce == "mean":
+        g = grad / _mean_counts(grad, index, dim, src, include_self)
+    else:   # amax, amin: shared evenly among the elements equal to the result
+        g = (self == result) * (grad / _extreme_counts(self, dim, index, src, result))
+    return g if include_self else g.scatter(dim, index, 0)
 
 
 def scatter_reduce_src(grad, self, dim, index, src, reduce, include_self, result):
-    dt = grad._data.dtype
-    # sum and mean give the gathered gradient as it is, of index's shape: PyTorch's engine
-    # refuses it when src is larger than index (prod, amax and amin broadcast, below)
+    # src larger than index: sum and mean give the gathered gradient, of index's shape (the
+    # engine then refuses it); prod, amax and amin broadcast all of src against it, as PyTorch
     if reduce == "sum":
-        return grad.gather(dim, index)
+        return _fits(grad.gather(dim, index), src)
     if reduce == "mean":
-        _, counts = _scatter_counts(grad._data.shape, dim, index, include_self)
-        return (grad / _wrap(np.maximum(counts, 1).astype(dt))).gather(dim, index)
+        return _fits(grad.gather(dim, index) / _mean_counts(grad, index, dim, src,
+                                                            include_self).gather(dim, index), src)
     if reduce == "prod":
-        _no_zeros(self, src)
-        # PyTorch divides by all of src: a src larger than index broadcasts against the
-        # gathered gradient (the places index never reaches get values too), as its formula
-        return (grad * result).gather(dim, index) / src
-    n, _ = _extreme_ties(self, dim, index, src, include_self, result)
-    from .scatter import _mesh
-    idx = index._data
-    if src._data.ndim and result._data.ndim:   # as prod: all of src against the gathered
-        # result (broadcast)
-        src_hits = src._data == result._data[_mesh(idx, _wrap_dim(dim, src._data.ndim))]
-    else:
-        src_hits = src._data == result._data
-    share = (grad / _wrap(np.maximum(n, 1).astype(dt))).gather(dim, index)
-    return share * _wrap(src_hits.astype(dt))
+        return _fits(_prod_src_grad(grad, self, dim, index, src, include_self, result), src)
+    value = result.gather(dim, index)
+    return _fits((src == value) * (grad / _extreme_counts(self, dim, index, src, result)).gather(
+        dim, index), src)
 
 
-def _no_zeros(self, src):
-    if (self._data == 0).any() or (src._data == 0).any():
-        raise NotImplementedError("leafgrad: the gradient of scatter_reduce(reduce='prod') "
-                                  "with zeros in self or src is not implemented")
+def _fits(g, src):
+    """``g`` summed to src's shape, if that broadcasts to it; else PyTorch's engine error
+    (the engine's own check and sum are skipped where every input has the result's
+    shape)."""
+    gs, ss = g._data.shape, src._data.shape
+    if gs != ss and (len(ss) > len(gs) or any(
+            s != t and s != 1 for s, t in zip(reversed(ss), reversed(gs)))):
+        from .. import errors
+        raise RuntimeError("Function ScatterReduceBackward0 returned an invalid gradient at "
+                           f"index 1 - got {errors.shape_str(gs)} but expected shape "
+                           f"compatible with {errors.shape_str(ss)}")
+    if gs != ss:
+        from ..autograd.graph import sum_to
+        return sum_to(g, ss)
+    return g
 
 
-def _extreme_ties(self, dim, index, src, include_self, result):
-    """(how many elements equal each result, where self's own element is one of them).
+def _mean_counts(grad, index, dim, src, include_self):
+    """How many values each place of the result averages (at least 1)."""
+    from .. import ones_like, zeros_like
+    n = (ones_like(grad) if include_self else zeros_like(grad)).scatter_add(
+        dim, index, ones_like(src))
+    return n.masked_fill_(n == 0, 1)
 
-    As PyTorch's formula, self's element counts among the ties even where
-    ``include_self=False`` left it out of the result (it then gets no gradient itself)."""
-    from .scatter import _mesh
-    r = result._data
-    mask, _ = _scattered(r.shape, dim, index._data)
-    self_eq = self._data == r
-    self_hits = self_eq if include_self else self_eq & ~mask
-    n = self_eq.astype(np.int64)
-    if r.ndim:
-        d = _wrap_dim(dim, r.ndim)
-        idx = index._data
-        sub = src._data[tuple(slice(0, s) for s in idx.shape)]
-        hits = sub == r[_mesh(idx, d)]
-        np.add.at(n, _mesh(idx, d), hits.astype(np.int64))
-    else:   # a 0-d result: the src elements the index reaches (a 0-d index is one)
-        n = n + np.count_nonzero(src._data.reshape(-1)[:index._data.size] == r)
-    return n, self_hits
+
+def _extreme_counts(self, dim, index, src, result):
+    """How many elements equal each result. As PyTorch's formula, self's element counts
+    among the ties even where ``include_self=False`` left it out of the result (it then
+    gets no gradient itself)."""
+    value = result.gather(dim, index)
+    dt = self.dtype
+    return (self == result).to(dt).scatter_add(dim, index, (src == value).to(dt))
+
+
+def _prod_src_grad(grad, self, dim, index, src, include_self, result):
+    """src's gradient for prod: the result over src, except where src is the only zero
+    reduced into its place (there: the product of the others, recomputed with that zero
+    made one); two or more zeros in one place give zeros, and a graph that refuses a
+    further backward (PyTorch's DelayedError)."""
+    from .. import where, zeros_like
+    src_zero = src == 0
+    zero_count = zeros_like(self).scatter_add(dim, index, src_zero.to(self.dtype)).gather(
+        dim, index)
+    single_zero = src_zero & (zero_count == 1)
+    masked_src_result = self.scatter_reduce(dim, index, src.masked_fill(single_zero, 1),
+                                            "prod", include_self=include_self)
+    g = where(single_zero, (grad * masked_src_result).gather(dim, index),
+              (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1))
+    if _mode.grad_enabled and bool((zero_count._data > 1).any()):
+        g = _delayed_error(g, "scatter_reduce(): Double backward is unsupported for src when "
+                              ">1 zeros in src are scattered to the same position in self")
+    return g
+
+
+class _DelayedError(Node):
+    """Stands behind a gradient whose own gradient PyTorch does not give: differentiating
+    it raises (PyTorch's DelayedError node, named Error)."""
+
+    __slots__ = ("_msg",)
+
+    def apply(self, grads, create_graph):
+        raise RuntimeError(self._msg)
+
+
+_DelayedError.__name__ = _DelayedError.__qualname__ = "Error"
+
+
+def _delayed_error(t, msg):
+    """``t``'s values behind a ``_DelayedError`` node (``t`` itself if it needs no grad)."""
+    if not t._requires_grad:
+        return t
+    node = _DelayedError.__new__(_DelayedError)
+    node._seq = next_seq()
+    node._edges = ((t._grad_fn, t._output_nr) if t._grad_fn is not None else (t, 0),)
+    node._saved = ()
+    node._versions = None
+    node._args = None
+    node._msg = msg
+    return _wrap(t._data, node, t._vc)
 
 
 def _scatter_reduce_samples(make, shapes):
@@ -164,6 +190,13 @@ def _scatter_reduce_samples(make, shapes):
                       call="Tensor.scatter_reduce"))
     out.append(Sample((make((3, 3)), 0, idx, make((2, 3)), "sum"),
                       call="Tensor.scatter_reduce_"))
+    for include_self in (True, False):   # zeros: in self, and one src zero in a place
+        base = make.positive((3, 3))
+        base[1, 1] = 0
+        src = make.positive((2, 3))
+        src[0, 0] = 0
+        out.append(Sample((base, 0, idx, src, "prod"), {"include_self": include_self},
+                          call="scatter_reduce"))
     ties = np.round(make((3, 3)))
     out.append(Sample((ties, 0, idx, np.round(make((2, 3))), "amin"), call="scatter_reduce"))
     return out
