@@ -68,3 +68,50 @@ def test_only_the_first_difference_decides():
     # leafgrad's own differing error is a mismatch
     d = compare([("grad", ("E", "RuntimeError", "a"))], [("grad", ("E", "RuntimeError", "b"))])
     assert d and not oracle_failed(d)
+
+
+# -- cummax/cummin of an empty input: PyTorch returns before wrapping dim (any dim is taken),
+# and its backward returns the (empty) input itself, so a create_graph gradient is the input,
+# requiring grad without a grad_fn (seed 108) --------------------------------------------------
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+@pytest.mark.parametrize("shape,dim", [((0, 1, 4), 1), ((0,), 0), ((0, 1, 4), -4),
+                                       ((0, 2), 5), ((0, 3), -1)])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_cummax_cummin_empty(name, shape, dim, dtype):
+    def run(L):
+        x = L.zeros(shape, dtype=getattr(L, dtype), requires_grad=dtype == "float32")
+        v, i = getattr(L, name)(x, dim)
+        out = [v, i, v.stride(), i.stride(), v.grad_fn is None]
+        if x.requires_grad:
+            g, = L.autograd.grad(v.sum() * 1, x, create_graph=True)
+            out += [g, g.requires_grad, g.grad_fn is None, g is x]
+        return out
+    same_on_both(run)
+
+
+# -- var/std over all elements without degrees of freedom: PyTorch's gradient is grad times
+# where(self == mean, nan, inf), a tensor of the default dtype, so a float16 (or, with a
+# float64 default, float32) gradient is promoted and the engine casts it back: ToCopyBackward0
+# on top under create_graph (seed 108) -----------------------------------------------------------
+@pytest.mark.parametrize("name", ["std", "var"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("default", ["float32", "float64"])
+@pytest.mark.parametrize("shape,kw", [((), {"dim": -1, "keepdim": True}), ((), {"dim": 0}),
+                                      ((), {}), ((1,), {"keepdim": True}), ((1,), {})])
+def test_var_std_no_dof_gradient_dtype(name, dtype, default, shape, kw):
+    from oracle import grad_fn_names
+
+    def run(L):
+        before = L.get_default_dtype()
+        L.set_default_dtype(getattr(L, default))
+        try:
+            x = L.tensor([0.5] if shape else 0.5, dtype=getattr(L, dtype), requires_grad=True)
+            r = getattr(L, name)(x, **kw)
+            g, = L.autograd.grad(r, x, L.ones_like(r, requires_grad=True), create_graph=True)
+            g2, = L.autograd.grad(getattr(L, name)(x, **kw), x)
+            # (NaN compared as a number: lists of NaN floats are unequal)
+            return [(t.dtype, L.nan_to_num(t.detach(), nan=7.0)) for t in (g, g2)], \
+                grad_fn_names(g)
+        finally:
+            L.set_default_dtype(before)
+    same_on_both(run)
