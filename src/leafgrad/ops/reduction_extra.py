@@ -71,8 +71,11 @@ def cum_extreme(self, dim, indices):
 
 def cum_extreme_self(grad, self, dim, indices):
     # PyTorch's cummaxmin_backward saves self (an in-place change of it fails the backward):
-    # zeros (one in-place fill) with scatter_add_ of the gradient (version 2)
+    # zeros (one in-place fill) with scatter_add_ of the gradient (version 2); an empty self
+    # is returned itself (so under create_graph the gradient is the input, requiring grad)
     self_shape = self._data.shape
+    if not self._data.size:
+        return self
     zeros = _wrap(np.zeros(self_shape, grad._data.dtype))
     if not isinstance(indices, Tensor):
         indices = _wrap(indices)
@@ -104,8 +107,9 @@ def _cum_public(rec, name, larger):
         d = input._data
         if d.ndim == 0 and dim not in (-1, 0):
             raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
-        axis = _wrap_dim(dim, max(d.ndim, 1))
-        idx = _wrap(np.zeros(d.shape, np.int64) if d.ndim == 0
+        # PyTorch returns early for an empty input: any dim is accepted (fuzz seed 108)
+        axis = 0 if d.size == 0 else _wrap_dim(dim, max(d.ndim, 1))
+        idx = _wrap(np.zeros(d.shape, np.int64) if d.ndim == 0 or d.size == 0
                     else _cum_extreme_indices(d, axis, larger))
         # the indices tensor returned is the one the node saves, as PyTorch's
         return getattr(return_types, name)((rec.public(input, axis, idx), idx))

@@ -13,6 +13,7 @@ import numpy as np
 from .registry import defop, export_function, bind_method, Sample
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from ..grad_mode import state as _mode
+from .. import dtypes as _dt
 from .reduction import FAMILY, _dims, _count, _const, unsqueeze_grad
 from .cascade_sum import sum_like_torch
 
@@ -93,10 +94,15 @@ def var_self(grad, self, dim, correction, keepdim):
     if dof <= 0 and (dim is None or not shape):
         # PyTorch's var_backward over all elements without degrees of freedom: the incoming
         # gradient times NaN where self equals its mean, inf elsewhere (a constant: a graph
-        # under create_graph only through the gradient)
+        # under create_graph only through the gradient). PyTorch's where of two Python floats
+        # is a tensor of the default dtype: a float16 gradient is promoted, and the engine
+        # casts it back (ToCopyBackward0 under create_graph; fuzz seed 108). (Cast here: the
+        # node keeps no dtype to conform to where its output's dtype is its input's.)
         d = self._data
         with np.errstate(invalid="ignore"):
-            return grad * _const(np.where(d == d.mean(), np.nan, np.inf).astype(d.dtype))
+            g = grad * _const(np.where(d == d.mean(), np.nan, np.inf).astype(
+                _dt.get_default_dtype().np))
+        return g if g._data.dtype == d.dtype else g.to(self.dtype)
     return _var_grad(grad, self, shape, axis, dim, dof, keepdim)
 
 
