@@ -161,7 +161,7 @@ def write_alias_templates() -> None:
            "here is compiled on first use; tests/test_alias_templates.py checks each one equals",
            'the compiled template."""',
            "# flake8: noqa",
-           "from __future__ import annotations   # as public_fn.py, whose compile() calls inherit it",
+           "from __future__ import annotations   # as public_fn.py (compile() inherits it)",
            ""]
     for i, key in enumerate(keys):
         out.append(_alias_source(*key, name=f"_a{i}"))
