@@ -213,39 +213,44 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                     continue
         else:
             break
-        if grads is None:
-            grads = [None] * node.n_outputs
-            has_grad = False
+        if (grads is not None and not capturing and node._tensor_pre_hooks is None
+                and node._retain_grad_hooks is None and node._pre_hooks is None):
+            run = True   # the common case: a gradient arrived, no hooks, nothing captured
         else:
-            has_grad = True
-        if capturing:
-            # Note [Captured nodes]: as PyTorch's engine, a node runs only when it leads to a
-            # wanted input (one whose own output is wanted is not run, so it is not freed); a
-            # node that does not run still gets its tensor hooks (register_hook, retain_grad)
-            # and its output is captured after them; a node that runs is captured before them.
-            nid = id(node)
-            run_it = nid in needed
-            if not run_it and (node._tensor_pre_hooks is not None
-                               or node._retain_grad_hooks is not None):
-                grads = _run_pre_hooks(node, grads, tensor_only=True)
-            if nid in target_nodes:
-                for nr, i in target_nodes[nid]:
-                    g = grads[nr]
-                    if g is not None:
-                        captured[i] = g if captured[i] is None else captured[i] + g
-            if not run_it:
-                grads = None
-            elif isinstance(node, OpNode):
-                wanted = _wanted_edges(node._edges, needed, target_leaves, target_nodes)
-        if (node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None
-                or node._pre_hooks is not None) and grads is not None:
-            grads = _run_pre_hooks(node, grads)
-            has_grad = any(g is not None for g in grads)
-        # No gradient arrived: built-in nodes are skipped, a custom Function's backward still
-        # runs (on zeros, or on None without materialize_grads), as in PyTorch.
-        run = has_grad or node.runs_without_grads
-        if capturing and grads is None:
-            run = False
+            if grads is None:
+                grads = [None] * node.n_outputs
+                has_grad = False
+            else:
+                has_grad = True
+            if capturing:
+                # Note [Captured nodes]: as PyTorch's engine, a node runs only when it leads
+                # to a wanted input (one whose own output is wanted is not run, so it is not
+                # freed); a node that does not run still gets its tensor hooks (register_hook,
+                # retain_grad) and its output is captured after them; a node that runs is
+                # captured before them.
+                nid = id(node)
+                run_it = nid in needed
+                if not run_it and (node._tensor_pre_hooks is not None
+                                   or node._retain_grad_hooks is not None):
+                    grads = _run_pre_hooks(node, grads, tensor_only=True)
+                if nid in target_nodes:
+                    for nr, i in target_nodes[nid]:
+                        g = grads[nr]
+                        if g is not None:
+                            captured[i] = g if captured[i] is None else captured[i] + g
+                if not run_it:
+                    grads = None
+                elif isinstance(node, OpNode):
+                    wanted = _wanted_edges(node._edges, needed, target_leaves, target_nodes)
+            if (node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None
+                    or node._pre_hooks is not None) and grads is not None:
+                grads = _run_pre_hooks(node, grads)
+                has_grad = any(g is not None for g in grads)
+            # No gradient arrived: built-in nodes are skipped, a custom Function's backward
+            # still runs (on zeros, or on None without materialize_grads), as in PyTorch.
+            run = has_grad or node.runs_without_grads
+            if capturing and grads is None:
+                run = False
         edges = node._edges
         if run:
             if _anomaly.enabled:

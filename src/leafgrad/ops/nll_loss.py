@@ -83,6 +83,8 @@ def _targets(target, ignore_index, n_classes):
     return idx, keep
 
 
+_INT64 = np.dtype(np.int64)
+_UINT64 = np.dtype(np.uint64)
 _max = np.maximum.reduce   # what ndarray.max / np.sum call, without their Python frames
 _add = np.add.reduce
 _ROWS: dict = {}
@@ -267,6 +269,17 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
 # -- formulas ------------------------------------------------------------------------------
 def nll_loss_self(grad, self, target, weight, reduction, ignore_index):
     if not _mode.grad_enabled:   # Note [Plain NumPy without create_graph] in ops/linalg.py
+        sd = self._data
+        td = target._data if type(target) is Tensor else target
+        if (weight is None and reduction == 1 and sd.ndim == 2 and td.ndim == 1
+                and td.dtype == _INT64 and td.size and sd.flags.c_contiguous
+                and not 0 <= ignore_index < sd.shape[1]
+                and int(_max(td.view(_UINT64))) < sd.shape[1]):
+            # _nll_grad's path for a mean over class indices that are all classes (the
+            # target is checked again here: it may have changed through NumPy since)
+            out = np.zeros(sd.shape, sd.dtype)
+            out.put(_flat(sd.shape, td), -grad._data / td.shape[0])
+            return _wrap(out)
         return _wrap(nll_loss_backward(grad._data, self._data, target, weight, reduction,
                                        ignore_index))
     return NLL_LOSS_BACKWARD.public(grad, self, target, weight, reduction, ignore_index)

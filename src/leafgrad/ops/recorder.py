@@ -7,8 +7,10 @@ time a node is recorded, a function of the record alone (``rec.recorder``): the 
 unrolled (one block per input: edge, mask bit, shape/dtype metadata), then a call of a
 "saver" written per input mask (which inputs need a gradient), which saves exactly the
 entries of that mask's plan in one list display, with the type tests only where the
-argument's type is not already known (an input in the mask is a Tensor). The result is the
-same node as ``record_node``'s general path builds, field for field (``_edges``, ``_saved``,
+argument's type is not already known (an input in the mask is a Tensor). The savers of the
+two usual masks, the first input alone (a unary op, a tensor with a number) and every input,
+are written into the recorder itself (no call, no lookup); the others are made on first use
+and kept in the recorder's ``_savers``. The result is the same node as ``record_node``'s general path builds, field for field (``_edges``, ``_saved``,
 ``_versions``, ``_args``), in the same order of side effects (stale views refreshed before
 their edge is read, the anomaly trace after the edges, the inference-tensor error before
 the output gets its ``grad_fn``); it costs a third of the bytecodes on W3's ops. The code
@@ -66,11 +68,18 @@ def make_recorder(rec):
     edges = ", ".join(f"e{k}" for k in range(n)) + ("," if n == 1 else "")
     lines += [f"    node._edges = ({edges})",
               "    if _anomaly.enabled:",
-              "        _anomaly.record(node)",
-              "    saver = _savers.get(mask)",
-              "    if saver is None:",
-              "        saver = _make_saver(mask)",
-              "    saver(node, args, result0)",
+              "        _anomaly.record(node)"]
+    # the savers of the usual masks written inline (no call): only the first input (unary
+    # ops, a tensor with a number) and every input; others through ``_savers``
+    full = (1 << n) - 1
+    for k, m in enumerate((1, full) if full != 1 else (1,)):
+        lines.append(f"    {'if' if not k else 'elif'} mask == {m}:")
+        lines += ["    " + line for line in _saver_lines(rec, m)]
+    lines += ["    else:",
+              "        saver = _savers.get(mask)",
+              "        if saver is None:",
+              "            saver = _make_saver(mask)",
+              "        saver(node, args, result0)",
               "    node._args = meta",
               "    result0._grad_fn = node",
               "    result0._requires_grad = True"]
@@ -79,18 +88,34 @@ def make_recorder(rec):
            "_next_seq": _max_seq if rec.node_class._max_priority else _next_seq,
            "Tensor": Tensor, "_refresh_view": dispatch.refresh_view,
            "_NO_EDGE": dispatch._NO_EDGE, "_anomaly": _anomaly, "_savers": savers,
-           "_make_saver": lambda mask: _make_saver(rec, mask, savers)}
+           "_make_saver": lambda mask: _make_saver(rec, mask, savers), **_saver_env()}
     return _compile(lines, env, "record")
 
 
 def _make_saver(rec, mask, savers):
     """``saver(node, args, result0)``: sets ``node._saved`` and ``node._versions`` as
     ``record_node``'s plan loop does for inputs ``mask``."""
+    lines = ["def save(node, args, result0):"] + _saver_lines(rec, mask)
+    saver = _compile(lines, _saver_env(), "save")
+    savers[mask] = saver
+    return saver
+
+
+def _saver_env() -> dict:
+    from . import dispatch
+    return {"_new": object.__new__, "Tensor": Tensor, "SavedOutput": SavedOutput,
+            "_EMPTY": dispatch._EMPTY, "_INFERENCE_SAVE": dispatch.INFERENCE_SAVE,
+            "_strides": _strides}
+
+
+def _saver_lines(rec, mask) -> list:
+    """A saver's body for inputs ``mask`` (indented one level; locals ``node``, ``args``,
+    ``result0``; it defines ``v<i>``, ``r<i>`` and ``vc``)."""
     from . import dispatch
     plan = rec.plans.get(mask)
     if plan is None:
         plan = dispatch._plan(rec, mask)
-    lines = ["def save(node, args, result0):"]
+    lines = []
     if not plan:
         lines += ["    node._saved = _EMPTY", "    node._versions = None"]
     else:
@@ -143,12 +168,7 @@ def _make_saver(rec, mask, savers):
             lines.append(f"    node._versions = None if {test} else {listed}")
         else:
             lines.append("    node._versions = None")
-    env = {"_new": object.__new__, "Tensor": Tensor, "SavedOutput": SavedOutput,
-           "_EMPTY": dispatch._EMPTY, "_INFERENCE_SAVE": dispatch.INFERENCE_SAVE,
-           "_strides": _strides}
-    saver = _compile(lines, env, "save")
-    savers[mask] = saver
-    return saver
+    return lines
 
 
 def _strides(v):

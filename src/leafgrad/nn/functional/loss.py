@@ -23,6 +23,7 @@ from ...ops.losses import (
     SMOOTH_L1_LOSS,
 )
 from ...ops.losses_extra import SOFT_MARGIN_LOSS
+from ...ops.ce_fused import cross_entropy_2d as _cross_entropy_2d
 from ...ops.nll_loss import NLL_LOSS, NLL_LOSS2D
 from ...tensor import Tensor
 from ._common import legacy_reduction, prim, reduction_enum
@@ -227,6 +228,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
     expected negative log-probability (class-probability targets: ``target`` has the
     input's shape). Two nodes for class indices, as in PyTorch: ``NllLossBackward0`` over
     ``LogSoftmaxBackward0``."""
+    if (weight is None and reduction == "mean" and size_average is None and reduce is None
+            and label_smoothing == 0.0 and type(ignore_index) is int):
+        # the everyday case in one frame, same nodes and bits (Note [Fused cross_entropy])
+        out = _cross_entropy_2d(input, target, ignore_index)
+        if out is not None:
+            return out
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     code = reduction_enum(reduction)
