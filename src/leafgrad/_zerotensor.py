@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["ZeroArray", "zeros", "is_zero_array", "zerotensor", "IMMUTABLE", "IMMUTABLE_COPY",
-           "check_mutable", "materialized", "NO_NUMPY", "NOT_SERIALIZABLE"]
+           "check_mutable", "materialized", "promoted", "NO_NUMPY", "NOT_SERIALIZABLE"]
 
 IMMUTABLE = ("ZeroTensors are immutable. Please use the materialized zero tensor obtained "
              "using .clone() if you want a mutable tensor.")
@@ -66,7 +66,7 @@ class ZeroArray(np.ndarray):
         if method != "__call__" or len(inputs) != 2 or ufunc.nout != 1:
             return result
         first, second = _live(inputs[0]), _live(inputs[1])
-        if ufunc is np.multiply or (ufunc is np.divide and first) or (
+        if ufunc is np.multiply or (ufunc is np.divide and first and not second) or (
                 first and second and (ufunc is np.add or ufunc is np.subtract)) or (
                 ufunc is np.matmul and (first or second) and np.ndim(inputs[0]) == 1
                 and np.ndim(inputs[1]) == 1):   # (a vector product is PyTorch's dot)
@@ -76,7 +76,9 @@ class ZeroArray(np.ndarray):
             result = np.asarray(result)
             if first or second:
                 other = inputs[1] if first else inputs[0]
-                value = np.negative(other) if first and ufunc is np.subtract else other
+                value = np.asarray(other, result.dtype)
+                if first and ufunc is np.subtract:
+                    value = np.negative(value)
                 return np.array(np.broadcast_to(value, result.shape), dtype=result.dtype)
         return result
 
@@ -130,6 +132,15 @@ def zerotensor(shape, np_dtype):
     """A zero tensor (``at::_efficientzerotensor``) of ``shape`` and ``np_dtype``."""
     from .tensor import _wrap
     return _wrap(zeros(tuple(shape), np_dtype))
+
+
+def promoted(arr: np.ndarray, dtype) -> np.ndarray:
+    """``arr`` cast to an op's computation dtype (type promotion of its inputs): a zero
+    tensor's array stays one, as PyTorch's ZeroTensor kernels promote without materializing
+    (``zero_f32 * ones_f64`` is a float64 zero tensor); an explicit cast (``to``) is a copy."""
+    if is_zero_array(arr):
+        return zeros(arr.shape, dtype)
+    return arr.astype(dtype)
 
 
 def materialized(arr: np.ndarray) -> np.ndarray:

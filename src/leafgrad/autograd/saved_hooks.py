@@ -354,6 +354,7 @@ def pack_node(node, results, hooks) -> None:
     saved = list(saved)
     versions = list(versions) if versions is not None else [None] * len(saved)
     record = node.record
+    extra = _EXTRA_SAVED.get(record.name)
     packed_any = False
     for i in _pack_order(node):
         v = saved[i]
@@ -375,12 +376,80 @@ def pack_node(node, results, hooks) -> None:
             continue
         versions[i] = None
         packed_any = True
+    if extra is not None:
+        tensors = extra(node, node._saved, results)
+        if tensors:
+            node._extra_packed = [_pack(t, hooks, _OUTPUT if t._grad_fn is node else _INPUT,
+                                        t._output_nr) for t in tensors]
+            packed_any = True
     if not packed_any:
         return
     node._saved = saved
     node._versions = versions
     _set_out_meta(node, results)
     node.__class__ = hooked_class(type(node))
+
+
+# Note [Statistics PyTorch saves]
+# PyTorch's norm and loss kernels return statistics their backward reuses, and their nodes
+# save them after the arguments: native_layer_norm's mean and rstd, native_batch_norm's
+# save_mean and save_invstd (empty in eval mode), native_group_norm's mean and rstd (outputs
+# of the node: they require grad), nll_loss's total_weight. leafgrad's formulas recompute
+# what they need, so only the hooks see these: while hooks are set, ``pack_node`` computes
+# them and packs them after the saved arguments, and the hooked ``apply`` unpacks them after
+# the others (their values are not used).
+
+def _stat_tensors(x, axes, eps, keepdims):
+    """(mean, 1 / sqrt(biased variance + eps)) of ``x`` over ``axes``, in ``x``'s dtype."""
+    d = x.astype(np.float64)
+    mean = d.mean(axis=axes, keepdims=keepdims)
+    var = d.var(axis=axes, keepdims=keepdims)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rstd = 1.0 / np.sqrt(var + eps)
+    return [_wrap(np.asarray(mean, x.dtype)), _wrap(np.asarray(rstd, x.dtype))]
+
+
+def _layer_norm_stats(node, saved, results):
+    x = saved[0]._data
+    k = len(saved[1])
+    return _stat_tensors(x, tuple(range(x.ndim - k, x.ndim)), saved[4], True)
+
+
+def _batch_norm_stats(node, saved, results):
+    x = saved[0]._data
+    if not saved[4]:   # eval mode: save_mean and save_invstd are empty
+        return [_wrap(np.empty((0,), x.dtype)), _wrap(np.empty((0,), x.dtype))]
+    return _stat_tensors(x, tuple(i for i in range(x.ndim) if i != 1), saved[5], False)
+
+
+def _group_norm_stats(node, saved, results):
+    x = saved[0]._data
+    n, group = saved[2], saved[4]
+    stats = _stat_tensors(x.reshape(n, group, -1), 2, saved[5], False)
+    for nr, t in enumerate(stats, start=1):   # outputs 1 and 2 of the node
+        t._grad_fn = node
+        t._requires_grad = True
+        t._output_nr = nr
+    return stats
+
+
+def _nll_loss_total_weight(node, saved, results):
+    x, target, weight, reduction, ignore = saved[0]._data, saved[1]._data, saved[2], \
+        saved[3], saved[4]
+    if reduction == 0:   # "none": PyTorch's kernel leaves it 0
+        total = 0.0
+    else:
+        kept = target != ignore
+        if weight is None:
+            total = float(np.count_nonzero(kept))
+        else:
+            w = weight._data
+            total = float(w[np.where(kept, target, 0)][kept].astype(np.float64).sum())
+    return [_wrap(np.array(total, x.dtype))]
+
+
+_EXTRA_SAVED = {"layer_norm": _layer_norm_stats, "native_batch_norm": _batch_norm_stats,
+                "native_group_norm": _group_norm_stats, "nll_loss": _nll_loss_total_weight}
 
 
 def _set_out_meta(node, results) -> None:
@@ -422,6 +491,8 @@ def _make_apply(base_apply):
         _state.in_backward += 1
         try:
             self._saved = unpack_all(self, saved, create_graph)
+            for entry in self.__dict__.get("_extra_packed", ()):
+                entry.unpack(self, create_graph)   # (Note [Statistics PyTorch saves])
         finally:
             _state.in_backward -= 1
         self._versions = None

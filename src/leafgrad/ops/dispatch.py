@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.graph import SavedOutput, anomaly as _anomaly, next_seq as _next_seq, MAX_SEQ
+from .._zerotensor import promoted
 from ..errors import broadcast_error
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
@@ -228,7 +229,7 @@ def dispatch(rec, args: tuple):
             if isinstance(a, Tensor):
                 d = a._data
                 if d.dtype != compute:
-                    d = d.astype(compute)
+                    d = d.astype(compute) if type(d) is _ndarray else promoted(d, compute)
                 datas[p] = d
                 if a._requires_grad:
                     requires = True

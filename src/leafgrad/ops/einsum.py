@@ -18,6 +18,7 @@ from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from .dispatch import _make_view
 from .registry import defop, export_function, Sample
+from .._zerotensor import is_zero_array, materialized, zeros
 from ..tensor import Tensor, _wrap
 
 FAMILY = "linalg"
@@ -67,6 +68,9 @@ def _explicit(equation, shapes):
 def einsum_forward(tensors, equation, operands):
     """``np.einsum`` over the operand arrays."""
     ins, out = _explicit(equation, [t.shape for t in tensors])
+    if len(tensors) == 1 and len(out) == len(ins[0]) and set(out) == set(ins[0]):
+        # a permutation: a transposed view, so a zero tensor stays one (PyTorch's permute)
+        return np.transpose(tensors[0], [ins[0].index(c) for c in out])
     return np.einsum(",".join(ins) + "->" + out, *tensors, optimize=len(tensors) > 1)
 
 
@@ -78,6 +82,11 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
             sizes[c] = max(sizes.get(c, 1), n)
     labels = set("".join(ins))
     grads = [None] * len(ins)
+    zero_in = is_zero_array(grad._data)
+    if zero_in:
+        keep = _zero_kept(ins, out, tensors_shapes)
+        if not all(keep):   # (the grad that some bmm materializes, as PyTorch's does)
+            grad = _wrap(np.zeros(grad._data.shape, grad._data.dtype))
     # the last operand's gradient first, as PyTorch's bmm / mul backwards (under create_graph
     # the order of the nodes made)
     for k in range(len(ins) - 1, -1, -1):
@@ -117,8 +126,49 @@ def einsum_tensors(grad, tensors_shapes, equation, operands):
                 g = g.unsqueeze(0).squeeze(0)
             else:
                 g = g.permute(tuple(range(g.dim())))
+        if zero_in and (not keep[k] or not is_zero_array(g._data)):
+            # a fresh result: its zeros become a zero tensor's (in its layout, which
+            # AccumulateGrad looks at), or PyTorch's +0 sums
+            g._data = _zeros_as(g._data, keep[k])
         grads[k] = g
     return grads
+
+
+def _zeros_as(a, zero: bool):
+    """Zeros of ``a``'s shape, dtype and strides: a zero tensor's array or an ordinary one."""
+    if not zero:
+        return np.zeros_like(materialized(a))
+    if a.flags.c_contiguous or min(a.strides, default=0) < 0:
+        return zeros(a.shape, a.dtype)
+    span = 1 + sum((n - 1) * abs(st) // a.itemsize for n, st in zip(a.shape, a.strides))
+    return np.lib.stride_tricks.as_strided(zeros((span,), a.dtype), a.shape, a.strides,
+                                           subok=True, writeable=False)
+
+
+def _zero_kept(ins, out, shapes):
+    """Per operand: does a zero-tensor gradient of the output reach it as a zero tensor?
+    PyTorch's einsum (the fold _check_contractions describes) is made of views, sums (whose
+    backward expands), multiplies (a zero tensor times anything is one, unless its
+    broadcast is summed back to the operand's shape) and bmm (no zero-tensor rule: its
+    gradients, and all before it, are ordinary)."""
+    sizes = [{c: n for c, n in zip(spec, shape) if n != 1} for spec, shape in zip(ins, shapes)]
+    last = {c: max([k for k, own in enumerate(sizes) if c in own], default=0)
+            for c in set("".join(ins)) - set(out)}
+    keep = [True] * len(ins)
+    res = {c for c in sizes[0] if c in out or last[c] > 0}
+    for k in range(1, len(ins)):
+        # the operand's labels left after summing those no other operand has
+        first = {c for c in sizes[k] if c not in last or last[c] > k or c in res}
+        if any(last[c] == k for c in res if c in last):
+            keep[:k + 1] = [False] * (k + 1)          # a bmm
+        else:
+            if first - res:
+                keep[:k] = [False] * k                # the running result is broadcast
+            if res - first:
+                keep[k] = False                       # the operand is broadcast
+            res |= first
+        res = {c for c in res if c in out or last[c] > k}
+    return keep
 
 
 def _reduce_to(grad, out, target):

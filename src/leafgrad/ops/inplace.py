@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.graph import SavedOutput
 from ..grad_mode import state as _mode
-from .._zerotensor import check_mutable
+from .._zerotensor import check_mutable, is_zero_array, materialized
 from ..tensor import Tensor, _wrap, bump_version
 from .dispatch import INPLACE_TARGET, INTEGER_HISTORY, integer_history_seen
 from .overlap import check_internal_overlap, check_write, writable
@@ -158,14 +158,19 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
                                            or self._base._requires_grad):
         from .views import check_view_inplace
         check_view_inplace(self)
+    values = result._data
+    if type(values) is not _ndarray and is_zero_array(values):
+        # PyTorch's in-place kernels take a zero tensor operand as plain zeros: x.mul_(z)
+        # is x * 0 (signed zeros, NaN at inf), not the zero tensor's +0
+        values = np.multiply(self._data, materialized(values))
     if self._data.flags.writeable:
-        np.copyto(self._data, result._data, casting="unsafe")
+        np.copyto(self._data, values, casting="unsafe")
     else:
         # an expanded view (read-only broadcast): fill_/zero_ write one value through it, any
         # op may write where no two elements share memory (a 0-d or size-1 expand)
         if not expanded_ok:
             check_internal_overlap(self._data)
-        np.copyto(writable(self._data), result._data, casting="unsafe")
+        np.copyto(writable(self._data), values, casting="unsafe")
     bump_version(self)
     if INTEGER_HISTORY[0]:
         INPLACE_TARGET[0] = None

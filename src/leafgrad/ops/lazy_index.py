@@ -146,7 +146,8 @@ RECORDS = {
         "replication_pad1d replication_pad1d_backward replication_pad2d "
         "replication_pad2d_backward replication_pad3d replication_pad3d_backward"),
     "special": (
-        "digamma erfinv i0 lgamma mvlgamma polygamma sinc special_i1"),
+        "digamma erfinv i0 lgamma mvlgamma polygamma sinc special_i0e special_i1 "
+        "special_i1e"),
     "pointwise_extra": (
         "addcdiv addcmul copysign copysign_scalar deg2rad frexp gcd heaviside "
         "heaviside_ lcm ldexp logaddexp logaddexp2 nextafter rad2deg"),

@@ -1,4 +1,4 @@
-"""Special functions: lgamma, digamma, polygamma, erfinv, i0 (and its derivative i1), sinc.
+"""Special functions: lgamma, digamma, polygamma, erfinv, i0, i0e, i1, i1e, sinc.
 
 NumPy has none of the gamma family or ``erfinv``, so the forwards here are written out:
 ``lgamma`` through ``math.lgamma``; ``digamma`` and ``polygamma`` by shifting the argument up
@@ -19,6 +19,7 @@ import numpy as np
 
 from ..tensor import _wrap
 from .registry import Sample, defop
+from .special_bessel import i0_array, i0e_array, i1_array, i1e_array
 from .unary import _unary, _unary_samples, erf_array
 
 __all__ = ["digamma_array", "hurwitz_zeta_array"]
@@ -191,104 +192,71 @@ def erfinv_self(grad, self):
     return grad * (self.erfinv().square().exp() * (math.sqrt(math.pi) / 2))
 
 
-# -- i0 / i1 ---------------------------------------------------------------------------------
-def _bessel_i_asymptotic(x, nu):
-    """I_nu(x) for x >= 30: e^x / sqrt(2 pi x) * sum_k (-1)^k a_k(nu) / x^k."""
-    mu = 4.0 * nu * nu
-    term = np.ones_like(x)
-    total = np.ones_like(x)
-    for k in range(1, 20):
-        term = term * -(mu - (2 * k - 1) ** 2) / (k * 8.0 * x)
-        total += term
-    return np.exp(x) / np.sqrt(2 * np.pi * x) * total
-
-
-def i1_array(x: np.ndarray) -> np.ndarray:
-    """The modified Bessel function I_1 in float64 (odd in x)."""
-    x = _float64(x)
-    a = np.abs(x)
-    near = np.minimum(a, 30.0)
-    half = near / 2.0
-    term = half.copy()
-    total = term.copy()
-    h2 = half * half
-    for k in range(1, 80):
-        term = term * h2 / (k * (k + 1))
-        total += term
-    far = _bessel_i_asymptotic(np.maximum(a, 30.0), 1)
-    return np.sign(x) * np.where(a < 30.0, total, far)
-
-
-def _cephes_i0_tables():
-    """Cephes' Chebyshev coefficients of exp(-x) I0(x) on [0, 8] and of exp(-x) sqrt(x) I0(x)
-    on (8, inf), as NumPy's ``i0`` holds them, rounded to float32 (PyTorch's float kernel
-    evaluates the same series in float)."""
-    try:
-        from numpy.lib import _function_base_impl as impl
-    except ImportError:   # NumPy < 2
-        from numpy.lib import function_base as impl
-    return np.asarray(impl._i0A, np.float32), np.asarray(impl._i0B, np.float32)
-
-
-_I0_TABLES = []
-
-
-def _chbevl(y, coeffs):
-    """The Chebyshev series sum at ``y`` (Clenshaw's recurrence), in ``y``'s dtype."""
-    b0, b1, b2 = np.full_like(y, coeffs[0]), np.zeros_like(y), np.zeros_like(y)
-    for c in coeffs[1:]:
-        b2, b1 = b1, b0
-        b0 = y * b1 - b2 + c
-    return (b0 - b2) * y.dtype.type(0.5)
-
-
-def _i0_float32(x: np.ndarray) -> np.ndarray:
-    """I0 as PyTorch's float kernel computes it: the Cephes series in float32, times
-    ``exp(|x|)`` in float32 (so it overflows to inf from |x| ~ 88.7 on, and i0(0) is
-    0.99999994)."""
-    if not _I0_TABLES:
-        _I0_TABLES.extend(_cephes_i0_tables())
-    A, B = _I0_TABLES
-    a = np.abs(x.astype(np.float32))
-    f32 = np.float32
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        near = np.exp(a) * _chbevl(a / f32(2) - f32(2), A)
-        far = np.exp(a) * _chbevl(f32(32) / a - f32(2), B) / np.sqrt(a)
-    return np.where(a <= f32(8), near, far)
-
-
+# -- i0, i0e, i1, i1e (the forwards are in special_bessel.py) --------------------------------
 def i0(self):
-    """The modified Bessel function of the first kind, order 0: float64 as NumPy's (the same
-    Cephes series PyTorch's double kernel uses), every other dtype (integers and bools go to
-    float32, half computes in float) in float32 as PyTorch's float kernel."""
-    if self.dtype == np.float64:
-        return np.i0(self)
-    out = _i0_float32(self)
-    return out.astype(np.float16, copy=False) if self.dtype == np.float16 else out
+    """The modified Bessel function of the first kind, order 0 (Note [Cephes Bessel kernels]:
+    float64 in float64, every other dtype in float32, half rounded back)."""
+    return i0_array(self)
 
 
 def i0_self(grad, self):
     return grad * _I1.public(self)
 
 
+def special_i0e(self):
+    """``exp(-|x|) I0(x)`` (``torch.special.i0e``)."""
+    return i0e_array(self)
+
+
+def special_i0e_self(grad, self, result):
+    return grad * (_I1E.public(self) - self.sgn() * result)
+
+
 def special_i1(self):
     """I_1, the derivative of i0 (``torch.special.i1``)."""
-    return i1_array(self).astype(self.dtype if self.dtype.kind == "f" else np.float64,
-                                 copy=False)
+    return i1_array(self)
+
+
+def _tiny_safe(self, name):
+    """PyTorch's i1/i1e backward guard: (|x| > eps, x with |x| <= eps replaced by eps through
+    a differentiable where); its kernels have no half."""
+    dtype = self._data.dtype
+    if dtype == np.float16:
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Half'")
+    eps = float(np.finfo(dtype).eps)
+    not_tiny = self.abs() > eps
+    return not_tiny, self.where(not_tiny, _wrap(np.full((), eps, dtype))), dtype
 
 
 def special_i1_self(grad, self, result):
-    # I_1'(x) = I_0(x) - I_1(x) / x, and 1/2 at x = 0; PyTorch's i1_backward kernel has no
-    # half (so i0's double backward in float16 raises too)
-    dtype = self._data.dtype
-    if dtype == np.float16:
-        raise NotImplementedError("\"i1_backward\" not implemented for 'Half'")
-    # PyTorch's i1_backward: |x| <= eps is replaced by eps through a differentiable where
-    eps = float(np.finfo(dtype).eps)
-    not_tiny = self.abs() > eps
-    safe = self.where(not_tiny, _wrap(np.full((), eps, dtype)))
+    # I_1'(x) = I_0(x) - I_1(x) / x, and 1/2 at x = 0 (so i0's double backward in float16
+    # raises too)
+    not_tiny, safe, dtype = _tiny_safe(self, "i1_backward")
     gradx = safe.i0() - result * safe.reciprocal()
     return grad * gradx.where(not_tiny, _wrap(np.full((), 0.5, dtype)))
+
+
+def special_i1e(self):
+    """``exp(-|x|) I1(x)`` (``torch.special.i1e``)."""
+    return i1e_array(self)
+
+
+def special_i1e_self(grad, self, result):
+    # d/dx i1e(x) = i0e(x) - i1e(x) (sgn(x) + 1/x), and 1/2 at x = 0
+    not_tiny, safe, dtype = _tiny_safe(self, "i1e_backward")
+    gradx = _I0E.public(safe) - result * (safe.sgn() + safe.reciprocal())
+    return grad * gradx.where(not_tiny, _wrap(np.full((), 0.5, dtype)))
+
+
+def _bessel_samples(call):
+    """float64 (with grads), float32 and int64 inputs, across the [0, 8] / (8, inf) seam."""
+    def samples(make, shapes):
+        return [Sample((make(shapes[0], -3.0, 3.0),), call=call),
+                Sample((make(shapes[1], -12.0, 12.0),), call=call, atol=1e-5),
+                Sample((make(shapes[2], -12.0, 12.0).astype(np.float32),), call=call,
+                       atol=1e-4),
+                Sample((make(shapes[3], -10, 11, np.int64),), call=call, atol=1e-4)]
+    return samples
 
 
 # -- sinc ------------------------------------------------------------------------------------
@@ -316,7 +284,14 @@ _unary("sinc", sinc, sinc_self, samples=lambda make, shapes: [
     # float32 second derivatives cancel badly near 0: compare values and first grads only
     Sample((make(shapes[1]).astype(np.float32),), grad=False, atol=1e-5)])
 _I1 = defop("special_i1", special_i1, derivatives={"self": special_i1_self},
-            dtype="promote_float", methods=(), functions=(), family=FAMILY)
+            dtype="promote_float", methods=(), functions=(), family=FAMILY,
+            samples=_bessel_samples("special.i1"))
+_I0E = defop("special_i0e", special_i0e, derivatives={"self": special_i0e_self},
+             dtype="promote_float", methods=(), functions=(), family=FAMILY,
+             grad_fn_name="SpecialI0EBackward0", samples=_bessel_samples("special.i0e"))
+_I1E = defop("special_i1e", special_i1e, derivatives={"self": special_i1e_self},
+             dtype="promote_float", methods=(), functions=(), family=FAMILY,
+             grad_fn_name="SpecialI1EBackward0", samples=_bessel_samples("special.i1e"))
 
 
 def _polygamma_samples(make, shapes):
