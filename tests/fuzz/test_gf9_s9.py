@@ -240,3 +240,18 @@ def test_create_graph_cumprod_zeros(x, dim):
         return _first_and_second(L, [y], [t], [seed], [np.sin(np.arange(y.numel())).reshape(
             tuple(y.shape))])
     same_on_both(run)
+
+
+# -- affine_grid: PyTorch's base^T bmm grad (viewed (N, points, n)), transposed ---------------
+@pytest.mark.parametrize("size,align", [((2, 3, 4, 5), False), ((1, 1, 3, 2), True),
+                                        ((2, 1, 3, 2, 4), False), ((1, 1, 2, 3, 2), True)])
+def test_create_graph_affine_grid(size, align):
+    n = len(size) - 2
+    theta = np.random.default_rng(6).standard_normal((size[0], n, n + 1))
+
+    def run(L):
+        t = L.tensor(theta, requires_grad=True)
+        out = L.nn.functional.affine_grid(t, size, align_corners=align)
+        seed = np.cos(np.arange(out.numel())).reshape(tuple(out.shape))
+        return _first_and_second(L, [out], [t], [seed], [np.ones(theta.shape)])
+    same_on_both(run)

@@ -410,9 +410,10 @@ def affine_grid_generator(theta, size, align_corners):
 def affine_grid_generator_theta(grad, size, align_corners):
     size = tuple(int(s) for s in size)
     n = len(size) - 2
-    base = _wrap(_base_grid(size, align_corners, grad._data.dtype))
-    flat = grad.reshape(size[0], -1, n)
-    return flat.transpose(1, 2) @ base
+    # PyTorch's: base^T (per batch) bmm grad viewed as (N, points, n), then transposed
+    base = _base_grid(size, align_corners, grad._data.dtype)
+    base_t = _wrap(np.ascontiguousarray(np.broadcast_to(base.T, (size[0],) + base.T.shape)))
+    return base_t.bmm(grad.reshape(size[0], -1, n)).transpose(1, 2)
 
 
 def _affine_samples(make, shapes):
