@@ -147,6 +147,9 @@ def _linalg_cases():
         ("pinv wide", lambda L, A: L.linalg.pinv(A), [b.T.copy()]),
         ("pinv tall", lambda L, A: L.linalg.pinv(A), [b]),
         ("pinverse", lambda L, A: L.pinverse(A), [b]),
+        ("triangular_solve", lambda L, B, A: L.triangular_solve(B, A)[0], [b, tri.T.copy()]),
+        ("triangular_solve lower unit transpose", lambda L, B, A: L.triangular_solve(
+            B, A, False, True, True)[0], [b, tri]),
         ("solve_triangular right unit", lambda L, A, B: L.linalg.solve_triangular(
             A, B, upper=True, left=False, unitriangular=True), [tri.T.copy(), b.T.copy()]),
     ]
