@@ -258,3 +258,40 @@ def test_create_graph_affine_grid(size, align):
         seed = np.cos(np.arange(out.numel())).reshape(tuple(out.shape))
         return _first_and_second(L, [out], [t], [seed], [np.ones(theta.shape)])
     same_on_both(run)
+
+
+# -- grid_sample: both first-order gradients come from one grid_sampler_{2,3}d_backward op
+# (GridSampler2DBackwardBackward0 / 3D, edges to the incoming gradient, input and grid); its
+# derivatives give PyTorch's second derivatives, None where PyTorch's are undefined (nearest)
+def _grid_cases():
+    rng = np.random.default_rng(7)
+    x2, g2 = rng.standard_normal((1, 2, 3, 3)), rng.uniform(-1.2, 1.2, (1, 2, 2, 2))
+    x3, g3 = rng.standard_normal((1, 1, 2, 3, 2)), rng.uniform(-1.2, 1.2, (1, 2, 1, 2, 3))
+    for x, g, modes in [(x2, g2, ("bilinear", "nearest", "bicubic")),
+                        (x3, g3, ("bilinear", "nearest"))]:
+        for mode in modes:
+            for pad, align in [("zeros", False), ("reflection", True), ("border", False)]:
+                for which in [(0,), (1,), (0, 1)]:
+                    for req in [(True, True), (False, True), (True, False)]:
+                        yield x, g, mode, pad, align, which, req
+
+
+@pytest.mark.parametrize("case", list(_grid_cases()))
+def test_create_graph_grid_sample(case):
+    x0, g0, mode, pad, align, which, req = case
+
+    def run(L):
+        x = L.tensor(x0, requires_grad=req[0])
+        g = L.tensor(g0, requires_grad=req[1])
+        y = L.nn.functional.grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=align)
+        ins = [t for t in (x, g) if t.requires_grad]
+        seed = L.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)), requires_grad=True)
+        firsts = L.autograd.grad(y, ins, seed, create_graph=True)
+        used = [f for i, f in enumerate(firsts) if i in which]
+        if not used:
+            return [_names(f, 1) for f in firsts]
+        total = sum((f * L.tensor(np.sin(np.arange(f.numel())).reshape(tuple(f.shape)))).sum()
+                    for f in used)
+        return firsts, [_names(f, 1) for f in firsts], L.autograd.grad(
+            total, (seed, *ins), allow_unused=True)
+    same_on_both(run)
