@@ -147,6 +147,9 @@ def _linalg_cases():
         ("pinv wide", lambda L, A: L.linalg.pinv(A), [b.T.copy()]),
         ("pinv tall", lambda L, A: L.linalg.pinv(A), [b]),
         ("pinverse", lambda L, A: L.pinverse(A), [b]),
+        ("triangular_solve", lambda L, B, A: L.triangular_solve(B, A)[0], [b, tri.T.copy()]),
+        ("triangular_solve lower unit transpose", lambda L, B, A: L.triangular_solve(
+            B, A, False, True, True)[0], [b, tri]),
         ("solve_triangular right unit", lambda L, A, B: L.linalg.solve_triangular(
             A, B, upper=True, left=False, unitriangular=True), [tri.T.copy(), b.T.copy()]),
     ]
@@ -239,4 +242,56 @@ def test_create_graph_cumprod_zeros(x, dim):
         seed = np.cos(np.arange(y.numel())).reshape(tuple(y.shape))
         return _first_and_second(L, [y], [t], [seed], [np.sin(np.arange(y.numel())).reshape(
             tuple(y.shape))])
+    same_on_both(run)
+
+
+# -- affine_grid: PyTorch's base^T bmm grad (viewed (N, points, n)), transposed ---------------
+@pytest.mark.parametrize("size,align", [((2, 3, 4, 5), False), ((1, 1, 3, 2), True),
+                                        ((2, 1, 3, 2, 4), False), ((1, 1, 2, 3, 2), True)])
+def test_create_graph_affine_grid(size, align):
+    n = len(size) - 2
+    theta = np.random.default_rng(6).standard_normal((size[0], n, n + 1))
+
+    def run(L):
+        t = L.tensor(theta, requires_grad=True)
+        out = L.nn.functional.affine_grid(t, size, align_corners=align)
+        seed = np.cos(np.arange(out.numel())).reshape(tuple(out.shape))
+        return _first_and_second(L, [out], [t], [seed], [np.ones(theta.shape)])
+    same_on_both(run)
+
+
+# -- grid_sample: both first-order gradients come from one grid_sampler_{2,3}d_backward op
+# (GridSampler2DBackwardBackward0 / 3D, edges to the incoming gradient, input and grid); its
+# derivatives give PyTorch's second derivatives, None where PyTorch's are undefined (nearest)
+def _grid_cases():
+    rng = np.random.default_rng(7)
+    x2, g2 = rng.standard_normal((1, 2, 3, 3)), rng.uniform(-1.2, 1.2, (1, 2, 2, 2))
+    x3, g3 = rng.standard_normal((1, 1, 2, 3, 2)), rng.uniform(-1.2, 1.2, (1, 2, 1, 2, 3))
+    for x, g, modes in [(x2, g2, ("bilinear", "nearest", "bicubic")),
+                        (x3, g3, ("bilinear", "nearest"))]:
+        for mode in modes:
+            for pad, align in [("zeros", False), ("reflection", True), ("border", False)]:
+                for which in [(0,), (1,), (0, 1)]:
+                    for req in [(True, True), (False, True), (True, False)]:
+                        yield x, g, mode, pad, align, which, req
+
+
+@pytest.mark.parametrize("case", list(_grid_cases()))
+def test_create_graph_grid_sample(case):
+    x0, g0, mode, pad, align, which, req = case
+
+    def run(L):
+        x = L.tensor(x0, requires_grad=req[0])
+        g = L.tensor(g0, requires_grad=req[1])
+        y = L.nn.functional.grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=align)
+        ins = [t for t in (x, g) if t.requires_grad]
+        seed = L.tensor(np.cos(np.arange(y.numel())).reshape(tuple(y.shape)), requires_grad=True)
+        firsts = L.autograd.grad(y, ins, seed, create_graph=True)
+        used = [f for i, f in enumerate(firsts) if i in which]
+        if not used:
+            return [_names(f, 1) for f in firsts]
+        total = sum((f * L.tensor(np.sin(np.arange(f.numel())).reshape(tuple(f.shape)))).sum()
+                    for f in used)
+        return firsts, [_names(f, 1) for f in firsts], L.autograd.grad(
+            total, (seed, *ins), allow_unused=True)
     same_on_both(run)

@@ -13,9 +13,10 @@ the padding is piecewise linear, so locally ``v = mult * scale * g + const`` wit
 
 The forward computes taps and weights in NumPy. The backward formulas rebuild the same weights
 as leafgrad expressions of the grid tensor (``v = (g - g.value) * mult * scale + v.value``, equal
-to ``v`` in value, with the right slope), so they are differentiable again: double backward
-w.r.t. input, grid and the incoming gradient comes from the engine, as PyTorch's
-GridSampler2DBackwardBackward0 gives it.
+to ``v`` in value, with the right slope), so they are differentiable again. As PyTorch's, both
+first-order gradients are the outputs of one op, ``grid_sampler_{2,3}d_backward`` (node
+GridSampler2DBackwardBackward0 under create_graph), whose derivatives (w.r.t. the incoming
+gradient, input and grid) are those formulas' vector-Jacobian products.
 
 >>> import leafgrad as torch
 >>> x = torch.arange(4.).view(1, 1, 2, 2)
@@ -363,9 +364,118 @@ def _samples(n):
     return samples
 
 
+# -- grid_sampler_{2,3}d_backward ----------------------------------------------------------------
+# PyTorch computes both first-order gradients with one op, grid_sampler_2d_backward, whose node
+# (GridSampler2DBackwardBackward0) the create_graph gradients hang from, with edges to the
+# incoming gradient, the input and the grid. Its forward here runs the formulas above on plain
+# values; its derivatives are those formulas' vector-Jacobian products, taken by the engine
+# (their graph, under create_graph, leads on to a third derivative).
+def _backward_forward(n):
+    in_formula, grid_formula = _input_formula(n), _grid_formula(n)
+
+    def grid_sampler_backward(grad_output, input, grid, interpolation_mode, padding_mode,
+                              align_corners, output_mask):
+        from ..grad_mode import no_grad
+        args = (_wrap(grad_output), _wrap(input), _wrap(grid), interpolation_mode,
+                padding_mode, align_corners)
+        with no_grad():
+            g_in = in_formula(*args)._data if output_mask[0] else None
+            g_grid = grid_formula(*args)._data if output_mask[1] else None
+        return [g_in, g_grid]
+    grid_sampler_backward.__name__ = f"grid_sampler_{n}d_backward"
+    return grid_sampler_backward
+
+
+# The three derivative formulas of one node run one after the other: the first computes all
+# three vector-Jacobian products in one backward; the others take theirs from here (the key:
+# the very objects they were called with)
+_LAST = [None, None]
+
+
+def _double_formula(n, which):
+    """The derivative of grid_sampler_backward for its input ``which`` (0: the incoming
+    gradient, 1: input, 2: grid): <gg_input, F_input> + <gg_grid, F_grid> differentiated."""
+    def formula(grads, grad_output, input, grid, interpolation_mode, padding_mode,
+                align_corners, output_mask):
+        key = (grads[0], grads[1], grad_output, input, grid)
+        last = _LAST[0]
+        if last is None or any(x is not y for x, y in zip(last, key)):
+            _LAST[0] = None
+            _LAST[1] = _double_products(n, grads, grad_output, input, grid,
+                                        interpolation_mode, padding_mode, align_corners)
+            _LAST[0] = key
+        res = _LAST[1][which]
+        if res is None and which == 2 and grads[0] is not None:
+            # nearest: the input's gradient is piecewise constant in the grid; PyTorch's
+            # gives the grid zeros there (and nothing where only the grid's was used)
+            return _wrap(np.zeros(grid._data.shape, grid._data.dtype))
+        return res
+    formula.__name__ = f"grid_sampler_{n}d_backward_{('grad_output', 'input', 'grid')[which]}"
+    return formula
+
+
+def _leaf(t):
+    out = _wrap(t._data)
+    out._requires_grad = t._requires_grad
+    return out
+
+
+def _double_products(n, grads, grad_output, input, grid, mode, padding, align):
+    from ..autograd import grad as autograd_grad
+    from ..grad_mode import enable_grad, state
+    create = state.grad_enabled
+    ins = [grad_output, input, grid]
+    if not create:   # (no graph wanted: leaves of the same values; set directly, as
+        ins = [_leaf(t) for t in ins]   # requires_grad_() looks for views: slow)
+    targets = [i for i, t in enumerate(ins) if t.requires_grad]
+    out = [None, None, None]
+    with enable_grad():
+        args = (*ins, mode, padding, align)
+        total = None
+        for gg, f in zip(grads, (_input_formula(n), _grid_formula(n))):
+            if gg is None:
+                continue
+            part = (f(*args) * gg).sum()
+            total = part if total is None else total + part
+        if total is None or not total.requires_grad or not targets:
+            return out
+        res = autograd_grad(total, [ins[i] for i in targets], create_graph=create,
+                            allow_unused=True)
+    for i, r in zip(targets, res):
+        out[i] = r
+    return out
+
+
+def _keep_none(grads, metas):
+    return list(grads)
+
+
+GRID_SAMPLER_BACKWARD = {n: defop(
+    f"grid_sampler_{n}d_backward", _backward_forward(n),
+    inputs=("grad_output", "input", "grid"),
+    derivatives={name: _double_formula(n, i)
+                 for i, name in enumerate(("grad_output", "input", "grid"))},
+    dtype="same", n_outputs=2, materialize=_keep_none,
+    grad_fn_name=f"GridSampler{n}DBackwardBackward0", methods=(), functions=(), family=FAMILY)
+    for n in (2, 3)}
+for _rec in GRID_SAMPLER_BACKWARD.values():
+    _rec.node_class.n_outputs = 2
+
+
+def _first_order(n, which):
+    """grid_sample's gradient for input (0) or grid (1): one output of grid_sampler_backward
+    (PyTorch's GridSampler2DBackwardBackward0 node under create_graph)."""
+    def formula(grad, input, grid, interpolation_mode, padding_mode, align_corners):
+        mask = [which == 0, which == 1]
+        return GRID_SAMPLER_BACKWARD[n].public(grad, input, grid, interpolation_mode,
+                                               padding_mode, align_corners, mask)[which]
+    formula.__name__ = f"grid_sampler_{n}d_{('input', 'grid')[which]}"
+    return formula
+
+
 GRID_SAMPLER = {n: defop(
     f"grid_sampler_{n}d", _forward(n), inputs=("input", "grid"),
-    derivatives={"input": _input_formula(n), "grid": _grid_formula(n)}, dtype="same",
+    derivatives={"input": _first_order(n, 0), "grid": _first_order(n, 1)}, dtype="same",
     grad_fn_name=f"GridSampler{n}DBackward0", methods=(), family=FAMILY, samples=_samples(n))
     for n in (2, 3)}
 
@@ -410,9 +520,10 @@ def affine_grid_generator(theta, size, align_corners):
 def affine_grid_generator_theta(grad, size, align_corners):
     size = tuple(int(s) for s in size)
     n = len(size) - 2
-    base = _wrap(_base_grid(size, align_corners, grad._data.dtype))
-    flat = grad.reshape(size[0], -1, n)
-    return flat.transpose(1, 2) @ base
+    # PyTorch's: base^T (per batch) bmm grad viewed as (N, points, n), then transposed
+    base = _base_grid(size, align_corners, grad._data.dtype)
+    base_t = _wrap(np.ascontiguousarray(np.broadcast_to(base.T, (size[0],) + base.T.shape)))
+    return base_t.bmm(grad.reshape(size[0], -1, n)).transpose(1, 2)
 
 
 def _affine_samples(make, shapes):

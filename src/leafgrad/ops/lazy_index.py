@@ -193,7 +193,8 @@ RECORDS = {
         "inplace_exponential inplace_geometric inplace_log_normal inplace_normal "
         "inplace_random inplace_random_from_to inplace_random_to inplace_uniform"),
     "grid_sample": (
-        "affine_grid_generator grid_sampler_2d grid_sampler_3d"),
+        "affine_grid_generator grid_sampler_2d grid_sampler_2d_backward grid_sampler_3d "
+        "grid_sampler_3d_backward"),
     "ctc": (
         "_ctc_loss _ctc_loss_backward"),
     "pooling_fractional": (

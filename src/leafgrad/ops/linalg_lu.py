@@ -423,9 +423,8 @@ def triangular_solve_A(grads, self, A, result, upper, transpose, unitriangular, 
         return gA if grads[1] is None else sum_to(gA + grads[1], A_shape)
     gb = _ts_self_grad(grads, A, upper, transpose, unitriangular)
     gA = -matmul(result, gb.mT) if transpose else -matmul(gb, result.mT)
-    n = A_shape[-1]
-    diag = 0 if not unitriangular else (1 if upper else -1)
-    gA = gA * tri_mask(n, gA._data.dtype, upper, diagonal=diag)
+    # PyTorch's triangle: triu(unitriangular) / tril(-unitriangular), not a mask product
+    gA = gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
     if grads[1] is not None:
         gA = gA + grads[1]
     return sum_to(gA, A_shape)
