@@ -124,3 +124,34 @@ def test_cross_entropy_0d_input_errors(target, smoothing):
              "long1d": L.tensor([1])}[target]
         return L.nn.functional.cross_entropy(x, y, label_smoothing=smoothing)
     same_on_both(run)
+
+
+# -- matrix_norm's 2/-2/nuc with keepdim reduce with keepdim and add one dim (PyTorch's graph:
+# Permute <- Unsqueeze <- Amin; its saved result has the kept dim, which a version error names,
+# seed 114) -------------------------------------------------------------------------------------
+def _chain(t, depth=4):
+    out, fn = [], t.grad_fn
+    while fn is not None and len(out) < depth:
+        out.append(type(fn).__name__)
+        fn = fn.next_functions[0][0] if fn.next_functions else None
+    return out
+
+
+@pytest.mark.parametrize("ord_", [2, -2, "nuc"])
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("shape,dim", [((1, 1), (-2, -1)), ((2, 3, 2), (0, 2)),
+                                       ((2, 3, 2), (2, 1))])
+def test_matrix_norm_svd_keepdim_graph(ord_, keepdim, shape, dim):
+    def run(L):
+        a = L.arange(1.0, 1 + np.prod(shape), dtype=L.float64).reshape(shape)
+        a = a.requires_grad_()
+        n = L.linalg.matrix_norm(a, ord=ord_, dim=dim, keepdim=keepdim)
+        chain = _chain(n)
+        n.mul_(2)   # the saved result changed in place: the version error names its shape
+        try:
+            n.sum().backward()
+            err = None
+        except RuntimeError as exc:
+            err = str(exc)
+        return n.shape, chain, err
+    same_on_both(run)

@@ -400,11 +400,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         B = A.movedim((d0, d1), (-2, -1))
         S = svdvals(B)
         if ord == "nuc":
-            out = S.sum(-1)
+            out = S.sum(-1, keepdim=keepdim)
         else:
-            out = _amax_or_zero(S, -1, False) if ord == 2 else S.amin(-1)
-        if keepdim:   # as PyTorch: two trailing dims, moved back where the matrix was
-            out = out.unsqueeze(-1).unsqueeze(-1).movedim((-2, -1), (d0, d1))
+            out = _amax_or_zero(S, -1, keepdim) if ord == 2 else S.amin(-1, keepdim=keepdim)
+        if keepdim:   # as PyTorch: the reduction keeps one dim, one more, both moved back
+            out = out.unsqueeze(-1).movedim((-2, -1), (d0, d1))
         return out
     if ord in (1, -1, math.inf, -math.inf):
         if ord in (math.inf, -math.inf):
