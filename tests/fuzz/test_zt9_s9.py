@@ -202,3 +202,43 @@ def test_saved_tensor_hooks_pack_statistics(name):
         y.sum().backward()
         return events, type(y.grad_fn).__name__, x.grad
     same_on_both(run)
+
+
+# -- in-place ops under hooks: the old self PyTorch saves is ``self.clone()`` (CloneBackward0),
+# and a saved output is ``self`` itself after the op (version bumped), not a temporary ---------
+_INPLACE_HOOKED = {
+    "mul_": lambda L, y, w: y.mul_(w), "div_": lambda L, y, w: y.div_(w),
+    "pow_": lambda L, y, w: y.pow_(2), "clamp_": lambda L, y, w: y.clamp_(0, 1),
+    "exp_": lambda L, y, w: y.exp_(), "sigmoid_": lambda L, y, w: y.sigmoid_(),
+    "tanh_": lambda L, y, w: y.tanh_(), "relu_": lambda L, y, w: y.relu_(),
+    "sqrt_": lambda L, y, w: y.abs_().sqrt_(), "addcmul_": lambda L, y, w: y.addcmul_(y, w),
+    "mul_view": lambda L, y, w: y[0].mul_(w), "exp_view": lambda L, y, w: y[1].exp_(),
+    "hardtanh_": lambda L, y, w: L.nn.functional.hardtanh(y, inplace=True),
+    "silu_": lambda L, y, w: L.nn.functional.silu(y, inplace=True),
+    "leaky_relu_": lambda L, y, w: L.nn.functional.leaky_relu(y, 0.1, inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", list(_INPLACE_HOOKED))
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_saved_tensor_hooks_inplace_ops(name, create_graph):
+    def run(L):
+        x = L.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+        w = L.tensor([0.3, -0.2, 0.9], requires_grad=True)
+        y = x * 1
+        events = []
+
+        def pack(t):
+            events.append(("pack", t is y, t._version, tuple(t.shape), t.requires_grad,
+                           None if t.grad_fn is None else type(t.grad_fn).__name__))
+            return t
+
+        def unpack(t):
+            events.append(("unpack", tuple(t.shape)))
+            return t
+        with L.autograd.graph.saved_tensors_hooks(pack, unpack):
+            _INPLACE_HOOKED[name](L, y, w)
+        gx, gw = L.autograd.grad(y.sum(), (x, w), create_graph=create_graph,
+                                 allow_unused=True)
+        return events, type(y.grad_fn).__name__, gx, gw
+    same_on_both(run)
