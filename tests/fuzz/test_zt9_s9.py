@@ -242,3 +242,26 @@ def test_saved_tensor_hooks_inplace_ops(name, create_graph):
                                  allow_unused=True)
         return events, type(y.grad_fn).__name__, gx, gw
     same_on_both(run)
+
+
+# -- float32 gelu: a contiguous input of two elements or more goes through oneDNN's gelu_erf
+# (bit for bit, its A&S erf and exp), one element or a 0-d through ATen's kernels ---------------
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 8, 9, 17, 300])
+@pytest.mark.parametrize("scale", [0.5, 3.0, 12.0])
+def test_gelu_float32_bits(n, scale):
+    x = (np.random.RandomState(n).randn(n) * scale).astype(np.float32)
+
+    def run(L):
+        out = L.nn.functional.gelu(L.tensor(x)).numpy()
+        return out.view(np.int32).tolist()
+    same_on_both(run)
+
+
+def test_gelu_float32_special_values():
+    vals = [-0.0, 1.0, float("inf"), float("-inf"), float("nan"), -100.0, 100.0, -1e-30,
+            1e-45, -10.0, -5.0, -87.0, -88.0, -89.0, -120.0]
+
+    def run(L):
+        out = L.nn.functional.gelu(L.tensor(vals)).numpy()
+        return out.view(np.int32).tolist(), L.nn.functional.gelu(L.tensor(-0.0)).item()
+    same_on_both(run)
