@@ -265,3 +265,17 @@ def test_gelu_float32_special_values():
         out = L.nn.functional.gelu(L.tensor(vals)).numpy()
         return out.view(np.int32).tolist(), L.nn.functional.gelu(L.tensor(-0.0)).item()
     same_on_both(run)
+
+
+# -- float16 logit: PyTorch's half kernel clamps and forms x / (1 - x) in half arithmetic, the
+# log in float (fuzz seed 220); an eps above 1/2 clamps as its ternary does --------------------
+@pytest.mark.parametrize("eps", [None, 0.01, 0.2, 0.6])
+@pytest.mark.parametrize("dtype", ["float16", "float64"])
+def test_logit_half_and_eps(eps, dtype):
+    x = np.concatenate([np.random.RandomState(0).rand(300),
+                        [0.0, 1.0, -0.5, 1.5, 0.999, 0.001, 0.5]])
+
+    def run(L):
+        out = L.logit(L.tensor(x, dtype=getattr(L, dtype)), eps=eps)
+        return [str(v) for v in out.tolist()]
+    same_on_both(run)

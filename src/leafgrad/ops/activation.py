@@ -355,10 +355,25 @@ def softplus(input, beta=1.0, threshold=20.0):
 def logit(self, eps=None):
     """``log(self / (1 - self))``, with the input clamped to ``[eps, 1 - eps]`` if given."""
     if self.dtype == _F16:
-        return _via_float32(logit, self, eps)
+        # PyTorch's half kernel: the clamp, 1 - x and the ratio in half arithmetic, the log
+        # in float (fuzz seed 220)
+        h = np.float16
+        if eps is not None:
+            lo = h(eps)
+            self = _clamp_eps(self, lo, h(1) - lo)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = self / (h(1) - self)
+            return np.log(ratio.astype(np.float32)).astype(h)
     if eps is not None:
-        self = np.minimum(np.maximum(self, eps), 1.0 - eps)
+        t = self.dtype.type
+        self = _clamp_eps(self, t(eps), t(1) - t(eps))
     return np.log(self / (1.0 - self))
+
+
+def _clamp_eps(x, lo, hi):
+    """PyTorch's ``x < lo ? lo : (x > hi ? hi : x)`` (so an eps above 1/2, lo > hi, gives lo
+    below lo and hi above it; NaN stays)."""
+    return np.where(x < lo, lo, np.where(x > hi, hi, x))
 
 
 def logit_self(grad, self, eps):
