@@ -85,3 +85,17 @@ def test_bessel_half_backward_not_implemented(name):
             _fn(lib, name)(t).sum().backward()
         errors.append((type(info.value).__name__, str(info.value)))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("name", _FNS)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("value", [0.0, -0.0, 1.5, -7.5, 8.5, 88.5, -90.0, 100.0, 800.0,
+                                   float("inf"), float("-inf"), float("nan")])
+def test_bessel_zero_dim(name, dtype, value):
+    """0-d inputs (fuzz seed 220: a 0-d float16 NaN reached expf's fallback by item
+    assignment into a NumPy scalar)."""
+    mine = _fn(leafgrad, name)(leafgrad.tensor(value, dtype=getattr(leafgrad, dtype)))
+    theirs = _fn(torch, name)(torch.tensor(value, dtype=getattr(torch, dtype)))
+    a, b = mine.numpy().reshape(1), theirs.numpy().reshape(1)
+    assert mine.dtype == getattr(leafgrad, dtype) and a.dtype == b.dtype
+    assert _ulps(a, b).max() <= (0 if dtype == "float64" else 1)

@@ -202,3 +202,80 @@ def test_saved_tensor_hooks_pack_statistics(name):
         y.sum().backward()
         return events, type(y.grad_fn).__name__, x.grad
     same_on_both(run)
+
+
+# -- in-place ops under hooks: the old self PyTorch saves is ``self.clone()`` (CloneBackward0),
+# and a saved output is ``self`` itself after the op (version bumped), not a temporary ---------
+_INPLACE_HOOKED = {
+    "mul_": lambda L, y, w: y.mul_(w), "div_": lambda L, y, w: y.div_(w),
+    "pow_": lambda L, y, w: y.pow_(2), "clamp_": lambda L, y, w: y.clamp_(0, 1),
+    "exp_": lambda L, y, w: y.exp_(), "sigmoid_": lambda L, y, w: y.sigmoid_(),
+    "tanh_": lambda L, y, w: y.tanh_(), "relu_": lambda L, y, w: y.relu_(),
+    "sqrt_": lambda L, y, w: y.abs_().sqrt_(), "addcmul_": lambda L, y, w: y.addcmul_(y, w),
+    "mul_view": lambda L, y, w: y[0].mul_(w), "exp_view": lambda L, y, w: y[1].exp_(),
+    "hardtanh_": lambda L, y, w: L.nn.functional.hardtanh(y, inplace=True),
+    "silu_": lambda L, y, w: L.nn.functional.silu(y, inplace=True),
+    "leaky_relu_": lambda L, y, w: L.nn.functional.leaky_relu(y, 0.1, inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", list(_INPLACE_HOOKED))
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_saved_tensor_hooks_inplace_ops(name, create_graph):
+    def run(L):
+        x = L.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], requires_grad=True)
+        w = L.tensor([0.3, -0.2, 0.9], requires_grad=True)
+        y = x * 1
+        events = []
+
+        def pack(t):
+            events.append(("pack", t is y, t._version, tuple(t.shape), t.requires_grad,
+                           None if t.grad_fn is None else type(t.grad_fn).__name__))
+            return t
+
+        def unpack(t):
+            events.append(("unpack", tuple(t.shape)))
+            return t
+        with L.autograd.graph.saved_tensors_hooks(pack, unpack):
+            _INPLACE_HOOKED[name](L, y, w)
+        gx, gw = L.autograd.grad(y.sum(), (x, w), create_graph=create_graph,
+                                 allow_unused=True)
+        return events, type(y.grad_fn).__name__, gx, gw
+    same_on_both(run)
+
+
+# -- float32 gelu: a contiguous input of two elements or more goes through oneDNN's gelu_erf
+# (bit for bit, its A&S erf and exp), one element or a 0-d through ATen's kernels ---------------
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 8, 9, 17, 300])
+@pytest.mark.parametrize("scale", [0.5, 3.0, 12.0])
+def test_gelu_float32_bits(n, scale):
+    x = (np.random.RandomState(n).randn(n) * scale).astype(np.float32)
+
+    def run(L):
+        out = L.nn.functional.gelu(L.tensor(x)).numpy()
+        return out.view(np.int32).tolist()
+    same_on_both(run)
+
+
+def test_gelu_float32_special_values():
+    vals = [-0.0, 1.0, float("inf"), float("-inf"), float("nan"), -100.0, 100.0, -1e-30,
+            1e-45, -10.0, -5.0, -87.0, -88.0, -89.0, -120.0]
+
+    def run(L):
+        out = L.nn.functional.gelu(L.tensor(vals)).numpy()
+        return out.view(np.int32).tolist(), L.nn.functional.gelu(L.tensor(-0.0)).item()
+    same_on_both(run)
+
+
+# -- float16 logit: PyTorch's half kernel clamps and forms x / (1 - x) in half arithmetic, the
+# log in float (fuzz seed 220); an eps above 1/2 clamps as its ternary does --------------------
+@pytest.mark.parametrize("eps", [None, 0.01, 0.2, 0.6])
+@pytest.mark.parametrize("dtype", ["float16", "float64"])
+def test_logit_half_and_eps(eps, dtype):
+    x = np.concatenate([np.random.RandomState(0).rand(300),
+                        [0.0, 1.0, -0.5, 1.5, 0.999, 0.001, 0.5]])
+
+    def run(L):
+        out = L.logit(L.tensor(x, dtype=getattr(L, dtype)), eps=eps)
+        return [str(v) for v in out.tolist()]
+    same_on_both(run)

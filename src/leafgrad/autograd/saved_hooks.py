@@ -64,6 +64,7 @@ class _HooksState(threading.local):
         self.stack = []
         self.disabled = None
         self.in_backward = 0   # a node's apply is unpacking (run_checkpointed)
+        self.deferred = None   # an in-place op runs: its saved outputs, packed after it
 
 
 _state = _HooksState()
@@ -364,8 +365,15 @@ def pack_node(node, results, hooks) -> None:
             kind, pos = record.saved_sources[i]
             out = results[pos] if kind == "saved_output" else results[0]
             nr = pos if kind == "saved_output" else 0
+            if _state.deferred is not None:
+                _state.deferred.append((node, i, nr, out))   # (run_inplace)
+                continue
             saved[i] = _pack(out, hooks, _OUTPUT, nr)
         elif isinstance(v, Tensor):
+            if v._meta is not None and v._meta.get("inplace_old"):
+                # an in-place op's old self: PyTorch saves ``self.clone()`` (the node's
+                # edge stays the old history; the saved tensor's is CloneBackward0)
+                v = v.clone()
             saved[i] = _pack(v, hooks, _INPUT)
         elif type(node).saved_names[i] in record.extra.get("saved_tensor_args", ()):
             group = _pack_group(v, hooks)
@@ -388,6 +396,35 @@ def pack_node(node, results, hooks) -> None:
     node._versions = versions
     _set_out_meta(node, results)
     node.__class__ = hooked_class(type(node))
+
+
+def run_inplace(self, call, commit):
+    """An in-place op while hooks are set (ops/inplace.py): ``call()`` computes the result
+    out of place and ``commit(result)`` writes it into ``self``. PyTorch's node saves its
+    output after the op, and that output is ``self`` (changed, its version bumped), so the
+    outputs the nodes save are packed after the commit, the op's own as ``self``."""
+    prev = _state.deferred
+    _state.deferred = deferred = []
+    try:
+        result = call()
+    finally:
+        _state.deferred = prev
+    out = commit(result)
+    hooks = current_hooks()
+    for node, i, nr, tensor in deferred:
+        if hooks is None:
+            break
+        if node is result._grad_fn:
+            tensor = self
+        saved = list(node._saved)
+        versions = list(node._versions) if node._versions is not None else [None] * len(saved)
+        saved[i] = _pack(tensor, hooks, _OUTPUT, nr)
+        versions[i] = None
+        node._saved = saved
+        node._versions = versions
+        _set_out_meta(node, (tensor,))
+        node.__class__ = hooked_class(type(node))
+    return out
 
 
 # Note [Statistics PyTorch saves]

@@ -22,6 +22,7 @@ from ..tensor import Tensor, _wrap
 from .registry import RECORDS, Sample, bind_method, defop, export_function
 from .backward_ops import sigmoid_backward_op
 from .unary import erf_array
+from .gelu_kernels import aten_vectorizes, gelu_aten_vectorized, gelu_onednn
 
 __all__ = ["gelu", "silu", "softplus"]
 
@@ -169,13 +170,14 @@ def gelu_op(self, approximate="none"):
     """``x * Phi(x)`` (the normal CDF), or its tanh approximation."""
     if self.dtype == _F16:
         return _via_float32(_gelu_np, self, approximate)
-    out = _gelu_np(self, approximate)
     if approximate == "none" and self.dtype == _F32 and self.size > 1 and \
             self.flags.c_contiguous:
-        # PyTorch's float vector kernel gives +0.0 for -0.0 (its scalar loop, for one
-        # element or a strided input, and the double and half kernels keep -0.0)
-        out += 0.0
-    return out
+        return gelu_onednn(self)   # PyTorch hands these to oneDNN (gelu_kernels.py)
+    if approximate == "none" and self.dtype == _F32 and aten_vectorizes(self):
+        return gelu_aten_vectorized(self)
+    # (oneDNN gives +0.0 for -0.0; ATen's scalar loop, for one element or a strided input,
+    # and its double and half kernels keep -0.0)
+    return _gelu_np(self, approximate)
 
 
 def _gelu_np(self, approximate):
@@ -353,10 +355,25 @@ def softplus(input, beta=1.0, threshold=20.0):
 def logit(self, eps=None):
     """``log(self / (1 - self))``, with the input clamped to ``[eps, 1 - eps]`` if given."""
     if self.dtype == _F16:
-        return _via_float32(logit, self, eps)
+        # PyTorch's half kernel: the clamp, 1 - x and the ratio in half arithmetic, the log
+        # in float (fuzz seed 220)
+        h = np.float16
+        if eps is not None:
+            lo = h(eps)
+            self = _clamp_eps(self, lo, h(1) - lo)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = self / (h(1) - self)
+            return np.log(ratio.astype(np.float32)).astype(h)
     if eps is not None:
-        self = np.minimum(np.maximum(self, eps), 1.0 - eps)
+        t = self.dtype.type
+        self = _clamp_eps(self, t(eps), t(1) - t(eps))
     return np.log(self / (1.0 - self))
+
+
+def _clamp_eps(x, lo, hi):
+    """PyTorch's ``x < lo ? lo : (x > hi ? hi : x)`` (so an eps above 1/2, lo > hi, gives lo
+    below lo and hi above it; NaN stays)."""
+    return np.where(x < lo, lo, np.where(x > hi, hi, x))
 
 
 def logit_self(grad, self, eps):

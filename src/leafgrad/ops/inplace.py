@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.graph import SavedOutput
+from ..autograd.saved_hooks import _active as _HOOKS_SET
 from ..grad_mode import state as _mode
 from .._zerotensor import check_mutable, is_zero_array, materialized
 from ..tensor import Tensor, _wrap, bump_version
@@ -76,6 +77,10 @@ def _make_inplace(rec: OpRecord, sig: "_Signature") -> Callable:
         src = self
         if needs_old_self and _mode.grad_enabled:
             src = old_value(self)
+        if _HOOKS_SET[0]:   # the node's saved output is packed as self, after the commit
+            from ..autograd.saved_hooks import run_inplace
+            return run_inplace(self, lambda: _call(public, self, src, args, kwargs),
+                               lambda result: commit_inplace(self, result, rec))
         try:
             result = public(src, *args, **kwargs)
         except NotImplementedError as exc:
@@ -87,6 +92,13 @@ def _make_inplace(rec: OpRecord, sig: "_Signature") -> Callable:
     return inplace
 
 
+def _call(public, self, src, args, kwargs):
+    try:
+        return public(src, *args, **kwargs)
+    except NotImplementedError as exc:
+        raise _inplace_kernel_error(self, args, exc) from None
+
+
 def old_value(self: Tensor) -> Tensor:
     """A copy of ``self`` with its history, saved in place of ``self`` before an in-place op."""
     if INTEGER_HISTORY[0] and self._requires_grad and self._data.dtype.kind not in "fc":
@@ -96,6 +108,8 @@ def old_value(self: Tensor) -> Tensor:
     t._grad_fn = self._grad_fn
     t._requires_grad = self._requires_grad
     t._output_nr = self._output_nr
+    if _HOOKS_SET[0]:   # PyTorch saves a clone: its pack hook sees CloneBackward0 (saved_hooks.py)
+        t._meta = {"inplace_old": True}
     return t
 
 

@@ -14,6 +14,8 @@ from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .overlap import check_write
+from ..autograd.saved_hooks import _active as _HOOKS_SET
+from .inplace import _call
 from .registry import (_inplace_kernel_error, bind_method, commit_inplace, defop,
                        inplace_check, old_value)
 
@@ -158,6 +160,11 @@ def inplace_of(fn, name, saves_self=True, overlap_checks=True):
         if saves_self and _mode.grad_enabled and (self._requires_grad or
                                                   _requires_any(args, kwargs)):
             src = old_value(self)
+        if _HOOKS_SET[0]:   # saved outputs are packed as self, after the commit
+            from ..autograd.saved_hooks import run_inplace
+            return run_inplace(self, lambda: _call(fn, self, src, args, kwargs),
+                               lambda result: commit_inplace(
+                                   self, result, expanded_ok=not overlap_checks))
         try:
             result = fn(src, *args, **kwargs)
         except NotImplementedError as exc:

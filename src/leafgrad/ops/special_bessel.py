@@ -137,7 +137,8 @@ def _exp(a: np.ndarray) -> np.ndarray:
     # the table trick holds on glibc's range; outside it (and for nan) exp itself answers
     odd = ~(np.abs(a) < np.float32(87))
     if odd.any():
-        out[odd] = np.exp(xd[odd]).astype(np.float32)
+        with np.errstate(over="ignore"):
+            out = np.where(odd, np.exp(xd).astype(np.float32), out)
     return out
 
 
