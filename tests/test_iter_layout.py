@@ -106,7 +106,9 @@ def test_converted_inputs(kind, dtypes):
     lambda L, x: L.tril(x), lambda L, x: L.roll(x, 1, 0), lambda L, x: L.sort(x, 0)[0],
     lambda L, x: L.flip(x, (0,)), lambda L, x: L.nn.functional.logsigmoid(x),
     lambda L, x: L.slice_scatter(x, x[:1], 0, 0, 1), lambda L, x: x.long(),
-    lambda L, x: x.to(L.float32), lambda L, x: L.nn.functional.gelu(x)])
+    lambda L, x: x.to(L.float32), lambda L, x: L.nn.functional.gelu(x),
+    lambda L, x: L.rot90(x), lambda L, x: L.rot90(x, 2), lambda L, x: L.rot90(x, -1, (1, 0)),
+    lambda L, x: L.rot90(x, 4)])
 def test_other_ops(call, kind):
     _same_layout(call(leafgrad, _make(leafgrad, kind, (3, 4))),
                  call(torch, _make(torch, kind, (3, 4))))
