@@ -152,3 +152,18 @@ def test_gradient_through_mul_of_transposed():
         return out, gb
     for m, t in zip(run(leafgrad), run(torch)):
         _same_layout(m, t)
+
+
+@pytest.mark.parametrize("kind", ["T", "P", "S", "E"])
+@pytest.mark.parametrize("dim,keepdim", [(0, False), (1, False), (2, True), ((0, 2), False),
+                                         (-1, True)])
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin", "std", "var", "logsumexp",
+                                "nansum", "all", "any", "norm", "count_nonzero"])
+def test_reductions_are_contiguous(op, dim, keepdim, kind):
+    # PyTorch's reductions allocate contiguous outputs; NumPy's keep the input's dim order
+    def run(L):
+        x = _make(L, kind, (2, 3, 4))
+        if op == "count_nonzero":
+            return L.count_nonzero(x > 0.5, dim=dim)
+        return getattr(L, op)(x, dim=dim, keepdim=keepdim)
+    _same_layout(run(leafgrad), run(torch))

@@ -63,8 +63,9 @@ def _scalar_array(value, dtype):
 # makes its input or output contiguous); 0: the forward's own layout.
 # WHERE: ITER, the first input (``where``'s bool condition) never converted; TARGET: as the
 # second input alone (binary_cross_entropy_with_logits starts from 1 - target, then works in
-# place).
-ITER, CONTIG, SELF, REV, STRIDES, WHERE, TARGET = 1, 2, 3, 4, 5, 6, 7
+# place); RED: C-contiguous strides exactly, size-1 dims included (reductions allocate their
+# outputs contiguous: NumPy's keep the input's dim order).
+ITER, CONTIG, SELF, REV, STRIDES, WHERE, TARGET, RED = 1, 2, 3, 4, 5, 6, 7, 8
 _ITER_FAMILIES = ("pointwise", "nn_activations", "backward")
 _NOT_ITER = frozenset((
     "clone", "contiguous_copy", "copy", "fill", "fill_tensor", "zero",  # own rules
@@ -75,6 +76,7 @@ _LAYOUTS = {
         "smooth_l1_loss_backward", "soft_margin_loss", "soft_margin_loss_backward",
         "add_scalar", "sub_scalar", "mul_scalar", "div_scalar"), ITER),
     "rsub": REV, "binary_cross_entropy_with_logits": TARGET,
+    "linalg_vector_norm": RED, "count_nonzero": RED,
     "where": WHERE,
     **dict.fromkeys((
         "masked_fill", "masked_fill_tensor", "pow_scalar_base", "mvlgamma", "log_sigmoid",
@@ -88,11 +90,13 @@ _LAYOUTS = {
 
 
 def layout_kind(rec) -> int:
-    """ITER, REV, SELF, STRIDES, CONTIG or 0 for ``rec`` (see above)."""
+    """ITER, REV, SELF, STRIDES, WHERE, TARGET, CONTIG, RED or 0 for ``rec`` (see above)."""
     name = rec.name
     kind = _LAYOUTS.get(name)
     if kind is not None:
         return kind
+    if rec.family == "reduction":
+        return RED
     if rec.family in _ITER_FAMILIES and name not in _NOT_ITER and not name.endswith("_") \
             and not rec.view:
         return ITER
@@ -105,6 +109,8 @@ def fix_layout(rec, out, args, compute=None):
     kind = rec.layout
     if kind == CONTIG:
         return out if out.flags.c_contiguous else contiguous_result(out)
+    if kind == RED:
+        return contiguous_result(out)
     arrays = [args[p]._data for p in rec.input_pos if isinstance(args[p], Tensor)]
     if compute is not None:
         arrays = [a if a.dtype == compute or a.flags.c_contiguous or (kind == WHERE and i == 0)
