@@ -167,3 +167,19 @@ def test_reductions_are_contiguous(op, dim, keepdim, kind):
             return L.count_nonzero(x > 0.5, dim=dim)
         return getattr(L, op)(x, dim=dim, keepdim=keepdim)
     _same_layout(run(leafgrad), run(torch))
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("leaf_kind", ["c", "T", "P"])
+@pytest.mark.parametrize("f", [
+    lambda L, a: L.erfc(a.transpose(0, 1)).sum(), lambda L, a: (a.transpose(0, 1) * 2).sum(),
+    lambda L, a: (L.ones(3, 2, 4) * a.transpose(0, 1)).sum(),
+    lambda L, a: L.softmax(a.transpose(0, 1), 0).mul(L.arange(24.0).reshape(3, 2, 4)).sum(),
+    lambda L, a: a.permute(2, 0, 1).exp().sum()])
+def test_leaf_grad_layout(f, leaf_kind, create_graph):
+    # AccumulateGrad stores a leaf's first gradient with the leaf's strides (a dense leaf)
+    def run(L):
+        a = _make(L, leaf_kind, (2, 3, 4)).detach().requires_grad_()
+        f(L, a).backward(create_graph=create_graph)
+        return a.grad
+    _same_layout(run(leafgrad), run(torch))

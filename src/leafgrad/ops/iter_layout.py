@@ -200,3 +200,33 @@ def cast_layout(a: np.ndarray) -> np.ndarray:
     strides = iter_strides(a.shape, [a])
     return np.lib.stride_tricks.as_strided(np.empty(1, a.dtype), a.shape,
                                            tuple(s * a.itemsize for s in strides))
+
+
+# -- a leaf's .grad: AccumulateGrad's layout contract -----------------------------------------
+def _dense(a: np.ndarray) -> bool:
+    strides = elem_strides(a)
+    return all(st > 0 for st, n in zip(strides, a.shape) if n != 1) \
+        and _dense_strides(a.shape, strides)
+
+
+def grad_layout(g: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+    """``g`` laid out as PyTorch stores a leaf's first gradient: with the leaf's strides when
+    the leaf is dense (size-1 dims aside), else C-contiguous; a copy only where ``g`` differs
+    (PyTorch's ``obeys_layout_contract`` / ``clone_obey_contract``)."""
+    if _dense(leaf):
+        want = elem_strides(leaf)
+        have = elem_strides(g)
+        if all(h == w if n != 1 else (h != 0 and w != 0)
+               for h, w, n in zip(have, want, g.shape)):
+            return g
+        fixed = strided_empty(leaf.shape, want, g.dtype)
+        fixed[...] = g
+        return fixed
+    return g if g.flags.c_contiguous else np.ascontiguousarray(g)
+
+
+def grad_buffer(leaf: np.ndarray) -> np.ndarray:
+    """An empty array for a leaf's first gradient under create_graph, laid out as above."""
+    if leaf.flags.c_contiguous or not _dense(leaf):
+        return np.empty(leaf.shape, leaf.dtype)
+    return strided_empty(leaf.shape, elem_strides(leaf), leaf.dtype)
