@@ -542,7 +542,8 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
         if create_graph:
             # PyTorch copies into a new tensor laid out like the leaf: .grad is a non-leaf
             # with a CopyBackwards node when ``g`` has history (Tensor.copy_, ops/copies.py)
-            leaf._grad = _wrap(np.empty(leaf._data.shape, leaf._data.dtype)).copy_(g)
+            from ..ops.iter_layout import grad_buffer   # (laid out as the leaf: see there)
+            leaf._grad = _wrap(grad_buffer(leaf._data)).copy_(g)
         else:
             data = g._data
             # Steal the buffer only when nothing else can see it (as PyTorch's use_count check)
@@ -550,6 +551,9 @@ def accumulate_grad(leaf: Tensor, g: Tensor, create_graph: bool, hooks_done=Fals
                     or _getrefcount(data) > 3 or data.dtype != leaf._data.dtype):
                 if type(data) is np.ndarray or not _steals_zero(g, shared and not hooks_done):
                     data = np.array(data, dtype=leaf._data.dtype, copy=True)
+            if data.ndim > 1 and not (data.flags.c_contiguous and leaf._data.flags.c_contiguous):
+                from ..ops.iter_layout import grad_layout   # PyTorch's layout contract
+                data = grad_layout(data, leaf._data)
             leaf._grad = _wrap(data)
     elif create_graph or _mode.grad_enabled:
         leaf._grad = old + g

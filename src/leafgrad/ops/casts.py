@@ -17,6 +17,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _Device, _wrap, check_device, bump_version
+from .iter_layout import relayout
 from .overlap import check_internal_overlap, writable
 from .pointwise_common import zeros_grad
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
@@ -105,6 +106,7 @@ def _parse_to(args, kwargs):
     return dtype, copy
 
 
+
 def to(self, *args, **kwargs):
     """Cast to ``dtype`` (or ``other``'s dtype); ``device`` must be the CPU."""
     dtype, copy = _parse_to(args, kwargs) if args or kwargs else (None, False)
@@ -121,7 +123,11 @@ def _cast(self, dtype):
     if dtype.is_floating_point:
         return _to_copy.public(self, dtype.np)
     # Integer and bool tensors cannot require grad: the result leaves the graph.
-    return _wrap(self._data.astype(dtype.np))
+    d = self._data
+    out = d.astype(dtype.np)
+    if out.ndim > 1 and not d.flags.c_contiguous:
+        out = relayout(out, [d])   # (an expanded input's copy is dense, as ``.to()``'s)
+    return _wrap(out)
 
 
 bind_method("to", to)

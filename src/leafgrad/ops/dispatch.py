@@ -10,6 +10,11 @@ costs about twice an array-array op on small arrays, and the result is the same 
 computes in the tensor's dtype). A record with a ``kernel`` (a ufunc equal to its forward on
 such inputs) has it called directly when the other arguments are the defaults: the forward's
 own Python frames cost as much as the arithmetic on small arrays.
+
+Elementwise records (``rec.layout``) give their outputs PyTorch's TensorIterator layout (Note
+[Elementwise output layouts] in ops/iter_layout.py): the dispatchers look at it only for
+outputs of two or more dims with an input that is not C-contiguous (a ufunc kernel on one
+tensor already keeps its layout), so the common case pays one ``ndim`` test.
 """
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ from .._zerotensor import promoted
 from ..errors import broadcast_error
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
+from .iter_layout import cast_layout, contiguous_result, preserve_strides, relayout
 
 __all__ = ["dispatch", "dispatch_unary", "dispatch_binary", "dispatch_view", "choose_dispatch",
            "record_node"]
@@ -50,8 +56,84 @@ def _scalar_array(value, dtype):
     return arr
 
 
+# How a record's outputs are laid out (Note [Elementwise output layouts] in iter_layout.py):
+# ITER: TensorIterator over the tensor inputs in order; REV: the same, the first two inputs
+# swapped (``rsub`` computes other - self); SELF: as ``self`` alone (ops that clone ``self``
+# preserving its layout, then write into it); STRIDES: ``self``'s very strides (the
+# ``*_scatter`` ops start from ``clone_preserve_strides``); CONTIG: always C-contiguous (PyTorch's kernel
+# makes its input or output contiguous); 0: the forward's own layout.
+# WHERE: ITER, the first input (``where``'s bool condition) never converted; TARGET: as the
+# second input alone (binary_cross_entropy_with_logits starts from 1 - target, then works in
+# place); RED: C-contiguous strides exactly, size-1 dims included (reductions allocate their
+# outputs contiguous: NumPy's keep the input's dim order).
+ITER, CONTIG, SELF, REV, STRIDES, WHERE, TARGET, RED = 1, 2, 3, 4, 5, 6, 7, 8
+_ITER_FAMILIES = ("pointwise", "nn_activations", "backward")
+_NOT_ITER = frozenset((
+    "clone", "contiguous_copy", "copy", "fill", "fill_tensor", "zero",  # own rules
+    "glu", "glu_backward"))
+_LAYOUTS = {
+    **dict.fromkeys((
+        "binary_cross_entropy_backward", "huber_loss_backward", "mse_loss", "mse_loss_backward", "smooth_l1_loss",
+        "smooth_l1_loss_backward", "soft_margin_loss", "soft_margin_loss_backward",
+        "add_scalar", "sub_scalar", "mul_scalar", "div_scalar"), ITER),
+    "rsub": REV, "binary_cross_entropy_with_logits": TARGET,
+    "linalg_vector_norm": RED, "count_nonzero": RED,
+    "where": WHERE,
+    **dict.fromkeys((
+        "masked_fill", "masked_fill_tensor", "pow_scalar_base", "mvlgamma", "log_sigmoid",
+        "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "softmax", "log_softmax",
+        "layer_norm", "renorm", "roll", "gather", "tril", "triu"), CONTIG),
+    **dict.fromkeys((
+        "index_fill", "index_fill_tensor", "put", "sort", "flip", "_to_copy",
+        "binary_cross_entropy", "huber_loss"), SELF),   # (these two start from empty_like(self))
+    **dict.fromkeys(("diagonal_scatter", "slice_scatter", "select_scatter"), STRIDES),
+}
+
+
+def layout_kind(rec) -> int:
+    """ITER, REV, SELF, STRIDES, WHERE, TARGET, CONTIG, RED or 0 for ``rec`` (see above)."""
+    name = rec.name
+    kind = _LAYOUTS.get(name)
+    if kind is not None:
+        return kind
+    if rec.family == "reduction":
+        return RED
+    if rec.family in _ITER_FAMILIES and name not in _NOT_ITER and not name.endswith("_") \
+            and not rec.view:
+        return ITER
+    return 0
+
+
+def fix_layout(rec, out, args, compute=None):
+    """``out`` (two or more dims) in PyTorch's layout for ``rec`` (``rec.layout``), the
+    inputs converted to ``compute`` (a NumPy dtype) where it is given."""
+    kind = rec.layout
+    if kind == CONTIG:
+        return out if out.flags.c_contiguous else contiguous_result(out)
+    if kind == RED:
+        return contiguous_result(out)
+    arrays = [args[p]._data for p in rec.input_pos if isinstance(args[p], Tensor)]
+    if compute is not None:
+        arrays = [a if a.dtype == compute or a.flags.c_contiguous or (kind == WHERE and i == 0)
+                  else cast_layout(a) for i, a in enumerate(arrays)]
+    if kind == SELF or kind == STRIDES:
+        del arrays[1:]
+        if kind == STRIDES and not arrays[0].flags.c_contiguous:
+            return preserve_strides(out, arrays[0])
+    elif kind == REV and len(arrays) > 1:
+        arrays[0], arrays[1] = arrays[1], arrays[0]
+    elif kind == TARGET:
+        del arrays[0], arrays[1:]
+    for a in arrays:
+        if not a.flags.c_contiguous:
+            return relayout(out, arrays)
+    # every input C-contiguous: so is PyTorch's output (a forward may have built another)
+    return out if out.flags.c_contiguous else contiguous_result(out)
+
+
 def choose_dispatch(rec):
     from .registry import promote, promote_float, compare, same
+    rec.layout = layout_kind(rec)
     rule = rec.dtype_rule
     simple = (rec.n_outputs == 1 and not rec.list_input and not rec.view
               and (rule in (promote, promote_float, compare, same)
@@ -119,11 +201,15 @@ def dispatch_unary_numbers(rec, args):
 def _run_unary(rec, x, args, kernel):
     d = x._data
     if kernel is not None and (len(args) == 1 or args[1:] == rec.kernel_tail):
-        out = kernel(d)
+        out = kernel(d)   # (a ufunc keeps one input's layout, as PyTorch does)
+        if type(out) is not _ndarray:
+            out = _asarray(out)   # a ufunc on a 0-d array answers a NumPy scalar
     else:
         out = rec.forward(d, *args[1:]) if len(args) > 1 else rec.forward(d)
-    if type(out) is not _ndarray:
-        out = _asarray(out)   # a ufunc on a 0-d array answers a NumPy scalar
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        elif out.ndim > 1 and rec.layout and (rec.layout == CONTIG or not d.flags.c_contiguous):
+            out = fix_layout(rec, out, args)
     result = _wrap(out)
     if x._requires_grad and rec.differentiable and _mode.grad_enabled:
         record_node(rec, args, (result,))
@@ -166,6 +252,9 @@ def dispatch_binary(rec, args):
         raise _kernel_error(rec, args, exc) from None
     if type(out) is not _ndarray:
         out = _asarray(out)
+    elif out.ndim > 1 and rec.layout and (rec.layout == CONTIG or not (
+            ad.flags.c_contiguous and bd.flags.c_contiguous)):
+        out = fix_layout(rec, out, args)
     result = _wrap(out)
     if requires and rec.differentiable and _mode.grad_enabled:
         record_node(rec, args, (result,))
@@ -255,6 +344,8 @@ def dispatch(rec, args: tuple):
             out = _asarray(out)
         if out_dtype is not None and out.dtype != out_dtype:
             out = out.astype(out_dtype)
+        if rec.layout and out.ndim > 1:
+            out = fix_layout(rec, out, args, compute)
         result = _wrap(out)
         if rec.view:
             _make_view(result, args[rec.input_pos[0]], None, rec)
@@ -265,6 +356,8 @@ def dispatch(rec, args: tuple):
     for o in out:
         if type(o) is not _ndarray:
             o = _asarray(o)
+        elif rec.layout and o.ndim > 1:
+            o = fix_layout(rec, o, args, compute)
         results.append(_wrap(o))
     if rec.view:
         base = args[rec.input_pos[0]]

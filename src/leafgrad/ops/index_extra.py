@@ -414,7 +414,8 @@ _public("dsplit", _nsplit("dsplit", 2, 3))
 def take_along_dim(input, indices, dim=None):
     """``gather`` with ``indices`` broadcast against ``input`` (all but ``dim``)."""
     if dim is None:
-        return input.reshape(-1).gather(0, indices.reshape(-1))
+        # PyTorch views both flat: a layout no view can flatten raises view's error
+        return input.view(-1).gather(0, indices.view(-1))
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {input.ndim} dimensions for input, "

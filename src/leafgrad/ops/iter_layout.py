@@ -117,3 +117,116 @@ def as_view(a: np.ndarray, shape, strides) -> np.ndarray:
     """``a``'s memory seen with ``shape``/``strides`` (elements), as ``view`` leaves it."""
     return np.lib.stride_tricks.as_strided(a, tuple(shape),
                                            tuple(s * a.itemsize for s in strides))
+
+
+# -- elementwise records: the dispatcher's post-pass ------------------------------------------
+# Note [Elementwise output layouts]
+# PyTorch's TensorIterator lays a new output out (i) C-contiguous when every operand has the
+# output's shape and is contiguous, (ii) with the operands' strides when they all have the
+# output's shape and one non-overlapping, dense layout, (iii) else by sorting the dims on the
+# operands' strides (``elementwise_strides``). NumPy's ufuncs (order 'K') agree whenever every
+# input is C-contiguous (the common case: the dispatcher calls ``relayout`` only when one is
+# not, and only for outputs of two or more dims, where a layout can differ at all) and for a
+# single strided input; they differ for inputs whose layouts disagree (NumPy keeps C order on
+# a conflict, PyTorch follows the first operand that has an opinion) and for forwards that are
+# not one ufunc (they build C-ordered results). The layout decides what a later ``view``
+# accepts, so the output is copied into PyTorch's layout where they differ.
+
+def _dense_strides(shape, strides):
+    """Whether ``strides`` lay ``shape`` out without gaps or overlaps (size-1 dims aside)."""
+    step = 1
+    for st, n in sorted((st, n) for st, n in zip(strides, shape) if n != 1):
+        if st != step:
+            return False
+        step *= n
+    return True
+
+
+def iter_strides(shape, arrays) -> tuple:
+    """The element strides TensorIterator gives an output of ``shape`` computed from the input
+    arrays ``arrays`` (in the op's operand order): Note [Elementwise output layouts]."""
+    shape = tuple(shape)
+    if all(a.shape == shape for a in arrays):
+        if all(a.flags.c_contiguous for a in arrays):
+            return contiguous(shape)
+        first = elem_strides(arrays[0])
+        if min(first, default=0) >= 0 and _dense_strides(shape, first) \
+                and all(elem_strides(a) == first for a in arrays[1:]):
+            return first
+    return elementwise_strides(shape, [(a.shape, elem_strides(a)) for a in arrays])
+
+
+def relayout(out: np.ndarray, arrays) -> np.ndarray:
+    """``out`` laid out as TensorIterator would lay out the result of ``arrays`` (a copy only
+    where the layouts differ)."""
+    if out.size <= 1 or not arrays:
+        return out
+    target = iter_strides(out.shape, arrays)
+    if elem_strides(out) == target:
+        return out
+    fixed = strided_empty(out.shape, target, out.dtype)
+    fixed[...] = out
+    return fixed
+
+
+def contiguous_result(out: np.ndarray) -> np.ndarray:
+    """``out`` C-contiguous (ops whose PyTorch kernel writes a fresh contiguous tensor)."""
+    if out.flags.c_contiguous and elem_strides(out) == contiguous(out.shape):
+        return out
+    fixed = np.empty(out.shape, out.dtype)
+    fixed[...] = out
+    return fixed
+
+
+def preserve_strides(out: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """``out`` with exactly ``like``'s strides, gaps included (PyTorch's
+    ``clone_preserve_strides``, which the ``*_scatter`` ops start from); an input whose
+    elements overlap (expanded) is cloned densely instead."""
+    strides = elem_strides(like)
+    if elem_strides(out) == strides:
+        return out
+    if any(st <= 0 and n > 1 for st, n in zip(strides, like.shape)):
+        return relayout(out, [like])
+    extent = 1 + sum((n - 1) * st for n, st in zip(like.shape, strides))
+    fixed = as_view(np.empty(extent, out.dtype), out.shape, strides)
+    fixed[...] = out
+    return fixed
+
+
+def cast_layout(a: np.ndarray) -> np.ndarray:
+    """A stand-in (strides only: never read) for ``a`` converted to another dtype, as
+    TensorIterator converts an input to the common dtype before it orders the dims: the copy
+    keeps a dense layout, otherwise gets the dims sorted by ``a``'s strides (``.to()``)."""
+    strides = iter_strides(a.shape, [a])
+    return np.lib.stride_tricks.as_strided(np.empty(1, a.dtype), a.shape,
+                                           tuple(s * a.itemsize for s in strides))
+
+
+# -- a leaf's .grad: AccumulateGrad's layout contract -----------------------------------------
+def _dense(a: np.ndarray) -> bool:
+    strides = elem_strides(a)
+    return all(st > 0 for st, n in zip(strides, a.shape) if n != 1) \
+        and _dense_strides(a.shape, strides)
+
+
+def grad_layout(g: np.ndarray, leaf: np.ndarray) -> np.ndarray:
+    """``g`` laid out as PyTorch stores a leaf's first gradient: with the leaf's strides when
+    the leaf is dense (size-1 dims aside), else C-contiguous; a copy only where ``g`` differs
+    (PyTorch's ``obeys_layout_contract`` / ``clone_obey_contract``)."""
+    if _dense(leaf):
+        want = elem_strides(leaf)
+        have = elem_strides(g)
+        if all(h == w if n != 1 else (h != 0 and w != 0)
+               for h, w, n in zip(have, want, g.shape)):
+            return g
+        fixed = strided_empty(leaf.shape, want, g.dtype)
+        fixed[...] = g
+        return fixed
+    return g if g.flags.c_contiguous else np.ascontiguousarray(g)
+
+
+def grad_buffer(leaf: np.ndarray) -> np.ndarray:
+    """An empty array for a leaf's first gradient under create_graph, laid out as above."""
+    if leaf.flags.c_contiguous or not _dense(leaf):
+        return np.empty(leaf.shape, leaf.dtype)
+    return strided_empty(leaf.shape, elem_strides(leaf), leaf.dtype)

@@ -20,6 +20,7 @@ from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .expanded_write import through_expanded, write_where
+from .iter_layout import iter_strides, strided_empty
 from .reduction import _wrap_dim
 from .registry import Sample, bind_method, defop, export_function
 
@@ -268,8 +269,15 @@ def rot90(self, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
                            f"and dim1 = {dims[1]}")
-    # always a copy, as PyTorch's (np.rot90 is a view: with unit dims already contiguous)
-    return np.array(np.rot90(self, k, (d0, d1)), order="C")
+    # always a copy, laid out as PyTorch's: flip (a copy in self's layout: ``iter_strides``
+    # of one input), then a transpose of that copy for odd k; k % 4 == 0 clones contiguous
+    k %= 4
+    if k == 0:
+        return np.array(self, order="C")
+    flipped = np.flip(self, (d0, d1) if k == 2 else d1 if k == 1 else d0)
+    out = strided_empty(self.shape, iter_strides(self.shape, [self]), self.dtype)
+    out[...] = flipped
+    return out if k == 2 else out.swapaxes(d0, d1)
 
 
 def rot90_self(grad, k, dims):

@@ -46,7 +46,7 @@ def _cum_extreme_indices(d, axis, larger):
     moved = np.moveaxis(d, axis, -1)
     idx = np.zeros(moved.shape, np.int64)
     if moved.shape[-1] == 0:
-        return np.moveaxis(idx, -1, axis)
+        return np.ascontiguousarray(np.moveaxis(idx, -1, axis))   # (PyTorch's: contiguous)
     cur = moved[..., 0].copy()
     cur_i = np.zeros(cur.shape, np.int64)
     floating = d.dtype.kind == "f"
@@ -58,7 +58,7 @@ def _cum_extreme_indices(d, axis, larger):
         cur = np.where(take, x, cur)
         cur_i = np.where(take, i, cur_i)
         idx[..., i] = cur_i
-    return np.moveaxis(idx, -1, axis)
+    return np.ascontiguousarray(np.moveaxis(idx, -1, axis))   # (PyTorch's: contiguous)
 
 
 def cum_extreme(self, dim, indices):
