@@ -155,3 +155,45 @@ def test_matrix_norm_svd_keepdim_graph(ord_, keepdim, shape, dim):
             err = str(exc)
         return n.shape, chain, err
     same_on_both(run)
+
+
+# -- PyTorch saves a tensor that two formulas read whenever it makes the node (addcdiv's
+# tensor2 with only self requiring grad): a second backward raises, and ``_saved_tensor2`` is
+# there (seed 115) -------------------------------------------------------------------------------
+@pytest.mark.parametrize("needs", ["self", "tensor1", "tensor2", "self+tensor1"])
+@pytest.mark.parametrize("op", ["addcdiv", "addcmul"])
+def test_saved_when_two_formulas_read(needs, op):
+    def run(L):
+        a = [L.full((3, 4), v, dtype=L.float64) for v in (0.5, 2.0, 4.0)]
+        for i, n in enumerate(("self", "tensor1", "tensor2")):
+            if n in needs:
+                a[i].requires_grad_()
+        y = getattr(L, op)(*a, value=0.5)
+        saved = [getattr(y.grad_fn, f"_saved_{n}") is not None for n in ("tensor1", "tensor2")]
+        y.sum().backward()
+        try:
+            y.sum().backward()
+            twice = None
+        except RuntimeError as exc:
+            twice = str(exc)
+        return saved, twice
+    same_on_both(run)
+
+
+# -- once an integer tensor has a history (Note [Integer tensors with history]), the checking
+# recorder skips an output a multi-output backward op left uncomputed (grid_sample's double
+# backward raised "can't convert np.ndarray of type numpy.object") --------------------------
+def test_integer_history_then_grid_sample_double_backward():
+    def run(L):
+        i = L.zeros(2, dtype=L.int64)
+        v = L.tensor(1.0, requires_grad=True)
+        try:
+            i.masked_fill_(L.tensor([True, False]), v)   # an int64 tensor with a history
+        except RuntimeError:
+            pass
+        x = L.tensor(np.linspace(-1, 1, 18).reshape(1, 2, 3, 3), requires_grad=True)
+        g = L.tensor(np.linspace(-0.9, 0.9, 8).reshape(1, 2, 2, 2), requires_grad=True)
+        y = L.nn.functional.grid_sample(x, g, align_corners=False)
+        gx, = L.autograd.grad(y.sum(), [x], create_graph=True)
+        return gx, L.autograd.grad((gx * gx).sum(), [x, g], allow_unused=True)
+    same_on_both(run)

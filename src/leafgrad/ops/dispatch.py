@@ -629,8 +629,8 @@ def _record_checked(rec, args: tuple, results) -> None:
         return
     diff = rec.differentiable_outputs
     for i, r in enumerate(results):
-        kind = r._data.dtype.kind
-        if kind != "f" and kind != "c" and (diff is None or diff[i]):
+        kind = r._data.dtype.kind   # ("O": an output left uncomputed, a None placeholder)
+        if kind not in "fcO" and (diff is None or diff[i]):
             raise integer_history_error(r._data.dtype)
     _record_plain(rec, args, results)
 

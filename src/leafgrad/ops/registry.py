@@ -328,9 +328,15 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
     # them; outputs always (PyTorch saves ``result`` even when only a formula of an input that
     # needs no gradient reads it: ``a ** b`` with a constant ``b`` catches ``result`` changed
     # in place)
+    # Input tensors: PyTorch's generated code guards a save by "does that input need a
+    # gradient" only where one formula reads it; a value two formulas read, or any value a
+    # backward op or a list op saves, is saved whenever a node is made (addcdiv's tensor2
+    # with only self requiring grad), and a second backward then raises for it
     every = (1 << len(inputs)) - 1
+    unguarded = "backward" in name or list_input
     rec.saved_plan = tuple(
         (kind, pos, every if (kind == "arg" and pos not in rec.input_pos) or kind in _OUTPUTS
+         or (kind == "arg" and (unguarded or len(users) > 1))
          else sum(1 << u for u in users))
         for (kind, pos), users in zip(rec.saved_sources, rec.saved_users))
     rec.dispatch = choose_dispatch(rec)
