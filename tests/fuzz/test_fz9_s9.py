@@ -194,3 +194,47 @@ def test_norm_tie_with_clamp_bound_gradient():
         g, = L.autograd.grad(y.sum(), x)
         return n, g
     same_on_both(run)
+
+
+# -- index_put checks that the values broadcast to the indexed result before it compares
+# dtypes (seed 109: an empty float32 value into float16 named the dtypes) -------------------------
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("vshape", [(0,), (2,), (1, 1, 1, 4), (3, 4), (1,), (), (4,), (1, 4)])
+@pytest.mark.parametrize("index", ["int", "int2", "mask2"])
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_shape_checked_before_dtype(inplace, vshape, index, accumulate):
+    if index == "mask2" and accumulate is False and vshape in ((1,), ()):
+        vshape = (2, 2)   # (a single mask with one value is masked_fill_'s path: not here)
+
+    def run(L):
+        x = L.zeros(1, 2, 4, dtype=L.float16)
+        idx = {"int": (L.tensor([0]),), "int2": (L.tensor([0, 0]), L.tensor([1, 0])),
+               "mask2": (L.tensor([[True, False]]), L.tensor([0]))}[index]
+        v = L.zeros(vshape)
+        return (x.index_put_ if inplace else x.index_put)(idx, v, accumulate=accumulate)
+    same_on_both(run)
+
+
+# -- clamp_/clip_ without bounds: PyTorch's in-place autograd checks (a leaf, a view of a
+# leaf, requiring grad) come before the kernel's "At least one of 'min' or 'max'" (seed 110) -----
+@pytest.mark.parametrize("name", ["clamp_", "clip_"])
+@pytest.mark.parametrize("case", ["leaf", "view", "nonleaf", "nograd", "plain"])
+def test_clamp_inplace_no_bounds_checks_leaf_first(name, case):
+    def run(L):
+        x = L.ones(3, requires_grad=case != "plain")
+        t = {"leaf": x, "view": x[1:], "nonleaf": x * 1, "nograd": x, "plain": x}[case]
+        if case == "nograd":
+            with L.no_grad():
+                return getattr(t, name)()
+        return getattr(t, name)(None, None)
+    same_on_both(run)
+
+
+# -- the harness does not compare a NaN's sign bit (IEEE 754 leaves it unspecified for
+# arithmetic results; PyTorch's amax of -NaN gives +NaN, max() keeps it; seed 110) ---------------
+SIGNBIT_NAN = "Program(leaves=[Leaf(shape=(), dtype='float32', requires_grad=True, seed=191, scale=1.0), Leaf(shape=(1, 4), dtype='float64', requires_grad=False, seed=7042, scale=1.0), Leaf(shape=(), dtype='float64', requires_grad=False, seed=81, scale=1.0), Leaf(shape=(), dtype='float64', requires_grad=False, seed=164, scale=1.0)], steps=[Step(op='reduce_dim', seed=32768, no_grad=False), Step(op='reduce_all', seed=1769, no_grad=False), Step(op='predicates', seed=1162, no_grad=False)], ending=Ending(kind='none', seed=606, retain_graph=None, create_graph=False, twice=False, allow_unused=True, give_gradient=True))"
+
+
+def test_signbit_of_nan_not_compared():
+    from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
+    assert difference(eval(SIGNBIT_NAN)) is None
