@@ -238,3 +238,20 @@ SIGNBIT_NAN = "Program(leaves=[Leaf(shape=(), dtype='float32', requires_grad=Tru
 def test_signbit_of_nan_not_compared():
     from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
     assert difference(eval(SIGNBIT_NAN)) is None
+
+
+# -- dist with p=-inf is the smallest |difference| (it was pow(sum(|d|^-inf), -0) = 1), and the
+# inf-norm gradients count a NaN among the extremes (sgn(NaN) = 0: a zero gradient), as
+# PyTorch's norm_backward (seed 110: var's NaN through dist(p=inf)) -----------------------------
+@pytest.mark.parametrize("p", [float("inf"), -float("inf"), 2, 1, 3, 0.5])
+@pytest.mark.parametrize("xv,yv", [([[float("nan")]], 0.5), ([2.0, 3.0], 0.0),
+                                   ([2.0, float("nan"), -3.0], 1.0), ([-3.0, 3.0, 1.0], 0.0)])
+def test_dist_and_norm_inf_with_nan(p, xv, yv):
+    def run(L):
+        x = L.tensor(xv, requires_grad=True)
+        y = L.tensor(yv, requires_grad=True)
+        d = L.dist(x, y, p)
+        n = L.linalg.vector_norm(x, p)
+        return [L.nan_to_num(t, nan=7.0) for t in
+                (d, *L.autograd.grad(d, [x, y]), n, *L.autograd.grad(n, x))]
+    same_on_both(run)

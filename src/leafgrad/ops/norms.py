@@ -92,7 +92,8 @@ def vector_norm_self(grad, self, result, ord, dim, keepdim):
     keep = [1 if axis is None or i in axis else s for i, s in enumerate(shape)]
     if ord in (math.inf, -math.inf):
         r = result._data.reshape(keep) if not keepdim and shape else result._data
-        mask = np.abs(d) == r
+        # PyTorch's mask counts a NaN as an extreme (whose sgn is 0: a zero gradient)
+        mask = (np.abs(d) == r) | np.isnan(d)
         # PyTorch's self.sgn() * ((grad / mask.sum(dim, True)) * mask)
         count = _const(mask.sum(axis=axis, keepdims=True).astype(np.int64))
         g = unsqueeze_grad(grad, len(shape), dim, keepdim)
