@@ -255,3 +255,21 @@ def test_dist_and_norm_inf_with_nan(p, xv, yv):
         return [L.nan_to_num(t, nan=7.0) for t in
                 (d, *L.autograd.grad(d, [x, y]), n, *L.autograd.grad(n, x))]
     same_on_both(run)
+
+
+# -- integer division by zero raises per element: an empty result raises nothing (seed 111) ------
+@pytest.mark.parametrize("op", ["remainder", "fmod", "div_floor", "div_trunc", "floor_divide",
+                                "__mod__", "__floordiv__"])
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (2,)])
+@pytest.mark.parametrize("other", ["int", "0d", "same", "row"])
+def test_integer_division_by_zero_empty(op, shape, other):
+    def run(L):
+        x = L.ones(shape, dtype=L.int64)
+        o = {"int": 0, "0d": L.zeros((), dtype=L.int64), "same": L.zeros(shape, dtype=L.int64),
+             "row": L.zeros((1,) * len(shape), dtype=L.int64)}[other]
+        if op.startswith("div_"):
+            return L.div(x, o, rounding_mode=op[4:])
+        if op.startswith("__"):
+            return getattr(x, op)(o)
+        return getattr(L, op)(x, o)
+    same_on_both(run)
