@@ -177,7 +177,14 @@ def _linalg_square(L, r, x):
     if name == "det_raw":
         return la.det(x)
     if name == "slogdet":
-        return tuple(la.slogdet(a) if r.flip() else L.slogdet(a))
+        out = tuple(la.slogdet(a) if r.flip() else L.slogdet(a))
+        if _ill_conditioned(a):
+            # numerically singular: whether elimination meets an exactly zero pivot (sign 0,
+            # log -inf) or a rounding-sized one (log -27) is rounding's choice (seed 111, a
+            # rank-1 float32 matrix); what both give is the determinant, about 0. No graph.
+            with L.no_grad():
+                return out[0] * out[1].exp(), out[0].dtype, out[1].dtype
+        return out
     if name == "logdet":
         return _call(L, r, _spd(L, r, a), "logdet")
     if name == "matrix_exp":

@@ -273,3 +273,13 @@ def test_integer_division_by_zero_empty(op, shape, other):
             return getattr(x, op)(o)
         return getattr(L, op)(x, o)
     same_on_both(run)
+
+
+# -- slogdet of a numerically singular matrix is compared by its determinant (sign * exp(log)):
+# a zero pivot or a rounding-sized one is rounding's choice (seed 111, x5) --------------------
+SLOGDET_SINGULAR = "Program(leaves=[Leaf(shape=(4, 1, 1, 1), dtype='float32', requires_grad=True, seed=11090, scale=1.0)], steps=[Step(op='cosh', seed=9302, no_grad=False), Step(op='linalg_products', seed=855, no_grad=False), Step(op='ge', seed=2767, no_grad=False), Step(op='inplace_binary', seed=2128, no_grad=True), Step(op='reciprocal', seed=75, no_grad=False), Step(op='dunder_tensor', seed=569, no_grad=False), Step(op='linalg_square', seed=405, no_grad=False), Step(op='pointwise_extra', seed=65535, no_grad=False)], ending=Ending(kind='grad', seed=309, retain_graph=False, create_graph=True, twice=True, allow_unused=None, give_gradient=True))"
+
+
+def test_slogdet_of_numerically_singular_by_determinant():
+    from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401 (eval)
+    assert difference(eval(SLOGDET_SINGULAR)) is None
