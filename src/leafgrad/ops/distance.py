@@ -30,6 +30,8 @@ def _pairwise_norm(diff, p, axis=-1):
         return np.sum(a, axis=axis)
     if p == math.inf:
         return np.max(a, axis=axis, initial=0)
+    if p == -math.inf:   # the smallest |d| (NaN propagates), as vector_norm (fuzz seed 110)
+        return np.min(a, axis=axis)
     if p == 0:
         return np.sum(a != 0, axis=axis).astype(diff.dtype)
     return np.power(np.sum(np.power(a, p), axis=axis), 1.0 / p)

@@ -243,6 +243,10 @@ def _cpp_cast_message(inplace):
     def wrapper(self, *args, **kwargs):
         bounds = [b for b in (*args, *kwargs.values()) if b is not None]
         if not bounds and inplace.__name__ in ("clamp_", "clip_"):   # (before the overlap)
+            # PyTorch's autograd checks of an in-place op (a leaf that requires grad, a view
+            # of one) come before the kernel's own (fuzz seed 110)
+            from .inplace import inplace_check
+            inplace_check(self, args, kwargs)
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         if self._data.dtype.kind != "f" and bounds and not any(
                 isinstance(b, Tensor) for b in bounds):

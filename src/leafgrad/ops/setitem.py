@@ -54,11 +54,38 @@ def index_put(self, indices, values, accumulate=False):
                          f"{len(indices)})")
     _empty_dim_first(self._data.shape, indices)
     if values._data.dtype != self._data.dtype:
+        _shape_before_dtype(self._data.shape, indices, values._data.shape)
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_dtype_name(self._data.dtype)} for the destination and "
                            f"{_dtype_name(values._data.dtype)} for the source.")
     return _index_put.public(self, index_arrays(indices, self._data.shape), values,
                              accumulate)
+
+
+def _shape_before_dtype(shape, indices, vshape):
+    """PyTorch checks that the values broadcast to the indexed result before it compares the
+    dtypes (fuzz seed 109: an empty float32 value into float16). The result's shape from the
+    indices alone (a mask counts its True elements), without their bounds (the kernel's)."""
+    try:
+        parts, used = [], 0
+        for t in indices:
+            d = t._data
+            if d.dtype == np.bool_ or d.dtype == np.uint8:
+                parts.append((int(np.count_nonzero(d)),))
+                used += max(d.ndim, 1)
+            else:
+                parts.append(d.shape)
+                used += 1
+        target = tuple(np.broadcast_shapes(*parts)) + tuple(shape[used:])
+    except ValueError:
+        return   # the indices' own error comes later, as before
+    try:
+        if len(vshape) > len(target) or np.broadcast_shapes(vshape, target) != target:
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape "
+                           f"[{', '.join(map(str, vshape))}] cannot be broadcast to indexing "
+                           f"result of shape [{', '.join(map(str, target))}]") from None
 
 
 def _empty_dim_first(shape, indices):
