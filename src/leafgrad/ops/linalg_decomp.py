@@ -445,6 +445,8 @@ def matrix_power(A, n, *, out=None):
 # -- matrix_exp ----------------------------------------------------------------------------------
 def linalg_matrix_exp(self):
     """``exp(A)`` by scaling and squaring a degree-18 Taylor polynomial."""
+    if self.size == 0:   # (.., 0, 0) or an empty batch: an empty result, every dtype
+        return np.empty(self.shape, self.dtype)
     if self.shape[-1] == 1:   # PyTorch: a 1x1 matrix is its entry's exp (inf, -inf too)
         return np.exp(self)
     if self.dtype == np.float32:   # in double, rounded once: as accurate as PyTorch's Pade
