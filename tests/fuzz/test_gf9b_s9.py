@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
-from oracle import same_on_both, grad_fn_names
+from oracle import grad_fn_names, run_both, same_on_both
 
 
 def _show(x):
@@ -85,3 +86,54 @@ def test_var_small_inputs(fn, dtype):
                         out.append(([_show(o) for o in outs], _show(g), grad_fn_names(g)))
         return out
     same_on_both(run)
+
+
+# -- first-order gradients under create_graph: PyTorch's formulas multiply or add Python numbers
+# as Scalars (MulBackward1 / AddBackward1), write ``1 - t`` as a filled tensor minus t
+# (SubBackward0), and keep their own operand order (sinc's grad * (num / den) rounds as
+# PyTorch's); the graph three levels deep must match, and the values ---------------------------
+def _graph(fn, depth=3):
+    if fn is None or depth == 0:
+        return None if fn is None else type(fn).__name__
+    return (type(fn).__name__, tuple(_graph(f, depth - 1) for f, _ in fn.next_functions))
+
+
+POINTWISE = {
+    "atanh": (lambda L, x, y: L.atanh(x * 0.9), 1),
+    "erfc": (lambda L, x, y: L.erfc(x), 1),
+    "rsqrt": (lambda L, x, y: L.rsqrt(x.abs() + 0.1), 1),
+    "erfinv": (lambda L, x, y: L.erfinv(x * 0.9), 1),
+    "sinc": (lambda L, x, y: L.sinc(x * 3), 1),
+    "mvlgamma": (lambda L, x, y: L.mvlgamma(x.abs() + 2, 3), 1),
+    "logaddexp": (lambda L, x, y: L.logaddexp(x, y), 2),
+    "logaddexp2": (lambda L, x, y: L.logaddexp2(x, y), 2),
+    "nextafter": (lambda L, x, y: L.nextafter(x, y), 2),
+    "lerp": (lambda L, x, y: L.lerp(x, y, (y * 0.3).sigmoid()), 2),
+    "xlogy": (lambda L, x, y: L.xlogy(x, y.abs() + 0.1), 2),
+    "xlogy_number": (lambda L, x, y: L.xlogy(2.5, y.abs() + 0.1), 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POINTWISE))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pointwise_create_graph(name, dtype):
+    rng = np.random.default_rng(230)
+    a, b, s = (rng.standard_normal((4, 5)) for _ in range(3))
+    b[0, :2] = a[0, :2]          # nextafter: self == other
+    fn, n_inputs = POINTWISE[name]
+
+    def run(L):
+        dt = getattr(L, dtype)
+        x = L.tensor(a, dtype=dt, requires_grad=True)
+        y = L.tensor(b, dtype=dt, requires_grad=True)
+        r = fn(L, x, y)
+        seed = L.tensor(s, dtype=dt, requires_grad=True)
+        grads = L.autograd.grad(r, (x, y), seed, create_graph=True, allow_unused=True)
+        return [None if g is None else (str(g.dtype), _graph(g.grad_fn),
+                                        np.array(g.detach().tolist())) for g in grads]
+    mine, theirs = run_both(run)
+    assert [m and m[:2] for m in mine] == [t and t[:2] for t in theirs]
+    for m, t in zip(mine, theirs):   # values: up to the forwards' own roundings
+        if m is not None:
+            np.testing.assert_allclose(m[2], t[2], rtol=1e-5 if dtype == "float32" else 1e-12,
+                                       atol=1e-6 if dtype == "float32" else 1e-13)
