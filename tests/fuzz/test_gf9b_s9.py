@@ -111,6 +111,15 @@ POINTWISE = {
     "lerp": (lambda L, x, y: L.lerp(x, y, (y * 0.3).sigmoid()), 2),
     "xlogy": (lambda L, x, y: L.xlogy(x, y.abs() + 0.1), 2),
     "xlogy_number": (lambda L, x, y: L.xlogy(2.5, y.abs() + 0.1), 2),
+    "asinh": (lambda L, x, y: L.asinh(x), 1),
+    "acosh": (lambda L, x, y: L.acosh(x.abs() + 1.1), 1),
+    "acos": (lambda L, x, y: L.acos(x * 0.3), 1),
+    "logit": (lambda L, x, y: L.logit(x.sigmoid()), 1),
+    "logit_eps": (lambda L, x, y: L.logit(x.sigmoid(), eps=0.2), 1),
+    "mish": (lambda L, x, y: L.nn.functional.mish(x * 30), 1),
+    "maximum": (lambda L, x, y: L.maximum(x, y), 2),
+    "minimum": (lambda L, x, y: L.minimum(x, y), 2),
+    "masked_fill": (lambda L, x, y: x.masked_fill(y > 0, (y * 2).sum()), 2),
 }
 
 

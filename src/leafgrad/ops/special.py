@@ -270,8 +270,8 @@ def sinc(self):
 def sinc_self(grad, self):
     # (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is 0 (in this order, so float32
     # rounds as PyTorch's does)
-    self_pi = self * math.pi
-    squared_pi = self * self * math.pi
+    self_pi = _scale(self, math.pi)              # (MulBackward1: mul(Tensor, Scalar))
+    squared_pi = _scale(self * self, math.pi)
     out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / squared_pi)
     return RECORDS["where"].public(_wrap(squared_pi._data == 0),
                                    _wrap(np.zeros((), grad._data.dtype)), out)

@@ -229,7 +229,7 @@ def acos(self):
 
 
 def acos_self(grad, self):
-    return grad * -(-self * self + 1).rsqrt()
+    return grad * -_by_number("add_scalar", -self * self, 1).rsqrt()   # (AddBackward1)
 
 
 _unary("acos", acos, acos_self, aliases=("arccos",), samples=_unary_samples(-0.9, 0.9, False))
@@ -289,7 +289,7 @@ def asinh(self):
 
 
 def asinh_self(grad, self):
-    return grad * (self * self + 1).rsqrt()
+    return grad * _by_number("add_scalar", self.pow(2), 1).rsqrt()   # (AddBackward1)
 
 
 _unary("asinh", asinh, asinh_self, aliases=("arcsinh",))
@@ -301,7 +301,7 @@ def acosh(self):
 
 
 def acosh_self(grad, self):
-    return grad * (self * self - 1).rsqrt()
+    return grad * _by_number("sub_scalar", self * self, 1).rsqrt()   # (SubBackward1)
 
 
 _unary("acosh", acosh, acosh_self, aliases=("arccosh",), samples=_unary_samples(1.1, 3.0))
