@@ -146,3 +146,26 @@ def test_pointwise_create_graph(name, dtype):
         if m is not None:
             np.testing.assert_allclose(m[2], t[2], rtol=1e-5 if dtype == "float32" else 1e-12,
                                        atol=1e-6 if dtype == "float32" else 1e-13)
+
+
+# -- matrix_exp's gradient under create_graph: PyTorch's backward_analytic_function_of_a_matrix
+# copies A^H, A^H and the gradient into narrowed views of a zero matrix (CopySlices) and narrows
+# the exponential twice (SliceBackward0 over SliceBackward0) ----------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3, 3), (2, 2, 2), (1, 1)])
+def test_matrix_exp_create_graph(dtype, shape):
+    rng = np.random.default_rng(231)
+    a, s = rng.standard_normal(shape) * 0.5, rng.standard_normal(shape)
+
+    def run(L):
+        x = L.tensor(a, dtype=getattr(L, dtype), requires_grad=True)
+        seed = L.tensor(s, dtype=getattr(L, dtype), requires_grad=True)
+        g, = L.autograd.grad(L.linalg.matrix_exp(x), x, seed, create_graph=True)
+        gg = L.autograd.grad(g.sum(), (x, seed))
+        return [(str(t.dtype), _graph(t.grad_fn, 5) if t.requires_grad else None,
+                 np.array(t.detach().tolist())) for t in (g,) + gg]
+    mine, theirs = run_both(run)
+    assert [m[:2] for m in mine] == [t[:2] for t in theirs]
+    for m, t in zip(mine, theirs):
+        np.testing.assert_allclose(m[2], t[2], rtol=1e-5 if dtype == "float32" else 1e-12,
+                                   atol=1e-6 if dtype == "float32" else 1e-13)
