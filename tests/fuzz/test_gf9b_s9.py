@@ -54,6 +54,9 @@ def test_var_mean_non_finite(fn, dtype):
             for r in (f(x), f(x, 0), f(x.reshape(1, -1), 1, keepdim=True),
                       f(x.reshape(-1, 1), 0, correction=0)):
                 out.append([_show(t) for t in r])
+        e = L.zeros((1, 0, 1), dtype=getattr(L, dtype))        # empty slices (seed 230)
+        for r in (f(e, 1, keepdim=True), f(e, -2), f(e), f(e, (0, 2))):
+            out.append([_show(t) for t in r])
         x = L.tensor([[1.0, INF], [2.0, 3.0]], dtype=getattr(L, dtype))
         for r in (f(x, 0), f(x.t(), 1), f(x.t()), f(x, (0, 1)), f(x.t().expand(2, 2, 2), (0, 1)),
                   f(x.t().expand(2, 2, 2), (0, 2))):

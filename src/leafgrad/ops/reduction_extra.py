@@ -245,7 +245,7 @@ def _welford_mean(x, dim, keepdim):
     its last place (fuzz seed 210)."""
     axis = _dims(dim, x.ndim)
     mean = np.asarray(np.mean(x, axis=axis, keepdims=keepdim))
-    if mean.size and not np.isfinite(mean).all():
+    if mean.size and x.size and not np.isfinite(mean).all():   # (an empty slice: NaN as is)
         axes = range(x.ndim) if axis is None else axis
         bad = (~np.isfinite(x)).sum(axis=axis, keepdims=keepdim)
         last = x[tuple(slice(-1, None) if d in axes else slice(None) for d in range(x.ndim))]
