@@ -172,3 +172,23 @@ def test_matrix_exp_create_graph(dtype, shape):
     for m, t in zip(mine, theirs):
         np.testing.assert_allclose(m[2], t[2], rtol=1e-5 if dtype == "float32" else 1e-12,
                                    atol=1e-6 if dtype == "float32" else 1e-13)
+
+
+# -- an in-place op computed in a wider dtype than self's (float16 self, float32 other): the
+# other's gradient comes back in its own dtype (PyTorch's engine casts, ToCopyBackward0 under
+# create_graph), however the shapes broadcast (seed 231) -------------------------------------
+@pytest.mark.parametrize("op", ["add_", "sub_", "mul_", "div_"])
+@pytest.mark.parametrize("shapes", [((), ()), ((2,), (2,)), ((2,), ()), ((2, 2), (1, 2))])
+@pytest.mark.parametrize("self_grad", [False, True])
+def test_inplace_wider_other_grad_dtype(op, shapes, self_grad):
+    def run(L):
+        a = L.full(shapes[1], 0.75, requires_grad=True)
+        s = L.full(shapes[0], 1.5, dtype=L.float16, requires_grad=self_grad)
+        b = s * 1 if self_grad else s
+        getattr(b, op)(a)
+        seed = L.full(shapes[0], 0.5, dtype=L.float16, requires_grad=True)
+        inputs = (a, s) if self_grad else (a,)
+        grads = L.autograd.grad(b, inputs, seed, create_graph=True)
+        # (depth 1: mul_'s saved self is a clone in PyTorch, CloneBackward0 below: not done)
+        return [(_show(g), _graph(g.grad_fn, 1)) for g in grads]
+    same_on_both(run)
