@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .signed_zero import keep_self
-from .pointwise_common import float_kernel, inplace_of, zeros_grad
+from .pointwise_common import float_kernel, inplace_of, number_minus, zeros_grad
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .registry import RECORDS, Sample, bind_method, defop, export_function
@@ -378,7 +378,7 @@ def _clamp_eps(x, lo, hi):
 
 def logit_self(grad, self, eps):
     # PyTorch's logit_backward: where(inside, grad / (self * (1 - self)), nan or 0)
-    out = grad / (self * (1 - self))
+    out = grad / (self * number_minus(1, self))   # (PyTorch's 1 - self: SubBackward0)
     if eps is None:
         return out.where((self >= 0) & (self <= 1), math.nan)
     return out.where((self >= eps) & (self <= 1 - eps), 0.0)

@@ -150,6 +150,21 @@ def _inplace_kernel_error(self, args, exc):
     return exc
 
 
+def _cast_back_inputs(node, shape, dtype):
+    """An in-place op computed in a wider dtype than ``self``'s (a float16 ``add_`` of a
+    float32 tensor): its gradient arrives in self's dtype, and PyTorch's engine casts each
+    input's gradient to that input's dtype. The node noted only inputs unlike the wider result
+    (shape, dtype): note the others too, so the float32 input's gradient is float32 again
+    (fuzz seed 231)."""
+    if not getattr(node, "_plain", False):
+        return
+    meta = list(node._args) if node._args is not None else [None] * len(node._edges)
+    for i, (fn, _) in enumerate(node._edges):
+        if fn is not None and meta[i] is None:
+            meta[i] = (shape, dtype)
+    node._args = meta
+
+
 def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
                    expanded_ok: bool = False) -> Tensor:
     """Write ``result`` into ``self``'s storage, bump the version, move the history over.
@@ -189,6 +204,8 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
     if INTEGER_HISTORY[0]:
         INPLACE_TARGET[0] = None
     if result._grad_fn is not None:
+        if rd != sd:
+            _cast_back_inputs(result._grad_fn, result._data.shape, rd)
         old_node, old_nr = self._grad_fn, self._output_nr
         if self._data.dtype.kind not in "fc":
             integer_history_seen()   # Note [Integer tensors with history] (dispatch.py)

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor
-from .pointwise_common import inplace_of, not_implemented_for, scale, tensors_only
+from .pointwise_common import (inplace_of, not_implemented_for, number_minus, scale,
+                               tensors_only)
 from .registry import Sample, bind_method, defop, export_function, promote, promote_float
 from .select import _CPP_NAMES
 
@@ -121,7 +122,7 @@ def _lerp_tensor_rule(rec, args):
 
 
 def lerp_tensor_self(grad, weight):
-    return grad * (1 - weight)
+    return grad * number_minus(1, weight)   # PyTorch's 1 - weight: SubBackward0
 
 
 def lerp_tensor_end(grad, weight):

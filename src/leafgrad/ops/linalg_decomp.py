@@ -445,6 +445,8 @@ def matrix_power(A, n, *, out=None):
 # -- matrix_exp ----------------------------------------------------------------------------------
 def linalg_matrix_exp(self):
     """``exp(A)`` by scaling and squaring a degree-18 Taylor polynomial."""
+    if self.size == 0:   # (.., 0, 0) or an empty batch: an empty result, every dtype
+        return np.empty(self.shape, self.dtype)
     if self.shape[-1] == 1:   # PyTorch: a 1x1 matrix is its entry's exp (inf, -inf too)
         return np.exp(self)
     if self.dtype == np.float32:   # in double, rounded once: as accurate as PyTorch's Pade
@@ -481,13 +483,16 @@ def linalg_matrix_exp(self):
 
 
 def linalg_matrix_exp_self(grad, self):
-    # the adjoint is the upper-right block of exp([[A^T, G], [0, A^T]])
-    cat = FUNCTIONS["cat"]
+    # the adjoint is the upper-right block of exp([[A^T, G], [0, A^T]]), built as PyTorch's
+    # backward_analytic_function_of_a_matrix: copies into narrowed views of a zero matrix
+    # (CopySlices under create_graph), its result narrowed twice (SliceBackward0)
     n = self._data.shape[-1]
     At = self.mT
-    zero = _wrap(np.zeros(self._data.shape, self._data.dtype))
-    big = cat([cat([At, grad], -1), cat([zero, At], -1)], -2)
-    return _mexp.public(big)[..., :n, n:]
+    big = _wrap(np.zeros(grad._data.shape[:-2] + (2 * n, 2 * n), grad._data.dtype))
+    big.narrow(-2, 0, n).narrow(-1, 0, n).copy_(At)
+    big.narrow(-2, n, n).narrow(-1, n, n).copy_(At)
+    big.narrow(-2, 0, n).narrow(-1, n, n).copy_(grad)
+    return _mexp.public(big).narrow(-2, 0, n).narrow(-1, n, n)
 
 
 _mexp = defop("linalg_matrix_exp", linalg_matrix_exp,

@@ -21,7 +21,7 @@ import numpy as np
 
 from .signed_zero import keep_self
 from .. import dtypes as _dt
-from .pointwise_common import inplace_of, not_implemented_formula, zeros_grad
+from .pointwise_common import inplace_of, not_implemented_formula, number_minus, zeros_grad
 from .registry import RECORDS, Sample, defop, export_function
 
 FAMILY = "nn_activations"
@@ -365,10 +365,11 @@ def mish(self):
 
 
 def mish_self(grad, self):
-    # PyTorch's mish_backward is a composite: its nodes are ordinary ops
+    # PyTorch's infinitely_differentiable_mish_backward, a composite of ordinary ops: softplus
+    # as exp().log1p() (its CPU kernel's too), 1 - t * t as a filled tensor minus t * t
     s = self.sigmoid()
-    t = RECORDS["softplus"].public(self).tanh()
-    return grad * (t + self * s * (1 - t * t))
+    t = self.exp().log1p().tanh()
+    return grad * (t + self * s * number_minus(1, t * t))
 
 
 HARDSIGMOID = defop(

@@ -33,6 +33,12 @@ def scale(t, number):
     return RECORDS["mul_scalar"].public(t, number)
 
 
+def number_minus(number, t):
+    """``number - t`` as PyTorch's C++ formulas write it: ``empty_like(t).fill_(number).sub_(t)``
+    (SubBackward0 with no edge for the number; Python's ``1 - t`` is RsubBackward1)."""
+    return _wrap(np.full(t._data.shape, number, t._data.dtype)) - t
+
+
 def zeros_grad(grad):
     """The gradient of a piecewise-constant op (floor, sign, ...): zeros, with no history."""
     return _wrap(np.zeros_like(grad._data))

@@ -173,11 +173,12 @@ def logaddexp(self, other):
 
 
 def logaddexp_self(grad, self, other):
-    return grad / ((other - self).exp() + 1)
+    # PyTorch's grad / (1 + exp(other - self)): 1 + t is t.add(1) (AddBackward1)
+    return grad / RECORDS["add_scalar"].public((other - self).exp(), 1)
 
 
 def logaddexp_other(grad, self, other):
-    return grad / ((self - other).exp() + 1)
+    return grad / RECORDS["add_scalar"].public((self - other).exp(), 1)
 
 
 def logaddexp2(self, other):
@@ -186,11 +187,14 @@ def logaddexp2(self, other):
 
 
 def logaddexp2_self(grad, self, other):
-    return grad / ((other - self).exp2() + 1)
+    # PyTorch's grad / (1 + pow(2, other - self)): AddBackward1 over PowBackward2
+    return grad / RECORDS["add_scalar"].public(RECORDS["pow_scalar_base"].public(2, other - self),
+                                               1)
 
 
 def logaddexp2_other(grad, self, other):
-    return grad / ((self - other).exp2() + 1)
+    return grad / RECORDS["add_scalar"].public(RECORDS["pow_scalar_base"].public(2, self - other),
+                                               1)
 
 
 def _binary_samples(make, shapes):
@@ -453,8 +457,8 @@ def nextafter(self, other):
 
 
 def nextafter_self(grad, self, other):
-    # PyTorch's where(self == other, 0, grad): no gradient where the result is other itself
-    return RECORDS["where"].public(self == other, _wrap(np.zeros((), grad._data.dtype)), grad)
+    # PyTorch's where(self != other, grad, 0): no gradient where the result is other itself
+    return RECORDS["where"].public(self != other, grad, _wrap(np.zeros((), grad._data.dtype)))
 
 
 defop("nextafter", nextafter, derivatives={"self": nextafter_self, "other": copysign_other},

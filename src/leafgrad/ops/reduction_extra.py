@@ -19,7 +19,7 @@ from ..tensor import Tensor, _wrap
 from .backward_ops import keep_none
 from .pointwise_common import not_implemented_for
 from .reduction import _count, _dims, _wrap_dim, expand_grad
-from .variance import _var_args, std_op, var_op, var_self
+from .variance import _var_args, std_op, var_op, var_backward
 from .registry import FUNCTIONS, Sample, bind_method, defop, export_function
 from .out_tuples import tuple_out
 
@@ -227,16 +227,33 @@ _public("aminmax", _aminmax_public)
 # -- var_mean / std_mean ---------------------------------------------------------------------
 def var_mean_op(self, dim, correction, keepdim):
     """``(var, mean)`` in one pass over the data."""
-    axis = _dims(dim, self.ndim)
-    return var_op(self, dim, correction, keepdim, welford=True), np.asarray(
-        np.mean(self, axis=axis, keepdims=keepdim))
+    return var_op(self, dim, correction, keepdim, welford=True), _welford_mean(self, dim,
+                                                                               keepdim)
 
 
 def std_mean_op(self, dim, correction, keepdim):
     """``(std, mean)``."""
-    axis = _dims(dim, self.ndim)
-    return std_op(self, dim, correction, keepdim, welford=True), np.asarray(
-        np.mean(self, axis=axis, keepdims=keepdim))
+    return std_op(self, dim, correction, keepdim, welford=True), _welford_mean(self, dim,
+                                                                               keepdim)
+
+
+def _welford_mean(x, dim, keepdim):
+    """var_mean's mean: PyTorch's is Welford's running mean ``m += (x - m) / n``, taken in
+    order (each reduced index from 0 up). It equals the plain mean for finite data; once
+    ``m`` is infinite any later element makes it NaN (inf - inf, or a finite x - inf added to
+    inf), so a slice holding a non-finite value is NaN unless its only one is an infinity in
+    its last place (fuzz seed 210)."""
+    axis = _dims(dim, x.ndim)
+    mean = np.asarray(np.mean(x, axis=axis, keepdims=keepdim))
+    if mean.size and x.size and not np.isfinite(mean).all():   # (an empty slice: NaN as is)
+        axes = range(x.ndim) if axis is None else axis
+        bad = (~np.isfinite(x)).sum(axis=axis, keepdims=keepdim)
+        last = x[tuple(slice(-1, None) if d in axes else slice(None) for d in range(x.ndim))]
+        last = last.reshape(mean.shape)
+        with np.errstate(invalid="ignore"):
+            mean = np.where(bad == 0, mean, np.where((bad == 1) & np.isinf(last), last,
+                                                     np.nan)).astype(mean.dtype, copy=False)
+    return mean
 
 
 def _mean_part(grad, self, dim, keepdim):
@@ -256,17 +273,24 @@ def _both(first, second):
 
 
 def var_mean_self(grads, self, dim, correction, keepdim):
-    return _both(None if grads[0] is None else var_self(grads[0], self, dim, correction, keepdim),
-                 None if grads[1] is None else _mean_part(grads[1], self, dim, keepdim))
+    return _cast(self, _both(
+        None if grads[0] is None else var_backward(grads[0], self, dim, correction, keepdim, False),
+        None if grads[1] is None else _mean_part(grads[1], self, dim, keepdim)))
+
+
+def _cast(self, g):
+    """PyTorch's var_mean/std_mean backward sums the two parts (the variance's may be
+    promoted: Note in var_self) and the engine casts the sum (ToCopyBackward0 on top)."""
+    return g if g is None or g._data.dtype == self._data.dtype else g.to(self.dtype)
 
 
 def std_mean_self(grads, self, result, dim, correction, keepdim):   # result: the std, saved
-    from .variance import std_self                                    # as PyTorch's result0
+    from .variance import std_backward                                # as PyTorch's result0
     std_part = None
     if grads[0] is not None:
-        std_part = std_self(grads[0], self, result, dim, correction, keepdim)
-    return _both(std_part, None if grads[1] is None else _mean_part(grads[1], self, dim,
-                                                                     keepdim))
+        std_part = std_backward(grads[0], self, result, dim, correction, keepdim, False)
+    mean_part = None if grads[1] is None else _mean_part(grads[1], self, dim, keepdim)
+    return _cast(self, _both(std_part, mean_part))
 
 
 def _defined_grads(grads, metas):

@@ -387,7 +387,9 @@ def minimum(self, other):
 def _split_grad(grad, self, other, loses):
     # PyTorch's: where(self == other, grad / 2, grad).masked_fill_(loses, 0): ties share the
     # gradient, and where either side is NaN (no comparison holds) both get all of it
-    return where(self == other, grad * 0.5, grad).masked_fill_(loses, 0.0)
+    from .registry import RECORDS     # (grad / 2: DivBackward1, as PyTorch's Scalar division)
+    return where(self == other, RECORDS["div_scalar"].public(grad, 2), grad).masked_fill_(
+        loses, 0.0)
 
 
 def maximum_self(grad, self, other):
@@ -510,7 +512,8 @@ def masked_fill_self(grad, mask):
 
 
 def masked_fill_value(grad, mask):
-    return where(mask, grad, 0.0).sum()
+    from .registry import RECORDS     # PyTorch's grad.masked_select(mask).sum()
+    return RECORDS["masked_select"].public(grad, mask).sum()
 
 
 def _masked_fill_samples(make, shapes):

@@ -18,7 +18,8 @@ import math
 import numpy as np
 
 from ..tensor import _wrap
-from .registry import Sample, defop
+from .pointwise_common import scale as _scale
+from .registry import RECORDS, Sample, defop
 from .special_bessel import i0_array, i0e_array, i1_array, i1e_array
 from .unary import _unary, _unary_samples, erf_array
 
@@ -189,7 +190,8 @@ def erfinv(self):
 
 def erfinv_self(grad, self):
     # PyTorch saves the input, not the result (an in-place change of the result is allowed)
-    return grad * (self.erfinv().square().exp() * (math.sqrt(math.pi) / 2))
+    # PyTorch's 0.5 * sqrt(pi) * exp(self.erfinv().pow(2)) * grad: MulBackward1 first
+    return _scale(self.erfinv().pow(2).exp(), 0.5 * math.sqrt(math.pi)) * grad
 
 
 # -- i0, i0e, i1, i1e (the forwards are in special_bessel.py) --------------------------------
@@ -268,10 +270,11 @@ def sinc(self):
 def sinc_self(grad, self):
     # (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is 0 (in this order, so float32
     # rounds as PyTorch's does)
-    self_pi = self * math.pi
-    squared_pi = self * self * math.pi
-    out = grad * (self_pi * self_pi.cos() - self_pi.sin()) / squared_pi
-    return out.where(~_wrap(squared_pi._data == 0), 0.0)
+    self_pi = _scale(self, math.pi)              # (MulBackward1: mul(Tensor, Scalar))
+    squared_pi = _scale(self * self, math.pi)
+    out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / squared_pi)
+    return RECORDS["where"].public(_wrap(squared_pi._data == 0),
+                                   _wrap(np.zeros((), grad._data.dtype)), out)
 
 
 _gamma_samples = _unary_samples(0.3, 4.0)
@@ -332,10 +335,9 @@ def mvlgamma(self, p):
 
 
 def mvlgamma_self(grad, self, p):
-    total = self.digamma()
-    for j in range(1, p):
-        total = total + (self - j / 2).digamma()
-    return grad * total
+    # PyTorch's arange(-p/2 + 0.5, 0.5, 0.5).add(self.unsqueeze(-1)).digamma_().sum(-1) * grad
+    args = _wrap(np.arange(-p / 2 + 0.5, 0.5, 0.5).astype(self._data.dtype))
+    return grad * (args + self.unsqueeze(-1)).digamma_().sum(-1)
 
 
 def _mvlgamma_rule(rec, args):

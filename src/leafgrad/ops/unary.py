@@ -17,7 +17,7 @@ import numpy as np
 
 from .._zerotensor import zerotensor
 from ..tensor import Tensor
-from .pointwise_common import inplace_of, not_implemented_for, zeros_grad
+from .pointwise_common import inplace_of, not_implemented_for, number_minus, zeros_grad
 from .registry import RECORDS, Sample, bind_method, defop, export_function
 from .backward_ops import tanh_backward_op
 
@@ -167,7 +167,8 @@ def rsqrt(self):
 
 
 def rsqrt_self(grad, result):
-    return -0.5 * grad * result.pow(3)
+    # PyTorch's -0.5 * grad * result.pow(3): the number first (MulBackward1)
+    return _by_number("mul_scalar", grad, -0.5) * result.pow(3)
 
 
 _unary("rsqrt", rsqrt, rsqrt_self, samples=_unary_samples(0.1, 3.0))
@@ -228,7 +229,7 @@ def acos(self):
 
 
 def acos_self(grad, self):
-    return grad * -(-self * self + 1).rsqrt()
+    return grad * -_by_number("add_scalar", -self * self, 1).rsqrt()   # (AddBackward1)
 
 
 _unary("acos", acos, acos_self, aliases=("arccos",), samples=_unary_samples(-0.9, 0.9, False))
@@ -288,7 +289,7 @@ def asinh(self):
 
 
 def asinh_self(grad, self):
-    return grad * (self * self + 1).rsqrt()
+    return grad * _by_number("add_scalar", self.pow(2), 1).rsqrt()   # (AddBackward1)
 
 
 _unary("asinh", asinh, asinh_self, aliases=("arcsinh",))
@@ -300,7 +301,7 @@ def acosh(self):
 
 
 def acosh_self(grad, self):
-    return grad * (self * self - 1).rsqrt()
+    return grad * _by_number("sub_scalar", self * self, 1).rsqrt()   # (SubBackward1)
 
 
 _unary("acosh", acosh, acosh_self, aliases=("arccosh",), samples=_unary_samples(1.1, 3.0))
@@ -312,7 +313,8 @@ def atanh(self):
 
 
 def atanh_self(grad, self):
-    return grad / (1 - self * self)
+    # PyTorch's grad * 1 / (1 - self.pow(2)): MulBackward1 over SubBackward0
+    return _by_number("mul_scalar", grad, 1) / number_minus(1, self.pow(2))
 
 
 _unary("atanh", atanh, atanh_self, aliases=("arctanh",),
@@ -378,7 +380,8 @@ def erfc(self):
 
 
 def erfc_self(grad, self):
-    return grad * ((-self * self).exp() * -_TWO_OVER_SQRT_PI)
+    # PyTorch's -2 / sqrt(pi) * exp(-self.pow(2)) * grad
+    return _by_number("mul_scalar", (-self.pow(2)).exp(), -_TWO_OVER_SQRT_PI) * grad
 
 
 _unary("erfc", erfc, erfc_self, samples=_unary_samples(-2.0, 2.0))

@@ -88,6 +88,11 @@ def std_op(self, dim, correction, keepdim, welford=False):
 
 
 def var_self(grad, self, dim, correction, keepdim):
+    return var_backward(grad, self, dim, correction, keepdim)
+
+
+def var_backward(grad, self, dim, correction, keepdim, cast=True):
+    """PyTorch's var_backward (``cast``: see below)."""
     shape = self._data.shape
     axis = _dims(dim, len(shape))
     dof = _count(shape, axis) - correction
@@ -102,7 +107,8 @@ def var_self(grad, self, dim, correction, keepdim):
         with np.errstate(invalid="ignore"):
             g = grad * _const(np.where(d == d.mean(), np.nan, np.inf).astype(
                 _dt.get_default_dtype().np))
-        return g if g._data.dtype == d.dtype else g.to(self.dtype)
+        # (var_mean / std_mean add the mean's part first and cast the sum: cast=False)
+        return g if not cast or g._data.dtype == d.dtype else g.to(self.dtype)
     return _var_grad(grad, self, shape, axis, dim, dof, keepdim)
 
 
@@ -118,6 +124,11 @@ def _var_grad(grad, self, shape, axis, dim, dof, keepdim):
 
 
 def std_self(grad, self, result, dim, correction, keepdim):
+    return std_backward(grad, self, result, dim, correction, keepdim)
+
+
+def std_backward(grad, self, result, dim, correction, keepdim, cast=True):
+    """PyTorch's std_backward."""
     # d std = d var / (2 std); where std is 0 the gradient is 0, as PyTorch's
     # (grad / (2 std)).masked_fill_(std == 0, 0): 0 even for an infinite or NaN grad
     from .registry import RECORDS
@@ -127,7 +138,7 @@ def std_self(grad, self, result, dim, correction, keepdim):
         # under create_graph PyTorch's node is recorded; a zero tensor's quotient is one:
         # PyTorch's masked_fill_ refuses it (_zerotensor.py)
         g = g.masked_fill_(_const(zero), 0)
-    return var_self(g, self, dim, correction, keepdim)   # PyTorch's var_backward, as var's
+    return var_backward(g, self, dim, correction, keepdim, cast)
 
 
 _var = defop("var", var_op, derivatives={"self": var_self}, dtype=_var_dtype, methods=(),

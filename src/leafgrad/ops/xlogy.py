@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor
-from .pointwise_common import inplace_of
+from .pointwise_common import inplace_of, scale
 from .registry import Sample, bind_method, defop, export_function
 
 FAMILY = "pointwise"
@@ -34,6 +34,8 @@ def xlogy_self(grad, self, other):
 
 
 def xlogy_other(grad, self, other):
+    if not isinstance(self, Tensor):   # a number: grad * self is mul(Tensor, Scalar)
+        return scale(grad, self) / other
     return grad * self / other
 
 
