@@ -492,6 +492,8 @@ def _check_version(node, value, version) -> None:
     """Raise PyTorch's error if ``value`` is no longer at the ``version`` it was saved at."""
     current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
     if current != version:
+        value, version = _first_stale(node, value, version)
+        current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
         if type(value) is SavedOutput:
             shape, dtype_t = value.data.shape, _wrap(value.data)
             ref = getattr(value, "view_fn", None)
@@ -514,6 +516,26 @@ def _check_version(node, value, version) -> None:
             f"{errors.shape_str(shape)}]{which} is at version {current}; expected version "
             f"{version} instead. {version_hint()}"),
             value.vc if type(value) is SavedOutput else value._vc)
+
+
+def _first_stale(node, value, version):
+    """Of a node's saved tensors changed in place, the one PyTorch names: its generated
+    ``apply`` unpacks them in the order of their names (``exponent`` before ``self``, ``other``
+    before ``self``, ``tensor1`` before ``tensor2``), and the first stale one raises."""
+    names, saved = getattr(type(node), "saved_names", ()), getattr(node, "_saved", None)
+    versions = getattr(node, "_versions", None)
+    if not names or saved is None or versions is None or len(saved) != len(names):
+        return value, version
+    aliases = getattr(getattr(node, "record", None), "extra", {}).get("saved_aliases", {})
+    best = None
+    for name, v, r in zip(names, saved, versions):
+        if r is None or v is None:
+            continue
+        if (v.vc[0] if type(v) is SavedOutput else v._vc[0]) != r:
+            key = aliases.get(name, name)
+            if best is None or key < best[0]:
+                best = (key, v, r)
+    return (value, version) if best is None else best[1:]
 
 
 def _output_index(value, node, fn) -> int:
