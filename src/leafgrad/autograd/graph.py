@@ -520,19 +520,22 @@ def _check_version(node, value, version) -> None:
 
 def _first_stale(node, value, version):
     """Of a node's saved tensors changed in place, the one PyTorch names: its generated
-    ``apply`` unpacks them in the order of their names (``exponent`` before ``self``, ``other``
-    before ``self``, ``tensor1`` before ``tensor2``), and the first stale one raises."""
+    ``apply`` unpacks the saved inputs in the order of their names (``exponent`` before
+    ``self``, ``other`` before ``self``, ``tensor1`` before ``tensor2``), then the saved
+    outputs (logsumexp's ``self`` before its ``result``); the first stale one raises."""
     names, saved = getattr(type(node), "saved_names", ()), getattr(node, "_saved", None)
     versions = getattr(node, "_versions", None)
-    if not names or saved is None or versions is None or len(saved) != len(names):
+    record = getattr(node, "record", None)
+    if not names or saved is None or versions is None or len(saved) != len(names) \
+            or record is None or len(record.saved_sources) != len(names):
         return value, version
-    aliases = getattr(getattr(node, "record", None), "extra", {}).get("saved_aliases", {})
+    aliases = record.extra.get("saved_aliases", {})
     best = None
-    for name, v, r in zip(names, saved, versions):
+    for name, (kind, _), v, r in zip(names, record.saved_sources, saved, versions):
         if r is None or v is None:
             continue
         if (v.vc[0] if type(v) is SavedOutput else v._vc[0]) != r:
-            key = aliases.get(name, name)
+            key = (kind != "arg", aliases.get(name, name))
             if best is None or key < best[0]:
                 best = (key, v, r)
     return (value, version) if best is None else best[1:]
