@@ -256,3 +256,16 @@ SEED117 = ["Program(leaves=[Leaf(shape=(1, 1, 1), dtype='int64', requires_grad=F
 def test_seed_117_programs(text):
     from .programs import Ending, Leaf, Program, Step, difference  # noqa: F401
     assert difference(eval(text)) is None
+
+
+# -- scatter_reduce(reduce="mean") of a bool tensor: PyTorch's kernel has no Bool mean, an
+# error before it looks at the indices (leafgrad gave a result; seed 118) ------------------------
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("idx", [[0], [-1], [5]])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_bool(reduce, idx, include_self):
+    def run(L):
+        s = L.tensor([True, False])
+        return s.scatter_reduce(0, L.tensor(idx), L.tensor([True]), reduce,
+                                include_self=include_self)
+    same_on_both(run)

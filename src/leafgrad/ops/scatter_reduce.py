@@ -28,6 +28,9 @@ _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
 
+_BOOL_MEAN = '"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\''
+
+
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     """``self`` with ``src``'s elements reduced (sum, prod, mean, amax, amin) into the
     places ``index`` names along ``dim``; ``include_self=False`` leaves ``self``'s old
@@ -37,7 +40,12 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     if reduce not in _REDUCES:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
+    bool_mean = reduce == "mean" and self.dtype == np.bool_
+    if bool_mean and include_self:   # the kernel's dtype dispatch, before it reads the indices
+        raise NotImplementedError(_BOOL_MEAN)
     out, key, src = _scatter_key(self, d, index, src)
+    if bool_mean:   # (include_self=False first scatters zeros: its index check comes first)
+        raise NotImplementedError(_BOOL_MEAN)
     if not include_self:
         if reduce in ("sum", "mean"):
             start = 0
