@@ -60,8 +60,8 @@ def _scalar_array(value, dtype):
 # ITER: TensorIterator over the tensor inputs in order; REV: the same, the first two inputs
 # swapped (``rsub`` computes other - self); SELF: as ``self`` alone (ops that clone ``self``
 # preserving its layout, then write into it); STRIDES: ``self``'s very strides (the
-# ``*_scatter`` ops start from ``clone_preserve_strides``); CONTIG: always C-contiguous (PyTorch's kernel
-# makes its input or output contiguous); 0: the forward's own layout.
+# ``*_scatter`` ops start from ``clone_preserve_strides``); CONTIG: always C-contiguous
+# (PyTorch's kernel makes its input or output contiguous); 0: the forward's own layout.
 # WHERE: ITER, the first input (``where``'s bool condition) never converted; TARGET: as the
 # second input alone (binary_cross_entropy_with_logits starts from 1 - target, then works in
 # place); RED: C-contiguous strides exactly, size-1 dims included (reductions allocate their
@@ -73,9 +73,9 @@ _NOT_ITER = frozenset((
     "glu", "glu_backward"))
 _LAYOUTS = {
     **dict.fromkeys((
-        "binary_cross_entropy_backward", "huber_loss_backward", "mse_loss", "mse_loss_backward", "smooth_l1_loss",
-        "smooth_l1_loss_backward", "soft_margin_loss", "soft_margin_loss_backward",
-        "add_scalar", "sub_scalar", "mul_scalar", "div_scalar"), ITER),
+        "binary_cross_entropy_backward", "huber_loss_backward", "mse_loss", "mse_loss_backward",
+        "smooth_l1_loss", "smooth_l1_loss_backward", "soft_margin_loss",
+        "soft_margin_loss_backward", "add_scalar", "sub_scalar", "mul_scalar", "div_scalar"), ITER),
     "rsub": REV, "binary_cross_entropy_with_logits": TARGET,
     "linalg_vector_norm": RED, "count_nonzero": RED,
     "where": WHERE,

@@ -121,14 +121,14 @@ def linalg_det(A):
     """The determinant of each matrix."""
     if A.dtype == np.float16:   # (empty: the kernel refuses others) NumPy has no half linalg
         return linalg_det(A.astype(np.float32)).astype(np.float16)
-    if A.size and A.shape[-1] <= 16:   # as slogdet: PyTorch's rounding, its exact zeros
-        diag, sign = _lu_diagonal(A)
-        return np.asarray(diag.prod(-1) * sign)
-    out = np.asarray(np.linalg.det(A))
-    if A.size and not (np.isfinite(out).all() and out.all()):
-        diag, sign = _lu_diagonal(A)
-        return np.asarray(diag.prod(-1) * sign)
-    return out
+    if not A.size:
+        return np.asarray(np.linalg.det(A))
+    if A.shape[-1] > 16:   # (small ones always, as slogdet: PyTorch's rounding, exact zeros)
+        out = np.asarray(np.linalg.det(A))
+        if np.isfinite(out).all() and out.all():
+            return out
+    diag, sign = _lu_diagonal(A)
+    return np.asarray(diag.prod(-1) * sign)
 
 
 def _lu_diagonal(A):

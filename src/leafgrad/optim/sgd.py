@@ -12,10 +12,7 @@ decay and ``maximize`` (see Note [Optimizer arithmetic] in optimizer.py).
 """
 from __future__ import annotations
 
-from .._versions import user_location
 from .optimizer import Optimizer, bump, bump_all
-
-_UNSET = object()
 
 __all__ = ["SGD"]
 
@@ -41,7 +38,6 @@ class SGD(Optimizer):
         """One update of every parameter that has a gradient."""
         loss = self._run_closure(closure)
         changed = []
-        where = _UNSET
         for group in self.param_groups:
             lr = group["lr"]
             momentum = group["momentum"]
@@ -61,15 +57,7 @@ class SGD(Optimizer):
                         # NumPy's slower path for Python numbers
                         param -= param.dtype.type(lr) * g._data if param.dtype.kind == "f" \
                             else lr * g._data
-                        # bump_all's work, inline (the user's line looked up once per step)
-                        if where is _UNSET:
-                            where = user_location(1)
-                        vc = p._vc
-                        vc[0] += 1
-                        if len(vc) == 1:
-                            vc.append(where)
-                        else:
-                            vc[1] = where
+                        changed.append(p)
                 continue
             for p, param, grad in self._params_with_grad(group):
                 if maximize:
