@@ -9,7 +9,7 @@ from .. import errors
 from ..grad_mode import state as _mode
 from ..tensor import _wrap
 
-__all__ = ["sum_to"]
+__all__ = ["sum_to", "fit_to"]
 
 
 def _conform(g, meta, node=None, index=0):
@@ -35,6 +35,22 @@ def _conform(g, meta, node=None, index=0):
     if g._data.dtype != np_dtype:
         g = g.to(_dt.from_numpy_dtype(np_dtype))
     return g
+
+
+def fit_to(g, shape, name, index):
+    """``g`` summed to ``shape`` if ``shape`` broadcasts to g's; else PyTorch's engine error for
+    node ``name``'s gradient at ``index``. For formulas whose result may miss the input's shape
+    where the engine's own check is skipped (every input had the result's shape)."""
+    gshape = g._data.shape
+    if gshape == shape:
+        return g
+    if len(shape) > len(gshape) or any(
+            s != t and s != 1 for s, t in zip(reversed(shape), reversed(gshape))):
+        raise RuntimeError(
+            f"Function {name} returned an invalid gradient at index {index} - got "
+            f"{errors.shape_str(gshape)} but expected shape compatible with "
+            f"{errors.shape_str(shape)}")
+    return sum_to(g, shape)
 
 
 def sum_to(g, shape):

@@ -97,6 +97,8 @@ def pixel_unshuffle(self, downscale_factor):
             raise RuntimeError(f"pixel_unshuffle expects {what} to be divisible by "
                                f"downscale_factor, but input.size({d})={size} is not divisible "
                                f"by {r}")
+    if self.size == 0:   # PyTorch's CPU kernel returns a clone of an empty input, shape kept
+        return self.copy()
     lead = self.shape[:-3]
     n = len(lead)
     x = self.reshape(lead + (c, h // r, r, w // r, r))
@@ -109,7 +111,11 @@ def pixel_shuffle_self(grad, upscale_factor):
 
 
 def pixel_unshuffle_self(grad, downscale_factor):
-    return PIXEL_SHUFFLE.public(grad, downscale_factor)
+    g = PIXEL_SHUFFLE.public(grad, downscale_factor)
+    if grad._data.size == 0:   # the forward kept the empty input's shape: so must this
+        from ..autograd.reduce_grad import fit_to
+        return fit_to(g, grad._data.shape, "PixelUnshuffleBackward0", 0)
+    return g
 
 
 PIXEL_SHUFFLE = defop(

@@ -105,20 +105,9 @@ def scatter_reduce_src(grad, self, dim, index, src, reduce, include_self, result
 
 
 def _fits(g, src):
-    """``g`` summed to src's shape, if that broadcasts to it; else PyTorch's engine error
-    (the engine's own check and sum are skipped where every input has the result's
-    shape)."""
-    gs, ss = g._data.shape, src._data.shape
-    if gs != ss and (len(ss) > len(gs) or any(
-            s != t and s != 1 for s, t in zip(reversed(ss), reversed(gs)))):
-        from .. import errors
-        raise RuntimeError("Function ScatterReduceBackward0 returned an invalid gradient at "
-                           f"index 1 - got {errors.shape_str(gs)} but expected shape "
-                           f"compatible with {errors.shape_str(ss)}")
-    if gs != ss:
-        from ..autograd.graph import sum_to
-        return sum_to(g, ss)
-    return g
+    """``g`` summed to src's shape, or PyTorch's engine error (``fit_to``)."""
+    from ..autograd.reduce_grad import fit_to
+    return fit_to(g, src._data.shape, "ScatterReduceBackward0", 1)
 
 
 def _mean_counts(grad, index, dim, src, include_self):
