@@ -178,7 +178,8 @@ RECORDS = {
         "_pdist_backward _pdist_forward _prelu_kernel col2im im2col "
         "native_channel_shuffle pixel_shuffle pixel_unshuffle unfold unfold_backward"),
     "margin_losses": (
-        "multi_margin_loss multilabel_margin_loss"),
+        "multi_margin_loss multi_margin_loss_backward multilabel_margin_loss "
+        "multilabel_margin_loss_backward"),
     "embedding_bag": (
         "embedding_bag"),
     "leafgrad.linalg": (
