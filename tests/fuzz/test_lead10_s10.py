@@ -89,3 +89,118 @@ def test_margin_losses_dtypes_and_double_backward(dtype, fn):
             out.append(str(exc))
         return out
     same_on_both(run)
+
+
+# -- calls the widened fuzz table reached first (session 10) -----------------------------------
+@pytest.mark.parametrize("name", ["swapaxes_", "swapdims_", "transpose_"])
+def test_swapaxes_inplace_aliases(name):
+    def run(L):
+        x = L.zeros(2, 3, requires_grad=True)
+        y = x * 1
+        out = [getattr(y, name)(0, 1) is y, tuple(y.shape), y.grad_fn.name(), y._version]
+        for bad in ((0, 5),):
+            try:
+                getattr(y, name)(*bad)
+            except IndexError as exc:
+                out.append(str(exc))
+        try:
+            getattr(x, name)(0, 1)
+        except RuntimeError as exc:
+            out.append(str(exc))
+        return out
+    same_on_both(run)
+
+
+def test_fill_tensor_checks_leaf_before_value_dims():
+    def run(L):
+        out = []
+        for rg in (True, False):
+            x = L.zeros(2, requires_grad=rg)
+            try:
+                x.fill_(L.ones(2, 2))
+            except RuntimeError as exc:
+                out.append(str(exc))
+        return out
+    same_on_both(run)
+
+
+_GRID_CASES = [((1, 1, 2, 2), "float16", (2, 1, 1, 2), "float32"),
+               ((1, 1, 2, 2), "float16", (1, 1, 1, 3), "float32"),
+               ((1, 1, 0, 2), "float16", (1, 1, 1, 2), "float32"),
+               ((1, 1, 2, 2, 2), "float16", (1, 1, 1, 1, 3), "float32"),
+               ((1, 1, 2, 2), "int64", (1, 1, 1, 2), "float32"),
+               ((1, 1, 2, 2), "float32", (1, 1, 1, 2), "float16")]
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_grid_sample_checks_dtype_match_last(mode):
+    def run(L):
+        out = []
+        for a, da, b, db in _GRID_CASES:
+            try:
+                L.nn.functional.grid_sample(L.zeros(a, dtype=getattr(L, da)),
+                                            L.zeros(b, dtype=getattr(L, db)), mode=mode,
+                                            align_corners=False)
+                out.append("ok")
+            except (RuntimeError, NotImplementedError) as exc:
+                out.append((type(exc).__name__, str(exc)))
+        return out
+    same_on_both(run)
+
+
+def _errors(L, calls):
+    out = []
+    for call in calls:
+        try:
+            r = call(L)
+            out.append(tuple(r.shape) if hasattr(r, "shape") else r)
+        except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as exc:
+            out.append((type(exc).__name__, str(exc)))
+    return out
+
+
+def test_batch_and_instance_norm_argument_checks():
+    def bn(m=0.1, e=1e-5, training=True, stats=True):
+        return lambda L: L.nn.functional.batch_norm(
+            L.zeros(2, 3, 4), L.zeros(3) if stats else None, L.ones(3) if stats else None,
+            training=training, momentum=m, eps=e)
+
+    def inorm(m=0.1, e=1e-5):
+        return lambda L: L.nn.functional.instance_norm(L.zeros(2, 3, 4), momentum=m, eps=e)
+    calls = [bn(None), bn("a"), bn(True), bn(e=None), bn(training=False, stats=False, m=None),
+             bn(e=0.0), bn(e=-1e-3), bn(e=0, training=False), bn(e=-1e-3, training=False),
+             inorm(None), inorm(e=None), inorm(1)]
+    same_on_both(lambda L: _errors(L, calls))
+
+
+def test_affine_grid_float16_size_one_dims():
+    calls = [lambda L, s=s, dt=dt: L.nn.functional.affine_grid(
+        L.ones(1, len(s) - 2, len(s) - 1, dtype=getattr(L, dt)), s, align_corners=False)
+        for s in [(1, 1, 2, 1), (1, 1, 1, 1), (1, 1, 1, 2, 2), (1, 1, 2, 2), (1, 1, 0, 2)]
+        for dt in ("float16", "float32")]
+    same_on_both(lambda L: _errors(L, calls))
+
+
+def test_unfold_fold_checks():
+    calls = []
+    for s in [(3, 1, 0), (0, 2, 3), (2, 0, 3), (0, 1, 2, 2), (1, 0, 2, 2), (2, 3), (3,), (),
+              (2, 0), (1, 2, 3, 3, 3), (1, 2, 3, 3)]:
+        for kw in [dict(kernel_size=2), dict(kernel_size=0), dict(kernel_size=1, dilation=0),
+                   dict(kernel_size=1, padding=-1), dict(kernel_size=1, stride=0),
+                   dict(kernel_size=5)]:
+            calls.append(lambda L, s=s, kw=kw: L.nn.functional.unfold(L.zeros(s), **kw))
+    for s in [(0, 4), (4, 0), (1, 0, 4), (0, 4, 1), (2, 4, 1), (4, 1), (1, 4, 0), (3,),
+              (1, 1, 1)]:
+        for kw in [dict(output_size=(2, 2), kernel_size=2), dict(output_size=(1, 1), kernel_size=1),
+                   dict(output_size=(2, 2), kernel_size=0), dict(output_size=(0, 0), kernel_size=1),
+                   dict(output_size=(2, 2), kernel_size=1, stride=0, dilation=0),
+                   dict(output_size=(2, 2), kernel_size=1, dilation=0, padding=-1)]:
+            calls.append(lambda L, s=s, kw=kw: L.nn.functional.fold(L.zeros(s), **kw))
+    same_on_both(lambda L: _errors(L, calls))
+
+
+def test_grid_sample_zero_dim_arguments():
+    calls = [lambda L, a=a, b=b: L.nn.functional.grid_sample(L.zeros(a), L.zeros(b),
+                                                             align_corners=False)
+             for a, b in [((), (1, 1, 1, 2)), ((1, 1, 2, 2), ()), ((2,), (2,)), ((), ())]]
+    same_on_both(lambda L: _errors(L, calls))

@@ -263,12 +263,14 @@ def _write_untracked(self, value):
 def fill_(self, value):
     """Set every element to ``value`` (a number or a 0-d tensor)."""
     if isinstance(value, Tensor):
+        tracked = _mode.grad_enabled and (self._requires_grad or value._requires_grad)
+        if tracked:   # autograd's in-place checks come before the kernel's
+            inplace_check(self, (value,))
         if value._data.ndim != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
         # unlike fill_ with a number, the tensor overload refuses an expanded self
-        if _mode.grad_enabled and (self._requires_grad or value._requires_grad):
-            inplace_check(self, (value,))
+        if tracked:
             if 0 in self._data.strides:
                 check_internal_overlap(self._data)
             return commit_inplace(self, _fill_t.public(self, value), expanded_ok=True)

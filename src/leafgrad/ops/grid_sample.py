@@ -52,9 +52,9 @@ def _sizes(shape) -> str:
 def check_grid_sampler(input, grid, interpolation_mode) -> None:
     """PyTorch's argument checks, in its order, with its messages (``input``/``grid`` are
     anything with ``shape``, ``ndim`` and ``dtype``)."""
-    if input.dtype != grid.dtype:
-        raise RuntimeError(f"expected scalar type {_TYPE.get(str(input.dtype), input.dtype)} "
-                           f"but found {_TYPE.get(str(grid.dtype), grid.dtype)}")
+    for t in (input, grid):   # input.size(0), grid.size(0)
+        if t.ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if input.shape[0:1] != grid.shape[0:1]:
         raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
                            f"but got input with sizes {_sizes(input.shape)} and grid with sizes "
@@ -79,6 +79,9 @@ def check_grid_sampler(input, grid, interpolation_mode) -> None:
     if kind != "f":
         raise NotImplementedError(f'"grid_sampler_{n - 2}d_cpu_kernel_impl" not implemented '
                                   f"for '{_TYPE.get(str(np.dtype(input.dtype)), input.dtype)}'")
+    if input.dtype != grid.dtype:   # the kernel reads grid as input's scalar type: last
+        raise RuntimeError(f"expected scalar type {_TYPE.get(str(input.dtype), input.dtype)} "
+                           f"but found {_TYPE.get(str(grid.dtype), grid.dtype)}")
 
 
 # -- source coordinates ------------------------------------------------------------------------
@@ -483,7 +486,9 @@ GRID_SAMPLER = {n: defop(
 # -- affine_grid_generator ---------------------------------------------------------------------
 def _line(steps: int, align: bool, dtype):
     """``linspace(-1, 1, steps)`` (shrunk by (steps-1)/steps without align_corners)."""
-    if steps <= 1:
+    if steps <= 1:   # PyTorch: at::tensor(0, options), which has no float16 kernel
+        if dtype == np.float16:
+            raise NotImplementedError('"tensor_cpu" not implemented for \'Half\'')
         return np.zeros(steps, dtype)
     i = np.arange(steps)
     step = dtype.type(2) / dtype.type(steps - 1)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..grad_mode import state as _mode
+from ..errors import no_dims_error
+from ..tensor import _wrap_dim
 from .backward_ops import PRELU_KERNEL_BACKWARD, joint_output
 from .registry import Sample, defop, export_function
 
@@ -170,8 +172,44 @@ def _t(v):
     return f"({v[0]}, {v[1]})"
 
 
+def _size(shape, dim):
+    """``input.size(dim)`` with PyTorch's errors."""
+    if not shape:
+        raise no_dims_error(dim)
+    return shape[_wrap_dim(dim, len(shape))]
+
+
+def _shape_list(shape):
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+_PARAM_CHECKS = {
+    "kernel": ("kernel size should be greater than zero, but got kernel_height: {} "
+               "kernel_width: {}", 1),
+    "dilation": ("dilation should be greater than zero, but got dilation_height: {} "
+                 "dilation_width: {}", 1),
+    "padding": ("padding should be non-negative, but got pad_height: {} pad_width: {}", 0),
+    "stride": ("stride should be greater than zero, but got stride_height: {} "
+               "stride_width: {}", 1)}
+
+
+def _check_params(**params):
+    """ATen's im2col/col2im argument checks, in the order given."""
+    for what, (h, w) in params.items():
+        text, least = _PARAM_CHECKS[what]
+        if h < least or w < least:
+            raise RuntimeError(text.format(h, w))
+
+
 def im2col(self, kernel_size, dilation, padding, stride):
     """(N, C, H, W) -> (N, C*kh*kw, L): each column one sliding block, channel-major."""
+    _check_params(kernel=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    shape = self.shape
+    _size(shape, 1) != 0 and _size(shape, 2)   # ATen reads both first (IndexError below 3-D)
+    if not (self.ndim == 3 and 0 not in shape or self.ndim == 4 and 0 not in shape[1:]):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
+                           f"and other non-zero dimensions for input, but got: "
+                           f"{_shape_list(shape)}")
     batched = self.ndim == 4
     x = self if batched else self[None]
     n, c, h, w = x.shape
@@ -194,6 +232,12 @@ def im2col(self, kernel_size, dilation, padding, stride):
 
 def col2im(self, output_size, kernel_size, dilation, padding, stride):
     """(N, C*kh*kw, L) -> (N, C, H, W): the blocks summed back into place."""
+    _check_params(kernel=kernel_size, stride=stride, dilation=dilation, padding=padding)
+    shape = self.shape
+    if not (self.ndim == 2 and 0 not in shape or self.ndim == 3 and 0 not in shape[1:]):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           f"batch size and non-zero dimensions for input, but got: "
+                           f"{_shape_list(shape)}")
     batched = self.ndim == 3
     cols = self if batched else self[None]
     n, ckk, length = cols.shape
@@ -209,6 +253,11 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
                            f"stride={_t(stride)}, expected size of input's dimension 2 to match "
                            f"the calculated number of sliding blocks {oh} * {ow} = {oh * ow}, "
                            f"but got input.size(2)={length}.")
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given output_size={_t(output_size)}, kernel_size="
+                           f"{_t(kernel_size)}, dilation={_t(dilation)}, padding={_t(padding)}, "
+                           f"stride={_t(stride)}, calculated shape of the array of sliding "
+                           f"blocks as {_t((oh, ow))}, which is too small (non-positive)")
     c = ckk // (kh * kw)
     h, w = output_size
     blocks = cols.reshape(n, c, kh, kw, oh, ow)

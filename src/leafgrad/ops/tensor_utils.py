@@ -270,6 +270,8 @@ _inplace_view("_squeeze0_", "squeeze", "SqueezeBackward3", "squeeze")
 _inplace_view("_squeeze1_", "squeeze_dim", "SqueezeBackward4", "squeeze")
 _inplace_view("_squeeze2_", "squeeze_dims", "SqueezeBackward5", "squeeze")
 bind_method("squeeze_", _squeeze_)
+for _alias in ("swapaxes_", "swapdims_"):   # PyTorch's aliases of transpose_ (its node too)
+    bind_method(_alias, Tensor.transpose_)
 
 for _name in __all__ + ["count_nonzero"]:
     if _name != "count_nonzero":

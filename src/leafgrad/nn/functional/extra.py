@@ -26,6 +26,7 @@ from ...ops.norm import NATIVE_BATCH_NORM
 from ...tensor import Tensor
 from .layers import pad
 from .pooling import avg_pool2d, avg_pool3d
+from .normalization import float_args
 
 __all__ = ["instance_norm", "rms_norm", "local_response_norm", "prelu", "pixel_shuffle",
            "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "dropout1d",
@@ -50,6 +51,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         if math.prod(input.shape[2:]) == 1:
             raise ValueError(f"Expected more than 1 spatial element when training, got input "
                              f"size {input.size()}")
+    float_args("instance_norm", momentum=momentum, eps=eps)
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither "
                          "be None")
@@ -211,20 +213,12 @@ def _pair(v, n=2):
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L), one column per sliding block."""
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size "
-                           f"and other non-zero dimensions for input, but got: "
-                           f"{_shape_str(input.shape)}")
     return IM2COL.public(input, _pair(kernel_size), _pair(dilation), _pair(padding),
                          _pair(stride))
 
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """col2im: (N, C*kh*kw, L) -> (N, C, H, W), summing overlapping blocks."""
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
-                           f"batch size and non-zero dimensions for input, but got: "
-                           f"{_shape_str(input.shape)}")
     return COL2IM.public(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
                          _pair(padding), _pair(stride))
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...ops.norm import NATIVE_BATCH_NORM, NATIVE_GROUP_NORM
 from ...tensor import Tensor
 
@@ -26,6 +28,17 @@ def _verify_batch_size(size) -> None:
                          f"size {size}")
 
 
+def float_args(fn: str, **args) -> None:
+    """PyTorch's argument parser on ``momentum`` (position 7) and ``eps`` (8) of
+    ``torch.batch_norm`` / ``torch.instance_norm``: a number or a 0-d tensor."""
+    for pos, (name, value) in zip((7, 8), args.items()):
+        if isinstance(value, (int, float, np.number)) or \
+                isinstance(value, Tensor) and value.dim() == 0:
+            continue
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be float, not "
+                        f"{type(value).__name__}")
+
+
 def _check_channels(name: str, t, c: int) -> None:
     if t is not None and t.numel() != c:
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
@@ -38,6 +51,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     running ones in place) or by ``running_mean`` / ``running_var``, then scale and shift."""
     if training:
         _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    float_args("batch_norm", momentum=momentum, eps=eps)
     c = input.shape[1] if input.dim() > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
