@@ -98,17 +98,23 @@ def _bernoulli_fwd(self, p=0.5, *, generator=None):
     return _in_memory_order(self, flat).astype(self.dtype)
 
 
-def _continuous(name, np_dtype):
+# the C++ type names cauchy_'s check prints (typeid, demangled)
+_CPP_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool"}
+
+
+def _continuous(name, np_dtype, cpp_names=False):
     if np.dtype(np_dtype).kind != "f":
+        what = _CPP_NAMES.get(np.dtype(np_dtype).name) if cpp_names else None
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
-                           f"{_type_name(np_dtype)}")
+                           f"{what or _type_name(np_dtype)}")
 
 
 def _exponential_fwd(self, lambd=1.0, *, generator=None):
-    _continuous("Exponential", self.dtype)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    _continuous("Exponential", self.dtype)
     flat = _dist.exponential(_rng(generator), self.size, lambd)
     return _in_memory_order(self, flat).astype(self.dtype)
 
@@ -121,17 +127,19 @@ def _geometric_fwd(self, p, *, generator=None):
 
 
 def _log_normal_fwd(self, mean=1.0, std=2.0, *, generator=None):
-    _continuous("LogNormal", self.dtype)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    if np.dtype(self.dtype).kind != "f":   # no dtype check of its own: the kernel's dispatch
+        raise NotImplementedError(f'"log_normal_cpu" not implemented for '
+                                  f"'{_type_name(self.dtype)}'")
     flat = _dist.log_normal(_rng(generator), self.size, float(mean), float(std))
     return _in_memory_order(self, flat).astype(self.dtype)
 
 
 def _cauchy_fwd(self, median=0.0, sigma=1.0, *, generator=None):
-    _continuous("Cauchy", self.dtype)
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}")
+    _continuous("Cauchy", self.dtype, cpp_names=True)
     flat = _dist.cauchy(_rng(generator), self.size, float(median), float(sigma))
     return _in_memory_order(self, flat).astype(self.dtype)
 

@@ -204,3 +204,22 @@ def test_grid_sample_zero_dim_arguments():
                                                              align_corners=False)
              for a, b in [((), (1, 1, 1, 2)), ((1, 1, 2, 2), ()), ((2,), (2,)), ((), ())]]
     same_on_both(lambda L: _errors(L, calls))
+
+
+def test_random_fill_checks_of_integer_tensors():
+    calls = []
+    for dt in ("int64", "int32", "int16", "int8", "uint8", "bool"):
+        for how, kw in (("cauchy_", {}), ("log_normal_", {}), ("exponential_", {}),
+                        ("cauchy_", {"sigma": -1}), ("log_normal_", {"std": -1}),
+                        ("exponential_", {"lambd": -1})):
+            calls.append(lambda L, dt=dt, how=how, kw=kw:
+                         getattr(L.zeros(2, dtype=getattr(L, dt)), how)(**kw))
+    same_on_both(lambda L: _errors(L, calls))
+
+
+def test_multi_margin_loss_weight_dtype():
+    calls = [lambda L, w=w, d=d, t=t: L.nn.functional.multi_margin_loss(
+        L.zeros(2, 3, dtype=getattr(L, d)), L.tensor(t), weight=L.ones(3, dtype=getattr(L, w)))
+        for w in ("float64", "int64", "float16", "float32") for d in ("float32", "float64")
+        for t in ([0, 1], [0, 5])]
+    same_on_both(lambda L: _errors(L, calls))

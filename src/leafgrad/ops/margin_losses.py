@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dt
 from .nll_loss import not_differentiable
 from .pointwise_common import not_implemented_for, not_implemented_formula
 from .registry import Sample, defop
@@ -42,6 +43,10 @@ def _as_matrix(self, target, name):
                            f"size, but got: {_shape(self.shape)}")
     x = self.reshape(1, -1) if self.ndim <= 1 else self
     return x
+
+
+def _type_name(np_dtype) -> str:
+    return _dt.from_numpy_dtype(np.dtype(np_dtype)).tensor_type[:-6]
 
 
 def _floating(x, kernel):
@@ -101,6 +106,9 @@ def _mm_parts(self, target, p, margin, weight):
     if x.size == 0:
         return x, y, None, None, None, c
     _floating(x, "multi_margin_loss_cpu_kernel")
+    if weight is not None and weight.dtype != x.dtype:   # read as the input's scalar type
+        raise RuntimeError(f"expected scalar type {_type_name(x.dtype)} but found "
+                           f"{_type_name(weight.dtype)}")
     if np.any((y < 0) | (y >= c)):
         raise RuntimeError("target out of range")
     rows = np.arange(n)
@@ -108,7 +116,7 @@ def _mm_parts(self, target, p, margin, weight):
     z = (x.dtype.type(margin) - x[rows, y])[:, None] + x
     active = z > 0
     active[rows, y] = False
-    w = None if weight is None else np.asarray(weight, dtype=x.dtype)[y][:, None]
+    w = None if weight is None else np.asarray(weight)[y][:, None]
     return x, y, z, active, w, c
 
 
