@@ -37,31 +37,7 @@ import math
 import numpy as np
 
 from ._exactmath import fma32, fma64, log_ps, sincos_ps
-
-# Note [libm, not NumPy's SIMD]: PyTorch's double-precision samplers call the C library
-# (std::log, std::exp, ...) one value at a time. NumPy's float64 kernels give the same bits
-# on AVX2 machines, but on AVX-512 ones its own vector log/exp/log1p/tan round about one
-# value in a thousand (exp: several in a hundred) differently. ``_libm`` checks once per
-# function whether NumPy agrees with ``math`` (the C library) on this machine, and otherwise
-# maps ``math``'s function over the values (~0.2 µs a value).
-_PROBES = {"log": (1e-12, 1.0), "log1p": (-1.0 + 1e-12, 0.0), "exp": (-30.0, 30.0),
-           "tan": (-1.5707963, 1.5707963), "cos": (0.0, 6.3), "sin": (0.0, 6.3)}
-_NUMPY_AGREES: dict = {}
-
-
-def _libm(name: str, x: np.ndarray) -> np.ndarray:
-    """``math.<name>`` of every value of the float64 array ``x`` (NumPy's where it agrees)."""
-    agrees = _NUMPY_AGREES.get(name)
-    if agrees is None:
-        lo, hi = _PROBES[name]
-        probe = np.random.default_rng(0).uniform(lo, hi, 4096)
-        agrees = _NUMPY_AGREES[name] = bool(np.array_equal(
-            getattr(np, name)(probe), np.fromiter(map(getattr(math, name), probe.tolist()),
-                                                  np.float64, probe.size)))
-    if agrees:
-        return getattr(np, name)(x)
-    return np.fromiter(map(getattr(math, name), x.ravel().tolist()), np.float64,
-                       x.size).reshape(x.shape)
+from ._libm import libm as _libm  # Note [libm, not NumPy's SIMD]
 
 __all__ = ["uniform", "normal", "standard_normal_pairs", "random_from_to", "random_full",
            "bernoulli_scalar", "bernoulli_tensor", "exponential", "geometric", "log_normal",

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._exactmath import fma32, fma64
+from .._libm import libm
 
 __all__ = ["i0_array", "i0e_array", "i1_array", "i1e_array"]
 
@@ -120,9 +121,10 @@ def _expf_table() -> np.ndarray:
 
 
 def _exp(a: np.ndarray) -> np.ndarray:
-    """exp as libm computes it: glibc's ``expf`` for float32, NumPy's exp for float64."""
+    """exp as libm computes it: glibc's ``expf`` for float32, ``exp`` for float64 (Note [libm,
+    not NumPy's SIMD])."""
     if a.dtype != np.float32:
-        return np.exp(a)
+        return libm("exp", a) if a.dtype == np.float64 else np.exp(a)
     xd = a.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         z = _EXPF_INV_LN2_N * xd
