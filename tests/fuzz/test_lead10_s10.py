@@ -223,3 +223,23 @@ def test_multi_margin_loss_weight_dtype():
         for w in ("float64", "int64", "float16", "float32") for d in ("float32", "float64")
         for t in ([0, 1], [0, 5])]
     same_on_both(lambda L: _errors(L, calls))
+
+
+# -- an in-place view op on a view (v.squeeze_()) makes its own node the view's grad_fn, over
+# the view's old one; nothing is regenerated as AsStridedBackward0 (widened fuzz table) -------
+@pytest.mark.parametrize("how", ["squeeze_(-1)", "squeeze_(0)", "squeeze_()", "unsqueeze_(0)",
+                                 "t_()", "transpose_(0, 1)", "swapdims_(0, 1)"])
+@pytest.mark.parametrize("make", ["a.reshape(2, 1)", "a.reshape(1, 2)", "a[:, :1]"])
+def test_inplace_view_op_on_a_view_keeps_its_node(how, make):
+    def run(L):
+        a = L.ones(1, 2, requires_grad=True) * 1
+        v = eval(make, {"a": a})
+        eval("v." + how, {"v": v})
+        out = [tuple(v.shape), type(v.grad_fn).__name__,
+               [type(f[0]).__name__ for f in v.grad_fn.next_functions], v._version]
+        a.mul_(2)   # the base changes in place afterwards: now the view's node is regenerated
+        out.append(type(v.grad_fn).__name__)
+        v.mul_(3)
+        out += [type(a.grad_fn).__name__, a.tolist()]
+        return out
+    same_on_both(run)

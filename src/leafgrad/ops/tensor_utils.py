@@ -248,6 +248,8 @@ def _inplace_view(name, rec_name, grad_fn_name, public_name):
             self._grad_fn = out._grad_fn
             self._output_nr = 0
         bump_version(self)
+        if out is not None and out._grad_fn is not None and self._base is not None:
+            self._view_version = self._vc[0]   # its node is current: no regenerated AsStrided
         return self
     inplace.__name__ = inplace.__qualname__ = name
     inplace.__doc__ = f"In-place version of :meth:`{public_name}` (changes the shape)."
