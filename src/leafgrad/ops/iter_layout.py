@@ -120,6 +120,32 @@ def as_view(a: np.ndarray, shape, strides) -> np.ndarray:
 
 
 # -- elementwise records: the dispatcher's post-pass ------------------------------------------
+# A record's output layout kind (``defop(layout=...)``, read as ``rec.layout`` by the
+# dispatcher's ``fix_layout``): ITER: TensorIterator over the tensor inputs in order (Note
+# below); REV: the same, the first two inputs swapped (``rsub`` computes other - self); SELF:
+# as ``self`` alone (ops that clone ``self`` preserving its layout, then write into it);
+# STRIDES: ``self``'s very strides (the ``*_scatter`` ops start from
+# ``clone_preserve_strides``); CONTIG: always C-contiguous (PyTorch's kernel makes its input
+# or output contiguous); OWN: the forward's own layout; WHERE: ITER, the first input
+# (``where``'s bool condition) never converted; TARGET: as the second input alone
+# (binary_cross_entropy_with_logits starts from 1 - target, then works in place); RED:
+# C-contiguous strides exactly, size-1 dims included (reductions allocate their outputs
+# contiguous: NumPy's keep the input's dim order).
+OWN, ITER, CONTIG, SELF, REV, STRIDES, WHERE, TARGET, RED = 0, 1, 2, 3, 4, 5, 6, 7, 8
+ITER_FAMILIES = ("pointwise", "nn_activations", "backward")
+
+
+def default_layout(name: str, family: str, view: bool) -> int:
+    """The layout kind of a record that names none: RED for reductions, ITER for out-of-place
+    non-view records of the elementwise families, else OWN. Every other record says its kind
+    with ``defop(layout=...)``."""
+    if family == "reduction":
+        return RED
+    if family in ITER_FAMILIES and not name.endswith("_") and not view:
+        return ITER
+    return OWN
+
+
 # Note [Elementwise output layouts]
 # PyTorch's TensorIterator lays a new output out (i) C-contiguous when every operand has the
 # output's shape and is contiguous, (ii) with the operands' strides when they all have the
