@@ -72,7 +72,8 @@ KIND_CASES = [
         _make(L, "T", (4, 3, 4)), L.zeros(1, 3, 4, dtype=L.float64), 0, 0, 1)),
     ("softmax", IL.CONTIG, lambda L: L.softmax(_make(L, "T", (4, 3, 4)), 0)),
     ("where", IL.WHERE, lambda L: L.where(
-        _bool_expanded_last(L), _make(L, "T", (4, 3, 4), "float32"), _make(L, "c", (4, 3, 4), seed=2))),
+        _bool_expanded_last(L), _make(L, "T", (4, 3, 4), "float32"),
+        _make(L, "c", (4, 3, 4), seed=2))),
     ("binary_cross_entropy_with_logits", IL.TARGET,
      lambda L: L.nn.functional.binary_cross_entropy_with_logits(
          _make(L, "c", (4, 3, 4)), _make(L, "T", (4, 3, 4), seed=1), reduction="none")),
