@@ -130,7 +130,10 @@ def as_view(a: np.ndarray, shape, strides) -> np.ndarray:
 # (``where``'s bool condition) never converted; TARGET: as the second input alone
 # (binary_cross_entropy_with_logits starts from 1 - target, then works in place); RED:
 # C-contiguous strides exactly, size-1 dims included (reductions allocate their outputs
-# contiguous: NumPy's keep the input's dim order).
+# contiguous: NumPy's keep the input's dim order). A function instead of a kind is the record's
+# own rule: ``rule(out, arrays)`` answers ``out`` laid out, ``arrays`` the tensor inputs' arrays
+# in input order (None for an input that is not a tensor); such records take the general
+# dispatcher (``suggested_layout`` below, convolution's in conv.py).
 OWN, ITER, CONTIG, SELF, REV, STRIDES, WHERE, TARGET, RED = 0, 1, 2, 3, 4, 5, 6, 7, 8
 ITER_FAMILIES = ("pointwise", "nn_activations", "backward")
 
@@ -226,6 +229,63 @@ def cast_layout(a: np.ndarray) -> np.ndarray:
     strides = iter_strides(a.shape, [a])
     return np.lib.stride_tricks.as_strided(np.empty(1, a.dtype), a.shape,
                                            tuple(s * a.itemsize for s in strides))
+
+
+# -- memory formats: PyTorch's channels-last layouts ------------------------------------------
+# Some kernels allocate their output in the memory format their input "suggests" (batch norm's
+# ``empty_like(input, input.suggest_memory_format())``, convolution's backend format): NCHW
+# tensors whose strides are ordered C, W, H, N (NCDHW: C, W, H, D, N) are channels-last.
+
+def channels_last_like(shape, strides) -> bool:
+    """PyTorch's ``is_channels_last_strides_2d`` (4 dims) / ``_3d`` (5 dims), strides in
+    elements: whether ``suggest_memory_format()`` answers a channels-last format."""
+    nd = len(shape)
+    if nd == 4:
+        order = (1, 3, 2, 0)
+    elif nd == 5:
+        order = (1, 4, 3, 2, 0)
+    else:
+        return False
+    if strides[1] == 0:
+        return False
+    low = 0
+    for d in order:
+        if shape[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:
+            return False   # ambiguous (N111 tensors...): PyTorch falls back to contiguous
+        low = strides[d] * shape[d] if shape[d] > 1 else strides[d]
+    return True
+
+
+def channels_last_strides(shape) -> tuple:
+    """The strides of a new channels-last tensor of ``shape`` (4 or 5 dims)."""
+    strides = [0] * len(shape)
+    strides[1] = 1
+    step = shape[1]
+    for d in range(len(shape) - 1, 1, -1):
+        strides[d] = step
+        step *= shape[d]
+    strides[0] = step
+    return tuple(strides)
+
+
+def with_strides(out: np.ndarray, strides) -> np.ndarray:
+    """``out`` with exactly ``strides`` (dense, elements): a copy only where they differ."""
+    if elem_strides(out) == tuple(strides):
+        return out
+    fixed = strided_empty(out.shape, strides, out.dtype)
+    fixed[...] = out
+    return fixed
+
+
+def suggested_layout(out: np.ndarray, arrays) -> np.ndarray:
+    """A record's ``layout=`` rule: ``out`` as ``empty_like(input, input.suggest_memory_format())``
+    lays it out (channels-last when the first input is, else contiguous)."""
+    x = arrays[0]
+    if x is not None and x.ndim == out.ndim and channels_last_like(x.shape, elem_strides(x)):
+        return with_strides(out, channels_last_strides(out.shape))
+    return contiguous_result(out)
 
 
 # -- a leaf's .grad: AccumulateGrad's layout contract -----------------------------------------

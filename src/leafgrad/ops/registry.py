@@ -113,7 +113,7 @@ class OpRecord(_Fields):
                  saved_sources: tuple = (), saved_users: tuple = (), public: Callable = None,
                  list_input: bool = False, saved_plan: tuple = (), plans: dict = _NEW_DICT,
                  dispatch: Callable = None, extra: dict = _NEW_DICT,
-                 kernel: Callable | None = None, kernel_tail: tuple = (), layout: int = OWN):
+                 kernel: Callable | None = None, kernel_tail: tuple = (), layout=OWN):
         self.name = name
         self.forward = forward
         self.params = params
@@ -236,7 +236,7 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
           n_outputs: int = 1, differentiable_outputs: tuple | None = None,
           materialize: Callable | None = None, samples: Callable | None = None,
           family: str = "", list_input: bool = False, kernel: Callable | None = None,
-          layout: int | None = None, **extra) -> OpRecord:
+          layout=None, **extra) -> OpRecord:
     """Register one op. ``forward``'s signature is the op's PyTorch signature.
 
     ``derivatives`` maps each differentiable input name to its formula; an op with none is
@@ -250,8 +250,9 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
     (see Note [Fast paths] in dispatch.py).
 
     ``layout`` is how the dispatcher lays out the outputs (ITER, CONTIG, SELF... from
-    ops/iter_layout.py, Note [Elementwise output layouts]); None takes the family's default
-    (``default_layout``: RED for reductions, ITER for elementwise families, else OWN).
+    ops/iter_layout.py, Note [Elementwise output layouts], or a function: the record's own
+    rule); None takes the family's default (``default_layout``: RED for reductions, ITER for
+    elementwise families, else OWN).
     """
     sig = _signature(forward)
     params = sig.names
