@@ -344,6 +344,8 @@ def _dispatch_list(rec, args: tuple):
         out = _asarray(out)
     if out_dtype is not None and out.dtype != out_dtype:
         out = out.astype(out_dtype)
+    if rec.layout and out.ndim > 1:   # a list record's own rule, from the inputs as given
+        out = rec.layout(out, [t._data for t in tensors], *args[1:])
     result = _wrap(out)
     if rec.differentiable and _mode.grad_enabled and any(t._requires_grad for t in tensors):
         node = rec.node_class.__new__(rec.node_class)
