@@ -231,6 +231,68 @@ def cast_layout(a: np.ndarray) -> np.ndarray:
                                            tuple(s * a.itemsize for s in strides))
 
 
+# -- advanced indexing: x[idx] --------------------------------------------------------------
+def _is_contiguous(shape, strides) -> bool:
+    step = 1
+    for n, st in zip(reversed(tuple(shape)), reversed(tuple(strides))):
+        if n != 1:
+            if st != step:
+                return False
+            step *= n
+    return True
+
+
+def index_result(out: np.ndarray, src: np.ndarray, indices) -> np.ndarray:
+    """``out`` (``src`` advanced-indexed by ``indices``: per leading dim an integer array or
+    None) laid out as PyTorch's index kernel lays it out: a TensorIterator over ``src``
+    restrided (the indexed dims replaced by the indices' shape, stride 0; moved to the front
+    first when they are not adjacent) and the indices broadcast together, reshaped to the
+    output's dims. Contiguous operands give a contiguous result (no work here)."""
+    if out.ndim < 2 or out.size <= 1:
+        return out
+    idx = [i for i in indices if i is not None]
+    if src.flags.c_contiguous and all(i.flags.c_contiguous for i in idx):
+        # (exactly C-contiguous: NumPy may give a size-1 dim another stride)
+        return out if out.flags.c_contiguous and 1 not in out.shape else contiguous_result(out)
+    full = list(indices) + [None] * (src.ndim - len(indices))
+    pos = [k for k, i in enumerate(full) if i is not None]
+    shape, strides = list(src.shape), list(elem_strides(src))
+    if pos[-1] - pos[0] + 1 != len(pos):   # transposeToFront
+        order = pos + [k for k in range(src.ndim) if full[k] is None]
+        shape = [shape[k] for k in order]
+        strides = [strides[k] for k in order]
+        before = 0
+    else:
+        before = pos[0]
+    idx = np.broadcast_arrays(*idx)   # expand_outplace: stride 0 where broadcast
+    rshape = idx[0].shape
+    rest = before + len(pos)
+    if tuple(shape[:before]) + rshape + tuple(shape[rest:]) != out.shape:
+        return out   # (not an advanced index this function knows)
+    after = len(shape) - rest
+    ops = [(out.shape, tuple(strides[:before]) + (0,) * len(rshape) + tuple(strides[rest:]))]
+    for a in idx:
+        nshape = (1,) * before + rshape + (1,) * after
+        st = view_strides(rshape, elem_strides(a), nshape)
+        ops.append((nshape, st if st is not None else contiguous(nshape)))
+    target = None
+    if all(sh == out.shape for sh, _ in ops):
+        if all(_is_contiguous(sh, st) for sh, st in ops):
+            target = contiguous(out.shape)
+        else:
+            first = ops[0][1]
+            if min(first, default=0) >= 0 and _dense_strides(out.shape, first) \
+                    and all(st == first for _, st in ops[1:]):
+                target = first
+    if target is None:
+        target = elementwise_strides(out.shape, ops)
+    if elem_strides(out) == target:
+        return out
+    fixed = strided_empty(out.shape, target, out.dtype)
+    fixed[...] = out
+    return fixed
+
+
 # -- memory formats: PyTorch's channels-last layouts ------------------------------------------
 # Some kernels allocate their output in the memory format their input "suggests" (batch norm's
 # ``empty_like(input, input.suggest_memory_format())``, convolution's backend format): NCHW
