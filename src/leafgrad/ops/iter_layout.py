@@ -242,6 +242,20 @@ def _is_contiguous(shape, strides) -> bool:
     return True
 
 
+def operand_strides(shape, ops) -> tuple:
+    """``iter_strides`` for operands given as ``(shape, strides)`` pairs (metadata only: the
+    intermediate tensors of a composite op, never built)."""
+    shape = tuple(shape)
+    if all(tuple(sh) == shape for sh, _ in ops):
+        if all(_is_contiguous(sh, st) for sh, st in ops):
+            return contiguous(shape)
+        first = tuple(ops[0][1])
+        if min(first, default=0) >= 0 and _dense_strides(shape, first) \
+                and all(tuple(st) == first for _, st in ops[1:]):
+            return first
+    return elementwise_strides(shape, ops)
+
+
 def index_result(out: np.ndarray, src: np.ndarray, indices) -> np.ndarray:
     """``out`` (``src`` advanced-indexed by ``indices``: per leading dim an integer array or
     None) laid out as PyTorch's index kernel lays it out: a TensorIterator over ``src``
@@ -275,17 +289,7 @@ def index_result(out: np.ndarray, src: np.ndarray, indices) -> np.ndarray:
         nshape = (1,) * before + rshape + (1,) * after
         st = view_strides(rshape, elem_strides(a), nshape)
         ops.append((nshape, st if st is not None else contiguous(nshape)))
-    target = None
-    if all(sh == out.shape for sh, _ in ops):
-        if all(_is_contiguous(sh, st) for sh, st in ops):
-            target = contiguous(out.shape)
-        else:
-            first = ops[0][1]
-            if min(first, default=0) >= 0 and _dense_strides(out.shape, first) \
-                    and all(st == first for _, st in ops[1:]):
-                target = first
-    if target is None:
-        target = elementwise_strides(out.shape, ops)
+    target = operand_strides(out.shape, ops)
     if elem_strides(out) == target:
         return out
     fixed = strided_empty(out.shape, target, out.dtype)
