@@ -451,7 +451,7 @@ def _conv_layout(out, arrays):
     PyTorch's CPU backend picks it (``determine_backend_memory_format``): the 2-d kernels
     when the input or the weight suggests it, the 1-d ones (run as 2-d on ``unsqueeze(2)``
     views) when the weight does (the input's layout, measured, never decides), the 3-d ones
-    only through oneDNN (float32); else contiguous."""
+    only through oneDNN (float32, a batch of two or more: measured); else contiguous."""
     x, w = arrays[0], arrays[1]
     nd = out.ndim
     if nd == 3:
@@ -460,7 +460,7 @@ def _conv_layout(out, arrays):
                               (ws[0], ws[1], w.shape[2] * ws[2], ws[2])):
             st = channels_last_strides((out.shape[0], out.shape[1], 1, out.shape[2]))
             return with_strides(out, (st[0], st[1], st[3]))
-    elif (nd == 4 or (nd == 5 and out.dtype == np.float32)) and (
+    elif (nd == 4 or (nd == 5 and out.dtype == np.float32 and out.shape[0] > 1)) and (
             channels_last_like(x.shape, elem_strides(x))
             or channels_last_like(w.shape, elem_strides(w))):
         return with_strides(out, channels_last_strides(out.shape))
