@@ -453,6 +453,9 @@ def _conv_layout(out, arrays):
     views) when the weight does (the input's layout, measured, never decides), the 3-d ones
     only through oneDNN (float32, a batch of two or more: measured); else contiguous."""
     x, w = arrays[0], arrays[1]
+    if x.flags.c_contiguous and w.flags.c_contiguous and 1 not in x.shape \
+            and 1 not in w.shape:   # (such inputs never suggest channels-last)
+        return out if out.flags.c_contiguous and 1 not in out.shape else contiguous_result(out)
     nd = out.ndim
     if nd == 3:
         ws = elem_strides(w)

@@ -78,7 +78,16 @@ def einsum_forward(tensors, equation, operands):
         return result
     if len(tensors) == 1:   # a sum: a new contiguous tensor
         return contiguous_result(result)
-    return with_strides(result, _torch_strides(ins, out, equation, tensors))
+    key = (equation, tuple((t.shape, t.strides, t.itemsize) for t in tensors))
+    strides = _STRIDES.get(key)
+    if strides is None:
+        if len(_STRIDES) > 1024:
+            _STRIDES.clear()
+        strides = _STRIDES[key] = _torch_strides(ins, out, equation, tensors)
+    return with_strides(result, strides)
+
+
+_STRIDES: dict = {}   # (equation, operands' metadata) -> PyTorch's result strides
 
 
 def _order_key(c):

@@ -338,8 +338,13 @@ def channels_last_strides(shape) -> tuple:
 
 def with_strides(out: np.ndarray, strides) -> np.ndarray:
     """``out`` with exactly ``strides`` (dense, elements): a copy only where they differ."""
-    if elem_strides(out) == tuple(strides):
+    strides = tuple(strides)
+    if elem_strides(out) == strides:
         return out
+    if strides == contiguous(out.shape):
+        fixed = np.empty(out.shape, out.dtype)
+        fixed[...] = out
+        return fixed
     fixed = strided_empty(out.shape, strides, out.dtype)
     fixed[...] = out
     return fixed

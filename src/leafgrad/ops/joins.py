@@ -122,9 +122,22 @@ def _cat_format(shapes_strides) -> int:
     return fmt or 0
 
 
+def _plain(out, arrays) -> bool:
+    """C-contiguous inputs and output, no size-1 dims (so the strides are exact): the
+    common case, PyTorch's layout already (such inputs never suggest channels-last)."""
+    if not out.flags.c_contiguous or 1 in out.shape:
+        return False
+    for a in arrays:
+        if not a.flags.c_contiguous or 1 in a.shape:
+            return False
+    return True
+
+
 def _cat_layout(out, arrays, dim=0):
     """``cat``'s output layout (its ``layout=`` rule): contiguous, or channels-last where
     every input suggests it."""
+    if _plain(out, arrays):
+        return out
     if _cat_format([(a.shape, elem_strides(a)) for a in arrays]):
         return with_strides(out, channels_last_strides(out.shape))
     return contiguous_result(out)
@@ -177,6 +190,8 @@ def _stack_layout(out, arrays, dim=0):
     """``stack``'s output layout (its ``layout=`` rule): PyTorch's stack is ``cat`` along
     ``dim`` viewed to the new shape, or, stacking on a new last dim, ``cat`` of the inputs
     unsqueezed there."""
+    if _plain(out, arrays):
+        return out
     ref = arrays[0]
     axis = wrap_dim(dim, ref.ndim + 1)
     if axis < ref.ndim:

@@ -395,6 +395,8 @@ def unsqueeze_op(self, dim):
     extent, 1 at the end): NumPy's can differ for a strided input."""
     d = _wrap_dim(dim, self.ndim + 1)
     out = np.expand_dims(self, d)
+    if self.flags.c_contiguous:
+        return out   # (NumPy's stride is PyTorch's)
     st = self.strides
     want = self.itemsize if d >= self.ndim else self.shape[d] * st[d]
     if out.strides[d] != want:
