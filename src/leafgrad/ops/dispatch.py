@@ -66,8 +66,8 @@ def fix_layout(rec, out, args, compute=None):
                           for p in rec.input_pos])
     if kind == CONTIG:
         return out if out.flags.c_contiguous else contiguous_result(out)
-    if kind == RED:
-        return contiguous_result(out)
+    if kind == RED:   # (C-contiguous without size-1 dims: exact strides, no work)
+        return out if out.flags.c_contiguous and 1 not in out.shape else contiguous_result(out)
     arrays = [args[p]._data for p in rec.input_pos if isinstance(args[p], Tensor)]
     if compute is not None:
         arrays = [a if a.dtype == compute or a.flags.c_contiguous or (kind == WHERE and i == 0)
