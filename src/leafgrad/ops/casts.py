@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _Device, _wrap, check_device, bump_version
-from .iter_layout import relayout
+from .iter_layout import OWN, SELF, relayout
 from .overlap import check_internal_overlap, writable
 from .pointwise_common import zeros_grad
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
@@ -51,7 +51,7 @@ def _to_samples(make, shapes):
 
 _to_copy = defop("_to_copy", to_copy, inputs=("self",), derivatives={"self": to_copy_self},
                  dtype="same", grad_fn_name="ToCopyBackward0", methods=(), functions=(),
-                 samples=_to_samples, family=FAMILY)
+                 samples=_to_samples, family=FAMILY, layout=SELF)
 
 _TO_SIGNATURES = (
     " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
@@ -182,7 +182,8 @@ def clone_self(grad):
 
 _clone = defop("clone", clone, derivatives={"self": clone_self}, dtype="same", family=FAMILY,
                samples=lambda make, shapes: [Sample((make(shapes[0]),)),
-                                             Sample((make(shapes[1], -5, 5, np.int64),))])
+                                             Sample((make(shapes[1], -5, 5, np.int64),))],
+               layout=OWN)
 
 
 def contiguous_copy(self):
@@ -192,7 +193,7 @@ def contiguous_copy(self):
 
 _contiguous = defop("contiguous_copy", contiguous_copy, derivatives={"self": clone_self},
                     dtype="same", grad_fn_name="CloneBackward0", methods=(), functions=(),
-                    family=FAMILY)
+                    family=FAMILY, layout=OWN)
 
 
 def contiguous(self, memory_format=None):
@@ -219,7 +220,7 @@ def fill_value(grad):
     return grad.sum()
 
 
-_fill = defop("fill", fill, derivatives={"self": fill_self}, dtype="same",
+_fill = defop("fill", fill, layout=OWN, derivatives={"self": fill_self}, dtype="same",
               grad_fn_name="FillBackward2", methods=(), functions=(), family=FAMILY,
               samples=lambda make, shapes: [Sample((make(shapes[0]), 2.5),
                                                    call="Tensor.fill_"),
@@ -235,7 +236,7 @@ def fill_tensor(self, value):
     return np.full_like(self, value)
 
 
-_fill_t = defop("fill_tensor", fill_tensor, inputs=("self", "value"),
+_fill_t = defop("fill_tensor", fill_tensor, layout=OWN, inputs=("self", "value"),
                 derivatives={"self": fill_self, "value": fill_value}, dtype="same",
                 grad_fn_name="FillBackward3", methods=(), functions=(), family=FAMILY,
                 samples=lambda make, shapes: [Sample((make(shapes[0]), make(())),
@@ -247,7 +248,7 @@ def zero(self):
     return np.zeros_like(self)
 
 
-_zero = defop("zero", zero, derivatives={"self": fill_self}, dtype="same",
+_zero = defop("zero", zero, layout=OWN, derivatives={"self": fill_self}, dtype="same",
               grad_fn_name="ZeroBackward0", methods=(), functions=(), family=FAMILY,
               samples=lambda make, shapes: [Sample((make(shapes[0]),), call="Tensor.zero_")])
 

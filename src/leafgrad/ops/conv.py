@@ -41,6 +41,8 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .conv_checks import (_C_NAMES, _as_2d, _check_transposed_size, _size,  # noqa: F401
                           check_conv_args, transposed_output_shape, _use_mkldnn)
+from .iter_layout import (channels_last_like, channels_last_strides, contiguous_result,
+                          elem_strides, with_strides)
 from .registry import Sample, defop, export_function
 
 FAMILY = "conv"
@@ -444,11 +446,36 @@ def _conv_samples(make, shapes):
     ]
 
 
+def _conv_layout(out, arrays):
+    """The layout of a convolution's output (``defop(layout=...)``): channels-last where
+    PyTorch's CPU backend picks it (``determine_backend_memory_format``): the 2-d kernels
+    when the input or the weight suggests it, the 1-d ones (run as 2-d on ``unsqueeze(2)``
+    views) when the weight does (the input's layout, measured, never decides), the 3-d ones
+    only through oneDNN (float32, a batch of two or more: measured); else contiguous."""
+    x, w = arrays[0], arrays[1]
+    if x.flags.c_contiguous and w.flags.c_contiguous and 1 not in x.shape \
+            and 1 not in w.shape:   # (such inputs never suggest channels-last)
+        return out if out.flags.c_contiguous and 1 not in out.shape else contiguous_result(out)
+    nd = out.ndim
+    if nd == 3:
+        ws = elem_strides(w)
+        if channels_last_like((w.shape[0], w.shape[1], 1, w.shape[2]),
+                              (ws[0], ws[1], w.shape[2] * ws[2], ws[2])):
+            st = channels_last_strides((out.shape[0], out.shape[1], 1, out.shape[2]))
+            return with_strides(out, (st[0], st[1], st[3]))
+    elif (nd == 4 or (nd == 5 and out.dtype == np.float32 and out.shape[0] > 1)) and (
+            channels_last_like(x.shape, elem_strides(x))
+            or channels_last_like(w.shape, elem_strides(w))):
+        return with_strides(out, channels_last_strides(out.shape))
+    return contiguous_result(out)
+
+
 CONVOLUTION = defop(
     "convolution", _convolution, inputs=("input", "weight", "bias"),
     derivatives={"input": convolution_input, "weight": convolution_weight,
                  "bias": convolution_bias},
-    dtype="same", methods=(), functions=(), family=FAMILY, samples=_conv_samples)
+    dtype="same", methods=(), functions=(), family=FAMILY, samples=_conv_samples,
+    layout=_conv_layout)
 
 
 def _spatial_arg(name: str, value, n: int) -> list:

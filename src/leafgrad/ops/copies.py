@@ -20,6 +20,7 @@ from .._zerotensor import check_mutable
 from ..errors import broadcast_error
 from ..grad_mode import no_grad, state as _mode
 from ..tensor import Tensor
+from .iter_layout import OWN
 from .pointwise_common import zeros_grad
 from .registry import Sample, bind_method, defop
 
@@ -59,7 +60,7 @@ def _copy_samples(make, shapes):
                    atol=1e-5)]
 
 
-COPY = defop("copy", copy, inputs=("self", "src"),
+COPY = defop("copy", copy, layout=OWN, inputs=("self", "src"),
              derivatives={"self": copy_self, "src": copy_src},
              dtype="same", grad_fn_name="CopyBackwards", methods=(), functions=(),
              inplace="copy_", samples=_copy_samples, family=FAMILY)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .iter_layout import CONTIG
 from .registry import defop, Sample
 from .. import dtypes as _dt
 from ..grad_mode import is_grad_enabled as _grad_enabled
@@ -106,7 +107,7 @@ def reverse_cumsum_self(grad, dim):
 
 
 defop("cumsum", cumsum, derivatives={"self": cumsum_self}, dtype=_cum_dtype, family=FAMILY,
-      samples=_samples("cumsum"))
+      samples=_samples("cumsum"), layout=CONTIG)
 _revcumsum = defop("reverse_cumsum", reverse_cumsum, derivatives={"self": reverse_cumsum_self},
                    dtype="same", methods=(), functions=(), family=FAMILY)
 
@@ -191,7 +192,7 @@ def _cat_public(tensors, dim):
 
 
 defop("cumprod", cumprod, derivatives={"self": cumprod_self}, dtype=_cum_dtype, family=FAMILY,
-      samples=_samples("cumprod"))
+      samples=_samples("cumprod"), layout=CONTIG)
 
 
 # -- cumsum_ / cumprod_ --------------------------------------------------------------------------

@@ -25,7 +25,8 @@ from .._zerotensor import promoted
 from ..errors import broadcast_error
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
-from .iter_layout import cast_layout, contiguous_result, preserve_strides, relayout
+from .iter_layout import (CONTIG, RED, REV, SELF, STRIDES, TARGET, WHERE, cast_layout,
+                          contiguous_result, preserve_strides, relayout)
 
 __all__ = ["dispatch", "dispatch_unary", "dispatch_binary", "dispatch_view", "choose_dispatch",
            "record_node"]
@@ -56,62 +57,17 @@ def _scalar_array(value, dtype):
     return arr
 
 
-# How a record's outputs are laid out (Note [Elementwise output layouts] in iter_layout.py):
-# ITER: TensorIterator over the tensor inputs in order; REV: the same, the first two inputs
-# swapped (``rsub`` computes other - self); SELF: as ``self`` alone (ops that clone ``self``
-# preserving its layout, then write into it); STRIDES: ``self``'s very strides (the
-# ``*_scatter`` ops start from ``clone_preserve_strides``); CONTIG: always C-contiguous
-# (PyTorch's kernel makes its input or output contiguous); 0: the forward's own layout.
-# WHERE: ITER, the first input (``where``'s bool condition) never converted; TARGET: as the
-# second input alone (binary_cross_entropy_with_logits starts from 1 - target, then works in
-# place); RED: C-contiguous strides exactly, size-1 dims included (reductions allocate their
-# outputs contiguous: NumPy's keep the input's dim order).
-ITER, CONTIG, SELF, REV, STRIDES, WHERE, TARGET, RED = 1, 2, 3, 4, 5, 6, 7, 8
-_ITER_FAMILIES = ("pointwise", "nn_activations", "backward")
-_NOT_ITER = frozenset((
-    "clone", "contiguous_copy", "copy", "fill", "fill_tensor", "zero",  # own rules
-    "glu", "glu_backward"))
-_LAYOUTS = {
-    **dict.fromkeys((
-        "binary_cross_entropy_backward", "huber_loss_backward", "mse_loss", "mse_loss_backward",
-        "smooth_l1_loss", "smooth_l1_loss_backward", "soft_margin_loss",
-        "soft_margin_loss_backward", "add_scalar", "sub_scalar", "mul_scalar", "div_scalar"), ITER),
-    "rsub": REV, "binary_cross_entropy_with_logits": TARGET,
-    "linalg_vector_norm": RED, "count_nonzero": RED,
-    "where": WHERE,
-    **dict.fromkeys((
-        "masked_fill", "masked_fill_tensor", "pow_scalar_base", "mvlgamma", "log_sigmoid",
-        "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "softmax", "log_softmax",
-        "layer_norm", "renorm", "roll", "gather", "tril", "triu"), CONTIG),
-    **dict.fromkeys((
-        "index_fill", "index_fill_tensor", "put", "sort", "flip", "_to_copy",
-        "binary_cross_entropy", "huber_loss"), SELF),   # (these two start from empty_like(self))
-    **dict.fromkeys(("diagonal_scatter", "slice_scatter", "select_scatter"), STRIDES),
-}
-
-
-def layout_kind(rec) -> int:
-    """ITER, REV, SELF, STRIDES, WHERE, TARGET, CONTIG, RED or 0 for ``rec`` (see above)."""
-    name = rec.name
-    kind = _LAYOUTS.get(name)
-    if kind is not None:
-        return kind
-    if rec.family == "reduction":
-        return RED
-    if rec.family in _ITER_FAMILIES and name not in _NOT_ITER and not name.endswith("_") \
-            and not rec.view:
-        return ITER
-    return 0
-
-
 def fix_layout(rec, out, args, compute=None):
     """``out`` (two or more dims) in PyTorch's layout for ``rec`` (``rec.layout``), the
     inputs converted to ``compute`` (a NumPy dtype) where it is given."""
     kind = rec.layout
+    if kind.__class__ is not int:   # the record's own rule (Note in iter_layout.py)
+        return kind(out, [args[p]._data if isinstance(args[p], Tensor) else None
+                          for p in rec.input_pos])
     if kind == CONTIG:
         return out if out.flags.c_contiguous else contiguous_result(out)
-    if kind == RED:
-        return contiguous_result(out)
+    if kind == RED:   # (C-contiguous without size-1 dims: exact strides, no work)
+        return out if out.flags.c_contiguous and 1 not in out.shape else contiguous_result(out)
     arrays = [args[p]._data for p in rec.input_pos if isinstance(args[p], Tensor)]
     if compute is not None:
         arrays = [a if a.dtype == compute or a.flags.c_contiguous or (kind == WHERE and i == 0)
@@ -133,9 +89,9 @@ def fix_layout(rec, out, args, compute=None):
 
 def choose_dispatch(rec):
     from .registry import promote, promote_float, compare, same
-    rec.layout = layout_kind(rec)
     rule = rec.dtype_rule
     simple = (rec.n_outputs == 1 and not rec.list_input and not rec.view
+              and rec.layout.__class__ is int
               and (rule in (promote, promote_float, compare, same)
                    or getattr(rule, "fast_float", False)))
     if simple and rec.input_pos == (0,):
@@ -388,6 +344,8 @@ def _dispatch_list(rec, args: tuple):
         out = _asarray(out)
     if out_dtype is not None and out.dtype != out_dtype:
         out = out.astype(out_dtype)
+    if rec.layout and out.ndim > 1:   # a list record's own rule, from the inputs as given
+        out = rec.layout(out, [t._data for t in tensors], *args[1:])
     result = _wrap(out)
     if rec.differentiable and _mode.grad_enabled and any(t._requires_grad for t in tensors):
         node = rec.node_class.__new__(rec.node_class)

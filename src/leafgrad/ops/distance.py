@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .iter_layout import RED
 from .registry import defop, export_function, Sample, promote
 from .linalg import matmul, _cname, _tname
 from .norms import vector_norm_self
@@ -104,7 +105,7 @@ def cdist_x2(grad, x1, x2, result, p):
 # PyTorch has no second derivative of cdist ("the derivative for '_cdist_backward' is not
 # implemented"), so the registry compares values only; tests/test_linalg_extra.py checks
 # the first derivative.
-_cdist = defop("cdist", cdist, inputs=("x1", "x2"),
+_cdist = defop("cdist", cdist, inputs=("x1", "x2"), layout=RED,
                derivatives={"x1": cdist_x1, "x2": cdist_x2}, methods=(), functions=(),
                grads_in_order=True,   # PyTorch's CdistBackward0 computes x1's first
                family=FAMILY,

@@ -17,6 +17,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from .dispatch import _make_view
+from .iter_layout import (contiguous, contiguous_result, elem_strides, operand_strides,
+                          view_strides, with_strides)
 from .registry import defop, export_function, Sample
 from .._zerotensor import is_zero_array, materialized, zeros
 from ..tensor import Tensor, _wrap
@@ -66,12 +68,129 @@ def _explicit(equation, shapes):
 
 
 def einsum_forward(tensors, equation, operands):
-    """``np.einsum`` over the operand arrays."""
+    """``np.einsum`` over the operand arrays, in PyTorch's layout (``_torch_strides``)."""
     ins, out = _explicit(equation, [t.shape for t in tensors])
     if len(tensors) == 1 and len(out) == len(ins[0]) and set(out) == set(ins[0]):
         # a permutation: a transposed view, so a zero tensor stays one (PyTorch's permute)
         return np.transpose(tensors[0], [ins[0].index(c) for c in out])
-    return np.einsum(",".join(ins) + "->" + out, *tensors, optimize=len(tensors) > 1)
+    result = np.einsum(",".join(ins) + "->" + out, *tensors, optimize=len(tensors) > 1)
+    if result.ndim < 2 or result.size <= 1:
+        return result
+    if len(tensors) == 1:   # a sum: a new contiguous tensor
+        return contiguous_result(result)
+    key = (equation, tuple((t.shape, t.strides, t.itemsize) for t in tensors))
+    strides = _STRIDES.get(key)
+    if strides is None:
+        if len(_STRIDES) > 1024:
+            _STRIDES.clear()
+        strides = _STRIDES[key] = _torch_strides(ins, out, equation, tensors)
+    return with_strides(result, strides)
+
+
+_STRIDES: dict = {}   # (equation, operands' metadata) -> PyTorch's result strides
+
+
+def _order_key(c):
+    """PyTorch's label order (its ``label_to_subscript``): 'A'-'Z' before 'a'-'z'."""
+    return (c.islower(), c)
+
+
+def _torch_strides(ins, out, equation, arrays):
+    """The strides of PyTorch's einsum result of two or more operands, from its algorithm
+    (metadata only): each operand unsqueezed and permuted to the output's labels then the
+    contracted ones; folded left to right, labels in one operand only summed first (a new
+    contiguous tensor), ``sumproduct_pair``: a broadcast multiply (TensorIterator's layout)
+    or a ``bmm`` whose contiguous output is viewed and permuted back (the operands swapped
+    when the right's own dims all come before the left's); the contracted dims viewed away."""
+    letters = set("".join(ins))
+    ell = sorted((c for c in letters if c not in equation and c not in out), key=_LETTERS.index)
+    summed = sorted((c for c in letters if c not in out and c not in ell), key=_order_key)
+    order = list(out) + ell + summed
+    n_out = len(out)
+    ops = []
+    counts = [0] * len(order)
+    for spec, a in zip(ins, arrays):
+        st = elem_strides(a)
+        shape, strides = [], []
+        for p, c in enumerate(order):
+            if c in spec:
+                k = spec.index(c)
+                shape.append(a.shape[k])
+                strides.append(st[k])
+                if a.shape[k] != 1:
+                    counts[p] += 1
+            else:
+                shape.append(1)
+                strides.append(1)   # (unsqueezed at the end, then permuted)
+        ops.append((shape, strides))
+
+    def summed_away(op, dims):
+        shape = [1 if d in dims else n for d, n in enumerate(op[0])]
+        return shape, list(contiguous(shape))
+
+    while len(ops) > 1:
+        a, b = ops[0], ops[1]
+        del ops[:2]
+        sum_dims, a_sum, b_sum = [], [], []
+        for d in range(n_out, len(order)):
+            if a[0][d] != 1 and b[0][d] != 1:
+                counts[d] -= 1
+                if counts[d] == 1:
+                    sum_dims.append(d)
+                    counts[d] = 0
+            elif counts[d] == 1:
+                if a[0][d] != 1:
+                    a_sum.append(d)
+                    counts[d] = 0
+                elif b[0][d] != 1:
+                    b_sum.append(d)
+                    counts[d] = 0
+        if a_sum:
+            a = summed_away(a, a_sum)
+        if b_sum:
+            b = summed_away(b, b_sum)
+        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+    shape, strides = ops[0]
+    if len(order) > n_out:
+        return view_strides(shape, strides, shape[:n_out])
+    return tuple(strides)
+
+
+def _sumproduct_pair(left, right, sum_dims):
+    """PyTorch's ``sumproduct_pair`` on (shape, strides) metadata (keepdim=True)."""
+    nd = len(left[0])
+    if not sum_dims:
+        shape = [max(m, n) for m, n in zip(left[0], right[0])]
+        return shape, list(operand_strides(shape, [left, right]))
+    lro, lo, ro = [], [], []
+    for d in range(nd):
+        sl, sr = left[0][d] != 1, right[0][d] != 1
+        if d in sum_dims:
+            continue   # (a dim in one operand only was summed before the pair)
+        if sl and sr:
+            lro.append(d)
+        elif sl:
+            lo.append(d)
+        else:
+            ro.append(d)
+    sizes = [max(m, n) for m, n in zip(left[0], right[0])]
+    if lo and ro and ro[-1] < lo[0]:
+        lo, ro = ro, lo
+    layout = lro + lo + list(sum_dims) + ro
+    out_size = [1 if d in sum_dims else sizes[d] for d in layout]
+    size = 1
+    for d in lro:
+        size *= sizes[d]
+    bmm = [size, 1, 1]
+    for d in lo:
+        bmm[1] *= sizes[d]
+    for d in ro:
+        bmm[2] *= sizes[d]
+    viewed = view_strides(bmm, contiguous(bmm), out_size)
+    strides = [0] * nd
+    for p, d in enumerate(layout):
+        strides[d] = viewed[p]
+    return [1 if d in sum_dims else sizes[d] for d in range(nd)], strides
 
 
 def einsum_tensors(grad, tensors_shapes, equation, operands):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .iter_layout import contiguous_result
 from .pointwise_common import not_implemented_for
 from .registry import defop, export_function, bind_method, FUNCTIONS, Sample
 from .out_tuples import extreme_out, tuple_out
@@ -190,7 +191,9 @@ def _along(rec, name, pick, input, dim, keepdim, check_name=None):
         values = rec.public(input, dim, keepdim, idx)
         return getattr(return_types, name)((values, idx))
     idx = pick(d, axis)
-    out_idx = _const(idx if keepdim else np.squeeze(idx, axis))
+    idx = idx if keepdim else np.squeeze(idx, axis)
+    # a fresh contiguous tensor, size-1 dims included, as PyTorch allocates it
+    out_idx = _const(contiguous_result(idx) if idx.ndim > 1 else idx)
     values = rec.public(input, axis, keepdim, out_idx)
     return getattr(return_types, name)((values, out_idx))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .iter_layout import CONTIG
 from .registry import Sample, bind_method, defop, export_function
 from .shape import at_least, wrap_dim
 from ..autograd.graph import sum_to
@@ -124,7 +125,7 @@ def _gather_samples(make, shapes):
 
 
 defop("gather", gather_op, inputs=("self", "index"), derivatives={"self": gather_self},
-      dtype="same", samples=_gather_samples, family=FAMILY)
+      dtype="same", samples=_gather_samples, family=FAMILY, layout=CONTIG)
 
 
 def take_op(self, index):

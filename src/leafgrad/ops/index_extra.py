@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..errors import no_dims_error
 from ..tensor import Tensor, _wrap
+from .iter_layout import SELF, STRIDES
 from .matrix_extra import diagonal_view
 from .pointwise_common import inplace_of
 from .expanded_write import through_expanded, write_where
@@ -193,7 +194,7 @@ _fill0 = defop("index_fill", index_fill, inputs=("self",), saved_tensor_args=("i
                derivatives={"self": index_fill_self}, dtype="same", methods=(),
                functions=(), family=FAMILY, samples=lambda make, shapes: [
                    Sample((make((3, 4)), 1, _long([2, 0]), -1.5), call="index_fill"),
-                   Sample((make((3, 4)), 0, _long([1]), 2), call="Tensor.index_fill")])
+                   Sample((make((3, 4)), 0, _long([1]), 2), call="Tensor.index_fill")], layout=SELF)
 def index_fill_tensor_value(grad, dim, index):
     # PyTorch's formula: the filled positions' gradients, each position once (the unique
     # indices), summed; index_select takes no negative index (IndexError in backward)
@@ -201,7 +202,7 @@ def index_fill_tensor_value(grad, dim, index):
     return grad.index_select(dim, positions).sum()
 
 
-_fill1 = defop("index_fill_tensor", index_fill, inputs=("self", "value"),
+_fill1 = defop("index_fill_tensor", index_fill, layout=SELF, inputs=("self", "value"),
                saved_tensor_args=("index",),
                derivatives={"self": index_fill_self, "value": index_fill_tensor_value},
                dtype="same",
@@ -258,7 +259,7 @@ def slice_scatter_src(grad, dim, start, end, step):
     return grad[_slice_key(grad._data.ndim, dim, start, end, step)]
 
 
-defop("slice_scatter", slice_scatter, inputs=("self", "src"),
+defop("slice_scatter", slice_scatter, layout=STRIDES, inputs=("self", "src"),
       derivatives={"self": slice_scatter_self, "src": slice_scatter_src}, family=FAMILY,
       dtype=lambda rec, args: _scatter_into_rule("slice")(rec, args),
       samples=lambda make, shapes: [Sample((make((4, 3)), make((2, 3)), 0, 0, 2)),
@@ -302,7 +303,7 @@ def select_scatter_src(grad, dim, index):
     return grad.select(dim, index)
 
 
-defop("select_scatter", select_scatter, inputs=("self", "src"),
+defop("select_scatter", select_scatter, layout=STRIDES, inputs=("self", "src"),
       derivatives={"self": select_scatter_self, "src": select_scatter_src}, family=FAMILY,
       dtype=_scatter_into_rule("select"),
       samples=lambda make, shapes: [Sample((make((4, 3)), make((3,)), 0, 1)),
@@ -329,7 +330,7 @@ def diagonal_scatter_src(grad, offset, dim1, dim2):
     return grad.diagonal(offset, dim1, dim2)
 
 
-defop("diagonal_scatter", diagonal_scatter, inputs=("self", "src"),
+defop("diagonal_scatter", diagonal_scatter, layout=STRIDES, inputs=("self", "src"),
       derivatives={"self": diagonal_scatter_self, "src": diagonal_scatter_src}, family=FAMILY,
       dtype=_scatter_into_rule(None),
       samples=lambda make, shapes: [Sample((make((3, 4)), make((3,)))),

@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from .iter_layout import index_result
 from .registry import Sample, bind_method, defop, export_function
 from .shape import at_least, wrap_dim
 from ..autograd.graph import sum_to
@@ -164,8 +165,10 @@ export_function("narrow", narrow)
 
 # -- index (advanced indexing) ------------------------------------------------------------
 def index_op(self, indices):
-    """Advanced indexing; ``indices`` holds, per leading dim, an int64 array or None."""
-    return self[tuple(slice(None) if i is None else i for i in indices)]
+    """Advanced indexing; ``indices`` holds, per leading dim, an int64 array or None (the
+    result in PyTorch's layout: ``index_result``)."""
+    return index_result(self[tuple(slice(None) if i is None else i for i in indices)], self,
+                        indices)
 
 
 def index_self(grad, self_shape, indices):

@@ -120,6 +120,35 @@ def as_view(a: np.ndarray, shape, strides) -> np.ndarray:
 
 
 # -- elementwise records: the dispatcher's post-pass ------------------------------------------
+# A record's output layout kind (``defop(layout=...)``, read as ``rec.layout`` by the
+# dispatcher's ``fix_layout``): ITER: TensorIterator over the tensor inputs in order (Note
+# below); REV: the same, the first two inputs swapped (``rsub`` computes other - self); SELF:
+# as ``self`` alone (ops that clone ``self`` preserving its layout, then write into it);
+# STRIDES: ``self``'s very strides (the ``*_scatter`` ops start from
+# ``clone_preserve_strides``); CONTIG: always C-contiguous (PyTorch's kernel makes its input
+# or output contiguous); OWN: the forward's own layout; WHERE: ITER, the first input
+# (``where``'s bool condition) never converted; TARGET: as the second input alone
+# (binary_cross_entropy_with_logits starts from 1 - target, then works in place); RED:
+# C-contiguous strides exactly, size-1 dims included (reductions allocate their outputs
+# contiguous: NumPy's keep the input's dim order). A function instead of a kind is the record's
+# own rule: ``rule(out, arrays)`` answers ``out`` laid out, ``arrays`` the tensor inputs' arrays
+# in input order (None for an input that is not a tensor); such records take the general
+# dispatcher (``suggested_layout`` below, convolution's in conv.py).
+OWN, ITER, CONTIG, SELF, REV, STRIDES, WHERE, TARGET, RED = 0, 1, 2, 3, 4, 5, 6, 7, 8
+ITER_FAMILIES = ("pointwise", "nn_activations", "backward")
+
+
+def default_layout(name: str, family: str, view: bool) -> int:
+    """The layout kind of a record that names none: RED for reductions, ITER for out-of-place
+    non-view records of the elementwise families, else OWN. Every other record says its kind
+    with ``defop(layout=...)``."""
+    if family == "reduction":
+        return RED
+    if family in ITER_FAMILIES and not name.endswith("_") and not view:
+        return ITER
+    return OWN
+
+
 # Note [Elementwise output layouts]
 # PyTorch's TensorIterator lays a new output out (i) C-contiguous when every operand has the
 # output's shape and is contiguous, (ii) with the operands' strides when they all have the
@@ -200,6 +229,134 @@ def cast_layout(a: np.ndarray) -> np.ndarray:
     strides = iter_strides(a.shape, [a])
     return np.lib.stride_tricks.as_strided(np.empty(1, a.dtype), a.shape,
                                            tuple(s * a.itemsize for s in strides))
+
+
+# -- advanced indexing: x[idx] --------------------------------------------------------------
+def _is_contiguous(shape, strides) -> bool:
+    step = 1
+    for n, st in zip(reversed(tuple(shape)), reversed(tuple(strides))):
+        if n != 1:
+            if st != step:
+                return False
+            step *= n
+    return True
+
+
+def operand_strides(shape, ops) -> tuple:
+    """``iter_strides`` for operands given as ``(shape, strides)`` pairs (metadata only: the
+    intermediate tensors of a composite op, never built)."""
+    shape = tuple(shape)
+    if all(tuple(sh) == shape for sh, _ in ops):
+        if all(_is_contiguous(sh, st) for sh, st in ops):
+            return contiguous(shape)
+        first = tuple(ops[0][1])
+        if min(first, default=0) >= 0 and _dense_strides(shape, first) \
+                and all(tuple(st) == first for _, st in ops[1:]):
+            return first
+    return elementwise_strides(shape, ops)
+
+
+def index_result(out: np.ndarray, src: np.ndarray, indices) -> np.ndarray:
+    """``out`` (``src`` advanced-indexed by ``indices``: per leading dim an integer array or
+    None) laid out as PyTorch's index kernel lays it out: a TensorIterator over ``src``
+    restrided (the indexed dims replaced by the indices' shape, stride 0; moved to the front
+    first when they are not adjacent) and the indices broadcast together, reshaped to the
+    output's dims. Contiguous operands give a contiguous result (no work here)."""
+    if out.ndim < 2 or out.size <= 1:
+        return out
+    idx = [i for i in indices if i is not None]
+    if src.flags.c_contiguous and all(i.flags.c_contiguous for i in idx):
+        # (exactly C-contiguous: NumPy may give a size-1 dim another stride)
+        return out if out.flags.c_contiguous and 1 not in out.shape else contiguous_result(out)
+    full = list(indices) + [None] * (src.ndim - len(indices))
+    pos = [k for k, i in enumerate(full) if i is not None]
+    shape, strides = list(src.shape), list(elem_strides(src))
+    if pos[-1] - pos[0] + 1 != len(pos):   # transposeToFront
+        order = pos + [k for k in range(src.ndim) if full[k] is None]
+        shape = [shape[k] for k in order]
+        strides = [strides[k] for k in order]
+        before = 0
+    else:
+        before = pos[0]
+    idx = np.broadcast_arrays(*idx)   # expand_outplace: stride 0 where broadcast
+    rshape = idx[0].shape
+    rest = before + len(pos)
+    if tuple(shape[:before]) + rshape + tuple(shape[rest:]) != out.shape:
+        return out   # (not an advanced index this function knows)
+    after = len(shape) - rest
+    ops = [(out.shape, tuple(strides[:before]) + (0,) * len(rshape) + tuple(strides[rest:]))]
+    for a in idx:
+        nshape = (1,) * before + rshape + (1,) * after
+        st = view_strides(rshape, elem_strides(a), nshape)
+        ops.append((nshape, st if st is not None else contiguous(nshape)))
+    target = operand_strides(out.shape, ops)
+    if elem_strides(out) == target:
+        return out
+    fixed = strided_empty(out.shape, target, out.dtype)
+    fixed[...] = out
+    return fixed
+
+
+# -- memory formats: PyTorch's channels-last layouts ------------------------------------------
+# Some kernels allocate their output in the memory format their input "suggests" (batch norm's
+# ``empty_like(input, input.suggest_memory_format())``, convolution's backend format): NCHW
+# tensors whose strides are ordered C, W, H, N (NCDHW: C, W, H, D, N) are channels-last.
+
+def channels_last_like(shape, strides) -> bool:
+    """PyTorch's ``is_channels_last_strides_2d`` (4 dims) / ``_3d`` (5 dims), strides in
+    elements: whether ``suggest_memory_format()`` answers a channels-last format."""
+    nd = len(shape)
+    if nd == 4:
+        order = (1, 3, 2, 0)
+    elif nd == 5:
+        order = (1, 4, 3, 2, 0)
+    else:
+        return False
+    if strides[1] == 0:
+        return False
+    low = 0
+    for d in order:
+        if shape[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:
+            return False   # ambiguous (N111 tensors...): PyTorch falls back to contiguous
+        low = strides[d] * shape[d] if shape[d] > 1 else strides[d]
+    return True
+
+
+def channels_last_strides(shape) -> tuple:
+    """The strides of a new channels-last tensor of ``shape`` (4 or 5 dims)."""
+    strides = [0] * len(shape)
+    strides[1] = 1
+    step = shape[1]
+    for d in range(len(shape) - 1, 1, -1):
+        strides[d] = step
+        step *= shape[d]
+    strides[0] = step
+    return tuple(strides)
+
+
+def with_strides(out: np.ndarray, strides) -> np.ndarray:
+    """``out`` with exactly ``strides`` (dense, elements): a copy only where they differ."""
+    strides = tuple(strides)
+    if elem_strides(out) == strides:
+        return out
+    if strides == contiguous(out.shape):
+        fixed = np.empty(out.shape, out.dtype)
+        fixed[...] = out
+        return fixed
+    fixed = strided_empty(out.shape, strides, out.dtype)
+    fixed[...] = out
+    return fixed
+
+
+def suggested_layout(out: np.ndarray, arrays) -> np.ndarray:
+    """A record's ``layout=`` rule: ``out`` as ``empty_like(input, input.suggest_memory_format())``
+    lays it out (channels-last when the first input is, else contiguous)."""
+    x = arrays[0]
+    if x is not None and x.ndim == out.ndim and channels_last_like(x.shape, elem_strides(x)):
+        return with_strides(out, channels_last_strides(out.shape))
+    return contiguous_result(out)
 
 
 # -- a leaf's .grad: AccumulateGrad's layout contract -----------------------------------------

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .iter_layout import (channels_last_like, channels_last_strides, contiguous_result,
+                          elem_strides, view_strides, with_strides)
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .registry import Sample, bind_method, defop, export_function
 from .shape import at_least, reshape, wrap_dim
@@ -104,9 +106,46 @@ def _cat_samples(make, shapes):
                                                  dtype=np.int64)], 1), call="cat")]
 
 
+def _cat_format(shapes_strides) -> int:
+    """The memory format ``cat`` gives its output (PyTorch's
+    ``cat_compute_output_memory_format``): the inputs' common suggested format, 4 or 5 for
+    channels-last (2-d / 3-d), 0 (contiguous) where one input is contiguous or two differ;
+    legacy empty (0,) inputs are skipped."""
+    fmt = None
+    for shape, strides in shapes_strides:
+        if _legacy_empty(shape):
+            continue
+        f = len(shape) if channels_last_like(shape, strides) else 0
+        if f == 0 or (fmt is not None and fmt != f):
+            return 0
+        fmt = f
+    return fmt or 0
+
+
+def _plain(out, arrays) -> bool:
+    """C-contiguous inputs and output, no size-1 dims (so the strides are exact): the
+    common case, PyTorch's layout already (such inputs never suggest channels-last)."""
+    if not out.flags.c_contiguous or 1 in out.shape:
+        return False
+    for a in arrays:
+        if not a.flags.c_contiguous or 1 in a.shape:
+            return False
+    return True
+
+
+def _cat_layout(out, arrays, dim=0):
+    """``cat``'s output layout (its ``layout=`` rule): contiguous, or channels-last where
+    every input suggests it."""
+    if _plain(out, arrays):
+        return out
+    if _cat_format([(a.shape, elem_strides(a)) for a in arrays]):
+        return with_strides(out, channels_last_strides(out.shape))
+    return contiguous_result(out)
+
+
 _cat = defop("cat", cat, inputs=("tensors",), list_input=True,
              derivatives={"tensors": cat_tensors}, methods=(), samples=_cat_samples,
-             family=FAMILY)
+             family=FAMILY, layout=_cat_layout)
 
 
 def _cat_public(tensors, dim=0, *, axis=_NA, out=None):
@@ -147,9 +186,29 @@ def _stack_samples(make, shapes):
             Sample(([make(s), make(s, dtype=np.int64)], len(s)))]
 
 
+def _stack_layout(out, arrays, dim=0):
+    """``stack``'s output layout (its ``layout=`` rule): PyTorch's stack is ``cat`` along
+    ``dim`` viewed to the new shape, or, stacking on a new last dim, ``cat`` of the inputs
+    unsqueezed there."""
+    if _plain(out, arrays):
+        return out
+    ref = arrays[0]
+    axis = wrap_dim(dim, ref.ndim + 1)
+    if axis < ref.ndim:
+        cat_shape = ref.shape[:axis] + (ref.shape[axis] * len(arrays),) + ref.shape[axis + 1:]
+        fmt = _cat_format([(a.shape, elem_strides(a)) for a in arrays])
+    else:
+        cat_shape = ref.shape + (len(arrays),)
+        fmt = _cat_format([(a.shape + (1,), elem_strides(a) + (1,)) for a in arrays])
+    if not fmt:
+        return contiguous_result(out)
+    strides = view_strides(cat_shape, channels_last_strides(cat_shape), out.shape)
+    return with_strides(out, strides) if strides is not None else contiguous_result(out)
+
+
 _stack = defop("stack", stack, inputs=("tensors",), list_input=True,
                derivatives={"tensors": stack_tensors}, methods=(), samples=_stack_samples,
-               family=FAMILY)
+               family=FAMILY, layout=_stack_layout)
 
 
 def _stack_public(tensors, dim=0, *, axis=_NA, out=None):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .iter_layout import RED
 from .registry import defop, export_function, bind_method, Sample
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
@@ -241,7 +242,7 @@ _bmm = defop("bmm", matmul_forward, derivatives={"self": bmm_self, "other": bmm_
 _vm = defop("matmul_vm", matmul_forward, derivatives=_DERIVS, dtype="same", methods=(),
             functions=(), grad_fn_name="SqueezeBackward4", family=FAMILY,
             samples=_mm_samples("matmul", lambda sh: [((3,), (3, 4))]))
-_batched = defop("matmul_batched", matmul_forward, derivatives=_DERIVS, dtype="same",
+_batched = defop("matmul_batched", matmul_forward, derivatives=_DERIVS, dtype="same", layout=RED,
                  methods=(), functions=(), grad_fn_name="UnsafeViewBackward0", family=FAMILY,
                  samples=_mm_samples("matmul", lambda sh: [
                      ((2, 2, 3), (2, 3, 4)), ((4, 2, 3), (3, 5)), ((2, 1, 2, 3), (3, 3, 2)),

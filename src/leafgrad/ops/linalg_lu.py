@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from .iter_layout import RED
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros, _cat
 from .linalg import matmul
@@ -220,7 +221,7 @@ def linalg_lu_A(grads, result0, result1, result2, pivot):   # what PyTorch saves
     return _lu_grad(result0, result1, result2, grads[1], grads[2])
 
 
-_lu = defop("linalg_lu", linalg_lu, inputs=("A",), derivatives={"A": linalg_lu_A},
+_lu = defop("linalg_lu", linalg_lu, inputs=("A",), derivatives={"A": linalg_lu_A}, layout=RED,
             dtype="same", n_outputs=3, differentiable_outputs=(False, True, True),
             materialize=materialize_zeros, methods=(), functions=(), family=FAMILY,
             saved_aliases={"result0": "P", "result1": "L", "result2": "U"},

@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from .cascade_sum import sum_like_torch
+from .iter_layout import ITER, SELF, TARGET
 from .nll_loss import not_differentiable
 from .registry import RECORDS, Sample, defop
 
@@ -145,12 +146,12 @@ def mse_loss_backward_target(grad, grad_output, target, reduction):
 
 
 MSE_LOSS = defop(
-    "mse_loss", mse_loss, inputs=("self", "target"), grads_in_order=True,
+    "mse_loss", mse_loss, layout=ITER, inputs=("self", "target"), grads_in_order=True,
     derivatives={"self": mse_loss_self, "target": mse_loss_target},
     dtype=_float_kernel("mse_cpu"), methods=(), functions=(), family=FAMILY,
     samples=_pair_samples("nn.functional.mse_loss"))
 MSE_LOSS_BACKWARD = defop(
-    "mse_loss_backward", mse_loss_backward, inputs=("grad_output", "self", "target"),
+    "mse_loss_backward", mse_loss_backward, layout=ITER, inputs=("grad_output", "self", "target"),
     derivatives={"grad_output": mse_loss_backward_grad_output, "self": mse_loss_backward_self,
                  "target": mse_loss_backward_target},
     dtype=_like_self, methods=(), functions=(), family=FAMILY)
@@ -265,7 +266,7 @@ def _huber_samples(call, key):
 
 
 SMOOTH_L1_LOSS = defop(
-    "smooth_l1_loss", smooth_l1_loss, inputs=("self", "target"), grads_in_order=True,
+    "smooth_l1_loss", smooth_l1_loss, layout=ITER, inputs=("self", "target"), grads_in_order=True,
     derivatives={"self": smooth_l1_loss_self, "target": smooth_l1_loss_target},
     dtype=_float_kernel("smooth_l1_cpu"), grad_fn_name="SmoothL1LossBackward0", methods=(),
     functions=(), family=FAMILY,
@@ -275,9 +276,9 @@ SMOOTH_L1_LOSS_BACKWARD = defop(
     derivatives={"grad_output": smooth_l1_loss_backward_grad_output,
                  "self": smooth_l1_loss_backward_self, "target": smooth_l1_loss_backward_target},
     dtype=_like_self, grad_fn_name="SmoothL1LossBackwardBackward0", methods=(), functions=(),
-    family=FAMILY)
+    family=FAMILY, layout=ITER)
 HUBER_LOSS = defop(
-    "huber_loss", huber_loss, inputs=("self", "target"), grads_in_order=True,
+    "huber_loss", huber_loss, layout=SELF, inputs=("self", "target"), grads_in_order=True,
     derivatives={"self": huber_loss_self, "target": huber_loss_target},
     dtype=_float_kernel("huber_cpu", result="self"), methods=(), functions=(), family=FAMILY,
     samples=_huber_samples("nn.functional.huber_loss", "delta"))
@@ -285,7 +286,7 @@ HUBER_LOSS_BACKWARD = defop(
     "huber_loss_backward", huber_loss_backward, inputs=("grad_output", "self", "target"),
     derivatives={"grad_output": huber_loss_backward_grad_output,
                  "self": huber_loss_backward_self, "target": huber_loss_backward_target},
-    dtype="same", methods=(), functions=(), family=FAMILY)
+    dtype="same", methods=(), functions=(), family=FAMILY, layout=ITER)
 
 
 # -- binary_cross_entropy ----------------------------------------------------------------------
@@ -407,11 +408,11 @@ def _bce_samples(make, shapes):
 
 
 BINARY_CROSS_ENTROPY = defop(
-    "binary_cross_entropy", binary_cross_entropy, inputs=("self", "target"),
+    "binary_cross_entropy", binary_cross_entropy, layout=SELF, inputs=("self", "target"),
     derivatives={"self": binary_cross_entropy_self, "target": binary_cross_entropy_target},
     dtype=_bce_dtype, methods=(), functions=(), family=FAMILY, samples=_bce_samples)
 BINARY_CROSS_ENTROPY_BACKWARD = defop(
-    "binary_cross_entropy_backward", binary_cross_entropy_backward,
+    "binary_cross_entropy_backward", binary_cross_entropy_backward, layout=ITER,
     inputs=("grad_output", "self", "target"),
     derivatives={"grad_output": binary_cross_entropy_backward_grad_output,
                  "self": binary_cross_entropy_backward_self,
@@ -493,7 +494,7 @@ def _bce_logits_samples(make, shapes):
 
 
 BINARY_CROSS_ENTROPY_WITH_LOGITS = defop(
-    "binary_cross_entropy_with_logits", binary_cross_entropy_with_logits,
+    "binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, layout=TARGET,
     inputs=("self", "target"),
     derivatives={"self": binary_cross_entropy_with_logits_self,
                  "target": binary_cross_entropy_with_logits_target},
@@ -548,15 +549,15 @@ def _number_rule(true_divide):
     return rule
 
 
-MUL_SCALAR = defop("mul_scalar", mul_scalar, inputs=("self",),
+MUL_SCALAR = defop("mul_scalar", mul_scalar, layout=ITER, inputs=("self",),
                    derivatives={"self": mul_scalar_self}, dtype=_number_rule(False),
                    grad_fn_name="MulBackward1", methods=(), functions=(), family=FAMILY)
-ADD_SCALAR = defop("add_scalar", add_scalar, inputs=("self",),
+ADD_SCALAR = defop("add_scalar", add_scalar, layout=ITER, inputs=("self",),
                    derivatives={"self": add_scalar_self}, dtype=_number_rule(False),
                    grad_fn_name="AddBackward1", methods=(), functions=(), family=FAMILY)
-SUB_SCALAR = defop("sub_scalar", sub_scalar, inputs=("self",),
+SUB_SCALAR = defop("sub_scalar", sub_scalar, layout=ITER, inputs=("self",),
                    derivatives={"self": add_scalar_self}, dtype=_number_rule(False),
                    grad_fn_name="SubBackward1", methods=(), functions=(), family=FAMILY)
-DIV_SCALAR = defop("div_scalar", div_scalar, inputs=("self",),
+DIV_SCALAR = defop("div_scalar", div_scalar, layout=ITER, inputs=("self",),
                    derivatives={"self": div_scalar_self}, dtype=_number_rule(True),
                    grad_fn_name="DivBackward1", methods=(), functions=(), family=FAMILY)

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..errors import broadcast_error
+from .iter_layout import ITER
 from .losses import FAMILY, _norm, _np, _type_name, reduce_array
 from .nll_loss import not_differentiable
 from .registry import Sample, defop
@@ -95,7 +96,7 @@ def _soft_margin_samples(make, shapes):
 
 
 SOFT_MARGIN_LOSS = defop(
-    "soft_margin_loss", soft_margin_loss, inputs=("self",),
+    "soft_margin_loss", soft_margin_loss, layout=ITER, inputs=("self",),
     derivatives={"self": soft_margin_loss_self},
     dtype=not_differentiable("soft_margin_loss", {"target": 1}, base=_own_float_dtype),
     methods=(), functions=(), family=FAMILY,
@@ -104,7 +105,7 @@ SOFT_MARGIN_LOSS_BACKWARD = defop(
     "soft_margin_loss_backward", soft_margin_loss_backward, inputs=("grad_output", "self"),
     derivatives={"grad_output": soft_margin_loss_backward_grad_output,
                  "self": soft_margin_loss_backward_self},
-    dtype="same", methods=(), functions=(), family=FAMILY)
+    dtype="same", methods=(), functions=(), family=FAMILY, layout=ITER)
 
 
 # -- norm(self, p, dim, keepdim): the C++ at::norm overload F.pairwise_distance calls ------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .iter_layout import ITER
 from .registry import (defop, export_function, bind_method, Sample, inplace_check, old_value,
                        commit_inplace)
 from .overlap import check_write
@@ -172,7 +173,7 @@ def _addr_rule(rec, args):
     return d.np, d.np
 
 
-_addr = defop("addr", addr, inputs=("self", "vec1", "vec2"),
+_addr = defop("addr", addr, inputs=("self", "vec1", "vec2"), layout=ITER,
               derivatives={"self": addr_self, "vec1": addr_vec1, "vec2": addr_vec2},
               grads_in_order=True,   # PyTorch's AddrBackward0 computes vec1's before vec2's
               dtype=_addr_rule, methods=(), functions=(), inplace="addr_", family=FAMILY,

@@ -20,7 +20,7 @@ from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .expanded_write import through_expanded, write_where
-from .iter_layout import iter_strides, strided_empty
+from .iter_layout import CONTIG, iter_strides, strided_empty
 from .reduction import _wrap_dim
 from .registry import Sample, bind_method, defop, export_function
 
@@ -68,9 +68,9 @@ def _tri_samples(name):
     return samples
 
 
-defop("tril", tril, derivatives={"self": tril_self}, dtype="same", inplace="tril_",
+defop("tril", tril, layout=CONTIG, derivatives={"self": tril_self}, dtype="same", inplace="tril_",
       family=FAMILY, samples=_tri_samples("tril"))
-defop("triu", triu, derivatives={"self": triu_self}, dtype="same", inplace="triu_",
+defop("triu", triu, layout=CONTIG, derivatives={"self": triu_self}, dtype="same", inplace="triu_",
       family=FAMILY, samples=_tri_samples("triu"))
 
 

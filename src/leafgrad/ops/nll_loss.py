@@ -24,6 +24,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
+from .iter_layout import RED
 from .pointwise_common import zeros_grad
 from .registry import Sample, defop
 
@@ -342,7 +343,7 @@ NLL_LOSS_BACKWARD = defop(
     derivatives={"grad_output": nll_loss_backward_grad_output, "self": nll_loss_backward_self},
     dtype="same", methods=(), functions=(), family=FAMILY)
 NLL_LOSS2D = defop(
-    "nll_loss2d", nll_loss2d, inputs=("self",), derivatives={"self": nll_loss2d_self},
+    "nll_loss2d", nll_loss2d, inputs=("self",), derivatives={"self": nll_loss2d_self}, layout=RED,
     dtype=not_differentiable("nll_loss2d_forward", {"weight": 2}), grad_fn_name="NllLoss2DBackward0",
     methods=(), functions=(), family=FAMILY, samples=_nll2d_samples)
 NLL_LOSS2D_BACKWARD = defop(

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from .iter_layout import CONTIG, OWN
 from .signed_zero import keep_self
 from .. import dtypes as _dt
 from .pointwise_common import inplace_of, not_implemented_formula, number_minus, zeros_grad
@@ -304,7 +305,7 @@ def log_sigmoid_backward_self(grad, grad_output, self):
 
 
 LOG_SIGMOID = defop(
-    "log_sigmoid", log_sigmoid, derivatives={"self": log_sigmoid_self},
+    "log_sigmoid", log_sigmoid, layout=CONTIG, derivatives={"self": log_sigmoid_self},
     dtype=_float_only("log_sigmoid_cpu"), methods=(), functions=(), family=FAMILY,
     samples=_samples("nn.functional.logsigmoid", low=-6.0, high=6.0))
 LOG_SIGMOID_BACKWARD = defop(
@@ -482,7 +483,7 @@ def glu_backward_self(grad, grad_output, self, dim):
     return RECORDS["cat"].public([d_a, d_b], dim)
 
 
-GLU = defop("glu", glu, derivatives={"self": glu_self}, dtype=_float_only("glu_cpu"),
+GLU = defop("glu", glu, layout=OWN, derivatives={"self": glu_self}, dtype=_float_only("glu_cpu"),
             methods=(), functions=(), family=FAMILY,
             samples=lambda make, shapes: [
                 Sample((make((3, 4)),), call="nn.functional.glu"),
@@ -490,6 +491,6 @@ GLU = defop("glu", glu, derivatives={"self": glu_self}, dtype=_float_only("glu_c
                 Sample((make((2, 6)).astype(np.float32),), call="nn.functional.glu",
                        atol=1e-5)])
 GLU_BACKWARD = defop(
-    "glu_backward", glu_backward, inputs=("grad_output", "self"),
+    "glu_backward", glu_backward, layout=OWN, inputs=("grad_output", "self"),
     derivatives={"grad_output": glu_backward_grad_output, "self": glu_backward_self},
     dtype="same", methods=(), functions=(), family=FAMILY)

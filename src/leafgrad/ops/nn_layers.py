@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from ..grad_mode import state as _mode
+from .iter_layout import CONTIG
 from .norm import check_norm_dtypes
 from .norm_backward import joint_layer_norm
 from .registry import Sample, defop
@@ -132,7 +133,7 @@ def _layer_norm_samples(make, shapes):
 
 
 LAYER_NORM = defop(
-    "layer_norm", layer_norm, inputs=("input", "weight", "bias"),
+    "layer_norm", layer_norm, layout=CONTIG, inputs=("input", "weight", "bias"),
     derivatives={"input": layer_norm_input, "weight": layer_norm_weight,
                  "bias": layer_norm_bias},
     dtype="same", grad_fn_name="NativeLayerNormBackward0", methods=(), family=FAMILY,

@@ -17,6 +17,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import _wrap
+from .iter_layout import CONTIG
 from .registry import Sample, defop
 
 FAMILY = "nn_ops"
@@ -169,7 +170,7 @@ def _samples(call):
     return samples
 
 
-defop("softmax", softmax, derivatives={"self": softmax_self},
+defop("softmax", softmax, layout=CONTIG, derivatives={"self": softmax_self},
       dtype=_softmax_dtype("softmax"), family=FAMILY, samples=_samples("softmax"))
-defop("log_softmax", log_softmax, derivatives={"self": log_softmax_self},
+defop("log_softmax", log_softmax, layout=CONTIG, derivatives={"self": log_softmax_self},
       dtype=_softmax_dtype("log_softmax"), family=FAMILY, samples=_samples("log_softmax"))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..grad_mode import state as _mode
+from .iter_layout import suggested_layout
 from .registry import Sample, defop
 
 FAMILY = "norm"
@@ -170,7 +171,8 @@ NATIVE_BATCH_NORM = defop(
     "native_batch_norm", native_batch_norm, inputs=("input", "weight", "bias"),
     derivatives={"input": native_batch_norm_input, "weight": native_batch_norm_weight,
                  "bias": native_batch_norm_bias},
-    dtype="same", methods=(), functions=(), family=FAMILY, samples=_bn_samples)
+    dtype="same", methods=(), functions=(), family=FAMILY, samples=_bn_samples,
+    layout=suggested_layout)   # empty_like(input, input.suggest_memory_format())
 
 
 # -- group norm ---------------------------------------------------------------------------------

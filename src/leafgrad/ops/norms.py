@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .iter_layout import RED
 from .registry import defop, export_function, bind_method, Sample
 from .reduction import _dims, _const, unsqueeze_grad
 from .. import dtypes as _dt
@@ -130,7 +131,7 @@ def _norm_samples(make, shapes):
 
 _vnorm = defop("linalg_vector_norm", vector_norm_op, derivatives={"self": vector_norm_self},
                dtype=_norm_dtype, methods=(), functions=(), family=FAMILY,
-               samples=_norm_samples)
+               samples=_norm_samples, layout=RED)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):

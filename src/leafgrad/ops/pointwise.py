@@ -21,6 +21,7 @@ from .. import dtypes as _dt
 from .._zerotensor import is_zero_array
 from ..errors import broadcast_error
 from ..tensor import Tensor
+from .iter_layout import REV
 from .pointwise_common import (inplace_of, int_scalar, not_implemented_for,
                                not_implemented_formula, not_implemented_inplace,
                                operator_dunders, promote_args, scale, zeros_grad)
@@ -164,7 +165,7 @@ def _rsub_samples(make, shapes):
             Sample((make(shapes[1]), make(shapes[2])), {"alpha": 3}, call="rsub")]
 
 
-_rsub_t = defop("rsub", rsub, derivatives={"self": rsub_self, "other": rsub_other},
+_rsub_t = defop("rsub", rsub, layout=REV, derivatives={"self": rsub_self, "other": rsub_other},
                 methods=(), functions=(), samples=_rsub_samples, family=FAMILY)
 _rsub_t.dtype_rule = _sub_rule
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..grad_mode import state as _mode
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
+from .iter_layout import CONTIG
 from .pointwise import _check_bool_sub
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, \
     zeros_grad
@@ -142,7 +143,7 @@ def pow_scalar_base_exponent(grad, self, exponent, result):
     return grad * RECORDS["mul_scalar"].public(result, float(np.log(self)))
 
 
-_pow2 = defop("pow_scalar_base", pow_scalar_base, inputs=("exponent",),
+_pow2 = defop("pow_scalar_base", pow_scalar_base, layout=CONTIG, inputs=("exponent",),
               derivatives={"exponent": pow_scalar_base_exponent}, grad_fn_name="PowBackward2",
               dtype=promote_args(0, 1), methods=(), functions=(), family=FAMILY,
               samples=lambda make, shapes: [

@@ -18,7 +18,7 @@ from .linalg import _check_dot, _cname, _tname, _no_bool
 from .matmul_extra import _size, _tensors   # (matmul_extra imports this module last)
 from ..errors import broadcast_error
 from ..tensor import Tensor
-from .iter_layout import (VIEW_ERROR, as_view, contiguous, elem_strides,
+from .iter_layout import (RED, VIEW_ERROR, as_view, contiguous, elem_strides,
                           elementwise_strides,
                           strided_empty, view_strides)
 
@@ -264,7 +264,7 @@ def linalg_cross_other(grad, self, dim):
     return _cross.public(grad, self, dim)
 
 
-_cross = defop("linalg_cross", linalg_cross,
+_cross = defop("linalg_cross", linalg_cross, layout=RED,
                derivatives={"self": linalg_cross_self, "other": linalg_cross_other},
                methods=(), functions=(), family=FAMILY,
                samples=lambda make, shapes: [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .iter_layout import CONTIG, SELF
 from .registry import Sample, bind_method, defop, export_function
 from .shape import at_least, dims_arg, size_arg, wrap_dim
 from ..errors import shape_str
@@ -103,7 +104,8 @@ _flip = defop("flip", flip_op, derivatives={"self": flip_self}, dtype="same", me
               samples=lambda make, shapes: [
                   Sample((make(at_least(shapes[0], 1)), (0,)), call="flip"),
                   Sample((make(at_least(shapes[0], 1)), -1), call="Tensor.flip"),
-                  Sample((make(shapes[0]), tuple(range(len(shapes[0])))), call="flip")])
+                  Sample((make(shapes[0]), tuple(range(len(shapes[0])))), call="flip")],
+              layout=SELF)
 
 
 def flip(self, *dims):
@@ -139,7 +141,7 @@ def roll_self(grad, shifts, dims):
     return grad.roll(back, dims)
 
 
-defop("roll", roll_op, derivatives={"self": roll_self}, dtype="same", family=FAMILY,
+defop("roll", roll_op, layout=CONTIG, derivatives={"self": roll_self}, dtype="same", family=FAMILY,
       samples=lambda make, shapes: [Sample((make(shapes[0]), 1)),
                                     Sample((make(at_least(shapes[0], 1)), (2,), (-1,))),
                                     Sample((make(at_least(shapes[0], 2)), (1, -3), (0, 1)),

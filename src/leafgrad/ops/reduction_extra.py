@@ -17,6 +17,7 @@ import numpy as np
 from .. import return_types
 from ..tensor import Tensor, _wrap
 from .backward_ops import keep_none
+from .iter_layout import CONTIG
 from .pointwise_common import not_implemented_for
 from .reduction import _count, _dims, _wrap_dim, expand_grad
 from .variance import _var_args, std_op, var_op, var_backward
@@ -96,10 +97,12 @@ def _cum_samples(call):
 
 _cummax = defop("cummax", cum_extreme, derivatives={"self": cum_extreme_self}, dtype="same",
                 saved_tensor_args=("indices",),
-                methods=(), functions=(), family=FAMILY, samples=_cum_samples("cummax"))
+                methods=(), functions=(), family=FAMILY, samples=_cum_samples("cummax"),
+                layout=CONTIG)
 _cummin = defop("cummin", cum_extreme, derivatives={"self": cum_extreme_self}, dtype="same",
                 saved_tensor_args=("indices",),
-                methods=(), functions=(), family=FAMILY, samples=_cum_samples("cummin"))
+                methods=(), functions=(), family=FAMILY, samples=_cum_samples("cummin"),
+                layout=CONTIG)
 
 
 def _cum_public(rec, name, larger):
@@ -151,7 +154,8 @@ def logcumsumexp_self(grad, self, result, dim):
 
 defop("logcumsumexp", logcumsumexp, derivatives={"self": logcumsumexp_self}, dtype="same",
       family=FAMILY, samples=lambda make, shapes: [
-          Sample((make(shapes[1] or (3,)), 0)), Sample((make(shapes[1] or (3,)), -1))])
+          Sample((make(shapes[1] or (3,)), 0)), Sample((make(shapes[1] or (3,)), -1))],
+      layout=CONTIG)
 
 
 # -- aminmax ---------------------------------------------------------------------------------

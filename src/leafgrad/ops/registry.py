@@ -28,6 +28,7 @@ from .. import dtypes as _dt
 from ..autograd.graph import make_node_class
 from ..tensor import Tensor
 from .dispatch import choose_dispatch, dispatch, record_node  # noqa: F401
+from .iter_layout import OWN, default_layout
 from .lazy import _Table, lazy_slot
 # re-exported: family files and out_variants.py import these names from here
 from .inplace import (_can_cast, _inplace_kernel_error, _make_inplace, _move_retain_grad,  # noqa: F401
@@ -101,7 +102,7 @@ class OpRecord(_Fields):
                "family", "methods", "functions", "inplace", "differentiable_outputs",
                "materialize", "has_saved_output", "input_pos", "saved_sources", "saved_users",
                "public", "list_input", "saved_plan", "plans", "dispatch", "extra", "kernel",
-               "kernel_tail")
+               "kernel_tail", "layout")
 
     def __init__(self, name: str, forward: Callable, params: tuple, inputs: tuple,
                  formulas: tuple, saved_names: tuple, dtype_rule: Callable, grad_fn_name: str,
@@ -112,7 +113,7 @@ class OpRecord(_Fields):
                  saved_sources: tuple = (), saved_users: tuple = (), public: Callable = None,
                  list_input: bool = False, saved_plan: tuple = (), plans: dict = _NEW_DICT,
                  dispatch: Callable = None, extra: dict = _NEW_DICT,
-                 kernel: Callable | None = None, kernel_tail: tuple = ()):
+                 kernel: Callable | None = None, kernel_tail: tuple = (), layout=OWN):
         self.name = name
         self.forward = forward
         self.params = params
@@ -143,6 +144,7 @@ class OpRecord(_Fields):
         self.extra = {} if extra is _NEW_DICT else extra
         self.kernel = kernel               # see defop
         self.kernel_tail = kernel_tail     # the defaults of the parameters after the inputs
+        self.layout = layout               # see defop
 
 
 class _LazyNodeClass:
@@ -234,7 +236,7 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
           n_outputs: int = 1, differentiable_outputs: tuple | None = None,
           materialize: Callable | None = None, samples: Callable | None = None,
           family: str = "", list_input: bool = False, kernel: Callable | None = None,
-          **extra) -> OpRecord:
+          layout=None, **extra) -> OpRecord:
     """Register one op. ``forward``'s signature is the op's PyTorch signature.
 
     ``derivatives`` maps each differentiable input name to its formula; an op with none is
@@ -246,6 +248,11 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
     the inputs are floating arrays of one dtype and every other argument has its default;
     the dispatcher's fast paths then call it directly, saving the forward's Python frames
     (see Note [Fast paths] in dispatch.py).
+
+    ``layout`` is how the dispatcher lays out the outputs (ITER, CONTIG, SELF... from
+    ops/iter_layout.py, Note [Elementwise output layouts], or a function: the record's own
+    rule); None takes the family's default (``default_layout``: RED for reductions, ITER for
+    elementwise families, else OWN).
     """
     sig = _signature(forward)
     params = sig.names
@@ -282,7 +289,8 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
         differentiable=bool(derivatives), view=view, n_outputs=n_outputs, samples=samples,
         family=family, methods=tuple(methods), functions=tuple(functions), inplace=inplace,
         differentiable_outputs=differentiable_outputs, materialize=materialize,
-        list_input=list_input, extra=extra)
+        list_input=list_input, extra=extra,
+        layout=default_layout(name, family, view) if layout is None else layout)
     rec.input_pos = tuple(params.index(i) for i in inputs)
     if kernel is not None:
         rec.kernel = kernel

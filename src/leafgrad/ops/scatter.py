@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from .iter_layout import SELF
 from .pointwise_common import not_implemented_formula
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
     inplace_check
@@ -387,7 +388,7 @@ def put_source(grad, index, source_shape):
     return grad.take(index).reshape(source_shape)
 
 
-_put = defop("put", put_op, inputs=("self", "index", "source"),
+_put = defop("put", put_op, layout=SELF, inputs=("self", "index", "source"),
              derivatives={"self": put_self, "source": put_source}, dtype="same",
              family=FAMILY,
              samples=lambda make, shapes: [Sample((

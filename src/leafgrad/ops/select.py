@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
+from .iter_layout import CONTIG, WHERE
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
 from .registry import Sample, bind_method, defop, export_function, promote
 from .signed_zero import clamp_ties, keep_self, lanes_tie, zero_ties
@@ -61,7 +62,7 @@ def _where_samples(make, shapes):
                    call="Tensor.where")]
 
 
-_where = defop("where", where_op, inputs=("condition", "self", "other"),
+_where = defop("where", where_op, layout=WHERE, inputs=("condition", "self", "other"),
                derivatives={"self": where_self, "other": where_other},
                dtype=promote_args(1, 2), methods=(), functions=(), samples=_where_samples,
                family=FAMILY)
@@ -533,7 +534,7 @@ def _same_or_wider(a, b):
         return False
 
 
-_mfill0 = defop("masked_fill", masked_fill_scalar, inputs=("self", "mask"),
+_mfill0 = defop("masked_fill", masked_fill_scalar, layout=CONTIG, inputs=("self", "mask"),
                 derivatives={"self": masked_fill_self}, dtype="same", methods=(),
                 functions=(), samples=_masked_fill_samples, family=FAMILY)
 
@@ -554,7 +555,7 @@ _mfill1 = defop("masked_fill_tensor", masked_fill_tensor, inputs=("self", "mask"
                 family=FAMILY,
                 samples=lambda make, shapes: [
                     Sample((make(shapes[0]), make(shapes[1], dtype=np.bool_), make(())),
-                           call="masked_fill")])
+                           call="masked_fill")], layout=CONTIG)
 
 
 def masked_fill(input, mask, value):

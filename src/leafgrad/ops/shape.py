@@ -391,8 +391,17 @@ for _name in ("movedim", "moveaxis"):
 
 # -- unsqueeze / squeeze -----------------------------------------------------------------
 def unsqueeze_op(self, dim):
-    """A view with a new size-1 dim at ``dim``."""
-    return np.expand_dims(self, _wrap_dim(dim, self.ndim + 1))
+    """A view with a new size-1 dim at ``dim``, whose stride is PyTorch's (the next dim's
+    extent, 1 at the end): NumPy's can differ for a strided input."""
+    d = _wrap_dim(dim, self.ndim + 1)
+    out = np.expand_dims(self, d)
+    if self.flags.c_contiguous:
+        return out   # (NumPy's stride is PyTorch's)
+    st = self.strides
+    want = self.itemsize if d >= self.ndim else self.shape[d] * st[d]
+    if out.strides[d] != want:
+        out = np.lib.stride_tricks.as_strided(self, out.shape, st[:d] + (want,) + st[d:])
+    return out
 
 
 def unsqueeze_self(grad, dim):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .iter_layout import RED, SELF
 from .numpy_aliases import NA as _NA, dim_keepdim as _aliased
 from .registry import Sample, bind_method, defop, export_function
 from .joins import materialize_zeros, variable_outputs
@@ -115,7 +116,7 @@ def _sort_samples(make, shapes):
 
 
 _sort = variable_outputs(defop(
-    "sort", sort_op, derivatives={"self": sort_self}, dtype="same", n_outputs=2,
+    "sort", sort_op, layout=SELF, derivatives={"self": sort_self}, dtype="same", n_outputs=2,
     differentiable_outputs=(True, False), materialize=materialize_zeros, methods=(),
     functions=(), samples=_sort_samples, family=FAMILY))
 
@@ -189,7 +190,7 @@ def _topk_samples(make, shapes):
 
 
 _topk = variable_outputs(defop(
-    "topk", topk_op, derivatives={"self": topk_self}, dtype="same", n_outputs=2,
+    "topk", topk_op, derivatives={"self": topk_self}, dtype="same", n_outputs=2, layout=RED,
     differentiable_outputs=(True, False), materialize=materialize_zeros, methods=(),
     functions=(), samples=_topk_samples, family=FAMILY))
 

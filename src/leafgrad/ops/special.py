@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ..tensor import _wrap
+from .iter_layout import CONTIG
 from .pointwise_common import scale as _scale
 from .registry import RECORDS, Sample, defop
 from .special_bessel import i0_array, i0e_array, i1_array, i1e_array
@@ -349,7 +350,7 @@ def _mvlgamma_rule(rec, args):
 
 
 _mvlgamma = defop(
-    "mvlgamma", mvlgamma, derivatives={"self": mvlgamma_self}, dtype=_mvlgamma_rule,
+    "mvlgamma", mvlgamma, layout=CONTIG, derivatives={"self": mvlgamma_self}, dtype=_mvlgamma_rule,
     inplace="mvlgamma_", family=FAMILY, samples=lambda make, shapes: [
         Sample((make(shapes[0], 1.6, 4.0), 3)), Sample((make(shapes[1], 0.2, 3.0), 1)),
         Sample((make(shapes[2], 3, 6, np.int64), 2))])

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..errors import no_dims_error
+from .iter_layout import CONTIG
 from .linalg_common import type_name
 from ..tensor import Tensor, _wrap
 from .reduction import _wrap_dim
@@ -409,4 +410,4 @@ def renorm_self(grad, self, p, dim, maxnorm):
 defop("renorm", renorm, derivatives={"self": renorm_self}, dtype="same", inplace="renorm_",
       family=FAMILY, samples=lambda make, shapes: [
           Sample((make((3, 4)), 2, 0, 1.0)), Sample((make((3, 4)), 1, 1, 1.5)),
-          Sample((make((2, 3, 2)), 3, -1, 0.8))])
+          Sample((make((2, 3, 2)), 3, -1, 0.8))], layout=CONTIG)

@@ -19,6 +19,7 @@ from .. import dtypes as _dt
 from .. import functions as _fn
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, bump_version
+from .iter_layout import RED
 from .reduction import _dims
 from .registry import Sample, bind_method, defop, export_function, inplace_check
 
@@ -185,7 +186,7 @@ def _count_nonzero_samples(make, shapes):
     return out
 
 
-defop("count_nonzero", count_nonzero, dtype="same", family=FAMILY,
+defop("count_nonzero", count_nonzero, layout=RED, dtype="same", family=FAMILY,
       samples=_count_nonzero_samples)
 
 
