@@ -286,3 +286,55 @@ def _pointwise_rare(L, r, x, y):
     b = _flat_to(L, y, _prod(other)).reshape(other) if y.numel() and y.dtype == a.dtype \
         and r.flip(0.9) else y
     return L.einsum(pattern, a, b)
+
+
+# -- nn modules: parameters from PyTorch's initialisers under a seed drawn by ``r`` (the same
+# stream on both sides), returned with the output so their gradients are compared too. The
+# recurrent layers are left out: PyTorch's CPU LSTM/GRU/RNN run oneDNN's fused layer
+# (MkldnnRnnLayerBackward0), which leafgrad composes from ordinary ops -------------------------
+@op("module", weight=1.5)
+def _module(L, r, x):
+    nn = L.nn
+    L.manual_seed(r.int(0, 1000))
+    how = r.pick(["linear", "bilinear", "conv1d", "conv2d", "batchnorm1d", "batchnorm2d",
+                  "layernorm", "groupnorm", "embedding_bag", "prelu"])
+    feat = x.shape[-1] if x.dim() else 1
+    if how == "linear":
+        m = nn.Linear(feat, r.int(1, 3), bias=r.flip(0.7))
+    elif how == "bilinear":
+        m = nn.Bilinear(feat, feat, r.int(1, 2))
+        return m(x, x), m.weight
+    elif how in ("conv1d", "conv2d"):
+        k = 1 if how == "conv1d" else 2
+        y = _batched(L, r, x, k)
+        c = y.shape[-k - 1] if y.dim() > k else 1
+        m = getattr(nn, f"Conv{k}d")(c, r.int(1, 2), r.int(1, 2), padding=r.pick([0, 1]),
+                                      bias=r.flip())
+        return m(y), m.weight
+    elif how in ("batchnorm1d", "batchnorm2d"):
+        y = _batched(L, r, x, 1 if how == "batchnorm1d" else 2)
+        c = y.shape[1] if y.dim() > 1 else 1
+        m = getattr(nn, "BatchNorm1d" if how == "batchnorm1d" else "BatchNorm2d")(
+            c, momentum=r.pick([0.1, None]), affine=r.flip(0.8),
+            track_running_stats=r.flip(0.8))
+        if r.flip(0.3):
+            m.eval()
+        out = m(y)
+        return (out, m.running_mean) if m.running_mean is not None else out
+    elif how == "layernorm":
+        m = nn.LayerNorm(feat, elementwise_affine=r.flip(0.8), bias=r.flip(0.8))
+    elif how == "groupnorm":
+        y = _batched(L, r, x, 1)
+        c = y.shape[1] if y.dim() > 1 else 1
+        m = nn.GroupNorm(1 if c < 2 or r.flip() else c, c)
+        return m(y), m.weight
+    elif how == "embedding_bag":
+        m = nn.EmbeddingBag(4, 2, mode=r.pick(["mean", "sum", "max"]))
+        idx = x.detach().abs().floor().long().clamp(0, 3).reshape(-1)[:6] \
+            if x.numel() and not x.dtype.is_floating_point or x.numel() else L.zeros(0, dtype=L.long)
+        return m(idx.long().reshape(1, -1)) if idx.numel() else m.weight
+    elif how == "prelu":
+        m = nn.PReLU(r.pick([1, feat]) if x.dim() > 1 else 1)
+        y = x if x.dim() != 1 or m.weight.numel() == 1 else x.unsqueeze(0)
+        return m(y), m.weight
+    return m(x), m.weight

@@ -243,3 +243,56 @@ def test_inplace_view_op_on_a_view_keeps_its_node(how, make):
         out += [type(a.grad_fn).__name__, a.tolist()]
         return out
     same_on_both(run)
+
+
+# -- nll_loss / cross_entropy: a zero loss is +0 (PyTorch's sums start from +0; an ignored
+# target's 'none' loss is written as 0); no class at all with every target ignored is PyTorch's
+# NaN / 0, not a NumPy IndexError ------------------------------------------------------------
+@pytest.mark.parametrize("fn", ["nll_loss", "cross_entropy"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_signed_zeros_and_no_classes(fn, reduction):
+    def run(L):
+        f = getattr(L.nn.functional, fn)
+        out = []
+        cases = [(L.zeros(3, 1), L.zeros(3, dtype=L.long), None),
+                 (-L.zeros(3, 1), L.zeros(3, dtype=L.long), None),
+                 (L.zeros(3, 2), L.zeros(3, dtype=L.long), L.ones(2)),
+                 (L.zeros(3, 2), L.tensor([0, -100, 1]), None),
+                 (L.zeros(0), L.tensor(-100), None), (L.zeros(2, 0), L.tensor([-100, -100]), None),
+                 (L.zeros(0), L.tensor(1), None), (L.zeros(2, 0), L.tensor([-100, 0]), None)]
+        for dt in ("float32", "float16"):
+            for x, t, w in cases:
+                xx = x.to(getattr(L, dt)).requires_grad_()
+                try:
+                    y = f(xx, t, weight=None if w is None else w.to(xx.dtype),
+                          reduction=reduction)
+                    g, = L.autograd.grad(y.sum(), xx)
+                    out.append((str(y), str(g)))
+                except (RuntimeError, IndexError) as exc:
+                    out.append((type(exc).__name__, str(exc)))
+        return out
+    same_on_both(run)
+
+
+def test_group_norm_of_empty_inputs():
+    def run(L):
+        out = []
+        for s, g in [((0, 0), 1), ((0, 2), 1), ((2, 0), 1), ((0, 2, 3), 2), ((1, 2, 0), 2),
+                     ((0, 0, 2), 1), ((2, 0, 3), 1)]:
+            x = L.zeros(s, requires_grad=True)
+            w = L.ones(s[1], requires_grad=True)
+            b = L.ones(s[1], requires_grad=True)
+            y = L.nn.functional.group_norm(x, g, w, b)
+            y.sum().backward()
+            out.append((tuple(y.shape), y.grad_fn.name(), tuple(x.grad.shape), str(w.grad),
+                        str(b.grad)))
+        return out
+    same_on_both(run)
+
+
+def test_linear_of_zero_dim_arguments():
+    calls = [lambda L, a=a, w=w, b=b: L.nn.functional.linear(
+        L.zeros(a), L.zeros(w), None if b is None else L.zeros(b))
+        for a, w, b in [((), (3, 1), None), ((), (3, 1), (3,)), ((2,), (), None),
+                        ((2,), (), (1,)), ((), (), None), ((2,), (2,), None), ((2,), (2,), ())]]
+    same_on_both(lambda L: _errors(L, calls))

@@ -83,7 +83,7 @@ def cross_entropy_2d(input, target, ignore_index):
         return nll.public(log_probs, target, None, 1, ignore_index)
     picked = z.take(flat(z.shape, td))
     total = _add(picked, axis=None)
-    result = _wrap(_asarray(-total / n, dtype=z.dtype))
+    result = _wrap(_asarray(-total / n + 0, dtype=z.dtype))   # (+ 0: never -0, as _nll)
     if input._requires_grad:
         record(nll, (log_probs, target, None, 1, ignore_index), (result,))
     return result

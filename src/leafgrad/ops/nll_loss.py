@@ -79,8 +79,9 @@ def _targets(target, ignore_index, n_classes):
     if lo < 0 or hi >= n_classes:
         bad = (idx < 0) | (idx >= n_classes)
         if keep is not None:
-            bad &= keep
-        raise IndexError(f"Target {target[bad].flat[0]} is out of bounds.")
+            bad &= keep   # (an ignored target's stand-in 0 is no class when there are none)
+        if bad.any():
+            raise IndexError(f"Target {target[bad].flat[0]} is out of bounds.")
     return idx, keep
 
 
@@ -157,21 +158,28 @@ def _nll(self, target, weight, reduction, ignore_index, class_axis):
     n_classes = self.shape[class_axis]
     weight = _check_weight(self, weight, n_classes)
     idx, keep = _targets(target, ignore_index, n_classes)
-    picked = _pick(self, idx, class_axis)
-    w = None if weight is None else weight[idx]
+    if n_classes == 0:   # no class at all: every target was ignore_index (else out of bounds)
+        picked = np.zeros(np.shape(idx), self.dtype)
+        w = None if weight is None else np.zeros(np.shape(idx), weight.dtype)
+    else:
+        picked = _pick(self, idx, class_axis)
+        w = None if weight is None else weight[idx]
     if keep is not None:
         # np.where, not a product: an ignored -inf must not turn into NaN
         picked = np.where(keep, picked, 0)
         w = keep.astype(self.dtype) if w is None else np.where(keep, w, 0)
     if reduction == 0:
         out = -picked if w is None else -(picked * w)
+        if keep is not None:
+            out = np.where(keep, out, 0)   # an ignored target's loss is written as +0
         return np.asarray(out, dtype=self.dtype)
     total = _add(picked if w is None else picked * w, axis=None)   # np.sum's reduction
+    # (+ 0: PyTorch's sums start from +0, so a zero loss is never -0)
     if reduction == 2:
-        return np.asarray(-total, dtype=self.dtype)
+        return np.asarray(-total + 0, dtype=self.dtype)
     count = picked.size if w is None else np.sum(w)
     # 0 / 0 is NaN, as in PyTorch, for a batch whose targets are all ignored
-    return np.asarray(-total / count if count else -total / self.dtype.type(0),
+    return np.asarray((-total / count if count else -total / self.dtype.type(0)) + 0,
                       dtype=self.dtype)
 
 
@@ -229,6 +237,8 @@ def _nll_grad(grad_output, self, target, weight, reduction, ignore_index, class_
         target = target.reshape(())
     n_classes = self.shape[class_axis]
     idx, keep = _targets(target, ignore_index, n_classes)
+    if n_classes == 0:   # every target ignored (see _nll): nothing to write
+        return np.zeros(self.shape, self.dtype)
     w = None if weight is None else weight.reshape(-1)[idx]
     if reduction == 1:
         if w is None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..grad_mode import state as _mode
+from ..tensor import _wrap
 from .iter_layout import suggested_layout
 from .registry import Sample, defop
 
@@ -182,6 +183,8 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     if input.dtype.kind != "f":
         raise NotImplementedError(f'"GroupNormKernelImpl" not implemented for '
                                   f"'{_type_name(input.dtype)}'")
+    if input.size == 0:   # no group to normalize (PyTorch's kernel returns at once)
+        return np.zeros(input.shape, input.dtype)
     x = input.reshape(N, group, -1)
     acc = x.astype(_acc(input.dtype), copy=False)
     mean = acc.mean(axis=-1, keepdims=True)
@@ -205,6 +208,8 @@ def _group_xhat(input, N, group, eps):
 
 # input and weight, whichever needs a gradient, as PyTorch's one formula for the three
 def native_group_norm_input(grad, input, weight, N, C, group, eps):
+    if input._data.size == 0:
+        return _wrap(np.zeros(input._data.shape, input._data.dtype))
     if _mode.grad_enabled:   # PyTorch's nodes (see _GroupGraph)
         return _GroupGraph(grad, input, N, C, group, eps).input(weight, input.shape)
     xhat, invstd = _group_xhat(input, N, group, eps)
@@ -261,6 +266,8 @@ class _GroupGraph:
 
 
 def native_group_norm_weight(grad, input, weight, N, C, group, eps):
+    if input._data.size == 0:   # no sample: zero; samples of no element: NaN statistics
+        return _wrap(np.full((C,), 0 if N == 0 else np.nan, input._data.dtype))
     if _mode.grad_enabled:   # PyTorch's nodes (see _GroupGraph)
         return _GroupGraph(grad, input, N, C, group, eps).weight()
     xhat, _ = _group_xhat(input, N, group, eps)

@@ -37,6 +37,9 @@ def _torch():
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, as one ``addmm`` for 2-D input like PyTorch."""
+    if input._data.ndim == 0 or weight._data.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input._data.ndim}D and {weight._data.ndim}D")
     if bias is None:
         return input.matmul(weight.t())
     if input._data.ndim == 2:
