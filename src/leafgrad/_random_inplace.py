@@ -67,6 +67,38 @@ def _random_bounds(np_dtype, low, high):
     return int(low), int(high)
 
 
+def _check_in_dtype_range(low, top, np_dtype):
+    """PyTorch's check_from_to_in_range: ``from`` and ``to - 1`` must be values of the dtype
+    (floats: their finite range, with a warning past their mantissa)."""
+    d = np.dtype(np_dtype)
+    if d.kind == "f":   # an error outside the dtype's range, a warning past its mantissa
+        info, digits = np.finfo(d), np.finfo(d).nmant + 1
+        name = _CPP_TYPE_NAMES[d.name]
+        for what, v in (("from", low), ("to - 1", top)):
+            if not float(info.min) <= v <= float(info.max):
+                raise RuntimeError(f"{what} is out of bounds for {name}")
+            if not -(1 << digits) <= v <= 1 << digits:
+                import os
+                import sys
+                import warnings
+                frame, level, here = sys._getframe(), 1, os.path.dirname(__file__)
+                while frame is not None and frame.f_code.co_filename.startswith(here):
+                    frame, level = frame.f_back, level + 1   # to the user's line
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to "
+                              f"precision limitations {name} can support discrete uniform "
+                              f"distribution only within this range. This warning will become "
+                              f"an error in version 1.7 release, please fix the code in "
+                              f"advance", UserWarning, stacklevel=level)
+        return
+    if d.kind == "b":
+        lo, hi = 0, 1
+    else:
+        lo, hi = int(np.iinfo(d).min), int(np.iinfo(d).max)
+    for what, v in (("from", low), ("to - 1", top)):
+        if not lo <= v <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {_CPP_TYPE_NAMES[d.name]}")
+
+
 def _random_full_fwd(self, *, generator=None):
     """``random_()``: [0, max] of an integer dtype, [0, 2**mantissa] of a float dtype."""
     return _in_memory_order(self, _dist.random_full(_rng(generator), self.size, self.dtype))
@@ -84,6 +116,8 @@ def _random_fwd(self, from_=0, to=None, *, generator=None):
         return _in_memory_order(self, flat)
     low, high = _random_bounds(self.dtype, from_, to)
     _check_random_range(low, high)
+    if to is not None:
+        _check_in_dtype_range(low, high - 1, self.dtype)
     flat = _integers(rng, (self.size,), self.dtype, low, high)
     return _in_memory_order(self, flat)
 
@@ -98,14 +132,15 @@ def _bernoulli_fwd(self, p=0.5, *, generator=None):
     return _in_memory_order(self, flat).astype(self.dtype)
 
 
-# the C++ type names cauchy_'s check prints (typeid, demangled)
-_CPP_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-              "uint8": "unsigned char", "bool": "bool"}
+# the C++ type names some checks print (typeid, demangled)
+_CPP_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int",
+                   "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+                   "float16": "c10::Half", "float32": "float", "float64": "double"}
 
 
 def _continuous(name, np_dtype, cpp_names=False):
     if np.dtype(np_dtype).kind != "f":
-        what = _CPP_NAMES.get(np.dtype(np_dtype).name) if cpp_names else None
+        what = _CPP_TYPE_NAMES.get(np.dtype(np_dtype).name) if cpp_names else None
         raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
                            f"{what or _type_name(np_dtype)}")

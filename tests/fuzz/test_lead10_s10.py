@@ -296,3 +296,71 @@ def test_linear_of_zero_dim_arguments():
         for a, w, b in [((), (3, 1), None), ((), (3, 1), (3,)), ((2,), (), None),
                         ((2,), (), (1,)), ((), (), None), ((2,), (2,), None), ((2,), (2,), ())]]
     same_on_both(lambda L: _errors(L, calls))
+
+
+def test_random_from_to_in_the_dtype_range():
+    import warnings
+    calls = [lambda L, dt=dt, args=args: L.zeros(2, dtype=getattr(L, dt)).random_(*args).dtype
+             for dt in ("bool", "uint8", "int8", "int16", "int32", "float16", "float32")
+             for args in [(-3, 4), (0, 2), (4,), (2,), (300,), (-129, 0), (0, 129), (5, 2),
+                          (-300, -400), (0, 70000), (-2 ** 20, 4)]]
+
+    def run(L):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            out = _errors(L, calls)
+            calls[0](L)   # (nothing) and one that warns: float16 past 2**11
+            L.zeros(2, dtype=L.float16).random_(0, 2050)
+        return out, [str(w.message).split(" (Triggered")[0] for w in seen]
+    same_on_both(run)
+
+
+# -- nll_loss / cross_entropy argument checks in PyTorch's order: autograd's weight check, the
+# shapes, the target's dtype, then the weight's size (nll_loss2d: its own order) ---------------
+def test_nll_loss_check_order():
+    calls = []
+    for x in ((2, 3), (3,), (2, 3, 2), (2, 3, 2, 2)):
+        for t in ([2], [2, "int32"], [2, "bool"], [], [2, 2], [2, 2, "int32"], [2, 2, 2],
+                  [2, 3, 2, "int64"], [2, 2, 2, "int32"], [3]):
+            for w in (None, "grad", 4):
+                for fn in ("nll_loss", "cross_entropy"):
+                    def call(L, x=x, t=t, w=w, fn=fn):
+                        dt = getattr(L, t[-1]) if t and isinstance(t[-1], str) else L.float32
+                        shape = [v for v in t if not isinstance(v, str)]
+                        weight = None if w is None else L.ones(3, requires_grad=True) \
+                            if w == "grad" else L.ones(w)
+                        return getattr(L.nn.functional, fn)(L.zeros(x), L.zeros(shape, dtype=dt),
+                                                            weight=weight)
+                    calls.append(call)
+    same_on_both(lambda L: _errors(L, calls))
+
+
+def test_batch_norm_running_stats_checked_in_order():
+    calls = [lambda L, rm=rm, rv=rv, w=w, b=b, tr=tr: L.nn.functional.batch_norm(
+        L.zeros(2, 3), None if rm is None else L.zeros(rm), None if rv is None else L.ones(rv),
+        None if w is None else L.ones(w), None if b is None else L.ones(b), training=tr)
+        for rm, rv, w, b in [(None, None, 1, None), (2, None, None, None), (None, 2, None, None),
+                             (3, None, 1, None), (3, 3, 1, 5)] for tr in (False, True)]
+    same_on_both(lambda L: _errors(L, calls))
+
+
+def test_unfold_fold_integer_dtypes_and_fractional_pool_half():
+    calls = [lambda L, dt=dt, f=f, a=a: f(L, L.zeros(a, dtype=getattr(L, dt)))
+             for dt in ("int64", "bool", "float16", "int32", "uint8")
+             for f, a in [(lambda L, x: L.nn.functional.unfold(x, 1), (1, 1, 2, 2)),
+                          (lambda L, x: L.nn.functional.fold(x, (1, 1), 1), (1, 1, 1)),
+                          (lambda L, x: L.nn.functional.unfold(x, 3), (1, 1, 2, 2))]]
+
+    def run(L):
+        out = _errors(L, calls)
+        rng = np.random.default_rng(3)
+        for k in (2, 3):
+            x = L.tensor(rng.standard_normal((2, 3) + (7,) * k).astype(np.float16),
+                         requires_grad=True)
+            s = L.tensor(rng.random((2, 3, k)).astype(np.float16))
+            y, i = getattr(L.nn.functional, f"fractional_max_pool{k}d")(
+                x, 2, output_size=(3,) * k, _random_samples=s, return_indices=True)
+            g, = L.autograd.grad(y.sum(), x)
+            out.append((y.tolist(), i.tolist(), g.tolist()))
+        return out
+    same_on_both(run)

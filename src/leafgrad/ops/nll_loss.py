@@ -187,12 +187,12 @@ def nll_loss(self, target, weight=None, reduction=1, ignore_index=-100):
     """Negative log-likelihood of ``target``'s class in ``self`` (1-D ``(C,)`` or 2-D
     ``(N, C)`` log-probabilities); ``reduction``: 0 none, 1 mean, 2 sum."""
     target, weight = _np(target), _np(weight)
-    _check_target_dtype(target)
     if self.ndim not in (1, 2):
         raise RuntimeError("input tensor should be 1D or 2D")
     if target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if self.ndim == 1:
+        _check_target_dtype(target)
         if target.ndim == 1:
             if target.shape[0] != 1:
                 raise ValueError(f"For 1D input, 1D target must have size 1, but got target "
@@ -203,18 +203,21 @@ def nll_loss(self, target, weight=None, reduction=1, ignore_index=-100):
     elif self.shape[0] != target.shape[0]:
         raise RuntimeError(f"size mismatch (got input: [{', '.join(map(str, self.shape))}], "
                            f"target: [{target.shape[0]}])")
+    _check_target_dtype(target)   # (after the shape checks, before the weight's)
     _check_float(self, "nll_loss_out_frame")
     return _nll(self, target, weight, reduction, ignore_index, self.ndim - 1)
 
 
-def _check_2d(self, target):
-    _check_target_dtype(target)
+def _check_2d(self, target, weight):
     if target.ndim != 3:
         raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got "
                            f"targets of dimension: {target.ndim}")
     if self.ndim != 4:
         raise RuntimeError(f"only batches of spatial inputs supported (4D tensors), but got "
                            f"input of dimension: {self.ndim}")
+    _check_target_dtype(target)
+    if weight is not None and weight.size != self.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
     if self.shape[0] != target.shape[0] or self.shape[2:] != target.shape[1:]:
         raise RuntimeError(f"size mismatch (got input: [{', '.join(map(str, self.shape))}] , "
                            f"target: [{', '.join(map(str, target.shape))}]")
@@ -223,7 +226,7 @@ def _check_2d(self, target):
 def nll_loss2d(self, target, weight=None, reduction=1, ignore_index=-100):
     """``nll_loss`` for ``(N, C, H, W)`` log-probabilities and ``(N, H, W)`` targets."""
     target, weight = _np(target), _np(weight)
-    _check_2d(self, target)
+    _check_2d(self, target, weight)
     _check_float(self, "nll_loss2d_forward_out_frame")
     return _nll(self, target, weight, reduction, ignore_index, 1)
 

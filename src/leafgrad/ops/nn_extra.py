@@ -179,6 +179,13 @@ def _size(shape, dim):
     return shape[_wrap_dim(dim, len(shape))]
 
 
+def _no_integers(x, kernel):
+    """im2col/col2im run on floating types and bool, not on integers."""
+    if x.dtype.kind in "iu":
+        from .pointwise_common import not_implemented_for
+        raise not_implemented_for(kernel, x.dtype)
+
+
 def _shape_list(shape):
     return "[" + ", ".join(map(str, shape)) + "]"
 
@@ -219,6 +226,7 @@ def im2col(self, kernel_size, dilation, padding, stride):
                            f"{_t(kernel_size)}, dilation={_t(dilation)}, padding={_t(padding)}, "
                            f"calculated shape of the array of sliding blocks as {_t((oh, ow))}, "
                            f"but its components must be at least one.")
+    _no_integers(self, "im2col_out_cpu")
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
     xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
     out = np.empty((n, c, kh, kw, oh, ow), dtype=self.dtype)
@@ -258,6 +266,7 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
                            f"{_t(kernel_size)}, dilation={_t(dilation)}, padding={_t(padding)}, "
                            f"stride={_t(stride)}, calculated shape of the array of sliding "
                            f"blocks as {_t((oh, ow))}, which is too small (non-positive)")
+    _no_integers(self, "col2im_out_cpu")
     c = ckk // (kh * kw)
     h, w = output_size
     blocks = cols.reshape(n, c, kh, kw, oh, ow)

@@ -91,7 +91,7 @@ def _check(self, kernel_size, output_size, samples, n):
     if samples.shape[2] != n:
         raise RuntimeError(f"Expect _random_samples.size(2) equals to {n}; got "
                            f"{samples.shape[2]}.")
-    if self.dtype.kind != "f" or self.dtype == np.float16:
+    if self.dtype.kind != "f":
         kernel = f"{name}_out_frame"
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_TYPE.get(self.dtype.name, self.dtype.name)}'")

@@ -154,11 +154,9 @@ def _check_nll(input: Tensor, target: Tensor):
     if len(shape) < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {len(shape)})")
     if len(shape) != 1 and (not tshape or shape[0] != tshape[0]):
+        # (a 0-d target's size(0) reads as 0 there)
         raise ValueError(f"Expected input batch_size ({shape[0]}) to match target "
-                         f"batch_size ({target.size(0)}).")
-    if target._data.dtype.kind in "fb":
-        raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{target.dtype.tensor_type[:-len('Tensor')]}")
+                         f"batch_size ({tshape[0] if tshape else 0}).")
 
 
 def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None,

@@ -59,10 +59,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     c = input.shape[1] if input.dim() > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
+        if t is None and not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
         _check_channels(name, t, c)
-    if not training and (running_mean is None or running_var is None):
-        which = "running_mean" if running_mean is None else "running_var"
-        raise RuntimeError(f"{which} must be defined in evaluation mode")
     return NATIVE_BATCH_NORM.public(input, weight, bias, running_mean, running_var,
                                     bool(training), momentum, eps)
 
