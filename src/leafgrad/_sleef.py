@@ -14,6 +14,8 @@ above (Sleef's own double-double ``expk``). Every fused step goes through ``fma6
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._exactmath import fma64
@@ -179,41 +181,47 @@ def _erf_u1(a: np.ndarray) -> np.ndarray:
 _GRAIN_SIZE = 32768          # at::internal::GRAIN_SIZE
 
 
-def vector_lanes(a: np.ndarray, block: int, threads: int, grain: int | None = None):
+def vector_lanes(a: np.ndarray, block: int, threads: int, grain: int | None = None,
+                 others=()):
     """A bool array shaped like ``a``: True where ATen's ``cpu_kernel_vec`` computes the
     element with its vectorized function (Sleef), False where its scalar loop does (libm);
-    None for a layout this does not model (a negative stride, or a broadcast dimension
-    between others out of order).
+    None for a layout this does not model (a negative stride).
 
     TensorIterator walks ``a`` in memory order with its dimensions coalesced; the walk is
     split into ``parallel_for`` chunks (``grain`` elements at least: ``GRAIN_SIZE`` unless
     the kernel passes its own), and into rows of the innermost dimension, which is
     vectorized only where its stride is one element. Each piece runs whole ``block``s
     (two vectors) from its start through the vectorized function and the rest through
-    the scalar one.
+    the scalar one. ``others`` (inputs broadcast to ``a``'s shape) must coalesce the
+    same way, and be contiguous in the innermost dimension too, but for one broadcast there.
     """
     n = a.size
+    ops = [a.strides] + [np.broadcast_to(o, a.shape).strides for o in others]
     dims = [(st, sz, ax) for ax, (sz, st) in enumerate(zip(a.shape, a.strides)) if sz > 1]
-    if any(st < 0 for st, _, _ in dims):
+    if any(s[ax] < 0 for s in ops for _, _, ax in dims):
         return None
-    if any(st == 0 for st, _, _ in dims):
-        # TensorIterator cannot order a broadcast dimension against the others: it keeps
-        # the given order, here only where the rest is already outermost-first
-        moving = [st for st, _, _ in dims if st]
-        if moving != sorted(moving, reverse=True):
-            return None
-    else:
-        dims.sort(key=lambda d: -d[0])                    # outermost first
+
+    def outer_first(d0, d1):
+        # TensorIterator's order: the first operand with neither stride 0 decides; a
+        # broadcast everywhere keeps the given order
+        for s in ops:
+            s0, s1 = s[d0[2]], s[d1[2]]
+            if s0 and s1 and s0 != s1:
+                return -1 if s0 > s1 else 1
+        return 0
+    dims.sort(key=functools.cmp_to_key(outer_first))
     row = 1
-    if dims and dims[-1][0] in (0, a.itemsize):
-        # a contiguous innermost dimension, or a broadcast one (the output is contiguous):
-        # both vectorize, coalesced with the dimensions outside them that continue them
-        expected = dims[-1][0]
-        for st, sz, _ in reversed(dims):
-            if st != expected:
+    inner = [s[dims[-1][2]] for s in ops] if dims else []
+    if dims and all(s in (0, a.itemsize) for s in inner) and inner.count(0) <= 1:
+        # a contiguous innermost dimension, or one broadcast input there (the output is
+        # contiguous): both vectorize, coalesced with the dimensions outside them that
+        # continue them in every operand
+        expected = inner
+        for _, sz, ax in reversed(dims):
+            if [s[ax] for s in ops] != expected:
                 break
             row *= sz
-            expected = st * sz
+            expected = [s[ax] * sz for s in ops]
     grain = _GRAIN_SIZE if grain is None else grain
     chunk = n
     if threads > 1 and n >= grain:

@@ -111,3 +111,112 @@ def test_i0e_float16_zero_dim_values():
     t = np.array([torch.special.i0e(torch.tensor(v)).item() for v in xs])
     lg = np.array([leafgrad.special.i0e(leafgrad.tensor(v)).item() for v in xs])
     assert np.array_equal(t, lg, equal_nan=True)
+
+
+# -- 4. float64 -> float16 goes through float32 (c10's Half has no double constructor) -------
+def _near_half_ties(n=20000, seed=4):
+    rng = _rng(seed)
+    base = rng.standard_normal(n).astype(np.float16).astype(np.float64)
+    ulp = np.spacing(base.astype(np.float16)).astype(np.float64)
+    sign = rng.choice([-1.0, 1.0], n)
+    return base + ulp / 2 * (1 + sign * 2.0 ** -rng.integers(20, 40, n))
+
+
+@pytest.mark.parametrize("cast", [
+    lambda m, t: t.half(),
+    lambda m, t: t.to(m.float16),
+    lambda m, t: t.type(m.float16),
+    lambda m, t: t.type_as(m.zeros(1, dtype=m.float16)),
+    lambda m, t: m.zeros(t.shape, dtype=m.float16).copy_(t),
+    lambda m, t: m.tensor(t.numpy(), dtype=m.float16),
+    lambda m, t: m.as_tensor(t.numpy(), dtype=m.float16),
+    lambda m, t: m.tensor(t.numpy()[:500].tolist(), dtype=m.float16),
+    lambda m, t: m.zeros(1, dtype=m.float16).new_tensor(t.numpy()),
+    lambda m, t: m.cat([m.zeros(1, dtype=m.float16), t]).half(),
+    lambda m, t: (lambda z: (z.__setitem__(slice(None), t), z)[1])(
+        m.zeros(t.shape, dtype=m.float16)),
+    lambda m, t: (lambda z: (z.__setitem__(slice(None), t), z)[1])(
+        m.zeros(t.shape, dtype=m.float16, requires_grad=True).clone()),
+])
+def test_double_to_half_through_float(cast):
+    x = _near_half_ties()
+    _same_bits(cast(torch, torch.tensor(x)), cast(leafgrad, leafgrad.tensor(x)))
+
+
+@pytest.mark.parametrize("fill", [
+    lambda m, v: m.full((3,), v, dtype=m.float16),
+    lambda m, v: m.zeros(3, dtype=m.float16).fill_(v),
+    lambda m, v: m.zeros(1, dtype=m.float16).fill_(v),
+    lambda m, v: m.zeros(3, dtype=m.float16).masked_fill(m.tensor([True, False, True]), v),
+    lambda m, v: m.zeros(3, dtype=m.float16) + v,
+    lambda m, v: m.zeros(3, dtype=m.float16) - v,
+])
+def test_double_number_to_half(fill):
+    for v in (1 + 2 ** -11 + 2 ** -40, -(2 + 2 ** -10 + 2 ** -35), 0.1):
+        _same_bits(fill(torch, v), fill(leafgrad, v))
+
+
+# -- 5. half with a Python number: mul / div / floor / trunc take the number as float --------
+@pytest.mark.parametrize("op", [
+    lambda m, x, s: x * s, lambda m, x, s: s * x, lambda m, x, s: x / s,
+    lambda m, x, s: s / x, lambda m, x, s: x // s, lambda m, x, s: m.floor_divide(x, s),
+    lambda m, x, s: m.div(x, s, rounding_mode="floor"),
+    lambda m, x, s: m.div(x, s, rounding_mode="trunc"),
+    lambda m, x, s: x + s, lambda m, x, s: x - s, lambda m, x, s: s - x,
+    lambda m, x, s: m.add(x, 1.5, alpha=s), lambda m, x, s: x % s,
+    lambda m, x, s: x.clone().mul_(s), lambda m, x, s: x.clone().div_(s),
+    lambda m, x, s: x.clone().floor_divide_(s),
+])
+@pytest.mark.parametrize("s", [0.1, 3.7, -1 / 3, 3])
+def test_half_with_number(op, s):
+    x = _rng(5).standard_normal(5000).astype(np.float16)
+    _same_bits(op(torch, torch.tensor(x), s), op(leafgrad, leafgrad.tensor(x), s))
+
+
+def test_half_mul_number_gradient():
+    x = _rng(6).standard_normal(3000).astype(np.float16)
+    xt = torch.tensor(x, requires_grad=True)
+    xl = leafgrad.tensor(x, requires_grad=True)
+    g = _rng(7).standard_normal(3000).astype(np.float16)
+    (xt * 0.1 / 3.7).backward(torch.tensor(g))
+    (xl * 0.1 / 3.7).backward(leafgrad.tensor(g))
+    _same_bits(xt.grad, xl.grad)
+
+
+@pytest.mark.parametrize("alpha", [0.1, -2.5, 3])
+@pytest.mark.parametrize("other", [
+    lambda m, y: m.tensor(y), lambda m, y: 1.5, lambda m, y: m.tensor(y[:100]),
+    lambda m, y: m.tensor(y[:50, None]), lambda m, y: m.tensor(y.reshape(100, 50)).t(),
+    lambda m, y: m.tensor(y[0, 0]),
+])
+@pytest.mark.parametrize("fn", ["add", "sub"])
+def test_half_add_alpha(fn, other, alpha):
+    # alpha made half; float math where the kernel vectorizes, half math in its tails
+    rng = _rng(8)
+    x = rng.standard_normal((50, 100)).astype(np.float16)
+    y = rng.standard_normal((50, 100)).astype(np.float16)
+    _same_bits(getattr(torch, fn)(torch.tensor(x), other(torch, y), alpha=alpha),
+               getattr(leafgrad, fn)(leafgrad.tensor(x), other(leafgrad, y), alpha=alpha))
+    _same_bits(getattr(torch, fn)(torch.tensor(x[0, 0]), other(torch, y), alpha=alpha),
+               getattr(leafgrad, fn)(leafgrad.tensor(x[0, 0]), other(leafgrad, y), alpha=alpha))
+
+
+# -- 6. addmm / addmv / addbmm with alpha = 0: BLAS scales self's copy (-0.0 stays) -----------
+@pytest.mark.parametrize("fn,shapes", [
+    ("addmm", [(3, 4), (3, 5), (5, 4)]), ("addmv", [(3,), (3, 5), (5,)]),
+    ("addbmm", [(3, 4), (2, 3, 5), (2, 5, 4)])])
+@pytest.mark.parametrize("inp", [lambda s: s, lambda s: s[-1:], lambda s: ()])
+@pytest.mark.parametrize("beta", [1, 0.5, -1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_alpha_zero_keeps_negative_zero(fn, shapes, inp, beta, dtype):
+    rng = _rng(9)
+    self_ = np.where(rng.random(inp(shapes[0])) < 0.5, -0.0, 0.0)
+    a = rng.standard_normal(shapes[1])
+    b = rng.standard_normal(shapes[2])
+    a.ravel()[0] = np.inf   # not read when alpha is 0
+
+    def run(m):
+        d = getattr(m, dtype)
+        return getattr(m, fn)(m.tensor(self_, dtype=d), m.tensor(a, dtype=d),
+                              m.tensor(b, dtype=d), beta=beta, alpha=0)
+    _same_bits(run(torch), run(leafgrad))
