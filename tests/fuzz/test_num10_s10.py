@@ -220,3 +220,20 @@ def test_alpha_zero_keeps_negative_zero(fn, shapes, inp, beta, dtype):
         return getattr(m, fn)(m.tensor(self_, dtype=d), m.tensor(a, dtype=d),
                               m.tensor(b, dtype=d), beta=beta, alpha=0)
     _same_bits(run(torch), run(leafgrad))
+
+
+# -- 7. half layer_norm: x * rstd + (-rstd * mean) fused in float ----------------------------
+@pytest.mark.parametrize("eps", [1e-12, 1e-5, 0.1])
+@pytest.mark.parametrize("affine", [False, True])
+def test_layer_norm_half_fused(eps, affine):
+    rng = _rng(10)
+    for n, scale in [(1, 0.09), (1, 3.0), (7, 1e-6), (16, 1.0), (33, 1e-3)]:
+        x = (rng.standard_normal((6, n)) * scale).astype(np.float16)
+        w = rng.standard_normal(n).astype(np.float16) if affine else None
+        b = rng.standard_normal(n).astype(np.float16) if affine else None
+
+        def run(m):
+            return m.nn.functional.layer_norm(
+                m.tensor(x), (n,), None if w is None else m.tensor(w),
+                None if b is None else m.tensor(b), eps=eps)
+        _same_bits(run(torch), run(leafgrad))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exactmath import fma32
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from ..grad_mode import state as _mode
@@ -73,14 +74,30 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     x = input.astype(np.float32) if input.dtype == _F16 else input
     if x.size == 0:
         return np.empty_like(input)
-    centered = x - x.mean(axis=axes, keepdims=True)
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
     var = np.mean(centered * centered, axis=axes, keepdims=True)
+    if input.dtype == _F16:
+        return _layer_norm_half(x, mean, var, weight, bias, eps)
     centered *= 1.0 / np.sqrt(var + eps)
     if weight is not None:
         centered *= weight
     # PyTorch's kernel adds a zero bias when there is none: a zero result is +0
     centered += bias if bias is not None else 0.0
     return centered.astype(input.dtype, copy=False)
+
+
+def _layer_norm_half(x, mean, var, weight, bias, eps):
+    """PyTorch's half layer_norm (its mixed-type kernel): in float, ``x * rstd + (-rstd *
+    mean)`` fused (one rounding: for a row of one value and a tiny eps the result is the
+    product's rounding error, not 0; fuzz seed 230), then ``* gamma + beta`` fused, one
+    rounding to half."""
+    f32 = np.float32
+    rstd = f32(1) / np.sqrt(var + f32(eps))
+    t = fma32(x, rstd, -rstd * mean)
+    gamma = f32(1) if weight is None else weight.astype(f32)
+    beta = f32(0) if bias is None else bias.astype(f32)
+    return fma32(t, gamma, beta).astype(_F16)
 
 
 def _normalized(input, normalized_shape, eps):
