@@ -237,3 +237,21 @@ def test_layer_norm_half_fused(eps, affine):
                 m.tensor(x), (n,), None if w is None else m.tensor(w),
                 None if b is None else m.tensor(b), eps=eps)
         _same_bits(run(torch), run(leafgrad))
+
+
+# -- 8. float32 svd of extreme magnitudes: sgesdd's slascl scaling, both ways ----------------
+@pytest.mark.parametrize("ord", [None, "nuc", "fro", 2, -2, 1, float("inf")])
+def test_cond_1x1_float32(ord):
+    rng = _rng(11)
+    v = (rng.standard_normal(400) * 10.0 ** rng.uniform(-37, 37, 400)).astype(np.float32)
+    _same_bits(torch.linalg.cond(torch.tensor(v).reshape(-1, 1, 1), ord),
+               leafgrad.linalg.cond(leafgrad.tensor(v).reshape(-1, 1, 1), ord))
+
+
+def test_svdvals_1x1_float32_scaled():
+    rng = _rng(12)
+    v = (rng.standard_normal(400) * 10.0 ** rng.uniform(-37, 37, 400)).astype(np.float32)
+    _same_bits(torch.linalg.svdvals(torch.tensor(v).reshape(-1, 1, 1)),
+               leafgrad.linalg.svdvals(leafgrad.tensor(v).reshape(-1, 1, 1)))
+    _same_bits(torch.linalg.svd(torch.tensor(v).reshape(-1, 1, 1))[1],
+               leafgrad.linalg.svd(leafgrad.tensor(v).reshape(-1, 1, 1))[1])
