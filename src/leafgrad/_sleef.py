@@ -239,3 +239,36 @@ def vector_lanes(a: np.ndarray, block: int, threads: int, grain: int | None = No
     perm = rest + order
     walked = vec.reshape([a.shape[ax] for ax in perm])
     return walked.transpose(np.argsort(perm))
+
+
+# -- Sleef's float64 exp (Sleef_expd8_u10) ------------------------------------------------
+_EXPD_POLY = (+0.2081276378237164457e-8, +0.2511210703042288022e-7,
+              +0.2755762628169491192e-6, +0.2755723402025388239e-5,
+              +0.2480158687479686264e-4, +0.1984126989855865850e-3,
+              +0.1388888888914497797e-2, +0.8333333333314938210e-2,
+              +0.4166666666666602598e-1, +0.1666666666666669072e+0)
+_LOG_DBL_MAX = 709.782712893384
+
+
+def exp_u10(d: np.ndarray) -> np.ndarray:
+    """``Sleef_expd8_u10`` of a float64 array: ``2^q e^s`` with ``s`` reduced by a two-part
+    ln 2 (fmas), an Estrin polynomial and three fmas, then ``2^(q/2) 2^(q - q/2)``."""
+    d = np.asarray(d, _F64)
+    with np.errstate(all="ignore"):
+        x = np.clip(np.where(np.isnan(d), 0.0, d), -1000.0, 710.0)
+        u = np.rint(x * _R_LN2)
+        q = u.astype(np.int64)
+        s = fma64(u, -_L2U, x)
+        s = fma64(u, -_L2L, s)
+        s2 = s * s
+        s4 = s2 * s2
+        s8 = s4 * s4
+        p = _estrin(s, (s2, s4, s8), _EXPD_POLY)
+        p = fma64(p, s, 0.5)
+        p = fma64(p, s, 1.0)
+        p = fma64(p, s, 1.0)
+        half = q >> 1
+        out = p * np.ldexp(1.0, half) * np.ldexp(1.0, q - half)
+        out = np.where(d > _LOG_DBL_MAX, np.inf, out)
+        out = np.where(d < -1000, 0.0, out)
+        return np.where(np.isnan(d), d, out)

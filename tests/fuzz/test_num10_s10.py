@@ -55,6 +55,22 @@ def test_gelu_float64_thread_chunks(threads):
         leafgrad.set_num_threads(old[1])
 
 
+@pytest.mark.parametrize("make", [
+    lambda x: x, lambda x: x[:, 3:500], lambda x: x.t(), lambda x: x[0, 0],
+    lambda x: x.reshape(-1)[:20001]])
+def test_gelu_float64_backward_bits(make):
+    # Sleef's erf and exp, the last step fused, in vectorized lanes; libm's, unfused, in tails
+    x = _rng(13).standard_normal((60, 700)) * 3
+    g = _rng(14).standard_normal((60, 700))
+    grads = []
+    for m in (torch, leafgrad):
+        leaf = m.tensor(x, requires_grad=True)
+        y = m.nn.functional.gelu(make(leaf))
+        y.backward(make(m.tensor(g)))
+        grads.append(leaf.grad)
+    _same_bits(*grads)
+
+
 def test_sleef_erf_special_values():
     from leafgrad._sleef import erf_u1
     x = np.array([0.0, -0.0, 1e-9, -1e-300, 5e-324, np.inf, -np.inf, np.nan, 2.5,

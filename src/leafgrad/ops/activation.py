@@ -22,7 +22,7 @@ from ..tensor import Tensor, _wrap
 from .registry import RECORDS, Sample, bind_method, defop, export_function
 from .backward_ops import sigmoid_backward_op
 from .unary import erf_array
-from .._sleef import erf_u1, vector_lanes
+from .._sleef import erf_u1, exp_u10, vector_lanes
 from .gelu_kernels import aten_vectorizes, gelu_aten_vectorized, gelu_onednn
 
 __all__ = ["gelu", "silu", "softplus"]
@@ -238,7 +238,40 @@ def gelu_backward(grad_output, self, approximate="none"):
     if self.dtype == _F16:
         return (grad_output.astype(np.float32) * _gelu_parts(self.astype(np.float32),
                                                              approximate)).astype(_F16)
+    if approximate == "none" and self.dtype == _F64 and grad_output.dtype == _F64:
+        return _gelu_backward64(grad_output, self)
     return grad_output * _gelu_parts(self, approximate)
+
+
+_GELU_BETA = 1.12837916709551257390 * 0.70710678118654752440 * 0.5   # M_2_SQRTPI M_SQRT1_2 / 2
+
+
+def _gelu_backward64(dy, x):
+    """PyTorch's float64 GeluBackwardKernelImpl: ``dy * (cdf + x * pdf)`` with Sleef's erf
+    and exp and the last step fused where cpu_kernel_vec vectorizes (GCC contracts the
+    vector code), libm's and unfused in its scalar loop (``_sleef.vector_lanes``)."""
+    from .tensor_utils import get_num_threads   # (imported late: it loads the op table)
+    from .._exactmath import fma64
+    shape = np.broadcast_shapes(dy.shape, x.shape)
+    lanes = vector_lanes(np.broadcast_to(dy, shape), 16, get_num_threads(), others=(x,))
+    xb = np.broadcast_to(x, shape)
+    a = xb * _SQRT_HALF
+    e2 = xb * xb * -0.5
+    with np.errstate(invalid="ignore", over="ignore"):
+        if lanes is None or not lanes.any():
+            return dy * (0.5 * (1.0 + erf_array(a)) + xb * (_GELU_BETA * _exp_libm(e2)))
+        out = dy * fma64(xb, _GELU_BETA * exp_u10(e2), 0.5 * (1.0 + erf_u1(a)))
+        if not lanes.all():
+            s = ~lanes
+            dys = np.broadcast_to(dy, shape)[s]
+            pdf = _GELU_BETA * _exp_libm(e2[s])
+            out[s] = dys * (0.5 * (1.0 + erf_array(a[s])) + xb[s] * pdf)
+    return out
+
+
+def _exp_libm(v):
+    """glibc's exp of non-positive float64 values (``math.exp``; NaN stays)."""
+    return np.fromiter(map(math.exp, v.ravel().tolist()), np.float64, v.size).reshape(v.shape)
 
 
 def gelu_backward_grad_output(grad, self, approximate):
