@@ -271,3 +271,30 @@ def test_svdvals_1x1_float32_scaled():
                leafgrad.linalg.svdvals(leafgrad.tensor(v).reshape(-1, 1, 1)))
     _same_bits(torch.linalg.svd(torch.tensor(v).reshape(-1, 1, 1))[1],
                leafgrad.linalg.svd(leafgrad.tensor(v).reshape(-1, 1, 1))[1])
+
+
+# -- layer_norm float / double: ATen's RowwiseMoments (Welford over AVX2 lanes) --------------
+@pytest.mark.parametrize("dtype,n", [("float32", 1), ("float32", 7), ("float32", 64),
+                                     ("float32", 135), ("float64", 3), ("float64", 33),
+                                     ("float64", 67)])
+@pytest.mark.parametrize("affine", ["none", "weight", "bias", "both"])
+def test_layer_norm_rowwise_moments(dtype, n, affine):
+    rng = _rng(15)
+    x = rng.standard_normal((40, n)) * 3 + 1
+    w = rng.standard_normal(n) if affine in ("weight", "both") else None
+    b = rng.standard_normal(n) if affine in ("bias", "both") else None
+
+    def run(m):
+        d = getattr(m, dtype)
+        return m.nn.functional.layer_norm(
+            m.tensor(x, dtype=d), (n,), None if w is None else m.tensor(w, dtype=d),
+            None if b is None else m.tensor(b, dtype=d))
+    _same_bits(run(torch), run(leafgrad))
+
+
+def test_layer_norm_two_dims_and_means():
+    x = _rng(16).standard_normal((5, 3, 4, 6)).astype(np.float32)
+    _same_bits(torch.nn.functional.layer_norm(torch.tensor(x), (4, 6)),
+               leafgrad.nn.functional.layer_norm(leafgrad.tensor(x), (4, 6)))
+    _same_bits(torch.native_layer_norm(torch.tensor(x), (4, 6), None, None, 1e-5)[0],
+               leafgrad.nn.functional.layer_norm(leafgrad.tensor(x), (4, 6)))
