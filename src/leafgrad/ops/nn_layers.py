@@ -135,16 +135,29 @@ def row_moments(x: np.ndarray):
         p = delta * delta * c
         return [total, m1 + c * delta, m2 + fma(p, t(m0), add[2])]
 
-    for i in range(chunks):
-        count = min(_CHUNK, nvec - i * _CHUNK)
+    # the chunks' own Welford passes are independent: all at once, a step per vector
+    full = nvec // _CHUNK
+    parts = []
+    if full:
+        v = x[:, :full * _CHUNK * lanes].reshape(rows, full, _CHUNK, lanes)
+        m1 = np.zeros((rows, full, lanes), x.dtype)
+        m2 = m1
+        for j in range(_CHUNK):
+            delta = v[:, :, j] - m1
+            m1 = fma(delta, inv[j], m1)
+            m2 = fma(delta, v[:, :, j] - m1, m2)
+        parts = [(_CHUNK, m1[:, i], m2[:, i]) for i in range(full)]
+    if nvec > full * _CHUNK:
         m1, m2 = zero, zero
-        for j in range(count):
-            start = (i * _CHUNK + j) * lanes
+        for j in range(nvec - full * _CHUNK):
+            start = (full * _CHUNK + j) * lanes
             v = x[:, start:start + lanes]
             delta = v - m1
             m1 = fma(delta, inv[j], m1)
             m2 = fma(delta, v - m1, m2)
-        stk[0] = merge((count, m1, m2), stk[0])
+        parts.append((nvec - full * _CHUNK, m1, m2))
+    for i, part in enumerate(parts):
+        stk[0] = merge(part, stk[0])
         mask, j = i + 1, 1
         while j < depth and (mask & 1) == 0:
             stk[j] = merge(stk[j - 1], stk[j])
