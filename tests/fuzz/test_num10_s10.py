@@ -298,3 +298,21 @@ def test_layer_norm_two_dims_and_means():
                leafgrad.nn.functional.layer_norm(leafgrad.tensor(x), (4, 6)))
     _same_bits(torch.native_layer_norm(torch.tensor(x), (4, 6), None, None, 1e-5)[0],
                leafgrad.nn.functional.layer_norm(leafgrad.tensor(x), (4, 6)))
+
+
+# -- NaN made from a number is +NaN in PyTorch (fuzz seed 241: copysign of an xlogy NaN) -----
+@pytest.mark.parametrize("fn,v", [
+    (lambda m, x: m.log(x), -1.0), (lambda m, x: m.log2(x), -1.0),
+    (lambda m, x: m.log10(x), -1.0), (lambda m, x: m.log1p(x), -2.0),
+    (lambda m, x: m.sqrt(x), -1.0), (lambda m, x: m.logit(x), 2.0),
+    (lambda m, x: m.xlogy(m.ones_like(x), x), -1.0), (lambda m, x: x.clone().log_(), -1.0),
+    (lambda m, x: m.log(x.float()), -1.0), (lambda m, x: m.log(x.half()), -1.0),
+    (lambda m, x: m.sqrt(x.half()), -1.0), (lambda m, x: m.log(x), float("nan")),
+    (lambda m, x: m.copysign(m.ones_like(x), m.xlogy(x, -x)), 1.0),
+])
+@pytest.mark.parametrize("n", [1, 20])
+def test_nan_sign(fn, v, n):
+    t = fn(torch, torch.full((n,), v, dtype=torch.float64)).numpy()
+    lg = fn(leafgrad, leafgrad.full((n,), v, dtype=leafgrad.float64)).numpy()
+    assert np.signbit(t).tolist() == np.signbit(lg).tolist()
+    assert np.isnan(t).tolist() == np.isnan(lg).tolist()

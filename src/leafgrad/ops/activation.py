@@ -21,7 +21,9 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .registry import RECORDS, Sample, bind_method, defop, export_function
 from .backward_ops import sigmoid_backward_op
-from .unary import erf_array
+from .unary import erf_array, positive_nan
+
+_log = positive_nan(np.log)   # Note [Positive NaN] in unary.py
 from .._sleef import erf_u1, exp_u10, vector_lanes
 from .gelu_kernels import aten_vectorizes, gelu_aten_vectorized, gelu_onednn
 
@@ -428,8 +430,9 @@ def logit(self, eps=None):
         # (about 7% of values an ulp off, not 16%: MKL's own rounding is not reproduced)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = self / (np.float32(1) - self)
-            return np.log(ratio.astype(np.float64)).astype(_F32)
-    return np.log(self / (1.0 - self))
+            return _log(ratio.astype(np.float64)).astype(_F32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _log(self / (1.0 - self))
 
 
 def _clamp_eps(x, lo, hi):

@@ -54,6 +54,39 @@ def _unary(name, forward, formula, *, dtype="promote_float", samples=None, alias
 
 
 # -- exponentials and logarithms ------------------------------------------------------------
+# Note [Positive NaN]
+# x86's default NaN, which NumPy's log / sqrt of a negative number give, has its sign bit
+# set; PyTorch's kernels (Sleef, MKL) answer +NaN there, and copysign / signbit show it
+# (fuzz seed 241: copysign(y, xlogy(x, -1))). These take +NaN for a NaN made from a
+# number (float and double; half keeps -NaN, as PyTorch's); NumPy's invalid flag makes the
+# check free when no NaN was made.
+def positive_nan(fn):
+    """``fn`` (a NumPy ufunc of one array) with +NaN where it makes a NaN (Note [Positive
+    NaN])."""
+    def kernel(x):
+        with np.errstate(invalid="raise"):
+            try:
+                return fn(x)
+            except FloatingPointError:
+                pass
+        with np.errstate(invalid="ignore"):
+            out = np.asarray(fn(x))
+        if out.dtype.char not in "fd":   # (half: PyTorch's float math and libm: -NaN too)
+            return out
+        made = np.isnan(out) & ~np.isnan(x)
+        if made.any():
+            out = np.array(out)
+            out[made] = np.nan
+        return out
+    kernel.__name__ = kernel.__qualname__ = fn.__name__
+    kernel.__doc__ = fn.__doc__
+    return kernel
+
+
+_log, _log2, _log10, _log1p, _sqrt = (positive_nan(f) for f in (np.log, np.log2, np.log10,
+                                                                 np.log1p, np.sqrt))
+
+
 def exp(self):
     """``e ** self``."""
     return np.exp(self)
@@ -99,19 +132,19 @@ _unary("expm1", expm1, expm1_self)
 
 def log(self):
     """Natural logarithm."""
-    return np.log(self)
+    return _log(self)
 
 
 def log_self(grad, self):
     return grad / self
 
 
-_unary("log", log, log_self, kernel=np.log, samples=_unary_samples(0.1, 3.0))
+_unary("log", log, log_self, kernel=_log, samples=_unary_samples(0.1, 3.0))
 
 
 def log2(self):
     """Base-2 logarithm."""
-    return np.log2(self)
+    return _log2(self)
 
 
 def log2_self(grad, self):
@@ -123,7 +156,7 @@ _unary("log2", log2, log2_self, samples=_unary_samples(0.1, 3.0))
 
 def log10(self):
     """Base-10 logarithm."""
-    return np.log10(self)
+    return _log10(self)
 
 
 def log10_self(grad, self):
@@ -135,7 +168,7 @@ _unary("log10", log10, log10_self, samples=_unary_samples(0.1, 3.0))
 
 def log1p(self):
     """``log(1 + self)``, accurate near 0."""
-    return np.log1p(self)
+    return _log1p(self)
 
 
 def log1p_self(grad, self):
@@ -148,14 +181,14 @@ _unary("log1p", log1p, log1p_self, grad_fn_name="Log1PBackward0",
 
 def sqrt(self):
     """Square root."""
-    return np.sqrt(self)
+    return _sqrt(self)
 
 
 def sqrt_self(grad, result):
     return grad / _by_number("mul_scalar", result, 2)
 
 
-_unary("sqrt", sqrt, sqrt_self, kernel=np.sqrt, samples=_unary_samples(0.1, 3.0))
+_unary("sqrt", sqrt, sqrt_self, kernel=_sqrt, samples=_unary_samples(0.1, 3.0))
 
 
 def rsqrt(self):
