@@ -167,6 +167,8 @@ def fill_array(shape: tuple, value, d: _dt.dtype) -> np.ndarray:
     if d.category == 1 and isinstance(v, int):
         # wrap like C (``-1`` as uint8 is 255); NumPy 2 refuses out-of-range Python ints
         v = np.array(v, np.int64).astype(d.np)
+    if d is _dt.float16 and isinstance(v, float):
+        v = _dt.cast_array(v, d.np)[()]   # (Note [Double to half] in dtypes.py)
     return np.full(shape, v, d.np)
 
 
@@ -349,10 +351,10 @@ def array_from_data(data, dtype) -> np.ndarray:
         return np.array(data, _dt.get_default_dtype().np)
     if isinstance(data, Tensor):
         arr = data._data
-        return np.array(arr, dtype=arr.dtype if dtype is None else dtype.np, copy=True)
+        return _dt.cast_array(arr, arr.dtype if dtype is None else dtype.np)
     if isinstance(data, np.ndarray):
         d = _dt.from_numpy_dtype(data.dtype) if dtype is None else dtype
-        return np.array(data, dtype=d.np, copy=True)
+        return _dt.cast_array(data, d.np)   # (Note [Double to half] in dtypes.py)
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
     sizes = _sizes(data)
@@ -392,6 +394,9 @@ def _store(data, d: _dt.dtype, scan: _Scan) -> np.ndarray:
 def _store_checked(data, d: _dt.dtype, scan: _Scan) -> np.ndarray:
     if d.category != 1:
         # float and bool targets: NumPy's conversion is C's (bool(nan) is True, 1e39 is inf)
+        if d is _dt.float16 and (float in scan.types or scan.others):
+            # each number through float first (Note [Double to half] in dtypes.py)
+            return _dt.cast_array(np.array(data, dtype=np.float64), d.np)
         try:
             return np.array(data, dtype=d.np)
         except OverflowError:

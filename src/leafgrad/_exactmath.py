@@ -36,16 +36,15 @@ _F64 = np.float64
 
 def _sum_round_odd(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a + b in float64 rounded to odd: on an inexact sum, the neighbour with an odd last
-    bit."""
-    s = a + b
+    bit (the rounded sum if its last bit is odd, else one step from it toward the exact
+    sum: one integer step of its bits, away from zero where the error has the sum's sign)."""
+    s = np.asarray(a + b)
     bb = s - a
     err = (a - (s - bb)) + (b - bb)
-    fix = (err != 0) & ((s.view(np.uint64) & np.uint64(1)) == 0)
-    if fix.any():
-        s = np.array(s, copy=True)
-        s[fix] = np.nextafter(s[fix], np.where(err[fix] > 0, np.inf, -np.inf))
-    return s
-
+    bits = s.view(np.int64)
+    even = (err != 0) & ((bits & 1) == 0)
+    step = np.where(np.signbit(err) == np.signbit(s), 1, -1)
+    return (bits + step * even).view(_F64)
 
 def fma32(a, b, c) -> np.ndarray:
     """``fmaf(a, b, c)`` element-wise on float32 values (any broadcastable arrays)."""

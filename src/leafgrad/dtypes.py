@@ -178,3 +178,21 @@ def result_type(*operands) -> dtype:
             d = _scalar_dtype(x)
             wrapped_r = d if wrapped_r is None else promote_types(wrapped_r, d)
     return _combine(dim_r, _combine(zero_r, wrapped_r))
+
+
+# Note [Double to half]
+# c10 converts a double to Half through float (Half has no constructor from double): two
+# roundings, so 1 + 2**-11 + 2**-40 becomes 1.0 (float drops the 2**-40, then the tie goes
+# to even), where NumPy's direct float64 -> float16 cast gives 1.0009765625. Every cast,
+# copy and number written into a half tensor goes this way in PyTorch.
+_F16 = np.dtype(np.float16)
+_F64 = np.dtype(np.float64)
+
+
+def cast_array(a, np_dtype) -> np.ndarray:
+    """``a`` (an array or a Python number) as a new array of ``np_dtype``, converted as c10
+    converts (Note [Double to half])."""
+    a = np.asarray(a)
+    if a.dtype == _F64 and np.dtype(np_dtype) == _F16:
+        return a.astype(np.float32).astype(_F16)
+    return a.astype(np_dtype)

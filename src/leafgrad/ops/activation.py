@@ -21,7 +21,10 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .registry import RECORDS, Sample, bind_method, defop, export_function
 from .backward_ops import sigmoid_backward_op
-from .unary import erf_array
+from .unary import erf_array, positive_nan
+
+_log = positive_nan(np.log)   # Note [Positive NaN] in unary.py
+from .._sleef import erf_u1, exp_u10, vector_lanes
 from .gelu_kernels import aten_vectorizes, gelu_aten_vectorized, gelu_onednn
 
 __all__ = ["gelu", "silu", "softplus"]
@@ -29,6 +32,7 @@ __all__ = ["gelu", "silu", "softplus"]
 FAMILY = "pointwise"
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -177,7 +181,27 @@ def gelu_op(self, approximate="none"):
         return gelu_aten_vectorized(self)
     # (oneDNN gives +0.0 for -0.0; ATen's scalar loop, for one element or a strided input,
     # and its double and half kernels keep -0.0)
+    if approximate == "none" and self.dtype == _F64:
+        return self * 0.5 * (1.0 + _erf_aten64(self * _SQRT_HALF, self))
     return _gelu_np(self, approximate)
+
+
+def _erf_aten64(v, layout):
+    """erf of float64 ``v`` as ATen's gelu kernels take it: Sleef's erf where
+    ``cpu_kernel_vec`` runs its vectorized function over ``layout``'s elements, libm's
+    ``erf`` (``math.erf``) where its scalar loop does (``_sleef.vector_lanes``; gelu's grain
+    is the element count over the threads above 16384 elements)."""
+    from .tensor_utils import get_num_threads   # (imported late: it loads the op table)
+    threads = get_num_threads()
+    n = layout.size
+    lanes = vector_lanes(layout, 16, threads, n // threads if n > 16384 else None)
+    if lanes is None or not lanes.any():
+        return erf_array(v)
+    out = erf_u1(v)
+    if not lanes.all():
+        scalar = ~lanes
+        out[scalar] = erf_array(v[scalar])
+    return out
 
 
 def _gelu_np(self, approximate):
@@ -216,7 +240,40 @@ def gelu_backward(grad_output, self, approximate="none"):
     if self.dtype == _F16:
         return (grad_output.astype(np.float32) * _gelu_parts(self.astype(np.float32),
                                                              approximate)).astype(_F16)
+    if approximate == "none" and self.dtype == _F64 and grad_output.dtype == _F64:
+        return _gelu_backward64(grad_output, self)
     return grad_output * _gelu_parts(self, approximate)
+
+
+_GELU_BETA = 1.12837916709551257390 * 0.70710678118654752440 * 0.5   # M_2_SQRTPI M_SQRT1_2 / 2
+
+
+def _gelu_backward64(dy, x):
+    """PyTorch's float64 GeluBackwardKernelImpl: ``dy * (cdf + x * pdf)`` with Sleef's erf
+    and exp and the last step fused where cpu_kernel_vec vectorizes (GCC contracts the
+    vector code), libm's and unfused in its scalar loop (``_sleef.vector_lanes``)."""
+    from .tensor_utils import get_num_threads   # (imported late: it loads the op table)
+    from .._exactmath import fma64
+    shape = np.broadcast_shapes(dy.shape, x.shape)
+    lanes = vector_lanes(np.broadcast_to(dy, shape), 16, get_num_threads(), others=(x,))
+    xb = np.broadcast_to(x, shape)
+    a = xb * _SQRT_HALF
+    e2 = xb * xb * -0.5
+    with np.errstate(invalid="ignore", over="ignore"):
+        if lanes is None or not lanes.any():
+            return dy * (0.5 * (1.0 + erf_array(a)) + xb * (_GELU_BETA * _exp_libm(e2)))
+        out = dy * fma64(xb, _GELU_BETA * exp_u10(e2), 0.5 * (1.0 + erf_u1(a)))
+        if not lanes.all():
+            s = ~lanes
+            dys = np.broadcast_to(dy, shape)[s]
+            pdf = _GELU_BETA * _exp_libm(e2[s])
+            out[s] = dys * (0.5 * (1.0 + erf_array(a[s])) + xb[s] * pdf)
+    return out
+
+
+def _exp_libm(v):
+    """glibc's exp of non-positive float64 values (``math.exp``; NaN stays)."""
+    return np.fromiter(map(math.exp, v.ravel().tolist()), np.float64, v.size).reshape(v.shape)
 
 
 def gelu_backward_grad_output(grad, self, approximate):
@@ -367,7 +424,15 @@ def logit(self, eps=None):
     if eps is not None:
         t = self.dtype.type
         self = _clamp_eps(self, t(eps), t(1) - t(eps))
-    return np.log(self / (1.0 - self))
+    if self.dtype == _F32:
+        # the ratio in float; its log as MKL's vsLn (contiguous) or Sleef's logf give it,
+        # which the correctly rounded log matches far more often than NumPy's float32 log
+        # (about 7% of values an ulp off, not 16%: MKL's own rounding is not reproduced)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = self / (np.float32(1) - self)
+            return _log(ratio.astype(np.float64)).astype(_F32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _log(self / (1.0 - self))
 
 
 def _clamp_eps(x, lo, hi):

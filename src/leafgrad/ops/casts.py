@@ -31,7 +31,7 @@ FAMILY = "pointwise"
 # -- to -------------------------------------------------------------------------------------
 def to_copy(self, dtype):
     """A copy of ``self`` in the NumPy dtype ``dtype`` (ToCopyBackward0)."""
-    return self.astype(dtype, copy=True)
+    return _dt.cast_array(self, dtype)
 
 
 def to_copy_self(grad, self_dtype):
@@ -284,7 +284,7 @@ def fill_(self, value):
     from .select import checked_value
     d = self._data
     if d.size == 1 and d.dtype == np.float16:
-        checked = np.array(value).astype(np.float16)[()]
+        checked = _dt.cast_array(value, np.float16)[()]
     else:
         checked = checked_value(value, d.dtype)
     if _mode.grad_enabled and self._requires_grad:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._zerotensor import check_mutable
+from ..dtypes import cast_array
 from ..errors import broadcast_error
 from ..grad_mode import no_grad, state as _mode
 from ..tensor import Tensor
@@ -42,7 +43,7 @@ def copy(self, src, non_blocking=False):
                 f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the "
                 f"broadcast shape [{', '.join(map(str, shape))}]")
         src = np.broadcast_to(src, shape)
-    return np.array(src, dtype=self.dtype, copy=True)
+    return cast_array(src, self.dtype)
 
 
 def copy_self(grad):

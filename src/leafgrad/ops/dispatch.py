@@ -22,6 +22,7 @@ import numpy as np
 
 from ..autograd.graph import SavedOutput, anomaly as _anomaly, next_seq as _next_seq, MAX_SEQ
 from .._zerotensor import promoted
+from ..dtypes import cast_array
 from ..errors import broadcast_error
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
@@ -188,6 +189,8 @@ def dispatch_binary(rec, args):
             return dispatch(rec, args)
         requires = a._requires_grad or b._requires_grad
     elif type(b) is float or type(b) is int:
+        if dt.char == "e":   # Note [Half with a number] in pointwise.py: the forward sees b
+            return dispatch(rec, args)
         bd = _scalar_cache.get((b, dt))
         if bd is None:
             bd = _scalar_array(b, dt)
@@ -274,7 +277,12 @@ def dispatch(rec, args: tuple):
             if isinstance(a, Tensor):
                 d = a._data
                 if d.dtype != compute:
-                    d = d.astype(compute) if type(d) is _ndarray else promoted(d, compute)
+                    if type(d) is not _ndarray:
+                        d = promoted(d, compute)
+                    elif compute.char == "e" and d.dtype.char == "d":
+                        d = cast_array(d, compute)   # Note [Double to half] in dtypes.py
+                    else:
+                        d = d.astype(compute)
                 datas[p] = d
                 if a._requires_grad:
                     requires = True

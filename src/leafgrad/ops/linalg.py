@@ -436,9 +436,13 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     out = np.matmul(mat1, mat2)
     if alpha != 1:
         if alpha == 0 and out.dtype != np.float16:
-            # PyTorch's BLAS gemm does not read the operands then (their NaN too); its own
-            # half kernel multiplies (0 * inf is NaN)
+            # PyTorch's BLAS gemm does not read the operands then (their NaN too): it scales
+            # the copy of self it starts from, beta * self (-0.0 stays: no + 0.0; fuzz seed
+            # 118); its own half kernel multiplies (0 * inf is NaN)
             out = np.zeros_like(out)
+            if beta != 0:
+                out[...] = self if beta == 1 else beta * self
+                return out
         else:
             out *= alpha
     if beta == 0:

@@ -204,6 +204,70 @@ def getrs_adjoint(a: np.ndarray, d: np.ndarray) -> np.ndarray:
     return x
 
 
+# Note [gesdd scaling]
+# LAPACK's sgesdd scales a matrix whose largest |entry| lies outside [smlnum, 1/smlnum]
+# (smlnum = sqrt(FLT_MIN) / FLT_EPSILON, ~1.8e-12) into it with slascl, and the singular
+# values back: two roundings, so a 1x1 matrix [a] of such a size has a singular value one
+# ulp off |a| about a third of the time. PyTorch's (MKL) does; NumPy's float32 svd does not.
+# Redoing the two slascl steps around NumPy's svd gives PyTorch's bits (linalg.cond of a 1x1
+# float32 matrix). (float64: NumPy's dgesdd already agrees.)
+_F32 = np.float32
+_SAFMIN = _F32(np.finfo(np.float32).tiny)
+_SMLNUM = _F32(np.sqrt(_SAFMIN) / np.finfo(np.float32).eps)
+_BIGNUM = _F32(1) / _SMLNUM
+
+
+def _slascl(a: np.ndarray, cfrom, cto) -> np.ndarray:
+    """LAPACK's slascl: ``a * (cto / cfrom)`` in steps that neither overflow nor underflow."""
+    small = _SAFMIN
+    big = _F32(1) / small
+    cfromc, ctoc = _F32(cfrom), _F32(cto)
+    while True:
+        cfrom1 = _F32(cfromc * small)
+        if cfrom1 == cfromc:            # cfrom is inf
+            mul, done = _F32(ctoc / cfromc), True
+        else:
+            cto1 = _F32(ctoc / big)
+            if cto1 == ctoc:
+                mul, done, cfromc = ctoc, True, _F32(1)
+            elif abs(cfrom1) > abs(ctoc) and ctoc != 0:
+                mul, done, cfromc = small, False, cfrom1
+            elif abs(cto1) > abs(cfromc):
+                mul, done, ctoc = big, False, cto1
+            else:
+                mul, done = _F32(ctoc / cfromc), True
+                if mul == 1:
+                    return a
+        a = (a * mul).astype(_F32)
+        if done:
+            return a
+
+
+def _svd_scaled32(A: np.ndarray, **kwargs):
+    """``np.linalg.svd`` of finite float32 matrices with sgesdd's scaling (Note [gesdd
+    scaling])."""
+    anrm = np.abs(A).max(axis=(-2, -1))
+    odd = ((anrm > 0) & (anrm < _SMLNUM)) | (anrm > _BIGNUM)
+    if not odd.any():
+        return np.linalg.svd(A, **kwargs)
+    flat = A.reshape((-1,) + A.shape[-2:]).copy()
+    norms = anrm.reshape(-1)
+    targets = {}
+    for i in np.flatnonzero(odd.reshape(-1)):
+        target = _SMLNUM if norms[i] < _SMLNUM else _BIGNUM
+        targets[i] = target
+        flat[i] = _slascl(flat[i], norms[i], target)
+    out = np.linalg.svd(flat, **kwargs)
+    S = out if isinstance(out, np.ndarray) else out[1]
+    for i, target in targets.items():
+        S[i] = _slascl(S[i], target, norms[i])
+    if isinstance(out, np.ndarray):
+        return S.reshape(A.shape[:-2] + S.shape[-1:])
+    U, _, Vh = out
+    return (U.reshape(A.shape[:-2] + U.shape[-2:]), S.reshape(A.shape[:-2] + S.shape[-1:]),
+            Vh.reshape(A.shape[:-2] + Vh.shape[-2:]))
+
+
 def np_svd(A: np.ndarray, **kwargs):
     """``np.linalg.svd`` with what PyTorch's (MKL) gesdd gives for non-finite matrices.
 
@@ -217,6 +281,8 @@ def np_svd(A: np.ndarray, **kwargs):
         return (out.astype(np.float16) if isinstance(out, np.ndarray)
                 else type(out)(*(o.astype(np.float16) for o in out)))
     if np.isfinite(A).all():   # the common case: one pass, then LAPACK
+        if A.dtype == np.float32 and A.size:
+            return _svd_scaled32(A, **kwargs)
         return np.linalg.svd(A, **kwargs)
     finite = np.isfinite(A).all(axis=(-2, -1))
     nan = np.isnan(A).any(axis=(-2, -1))

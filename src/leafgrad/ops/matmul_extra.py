@@ -36,6 +36,9 @@ def _add_scaled(out, self, beta, alpha, gemm=False):
     either (addmv, addbmm; not baddbmm and addr), so their NaN does not reach ``out``."""
     if gemm and alpha == 0 and out.dtype != np.float16:   # (half: PyTorch's own kernel)
         out = np.zeros_like(out)
+        if beta != 0:   # BLAS scales the copy of self it starts from: -0.0 stays -0.0
+            shape = np.broadcast_shapes(np.shape(self), out.shape)
+            return np.broadcast_to(self if beta == 1 else beta * self, shape).copy()
     elif alpha != 1:
         out = out * alpha
     if beta == 0:

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._zerotensor import is_zero_array
+from .._sleef import vector_lanes
 from ..errors import broadcast_error
 from ..tensor import Tensor
 from .iter_layout import REV
@@ -31,6 +32,8 @@ __all__ = ["add", "sub", "mul", "div_public", "rsub_public", "remainder_public",
            "fmod_public"]
 
 FAMILY = "pointwise"
+_F16 = np.dtype(np.float16)
+_NUMBERS = (float, int)
 
 
 # PyTorch checks alpha after its TensorIterator is built: after the operands broadcast and, in
@@ -67,12 +70,42 @@ def _bool_alpha(self, other, alpha):
 
 
 # -- add / sub / rsub ---------------------------------------------------------------------
+def _as_half(self, other):
+    """A Python float meeting a half array as c10 makes it half: through float (Note [Double
+    to half] in dtypes.py; add and sub then compute with it, Note [Half with a number])."""
+    if type(other) is float and type(self) is np.ndarray and self.dtype == _F16:
+        return _dt.cast_array(other, _F16)
+    return other
+
+
 def add(self, other, *, alpha=1):
     """``self + alpha * other``."""
+    other = _as_half(self, other)
     if alpha == 1 and type(alpha) is int:
         return self + other
     _alpha_check(self, other, alpha)
+    if self.dtype == _F16 and getattr(other, "dtype", None) == _F16 and \
+            type(self) is np.ndarray and type(other) is np.ndarray:
+        return _half_alpha(self, other, alpha)
     return self + _bool_alpha(self, other, alpha) * other
+
+
+def _half_alpha(self, other, alpha):
+    """``self + alpha * other`` in half as PyTorch's add kernel: alpha made half, then in
+    float where it vectorizes (an exact product, one rounding), in half arithmetic (the
+    product rounded to half, then the sum) in its scalar loop: tails of 32 (Note [Half with
+    a number])."""
+    from .tensor_utils import get_num_threads   # (late: it loads the op table)
+    a = _dt.cast_array(alpha, _F16)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = (self.astype(np.float32) + np.float32(a) * other.astype(np.float32)).astype(_F16)
+        out = np.asarray(out)
+        lanes = vector_lanes(np.broadcast_to(self, out.shape), 32, get_num_threads(),
+                             others=(other,))
+        if lanes is not None and not lanes.all():
+            scalar = ~lanes
+            out[scalar] = (self + a * other)[scalar] if out.ndim else self + a * other
+    return out
 
 
 def add_self(grad):
@@ -96,9 +129,13 @@ defop("add", add, derivatives={"self": add_self, "other": add_other}, inplace="a
 
 def sub(self, other, *, alpha=1):
     """``self - alpha * other``."""
+    other = _as_half(self, other)
     if alpha == 1 and type(alpha) is int:
         return self - other
     _alpha_check(self, other, alpha)
+    if self.dtype == _F16 and getattr(other, "dtype", None) == _F16 and \
+            type(self) is np.ndarray and type(other) is np.ndarray and type(alpha) is not bool:
+        return _half_alpha(self, other, -alpha)
     return self - alpha * other
 
 
@@ -210,9 +247,27 @@ bind_method("__rsub__", _rsub_dunder)
 
 
 # -- mul / div ----------------------------------------------------------------------------
+# Note [Half with a number]
+# For a half tensor and a Python number, PyTorch's CPU mul, div (true, floor, trunc) and
+# floor_divide kernels take the number's original value as float (``original_scalar_value``,
+# not the half the wrapped number was cast to) and compute in float: half(float(x) * float(s)).
+# NumPy would round the number to half first (a third of ``x * 0.1`` an ulp off); add, sub,
+# remainder, fmod and pow do use the half-rounded number, as NumPy does. (dispatch_binary
+# hands a half tensor with a number to the general path, which passes the number as it is.)
+def _half_by_number(op, self, other):
+    """``op`` of a half array and a Python number as PyTorch computes it, or None when the
+    operands are not those (Note [Half with a number])."""
+    # (a zero tensor's array, an ndarray subclass, keeps its own rules: _zerotensor.py)
+    if type(other) in _NUMBERS and type(self) is np.ndarray and self.dtype == _F16:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return op(self.astype(np.float32), np.float32(other)).astype(_F16)
+    return None
+
+
 def mul(self, other):
     """Elementwise product."""
-    return self * other
+    out = _half_by_number(np.multiply, self, other)
+    return self * other if out is None else out
 
 
 def mul_self(grad, other):
@@ -249,7 +304,8 @@ defop("mul", mul, derivatives={"self": mul_self, "other": mul_other}, inplace="m
 
 def div(self, other):
     """True division: integers divide to the default float dtype."""
-    return np.true_divide(self, other)
+    out = _half_by_number(np.true_divide, self, other)
+    return np.true_divide(self, other) if out is None else out
 
 
 def div_self(grad, other):
@@ -285,7 +341,8 @@ def div_mode(self, other, rounding_mode):
     if rounding_mode == "trunc":
         if np.result_type(self, other).kind in "iub":
             return _trunc_int_divide(self, other)
-        return np.trunc(np.true_divide(self, other))
+        out = _half_by_number(lambda a, b: np.trunc(a / b), self, other)
+        return np.trunc(np.true_divide(self, other)) if out is None else out
     raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                        f"found '{rounding_mode}'")
 
@@ -304,7 +361,8 @@ def _check_int_zero(a, b, kernel):
 
 def _floor_divide(a, b):
     _check_int_zero(a, b, "div_floor_cpu")
-    return np.floor_divide(a, b)
+    out = _half_by_number(np.floor_divide, a, b)
+    return np.floor_divide(a, b) if out is None else out
 
 
 def _trunc_int_divide(a, b):

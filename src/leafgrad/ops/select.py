@@ -492,7 +492,7 @@ def checked_value(value, dtype):
     if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and \
             not isinstance(value, (bool, np.bool_)):
         return np.array(int(value), np.int64).astype(dtype)[()]
-    return np.array(value).astype(dtype)[()]
+    return _dt.cast_array(value, dtype)[()]
 
 
 def _check_mask(mask):
@@ -505,7 +505,7 @@ def masked_fill_scalar(self, mask, value):
     """``value`` where ``mask`` holds, else ``self`` (in ``self``'s dtype)."""
     _check_mask(mask)
     checked_scalar(value, self.dtype)
-    return np.where(mask, np.asarray(value).astype(self.dtype), self)
+    return np.where(mask, _dt.cast_array(value, self.dtype), self)
 
 
 def masked_fill_self(grad, mask):

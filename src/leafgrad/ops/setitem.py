@@ -31,6 +31,7 @@ from .shape import expand_op
 from .views import check_view_inplace
 from .._zerotensor import check_mutable
 from ..autograd.graph import sum_to
+from ..dtypes import cast_array
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
 
@@ -147,6 +148,8 @@ def setitem_op(self, positions, value):
     if isinstance(value, np.ndarray) and value.ndim > positions.ndim:
         # x[1] = tensor([5.]): the value's leading size-1 dims go (checked in setitem)
         value = value.reshape(value.shape[value.ndim - positions.ndim:])
+    if out.dtype == np.float16:
+        value = cast_array(value, np.float16)   # Note [Double to half] in dtypes.py
     out.reshape(-1)[positions] = value
     return out
 
@@ -269,7 +272,10 @@ def setitem(self, index, value):
             if _masked_fill_path(index if isinstance(index, tuple) else (index,), value):
                 warn_expanded("masked_fill_", 3)
         # writable: an index into an expanded view may still pick distinct elements
-        writable(view._data)[key] = value._data if is_tensor else value
+        value = value._data if is_tensor else value
+        if view._data.dtype == np.float16:
+            value = cast_array(value, np.float16)   # Note [Double to half] in dtypes.py
+        writable(view._data)[key] = value
         bump_version(self)
         return
     if arrays is not None:

@@ -14,17 +14,19 @@ makes the bits PyTorch's:
 - float (and half, computed in float) evaluates in float32 with the coefficients rounded to
   float; for I1 the float kernel drops the leading, negligible coefficients (17 of 29 on
   [0, 8], 7 of 25 beyond); I0's float kernel keeps them all;
-- ``exp`` is libm's; float32 takes it through float64 (within 1 ulp of glibc's ``expf``,
+- ``exp`` is libm's (``math.exp`` for float64, not NumPy's); float32 takes it through float64 (within 1 ulp of glibc's ``expf``,
   which is not correctly rounded either).
 
 The coefficients are Cephes' published tables (NumPy holds I0's; I1's are below).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._exactmath import fma32, fma64
-from .._libm import libm
+from .._sleef import vector_lanes
 
 __all__ = ["i0_array", "i0e_array", "i1_array", "i1e_array"]
 
@@ -121,10 +123,10 @@ def _expf_table() -> np.ndarray:
 
 
 def _exp(a: np.ndarray) -> np.ndarray:
-    """exp as libm computes it: glibc's ``expf`` for float32, ``exp`` for float64 (Note [libm,
-    not NumPy's SIMD])."""
+    """exp as libm computes it: glibc's ``expf`` for float32, its ``exp`` for float64
+    (``math.exp``; NumPy's own float64 exp differs from it in ~4% of the last bits)."""
     if a.dtype != np.float32:
-        return libm("exp", a) if a.dtype == np.float64 else np.exp(a)
+        return _exp64(a)
     xd = a.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         z = _EXPF_INV_LN2_N * xd
@@ -141,6 +143,20 @@ def _exp(a: np.ndarray) -> np.ndarray:
     if odd.any():
         with np.errstate(over="ignore"):
             out = np.where(odd, np.exp(xd).astype(np.float32), out)
+    return out
+
+
+def _exp64(a: np.ndarray) -> np.ndarray:
+    """glibc's ``exp`` of a float64 array, through ``math.exp`` (run in C by ``map``); NumPy
+    answers where ``math.exp`` would overflow or the input is nan (inf, nan: the same)."""
+    a = np.asarray(a)
+    inside = np.abs(a) <= 709.78
+    vals = np.where(inside, a, 0.0)
+    out = np.fromiter(map(math.exp, vals.ravel().tolist()), np.float64, a.size)
+    out = out.reshape(a.shape)
+    if not inside.all():
+        with np.errstate(over="ignore"):
+            out = np.where(inside, out, np.exp(a))
     return out
 
 
@@ -170,7 +186,40 @@ def i0e_array(x: np.ndarray) -> np.ndarray:
     ns, fs, near = _scaled(0, a)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(near, ns, fs / np.sqrt(a))
-    return _finish(out, x)
+    out = _finish(out, x)
+    if x.dtype == np.float16:
+        # Note [half i0e]: ATen's scalar loop (a 0-d input, each vectorized piece's tail)
+        # runs calc_i0e in half arithmetic (no float overload, unlike i0, i1 and i1e)
+        from .tensor_utils import get_num_threads   # (late: it loads the op table)
+        lanes = vector_lanes(x, 32, get_num_threads())
+        scalar = np.ones(x.shape, bool) if lanes is None else ~lanes
+        if scalar.any():
+            out = np.array(out)
+            out[scalar] = _i0e_half(x[scalar])
+    return out
+
+
+def _i0e_half(x: np.ndarray) -> np.ndarray:
+    """calc_i0e<c10::Half>: the tables rounded to half, every step rounded to half (each a
+    float operation, then the rounding), the far branch's ``/ sqrt(x)`` in float."""
+    h = np.float16
+    a = np.abs(x)
+    near_t, far_t = (t.astype(np.float32).astype(h) for t in _tables(0, np.float64))
+    with np.errstate(all="ignore"):
+        near = a <= h(8)
+        fs = _chbevl_half(h(32) / a - h(2), far_t)
+        far = (fs.astype(np.float32) / np.sqrt(a.astype(np.float32))).astype(h)
+        return np.where(near, _chbevl_half(a / h(2) - h(2), near_t), far)
+
+
+def _chbevl_half(y: np.ndarray, coeffs: np.ndarray) -> np.ndarray:
+    b0 = np.full_like(y, coeffs[0])
+    b1 = np.zeros_like(y)
+    b2 = b1
+    for c in coeffs[1:]:
+        b2, b1 = b1, b0
+        b0 = y * b1 - b2 + c
+    return np.float16(0.5) * (b0 - b2)
 
 
 def i0_array(x: np.ndarray) -> np.ndarray:

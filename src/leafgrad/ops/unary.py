@@ -27,7 +27,6 @@ FAMILY = "pointwise"
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-_SQRT_PI = math.sqrt(math.pi)
 def _unary_samples(low=-2.0, high=2.0, ints=True, atol=1e-6):
     """Samples for a unary op: float64 (with grads), float32 and (optionally) int64 inputs."""
     def samples(make, shapes):
@@ -55,6 +54,39 @@ def _unary(name, forward, formula, *, dtype="promote_float", samples=None, alias
 
 
 # -- exponentials and logarithms ------------------------------------------------------------
+# Note [Positive NaN]
+# x86's default NaN, which NumPy's log / sqrt of a negative number give, has its sign bit
+# set; PyTorch's kernels (Sleef, MKL) answer +NaN there, and copysign / signbit show it
+# (fuzz seed 241: copysign(y, xlogy(x, -1))). These take +NaN for a NaN made from a
+# number (float and double; half keeps -NaN, as PyTorch's); NumPy's invalid flag makes the
+# check free when no NaN was made.
+def positive_nan(fn):
+    """``fn`` (a NumPy ufunc of one array) with +NaN where it makes a NaN (Note [Positive
+    NaN])."""
+    def kernel(x):
+        with np.errstate(invalid="raise"):
+            try:
+                return fn(x)
+            except FloatingPointError:
+                pass
+        with np.errstate(invalid="ignore"):
+            out = np.asarray(fn(x))
+        if out.dtype.char not in "fd":   # (half: PyTorch's float math and libm: -NaN too)
+            return out
+        made = np.isnan(out) & ~np.isnan(x)
+        if made.any():
+            out = np.array(out)
+            out[made] = np.nan
+        return out
+    kernel.__name__ = kernel.__qualname__ = fn.__name__
+    kernel.__doc__ = fn.__doc__
+    return kernel
+
+
+_log, _log2, _log10, _log1p, _sqrt = (positive_nan(f) for f in (np.log, np.log2, np.log10,
+                                                                 np.log1p, np.sqrt))
+
+
 def exp(self):
     """``e ** self``."""
     return np.exp(self)
@@ -100,19 +132,19 @@ _unary("expm1", expm1, expm1_self)
 
 def log(self):
     """Natural logarithm."""
-    return np.log(self)
+    return _log(self)
 
 
 def log_self(grad, self):
     return grad / self
 
 
-_unary("log", log, log_self, kernel=np.log, samples=_unary_samples(0.1, 3.0))
+_unary("log", log, log_self, kernel=_log, samples=_unary_samples(0.1, 3.0))
 
 
 def log2(self):
     """Base-2 logarithm."""
-    return np.log2(self)
+    return _log2(self)
 
 
 def log2_self(grad, self):
@@ -124,7 +156,7 @@ _unary("log2", log2, log2_self, samples=_unary_samples(0.1, 3.0))
 
 def log10(self):
     """Base-10 logarithm."""
-    return np.log10(self)
+    return _log10(self)
 
 
 def log10_self(grad, self):
@@ -136,7 +168,7 @@ _unary("log10", log10, log10_self, samples=_unary_samples(0.1, 3.0))
 
 def log1p(self):
     """``log(1 + self)``, accurate near 0."""
-    return np.log1p(self)
+    return _log1p(self)
 
 
 def log1p_self(grad, self):
@@ -149,14 +181,14 @@ _unary("log1p", log1p, log1p_self, grad_fn_name="Log1PBackward0",
 
 def sqrt(self):
     """Square root."""
-    return np.sqrt(self)
+    return _sqrt(self)
 
 
 def sqrt_self(grad, result):
     return grad / _by_number("mul_scalar", result, 2)
 
 
-_unary("sqrt", sqrt, sqrt_self, kernel=np.sqrt, samples=_unary_samples(0.1, 3.0))
+_unary("sqrt", sqrt, sqrt_self, kernel=_sqrt, samples=_unary_samples(0.1, 3.0))
 
 
 def rsqrt(self):
@@ -323,43 +355,16 @@ _unary("atanh", atanh, atanh_self, aliases=("arctanh",),
 
 # -- erf -----------------------------------------------------------------------------------
 def erf_array(x: np.ndarray, complement: bool = False) -> np.ndarray:
-    """``erf`` (or ``erfc``) of a float array, to double precision, in the array's dtype.
+    """``erf`` (or ``erfc``) of a float array, as libm's ``erf`` / ``erfc`` (``math.erf``
+    calls it), in the array's dtype.
 
-    NumPy has no erf. Small arrays go through ``math.erf`` / ``math.erfc``; larger ones use
-    the series ``erf(x) = 2/sqrt(pi) exp(-x^2) sum_n x^(2n+1) / (1/2)_(n+1)`` (all terms
-    positive, so no cancellation) below 2.5, and the continued fraction of ``erfc`` above it,
-    which keeps ``erfc``'s tiny tail values; both agree with ``math`` to about 1e-15.
+    NumPy has no erf; ``map`` over the values runs libm's in C, faster than any series in
+    NumPy (26 ms for 300k values), and equal to what ATen's scalar loops give. (Sleef's
+    vectorized float64 erf is ``_sleef.erf_u1``.)
     """
-    if x.size <= 256:
-        fn = math.erfc if complement else math.erf
-        vals = np.fromiter(map(fn, x.ravel().tolist()), np.float64, x.size)
-        return vals.reshape(x.shape).astype(x.dtype, copy=False)
-    a = np.abs(x.astype(np.float64))
-    head = np.empty_like(a)          # erf(|x|), exact where small
-    tail = np.empty_like(a)          # erfc(|x|), exact where big
-    small = a < 2.5
-    s = a[small]
-    x2 = s * s
-    term = s.copy()
-    total = s.copy()
-    for n in range(1, 48):
-        term *= x2 / (n + 0.5)
-        total += term
-    head[small] = _TWO_OVER_SQRT_PI * np.exp(-x2) * total
-    tail[small] = 1.0 - head[small]
-    big = ~small
-    z = a[big]
-    f = z.copy()
-    for k in range(60, 0, -1):
-        f = z + (k * 0.5) / f
-    tail[big] = np.exp(-z * z) / (_SQRT_PI * f)
-    head[big] = 1.0 - tail[big]
-    if complement:
-        out = np.where(x < 0, 1.0 + head, tail)
-    else:
-        out = np.copysign(head, x)
-    out[np.isnan(x)] = np.nan
-    return out.astype(x.dtype, copy=False)
+    fn = math.erfc if complement else math.erf
+    vals = np.fromiter(map(fn, x.ravel().tolist()), np.float64, x.size)
+    return vals.reshape(x.shape).astype(x.dtype, copy=False)
 
 
 def erf(self):

@@ -14,6 +14,9 @@ from .. import dtypes as _dt
 from ..tensor import Tensor
 from .pointwise_common import inplace_of, scale
 from .registry import Sample, bind_method, defop, export_function
+from .unary import positive_nan
+
+_log = positive_nan(np.log)   # log(negative) is +NaN in PyTorch (Note [Positive NaN])
 
 FAMILY = "pointwise"
 
@@ -22,7 +25,7 @@ __all__ = ["xlogy"]
 
 def _xlogy(self, other):
     """``self * log(other)``; 0 where ``self == 0`` and ``other`` is not NaN."""
-    out = np.asarray(self * np.log(other))
+    out = np.asarray(self * _log(np.asarray(other)))
     return np.where((self == 0) & ~np.isnan(other), np.zeros((), out.dtype), out)
 
 
