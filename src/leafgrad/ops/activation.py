@@ -24,7 +24,6 @@ from .backward_ops import sigmoid_backward_op
 from .unary import erf_array, positive_nan
 
 _log = positive_nan(np.log)   # Note [Positive NaN] in unary.py
-from .._sleef import erf_u1, exp_u10, vector_lanes
 from .gelu_kernels import aten_vectorizes, gelu_aten_vectorized, gelu_onednn
 
 __all__ = ["gelu", "silu", "softplus"]
@@ -182,26 +181,11 @@ def gelu_op(self, approximate="none"):
     # (oneDNN gives +0.0 for -0.0; ATen's scalar loop, for one element or a strided input,
     # and its double and half kernels keep -0.0)
     if approximate == "none" and self.dtype == _F64:
-        return self * 0.5 * (1.0 + _erf_aten64(self * _SQRT_HALF, self))
+        # PyTorch's order; libm's erf, which its scalar loops use. Where its vector loop runs,
+        # PyTorch takes Sleef's erf (an ulp apart on ~40% of values): redone bit for bit
+        # (_sleef.erf_u1) that cost ~100x this op's time on small tensors (session 10)
+        return self * 0.5 * (1.0 + erf_array(self * _SQRT_HALF))
     return _gelu_np(self, approximate)
-
-
-def _erf_aten64(v, layout):
-    """erf of float64 ``v`` as ATen's gelu kernels take it: Sleef's erf where
-    ``cpu_kernel_vec`` runs its vectorized function over ``layout``'s elements, libm's
-    ``erf`` (``math.erf``) where its scalar loop does (``_sleef.vector_lanes``; gelu's grain
-    is the element count over the threads above 16384 elements)."""
-    from .tensor_utils import get_num_threads   # (imported late: it loads the op table)
-    threads = get_num_threads()
-    n = layout.size
-    lanes = vector_lanes(layout, 16, threads, n // threads if n > 16384 else None)
-    if lanes is None or not lanes.any():
-        return erf_array(v)
-    out = erf_u1(v)
-    if not lanes.all():
-        scalar = ~lanes
-        out[scalar] = erf_array(v[scalar])
-    return out
 
 
 def _gelu_np(self, approximate):
@@ -249,26 +233,15 @@ _GELU_BETA = 1.12837916709551257390 * 0.70710678118654752440 * 0.5   # M_2_SQRTP
 
 
 def _gelu_backward64(dy, x):
-    """PyTorch's float64 GeluBackwardKernelImpl: ``dy * (cdf + x * pdf)`` with Sleef's erf
-    and exp and the last step fused where cpu_kernel_vec vectorizes (GCC contracts the
-    vector code), libm's and unfused in its scalar loop (``_sleef.vector_lanes``)."""
-    from .tensor_utils import get_num_threads   # (imported late: it loads the op table)
-    from .._exactmath import fma64
+    """PyTorch's float64 GeluBackwardKernelImpl in its scalar loop's form: ``dy * (cdf +
+    x * pdf)`` with libm's erf and exp (its vector loop's Sleef erf/exp and fused last step,
+    an ulp apart on some values, are not redone: see gelu)."""
     shape = np.broadcast_shapes(dy.shape, x.shape)
-    lanes = vector_lanes(np.broadcast_to(dy, shape), 16, get_num_threads(), others=(x,))
     xb = np.broadcast_to(x, shape)
     a = xb * _SQRT_HALF
     e2 = xb * xb * -0.5
     with np.errstate(invalid="ignore", over="ignore"):
-        if lanes is None or not lanes.any():
-            return dy * (0.5 * (1.0 + erf_array(a)) + xb * (_GELU_BETA * _exp_libm(e2)))
-        out = dy * fma64(xb, _GELU_BETA * exp_u10(e2), 0.5 * (1.0 + erf_u1(a)))
-        if not lanes.all():
-            s = ~lanes
-            dys = np.broadcast_to(dy, shape)[s]
-            pdf = _GELU_BETA * _exp_libm(e2[s])
-            out[s] = dys * (0.5 * (1.0 + erf_array(a[s])) + xb[s] * pdf)
-    return out
+        return dy * (0.5 * (1.0 + erf_array(a)) + xb * (_GELU_BETA * _exp_libm(e2)))
 
 
 def _exp_libm(v):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._exactmath import fma32, fma64
+from .._exactmath import fma32
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from ..grad_mode import state as _mode
@@ -80,109 +80,19 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
         centered = x - mean
         var = np.mean(centered * centered, axis=axes, keepdims=True)
         return _layer_norm_half(x, mean, var, weight, bias, eps)
-    n = int(np.prod(x.shape[x.ndim - len(axes):]))
-    rows = np.ascontiguousarray(x).reshape(-1, n)
-    mean, var = row_moments(rows)
-    t = x.dtype.type
-    rstd = t(1) / np.sqrt(var + t(eps))
-    keep = x.shape[:x.ndim - len(axes)] + (1,) * len(axes)
-    centered = x - mean.reshape(keep)
-    fma = fma32 if t is np.float32 else fma64
-    if bias is not None:
-        # (x - mean) * rstd [* gamma] + beta, the last step fused
-        if weight is None:
-            return fma(centered, rstd.reshape(keep), bias).astype(t, copy=False)
-        centered *= rstd.reshape(keep)
-        return fma(centered, weight, bias).astype(t, copy=False)
-    centered *= rstd.reshape(keep)
+    # (PyTorch's float/double kernel takes the row moments with ATen's RowwiseMoments, a
+    # vectorised Welford: its bits differ from this two-pass mean/variance in the last place
+    # of about a third of rows. Redone step for step it cost ~20x this function's time on
+    # small rows (session 10), so the two-pass statistics stay.)
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
+    var = np.mean(centered * centered, axis=axes, keepdims=True)
+    centered *= 1.0 / np.sqrt(var + eps)
     if weight is not None:
         centered *= weight
-    centered += 0.0   # PyTorch's kernel adds a zero beta when there is none: -0.0 becomes +0
-    return centered
-
-
-# Note [Rowwise moments]
-# PyTorch's float and double layer_norm take each row's mean and variance with ATen's
-# RowwiseMoments (moments_utils.h), run with AVX2 vectors (8 floats, 4 doubles): Welford's
-# update per lane over chunks of 16 vectors (both steps fused: fmas), chunks merged by a
-# cascade (AddMomentsVec, unfused), the elements past the last whole vector by a scalar
-# Welford (unfused, a true division), then the lanes merged one by one (AddMoments, fused).
-# Redone here step for step; its mean is PyTorch's, and so is the variance for rows of up
-# to 16 vectors (128 floats, 64 doubles); above that about a tenth of the variances are an
-# ulp off (the cascade's rounding is not matched yet), where a two-pass variance was off
-# in a third of all rows.
-_CHUNK = 16
-
-
-def row_moments(x: np.ndarray):
-    """(mean, biased variance) of each row of a C-contiguous 2-D float32 / float64 array,
-    as ATen's RowwiseMoments (Note [Rowwise moments])."""
-    t = x.dtype.type
-    fma = fma32 if x.dtype == np.float32 else fma64
-    lanes = 8 if x.dtype == np.float32 else 4
-    rows, n = x.shape
-    nvec = n // lanes
-    chunks = -(-nvec // _CHUNK)
-    depth = (chunks - 1).bit_length() if chunks > 1 else 0
-    zero = np.zeros((rows, lanes), x.dtype)
-    stk = [[0, zero, zero] for _ in range(max(depth, 1))]
-    inv = [t(1) / t(j + 1) for j in range(_CHUNK)]
-
-    def merge(add, into):          # AddMomentsVec(add..., into...)
-        m0, m1, m2 = into
-        total = m0 + add[0]
-        c = t(0) if total == 0 else t(add[0]) / t(total)
-        delta = add[1] - m1
-        p = delta * delta * c
-        return [total, m1 + c * delta, m2 + fma(p, t(m0), add[2])]
-
-    # the chunks' own Welford passes are independent: all at once, a step per vector
-    full = nvec // _CHUNK
-    parts = []
-    if full:
-        v = x[:, :full * _CHUNK * lanes].reshape(rows, full, _CHUNK, lanes)
-        m1 = np.zeros((rows, full, lanes), x.dtype)
-        m2 = m1
-        for j in range(_CHUNK):
-            delta = v[:, :, j] - m1
-            m1 = fma(delta, inv[j], m1)
-            m2 = fma(delta, v[:, :, j] - m1, m2)
-        parts = [(_CHUNK, m1[:, i], m2[:, i]) for i in range(full)]
-    if nvec > full * _CHUNK:
-        m1, m2 = zero, zero
-        for j in range(nvec - full * _CHUNK):
-            start = (full * _CHUNK + j) * lanes
-            v = x[:, start:start + lanes]
-            delta = v - m1
-            m1 = fma(delta, inv[j], m1)
-            m2 = fma(delta, v - m1, m2)
-        parts.append((nvec - full * _CHUNK, m1, m2))
-    for i, part in enumerate(parts):
-        stk[0] = merge(part, stk[0])
-        mask, j = i + 1, 1
-        while j < depth and (mask & 1) == 0:
-            stk[j] = merge(stk[j - 1], stk[j])
-            stk[j - 1] = [0, zero, zero]
-            mask >>= 1
-            j += 1
-    for j in range(1, depth):
-        stk[0] = merge(stk[j], stk[0])
-    count, m1 = 0, np.zeros(rows, x.dtype)
-    m2 = np.zeros(rows, x.dtype)
-    for k in range(nvec * lanes, n):
-        v = x[:, k]
-        delta = v - m1
-        count += 1
-        m1 = m1 + delta / t(count)
-        m2 = m2 + delta * (v - m1)
-    for lane in range(lanes):       # AddMoments, fused
-        total = count + nvec
-        c = t(0) if total == 0 else t(nvec) / t(total)
-        delta = stk[0][1][:, lane] - m1
-        m1 = fma(np.full_like(delta, c), delta, m1)
-        m2 = m2 + fma(delta * delta * c, t(count), stk[0][2][:, lane])
-        count = total
-    return m1, m2 / t(n)
+    # PyTorch's kernel adds a zero bias when there is none: a zero result is +0
+    centered += bias if bias is not None else 0.0
+    return centered.astype(input.dtype, copy=False)
 
 
 def _layer_norm_half(x, mean, var, weight, bias, eps):
