@@ -212,7 +212,13 @@ def _run_unary(rec, x, args, kernel):
             out = fix_layout(rec, out, args)
     result = _wrap(out)
     if x._requires_grad and rec.differentiable and _mode.grad_enabled:
-        record_node(rec, args, (result,))
+        # record_node's first step, without its frame, while it is not rebound (Note
+        # [Integer tensors with history], saved-tensor hooks)
+        recorder = rec.recorder
+        if recorder is not None and record_node is _record_plain:
+            recorder(args, (result,))
+        else:
+            record_node(rec, args, (result,))
     return result
 
 
@@ -257,7 +263,13 @@ def dispatch_binary(rec, args):
         out = fix_layout(rec, out, args)
     result = _wrap(out)
     if requires and rec.differentiable and _mode.grad_enabled:
-        record_node(rec, args, (result,))
+        # record_node's first step, without its frame, while it is not rebound (Note
+        # [Integer tensors with history], saved-tensor hooks)
+        recorder = rec.recorder
+        if recorder is not None and record_node is _record_plain:
+            recorder(args, (result,))
+        else:
+            record_node(rec, args, (result,))
     return result
 
 
