@@ -21,7 +21,7 @@ general path.
 from __future__ import annotations
 
 from ..autograd.graph import SavedOutput, anomaly as _anomaly, next_seq as _next_seq, MAX_SEQ
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 
 __all__ = ["make_recorder"]
 
@@ -228,16 +228,18 @@ def make_apply(cls):
         lines.append("            pass")
     slot = cls._result_slot
     if slot is not None:
+        # (SavedOutput.unpack, inline)
         lines += [f"    if saved and type(saved[{slot}]) is _SavedOutput:",
                   "        saved = list(saved)",
-                  f"        saved[{slot}] = saved[{slot}].unpack(self, create_graph)"]
+                  f"        s = saved[{slot}]",
+                  f"        saved[{slot}] = _wrap(s.data, self if create_graph else None, s.vc)"]
     lines += ["    grad = grads[0]",
               "    meta = self._args",
               "    edges = self._edges"]
     env = {"_general": graph.OpNode.apply, "_BACKWARD_TWICE": graph.errors.BACKWARD_TWICE,
            "_check_versions": graph.check_versions, "_SavedOutput": SavedOutput,
            "_check_version": graph._check_version, "_DETACHED": graph.DETACHED_INPLACE,
-           "_conform": graph._conform}
+           "_conform": graph._conform, "_wrap": _wrap}
     names = []
     for k, call in enumerate(cls._calls):
         g = f"g{k}"
