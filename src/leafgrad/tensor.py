@@ -568,6 +568,11 @@ def _rebuild(data, requires_grad):
     return t
 
 
+# Note [Inline wraps]
+# The fast dispatchers (dispatch_binary, _run_unary in ops/dispatch.py) build their result
+# as ``_wrap(out)`` does, inline, and so do the specialised applies (make_apply in
+# ops/recorder.py) for a saved output: a frame fewer on every op of a chain. Keep them in
+# step with this function.
 def _wrap(data: np.ndarray, grad_fn=None, vc=None) -> Tensor:
     """Fast internal constructor: data must already be an ndarray of a supported dtype."""
     t = _new(Tensor)

@@ -89,6 +89,7 @@ class SavedOutput:
         self.vc = tensor._vc
 
     def unpack(self, node, create_graph: bool) -> Tensor:
+        # (the specialised applies do this inline: make_apply in ops/recorder.py)
         t = _wrap(self.data, node if create_graph else None, self.vc)
         return t
 

@@ -27,7 +27,14 @@ FAMILY = "backward"
 
 def tanh_backward(grad_output, output):
     """``grad_output * (1 - output**2)``: the gradient of tanh given its output."""
-    return grad_output * (1 - output * output)
+    # a 0-d one of the output's dtype: the same loop and values as the Python 1, without
+    # NumPy's conversion of a Python number (a third of this function's time on one element)
+    return grad_output * (_ONES.get(output.dtype, 1) - output * output)
+
+
+_ONES = {np.dtype(t): np.ones((), t) for t in (np.float16, np.float32, np.float64)}
+for _one in _ONES.values():
+    _one.flags.writeable = False
 
 
 def tanh_backward_grad_output(grad, output):

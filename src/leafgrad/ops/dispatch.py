@@ -24,7 +24,7 @@ from ..autograd.graph import SavedOutput, anomaly as _anomaly, next_seq as _next
 from .._zerotensor import promoted
 from ..dtypes import cast_array
 from ..errors import broadcast_error
-from ..grad_mode import state as _mode
+from ..grad_mode import inference_depth as _inference_depth, state as _mode
 from ..tensor import Tensor, _wrap
 from .iter_layout import (CONTIG, RED, REV, SELF, STRIDES, TARGET, WHERE, cast_layout,
                           contiguous_result, preserve_strides, relayout)
@@ -167,9 +167,21 @@ def _run_unary(rec, x, args, kernel):
             out = _asarray(out)
         elif out.ndim > 1 and rec.layout and (rec.layout == CONTIG or not d.flags.c_contiguous):
             out = fix_layout(rec, out, args)
-    result = _wrap(out)
+    result = _new(Tensor)   # _wrap(out) inline (Note [Inline wraps] in tensor.py)
+    result._data = out
+    result._grad_fn = None
+    result._requires_grad = False
+    result._vc = [0]
+    if _inference_depth[0] and _mode.inference:
+        result._meta = {"inference": True}
     if x._requires_grad and rec.differentiable and _mode.grad_enabled:
-        record_node(rec, args, (result,))
+        # record_node's first step, without its frame, while it is not rebound (Note
+        # [Integer tensors with history], saved-tensor hooks)
+        recorder = rec.recorder
+        if recorder is not None and record_node is _record_plain:
+            recorder(args, (result,))
+        else:
+            record_node(rec, args, (result,))
     return result
 
 
@@ -214,9 +226,21 @@ def dispatch_binary(rec, args):
     elif out.ndim > 1 and rec.layout and (rec.layout == CONTIG or not (
             ad.flags.c_contiguous and bd.flags.c_contiguous)):
         out = fix_layout(rec, out, args)
-    result = _wrap(out)
+    result = _new(Tensor)   # _wrap(out) inline (Note [Inline wraps] in tensor.py)
+    result._data = out
+    result._grad_fn = None
+    result._requires_grad = False
+    result._vc = [0]
+    if _inference_depth[0] and _mode.inference:
+        result._meta = {"inference": True}
     if requires and rec.differentiable and _mode.grad_enabled:
-        record_node(rec, args, (result,))
+        # record_node's first step, without its frame, while it is not rebound (Note
+        # [Integer tensors with history], saved-tensor hooks)
+        recorder = rec.recorder
+        if recorder is not None and record_node is _record_plain:
+            recorder(args, (result,))
+        else:
+            record_node(rec, args, (result,))
     return result
 
 

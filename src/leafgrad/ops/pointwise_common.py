@@ -8,6 +8,8 @@ reporting off once, here, rather than paying for an ``errstate`` context in ever
 """
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -128,16 +130,69 @@ def operator_dunders(*names):
     other types get to try their reflected operator), as with PyTorch."""
     for name in names:
         fn = getattr(Tensor, name)
-
-        def dunder(self, other, _fn=fn):
-            try:
-                return _fn(self, other)
-            except TypeError:
-                if not isinstance(other, _OPERANDS):
-                    return NotImplemented
-                raise
+        dunder = _direct_dunder(fn, name)
+        if dunder is None:
+            def dunder(self, other, _fn=fn):
+                try:
+                    return _fn(self, other)
+                except TypeError:
+                    if not isinstance(other, _OPERANDS):
+                        return NotImplemented
+                    raise
         dunder.__name__ = dunder.__qualname__ = name
         bind_method(name, dunder)
+
+
+# Note [Direct dunders]
+# ``x * 2`` ran ``dunder`` -> the public ``mul`` (a template: ``return _dispatch(_rec,
+# (self, other))``) -> the dispatcher: a frame that only passes its arguments on, on every
+# arithmetic operator in user code and in the backward formulas that multiply (``grad *
+# other``). When the public function is such a template with two positional parameters and
+# at most one keyword-only one (``add``'s alpha, with its default), the dunder is the code
+# below run in the template's own globals: it calls the record's dispatcher itself, with the
+# arguments the template would pass, and reads ``_dispatch`` from those globals at each call
+# as the template does (diagnostics swaps it there).
+def _dunder_0(self, other, *, _ops=None):
+    try:
+        return _dispatch(_rec, (self, other))   # noqa: F821 - the template's globals
+    except TypeError:
+        if not isinstance(other, _ops):
+            return NotImplemented
+        raise
+
+
+def _dunder_1(self, other, *, _ops=None, _t0=None):
+    try:
+        return _dispatch(_rec, (self, other, _t0))   # noqa: F821 - the template's globals
+    except TypeError:
+        if not isinstance(other, _ops):
+            return NotImplemented
+        raise
+
+
+def _direct_dunder(fn, name):
+    """``fn``'s dunder calling the dispatcher directly (Note [Direct dunders]), or None."""
+    from ._templates import CODES
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_argcount != 2 or code.co_kwonlyargcount > 1 \
+            or fn.__defaults__:
+        return None
+    template = CODES.get((2, code.co_kwonlyargcount))
+    env = fn.__globals__
+    if template is None or code.co_code != template.co_code \
+            or code.co_names != template.co_names or "_rec" not in env:
+        return None
+    kwdefaults = {"_ops": _OPERANDS}
+    if code.co_kwonlyargcount:
+        default = (fn.__kwdefaults__ or {}).get(code.co_varnames[2], _dunder_1)
+        if default is _dunder_1:   # a keyword-only parameter without a default
+            return None
+        kwdefaults["_t0"] = default
+    proto = _dunder_1 if code.co_kwonlyargcount else _dunder_0
+    dunder = types.FunctionType(proto.__code__.replace(co_name=name, co_qualname=name), env,
+                                name)
+    dunder.__kwdefaults__ = kwdefaults
+    return dunder
 
 
 def _requires_any(args, kwargs):

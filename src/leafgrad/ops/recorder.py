@@ -21,6 +21,7 @@ general path.
 from __future__ import annotations
 
 from ..autograd.graph import SavedOutput, anomaly as _anomaly, next_seq as _next_seq, MAX_SEQ
+from ..grad_mode import inference_depth as _inference_depth, state as _mode
 from ..tensor import Tensor
 
 __all__ = ["make_recorder"]
@@ -228,16 +229,30 @@ def make_apply(cls):
         lines.append("            pass")
     slot = cls._result_slot
     if slot is not None:
+        # (SavedOutput.unpack and its _wrap, inline: Note [Inline wraps] in tensor.py)
         lines += [f"    if saved and type(saved[{slot}]) is _SavedOutput:",
                   "        saved = list(saved)",
-                  f"        saved[{slot}] = saved[{slot}].unpack(self, create_graph)"]
+                  f"        s = saved[{slot}]",
+                  "        t = _new(_Tensor)",
+                  "        t._data = s.data",
+                  "        if create_graph:",
+                  "            t._grad_fn = self",
+                  "            t._requires_grad = True",
+                  "        else:",
+                  "            t._grad_fn = None",
+                  "            t._requires_grad = False",
+                  "        t._vc = s.vc",
+                  "        if _inference_depth[0] and _mode.inference:",
+                  "            t._meta = {'inference': True}",
+                  f"        saved[{slot}] = t"]
     lines += ["    grad = grads[0]",
               "    meta = self._args",
               "    edges = self._edges"]
     env = {"_general": graph.OpNode.apply, "_BACKWARD_TWICE": graph.errors.BACKWARD_TWICE,
            "_check_versions": graph.check_versions, "_SavedOutput": SavedOutput,
            "_check_version": graph._check_version, "_DETACHED": graph.DETACHED_INPLACE,
-           "_conform": graph._conform}
+           "_conform": graph._conform, "_new": object.__new__, "_Tensor": Tensor,
+           "_inference_depth": _inference_depth, "_mode": _mode}
     names = []
     for k, call in enumerate(cls._calls):
         g = f"g{k}"

@@ -19,7 +19,7 @@ from .._zerotensor import zerotensor
 from ..tensor import Tensor
 from .pointwise_common import inplace_of, not_implemented_for, number_minus, zeros_grad
 from .registry import RECORDS, Sample, bind_method, defop, export_function
-from .backward_ops import tanh_backward_op
+from .backward_ops import TANH_BACKWARD as _TANH_BACKWARD
 
 __all__ = ["erf_array"]
 
@@ -309,7 +309,9 @@ def tanh(self):
 
 
 def tanh_self(grad, result):
-    return tanh_backward_op(grad, result)   # one op, as PyTorch's tanh_backward
+    # one op, as PyTorch's tanh_backward (its record's dispatcher called directly: the
+    # public function would only pass the arguments on)
+    return _TANH_BACKWARD.dispatch(_TANH_BACKWARD, (grad, result))
 
 
 _unary("tanh", tanh, tanh_self, kernel=np.tanh)
