@@ -149,16 +149,15 @@ def _factor_grad(common, factor, upper):
     return -matmul(factor, common) if upper else -matmul(common, factor)
 
 
-# PyTorch's one formula for both saves self, input2 and result whichever needs a gradient
-# (changing ``self`` in place is caught, though no gradient reads it)
-def cholesky_solve_self(grad, self, input2, result, upper):
-    return _cs.public(grad, input2, upper)
-
-
-def cholesky_solve_input2(grad, self, input2, result, upper):
-    # PyTorch's cholesky_solve_backward: gB = cholesky_solve(grad), C = gB X^T, C + C^T
-    common = matmul(_cs.public(grad, input2, upper), result.mT)
-    return _factor_grad(common + common.mT, input2, upper)
+# PyTorch's one formula for both (Note [Joint formulas] in autograd/graph.py) saves self,
+# input2 and result whichever needs a gradient (changing ``self`` in place is caught, though
+# no gradient reads it), and computes both gradients whichever is wanted: input2's is built on
+# self's (one CholeskySolveBackward0 under create_graph)
+def cholesky_solve_backward(grad, self, input2, result, upper):
+    # gB = cholesky_solve(grad), C = gB X^T, C + C^T
+    grad_self = _cs.public(grad, input2, upper)
+    common = matmul(grad_self, result.mT)
+    return grad_self, _factor_grad(common + common.mT, input2, upper)
 
 
 def _cholesky_solve_dtype(rec, args):
@@ -176,7 +175,7 @@ def _cholesky_solve_dtype(rec, args):
 
 
 _cs = defop("cholesky_solve", cholesky_solve, inputs=("self", "input2"),
-            derivatives={"self": cholesky_solve_self, "input2": cholesky_solve_input2},
+            derivatives={("self", "input2"): cholesky_solve_backward},
             dtype=_cholesky_solve_dtype, family=FAMILY,
             samples=lambda make, shapes: [
                 Sample((make((3, 2)), np.linalg.cholesky(_spd(make, (3, 3)))),

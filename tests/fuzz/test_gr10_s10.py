@@ -1,0 +1,90 @@
+"""Session 10, helper gr10: the structure of create_graph gradients' graphs, against PyTorch.
+
+- one backward node for several inputs (derivatives.yaml's "self, input2: f(...)"): their
+  gradients share the nodes the formula made, so a second backward through the other one
+  after retain_graph=False fails as in PyTorch;
+- the grad_fn of a create_graph gradient and its next functions (PyTorch's names);
+- an in-place op's saved old self is a clone (CloneBackward0 under the gradient's graph).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracle import same_on_both
+
+
+def _names(t, depth=3):
+    """``t.grad_fn`` and its next functions down to ``depth``, depth-first."""
+    if t is None:
+        return None
+    out, stack = [], [(t.grad_fn, 0)]
+    while stack:
+        fn, d = stack.pop()
+        out.append(None if fn is None else fn.name())
+        if fn is not None and d < depth:
+            stack.extend((f, d + 1) for f, _ in reversed(fn.next_functions))
+    return out
+
+
+def _twice(L, make, first, second, depth=1):
+    """Both inputs' gradients under create_graph (their graphs), then a backward through
+    gradient ``first`` without retaining the graph, then one through ``second``: PyTorch's
+    shared nodes make the second fail where the formula built one gradient on the other."""
+    out, ins = make(L)
+    gs = L.autograd.grad(out, ins, L.ones_like(out) if out.ndim else None, create_graph=True)
+    obs = [[g, _names(g, depth)] for g in gs]
+    try:
+        obs.append(L.autograd.grad(gs[first].sum(), ins, allow_unused=True))
+        obs.append(L.autograd.grad(gs[second].sum(), ins, allow_unused=True))
+    except RuntimeError as e:
+        obs.append(str(e))
+    return obs
+
+
+def _spd(rng, n, batch=()):
+    a = rng.standard_normal(batch + (n, n))
+    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+
+# -- cholesky_solve: one CholeskySolveBackward0 for both ------------------------------------------
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("batch", [(), (2,)])
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_cholesky_solve_shares_its_backward(upper, batch, order):
+    rng = np.random.default_rng(len(batch) + 2 * upper)
+    factor = np.linalg.cholesky(_spd(rng, 3, batch))
+    if upper:
+        factor = np.swapaxes(factor, -1, -2).copy()
+    b = rng.standard_normal(batch + (3, 2))
+
+    def make(L):
+        B = L.tensor(b, requires_grad=True)
+        F = L.tensor(factor, requires_grad=True)
+        return L.cholesky_solve(B, F, upper), (B, F)
+    same_on_both(lambda L: _twice(L, make, *order))
+
+
+# -- in-place ops save self.clone() ------------------------------------------------------------
+_INPLACE = [("mul_", lambda L, x, w: (w,)), ("div_", lambda L, x, w: (w,)),
+            ("sin_", lambda L, x, w: ()), ("pow_", lambda L, x, w: (2,)),
+            ("clamp_", lambda L, x, w: (-0.5, 0.5)), ("atan2_", lambda L, x, w: (w,)),
+            ("addcmul_", lambda L, x, w: (w, w))]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("op,args", _INPLACE)
+def test_inplace_saved_self_is_a_clone(op, args, dtype):
+    rng = np.random.default_rng(3)
+    xv, wv = rng.standard_normal(4), rng.uniform(0.5, 2.0, 4)
+
+    def program(L):
+        dt = getattr(L, dtype)
+        x = L.tensor(xv, dtype=dt, requires_grad=True)
+        w = L.tensor(wv, dtype=dt, requires_grad=True)
+        y = x * 1
+        getattr(y, op)(*args(L, x, w))
+        saved = getattr(y.grad_fn, "_saved_self", None)
+        gs = L.autograd.grad(y.sum(), (x, w), create_graph=True, allow_unused=True)
+        return [_names(y), None if saved is None else _names(saved),
+                [[g, _names(g)] if g is not None else None for g in gs]]
+    same_on_both(program)
