@@ -64,6 +64,37 @@ def test_cholesky_solve_shares_its_backward(upper, batch, order):
     same_on_both(lambda L: _twice(L, make, *order))
 
 
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_atan2_shares_its_reciprocal(order, dtype):
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3,))
+
+    def make(L):
+        x = L.tensor(a, dtype=getattr(L, dtype), requires_grad=True)
+        y = L.tensor(b, dtype=getattr(L, dtype), requires_grad=True)
+        return L.atan2(x, y), (x, y)
+    same_on_both(lambda L: _twice(L, make, *order, depth=4))
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+@pytest.mark.parametrize("mode,padding,align,dims", [
+    ("bilinear", "zeros", False, 2), ("bicubic", "border", True, 2),
+    ("nearest", "reflection", False, 2), ("bilinear", "zeros", True, 3)])
+def test_grid_sample_one_backward_node(order, mode, padding, align, dims):
+    rng = np.random.default_rng(2)
+    spatial = (3, 4) if dims == 2 else (2, 3, 2)
+    inp = rng.standard_normal((2, 2) + spatial)
+    grid = rng.uniform(-1.1, 1.1, (2,) + (2,) * dims + (dims,))
+
+    def make(L):
+        x = L.tensor(inp, requires_grad=True)
+        g = L.tensor(grid, requires_grad=True)
+        return L.nn.functional.grid_sample(x, g, mode=mode, padding_mode=padding,
+                                           align_corners=align), (x, g)
+    same_on_both(lambda L: _twice(L, make, *order, depth=2))
+
+
 # -- in-place ops save self.clone() ------------------------------------------------------------
 _INPLACE = [("mul_", lambda L, x, w: (w,)), ("div_", lambda L, x, w: (w,)),
             ("sin_", lambda L, x, w: ()), ("pow_", lambda L, x, w: (2,)),
