@@ -237,23 +237,24 @@ def _tri_gB(grad, self, upper, left, unitriangular):
     return _tri.public(self.mT, grad, upper=not upper, left=left, unitriangular=unitriangular)
 
 
-# self and result for either input (PyTorch's one formula for both), never B
-def linalg_solve_triangular_self(grad, self, result, upper, left, unitriangular, self_shape):
-    # PyTorch's linalg_solve_triangular_backward: gA = -gB X^T (left) or -X^T gB, then
-    # its triangle (strictly, for a unit triangle)
+# PyTorch's one formula for both (Note [Joint formulas] in autograd/graph.py) saves self and
+# result for either input, never B; self's gradient is built on B's (one
+# LinalgSolveTriangularBackward0 under create_graph)
+def linalg_solve_triangular_backward(grad, self, result, upper, left, unitriangular,
+                                     self_shape, B_shape, output_mask):
+    # PyTorch's linalg_solve_triangular_backward: gB = solve(T^H, grad), gA = -gB X^T (left)
+    # or -X^T gB, then its triangle (strictly, for a unit triangle)
     gB = _tri_gB(grad, self, upper, left, unitriangular)
-    gA = -matmul(gB, result.mT) if left else -matmul(result.mT, gB)
-    gA = gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
-    return sum_to(gA, self_shape)
-
-
-def linalg_solve_triangular_B(grad, self, result, upper, left, unitriangular, B_shape):
-    return sum_to(_tri_gB(grad, self, upper, left, unitriangular), B_shape)
+    gA = None
+    if output_mask[0]:
+        gA = -matmul(gB, result.mT) if left else -matmul(result.mT, gB)
+        gA = gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
+        gA = sum_to(gA, self_shape)
+    return gA, sum_to(gB, B_shape) if output_mask[1] else None
 
 
 _tri = defop("linalg_solve_triangular", linalg_solve_triangular, inputs=("self", "B"),
-             derivatives={"self": linalg_solve_triangular_self,
-                          "B": linalg_solve_triangular_B},
+             derivatives={("self", "B"): linalg_solve_triangular_backward},
              dtype="same", methods=(), functions=(), family=FAMILY,
              samples=lambda make, shapes: [
                  Sample((_wellcond(make, (3, 3)), make((3, 2))), {"upper": True},

@@ -410,24 +410,26 @@ def _zeros(shape, dtype):
     return _wrap(np.zeros(shape, dtype))
 
 
-# PyTorch's one formula for both saves self (b), A and the solution, whichever needs a gradient
-def triangular_solve_self(grads, self, A, result, upper, transpose, unitriangular, self_shape):
-    if grads[0] is None:
-        return _zeros(self_shape, A._data.dtype)   # b and A share a dtype
-    return sum_to(_ts_self_grad(grads, A, upper, transpose, unitriangular), self_shape)
-
-
-def triangular_solve_A(grads, self, A, result, upper, transpose, unitriangular, A_shape):
-    if grads[0] is None:   # only the cloned coefficient was used
+# PyTorch's one formula for both (Note [Joint formulas] in autograd/graph.py) saves self (b),
+# A and the solution, whichever needs a gradient; A's gradient is built on b's
+def triangular_solve_backward(grads, self, A, result, upper, transpose, unitriangular,
+                              self_shape, A_shape, output_mask):
+    gb = gA = None
+    if grads[0] is not None:
+        gb = _ts_self_grad(grads, A, upper, transpose, unitriangular)
+        if output_mask[1]:
+            gA = -matmul(result, gb.mT) if transpose else -matmul(gb, result.mT)
+            # PyTorch's triangle: triu(unitriangular) / tril(-unitriangular), not a mask
+            gA = gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
+    elif grads[1] is None:
+        return None, None
+    if gA is None:   # only the cloned coefficient was used
         gA = _zeros(A_shape, A._data.dtype)
-        return gA if grads[1] is None else sum_to(gA + grads[1], A_shape)
-    gb = _ts_self_grad(grads, A, upper, transpose, unitriangular)
-    gA = -matmul(result, gb.mT) if transpose else -matmul(gb, result.mT)
-    # PyTorch's triangle: triu(unitriangular) / tril(-unitriangular), not a mask product
-    gA = gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
-    if grads[1] is not None:
+    if gb is None:
+        gb = _zeros(self_shape, A._data.dtype)   # b and A share a dtype
+    if output_mask[1] and grads[1] is not None:
         gA = gA + grads[1]
-    return sum_to(gA, A_shape)
+    return sum_to(gb, self_shape), sum_to(gA, A_shape)
 
 
 def _ts_keep(grads, metas):
@@ -437,7 +439,7 @@ def _ts_keep(grads, metas):
 
 
 _ts = defop("triangular_solve", triangular_solve, inputs=("self", "A"),
-            derivatives={"self": triangular_solve_self, "A": triangular_solve_A},
+            derivatives={("self", "A"): triangular_solve_backward},
             dtype="same", n_outputs=2, materialize=_ts_keep, methods=(),
             functions=(), family=FAMILY, saved_aliases={"result": "solution"},
             samples=lambda make, shapes: [

@@ -247,7 +247,7 @@ def _is_vector(A, b):
     return tuple(b.shape) == tuple(A.shape[:-1])
 
 
-def _lstsq_parts(grads, self, b, result, wants_A):
+def _lstsq_parts(grads, self, b, result, wants_A, P):
     """PyTorch's linalg_lstsq_backward for one input: the solution's part (through the
     pseudo-inverse) if its gradient came, plus the residuals' part (Danskin: as if X did not
     move) if theirs is not empty."""
@@ -257,7 +257,6 @@ def _lstsq_parts(grads, self, b, result, wants_A):
     g = None
     if gX is not None:
         gX = gX.unsqueeze(-1) if vector else gX
-        P = _pinv.public(self)
         g = linalg_pinv_self(matmul(gX, B.mT), self, P) if wants_A else matmul(P.mT, gX)
         if not wants_A and vector:
             g = g.squeeze(-1)
@@ -279,18 +278,22 @@ def _mul_scalar(t, c):
     return RECORDS["mul_scalar"].public(t, c)
 
 
-def linalg_lstsq_self(grads, self, b, result, rcond):
-    g = _lstsq_parts(grads, self, b, result, True)
-    return None if g is None else sum_to(g, self._data.shape)
-
-
-def linalg_lstsq_b(grads, self, b, result, rcond):
-    g = _lstsq_parts(grads, self, b, result, False)
-    return None if g is None else sum_to(g, b._data.shape)
+def linalg_lstsq_backward(grads, self, b, result, rcond, output_mask):
+    """PyTorch's one formula for both (Note [Joint formulas] in autograd/graph.py): one
+    pseudo-inverse, which both gradients' create_graph graphs share."""
+    P = _pinv.public(self) if grads[0] is not None else None
+    gA = gb = None
+    if output_mask[0]:
+        gA = _lstsq_parts(grads, self, b, result, True, P)
+        gA = None if gA is None else sum_to(gA, self._data.shape)
+    if output_mask[1]:
+        gb = _lstsq_parts(grads, self, b, result, False, P)
+        gb = None if gb is None else sum_to(gb, b._data.shape)
+    return gA, gb
 
 
 _lstsq = defop("linalg_lstsq", linalg_lstsq, inputs=("self", "b"),
-               derivatives={"self": linalg_lstsq_self, "b": linalg_lstsq_b}, dtype="same",
+               derivatives={("self", "b"): linalg_lstsq_backward}, dtype="same",
                n_outputs=2, materialize=keep_none, methods=(), functions=(),
                family=FAMILY,
                samples=lambda make, shapes: [
