@@ -95,6 +95,69 @@ def test_grid_sample_one_backward_node(order, mode, padding, align, dims):
     same_on_both(lambda L: _twice(L, make, *order, depth=2))
 
 
+def _wellcond(rng, shape):
+    return rng.standard_normal(shape) + 4 * np.eye(shape[-1])
+
+
+_SOLVES = {
+    "linalg.solve": lambda L, A, B: L.linalg.solve(A, B),
+    "linalg.solve_vec": lambda L, A, B: L.linalg.solve(A, B[..., 0]),
+    "linalg.solve_right": lambda L, A, B: L.linalg.solve(A, B.mT, left=False),
+    "solve_triangular": lambda L, A, B: L.linalg.solve_triangular(A.triu(), B, upper=True),
+    "solve_triangular_right": lambda L, A, B: L.linalg.solve_triangular(
+        A.tril(), B.mT, upper=False, left=False, unitriangular=True),
+    "triangular_solve": lambda L, A, B: L.triangular_solve(B, A.tril(), upper=False)[0],
+    "triangular_solve_t": lambda L, A, B: L.triangular_solve(B, A, transpose=True)[0],
+    "lstsq": lambda L, A, B: L.linalg.lstsq(A, B).solution,
+}
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+@pytest.mark.parametrize("batch", [(), (2,)])
+@pytest.mark.parametrize("name", sorted(_SOLVES))
+def test_solves_share_their_backward(name, batch, order):
+    rng = np.random.default_rng(4)
+    a, b = _wellcond(rng, batch + (3, 3)), rng.standard_normal(batch + (3, 2))
+    fn = _SOLVES[name]
+
+    def make(L):
+        A = L.tensor(a, requires_grad=True)
+        B = L.tensor(b, requires_grad=True)
+        return fn(L, A, B), (A, B)
+    same_on_both(lambda L: _twice(L, make, *order, depth=1))
+
+
+# -- matmul's graph: PyTorch's composite node for node where a gradient is recorded ----------
+_MM_SHAPES = [((3,), (2, 3, 2)), ((2, 3), (3, 2)), ((3,), (3, 2)), ((1, 2, 3), (4, 3, 2)),
+              ((4, 2, 3), (3, 2)), ((4, 2, 3), (1, 3, 2)), ((2, 1, 2, 3), (3, 3, 2)),
+              ((3, 1, 1, 2, 3), (1, 1, 3, 2)), ((2, 3), (4, 3, 2)), ((4, 2, 3), (3,)),
+              ((2, 1, 2, 3), (3,)), ((3,), (2, 1, 3, 2)), ((4, 2, 3), (4, 3, 2))]
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("needs", [(True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("shapes", _MM_SHAPES)
+def test_matmul_graph(shapes, needs, transposed):
+    rng = np.random.default_rng(5)
+    sa, sb = shapes
+    av, bv = rng.standard_normal(sa), rng.standard_normal(sb)
+    wv = rng.standard_normal(np.broadcast_shapes(sa[:-2], sb[:-2]) + sa[-2:-1] + sb[-1:]
+                             if len(sb) > 1 else np.broadcast_shapes(sa[:-2], ()) + sa[-2:-1])
+
+    def program(L):
+        a = L.tensor(av, requires_grad=needs[0])
+        if transposed and len(sa) > 1:   # a column-major operand
+            a = L.tensor(np.swapaxes(av, -1, -2).copy(), requires_grad=needs[0]).mT
+        b = L.tensor(bv, requires_grad=needs[1])
+        y = a @ b
+        ins = [t for t, n in ((a, needs[0]), (b, needs[1])) if n]
+        gs = L.autograd.grad((y * L.tensor(wv.reshape(tuple(y.shape)))).sum(), ins,
+                             create_graph=True)
+        return [y, y._version, y.is_contiguous(), _names(y, 6),
+                [[g, _names(g, 3)] for g in gs]]
+    same_on_both(program)
+
+
 # -- in-place ops save self.clone() ------------------------------------------------------------
 _INPLACE = [("mul_", lambda L, x, w: (w,)), ("div_", lambda L, x, w: (w,)),
             ("sin_", lambda L, x, w: ()), ("pow_", lambda L, x, w: (2,)),
