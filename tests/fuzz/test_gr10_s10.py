@@ -158,6 +158,32 @@ def test_matmul_graph(shapes, needs, transposed):
     same_on_both(program)
 
 
+# -- linalg formulas written as PyTorch's (the gradient's top nodes and their inputs) ------------
+_DECOMPS = {
+    "inv": lambda L, A: L.linalg.inv(A),
+    "inverse": lambda L, A: A.inverse(),
+    "svdvals": lambda L, A: L.linalg.svdvals(A),
+    "eigvalsh": lambda L, A: L.linalg.eigvalsh(A + A.mT),
+    "pinv": lambda L, A: L.linalg.pinv(A),
+}
+
+
+@pytest.mark.parametrize("name,shape", [
+    (name, shape) for name in sorted(_DECOMPS) for shape in [(3, 3), (2, 3, 3), (4, 2), (2, 2, 3)]
+    if shape[-1] == shape[-2] or name not in ("inv", "inverse", "eigvalsh")])
+def test_decomposition_gradient_graphs(name, shape):
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal(shape) + 3 * np.eye(*shape[-2:])
+
+    def program(L):
+        A = L.tensor(a, requires_grad=True)
+        y = _DECOMPS[name](L, A)
+        w = L.tensor(np.random.default_rng(7).standard_normal(tuple(y.shape)))
+        g, = L.autograd.grad((y * w).sum(), A, create_graph=True)
+        return [g, _names(g, 3)]
+    same_on_both(program)
+
+
 # -- in-place ops save self.clone() ------------------------------------------------------------
 _INPLACE = [("mul_", lambda L, x, w: (w,)), ("div_", lambda L, x, w: (w,)),
             ("sin_", lambda L, x, w: ()), ("pow_", lambda L, x, w: (2,)),

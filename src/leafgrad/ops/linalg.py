@@ -2,9 +2,10 @@
 
 Note [One matmul, PyTorch's names]
 PyTorch's ``matmul`` is a composite: ``a @ b`` on a 1-D and a 2-D tensor is an ``mm`` followed by
-a ``squeeze``, a batched product ends in a reshape (``UnsafeViewBackward0``), and so on. leafgrad
-computes every case with one ``np.matmul`` (straight to BLAS) and records ONE node, whose class
-carries the name PyTorch shows on the output: ``DotBackward0``, ``MvBackward0``, ``MmBackward0``,
+a ``squeeze``, a batched product ends in a reshape (``UnsafeViewBackward0``), and so on. Where a
+gradient is recorded, leafgrad runs that composite op for op (Note [matmul's graph] below);
+otherwise it computes every case with one ``np.matmul`` (straight to BLAS), through records
+whose classes carry the name PyTorch shows on the output: ``DotBackward0``, ``MvBackward0``, ``MmBackward0``,
 ``SqueezeBackward4``, ``UnsafeViewBackward0``, ``CloneBackward0``, ``TransposeBackward0``
 (which of the last three also depends on whether the first operand requires grad). The records share the NumPy
 forward and the two derivative formulas, which read the operand ranks to pick the product.

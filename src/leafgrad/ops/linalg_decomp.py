@@ -75,8 +75,8 @@ def _getrf_getrs(A, B, adjoint=False):
 
 
 def linalg_inv_ex_A(grads, result):
-    inv_t = result.mT
-    return -matmul(matmul(inv_t, grads[0]), inv_t)
+    inv_t = result.mT   # PyTorch's -inverse^H (grad inverse^H)
+    return -matmul(inv_t, matmul(grads[0], inv_t))
 
 
 _inv = defop("linalg_inv_ex", linalg_inv_ex, inputs=("A",),
