@@ -127,6 +127,19 @@ def test_solves_share_their_backward(name, batch, order):
     same_on_both(lambda L: _twice(L, make, *order, depth=1))
 
 
+@pytest.mark.parametrize("pair", [(0, 1), (1, 0), (0, 2), (2, 1)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_group_norm_shares_its_sums(pair, dtype):
+    rng = np.random.default_rng(8)
+    xv, wv, bv = rng.standard_normal((2, 4, 3)), rng.standard_normal(4), rng.standard_normal(4)
+
+    def make(L):
+        dt = getattr(L, dtype)
+        x, w, b = (L.tensor(v, dtype=dt, requires_grad=True) for v in (xv, wv, bv))
+        return L.nn.functional.group_norm(x, 2, w, b) * L.tensor(xv, dtype=dt), (x, w, b)
+    same_on_both(lambda L: _twice(L, make, *pair, depth=2))
+
+
 # -- matmul's graph: PyTorch's composite node for node where a gradient is recorded ----------
 _MM_SHAPES = [((3,), (2, 3, 2)), ((2, 3), (3, 2)), ((3,), (3, 2)), ((1, 2, 3), (4, 3, 2)),
               ((4, 2, 3), (3, 2)), ((4, 2, 3), (1, 3, 2)), ((2, 1, 2, 3), (3, 3, 2)),
