@@ -140,6 +140,30 @@ def test_group_norm_shares_its_sums(pair, dtype):
     same_on_both(lambda L: _twice(L, make, *pair, depth=2))
 
 
+_CONVS = {
+    "conv2d": lambda L, x, w, b: L.nn.functional.conv2d(x, w, b, padding=1),
+    "conv2d_groups": lambda L, x, w, b: L.nn.functional.conv2d(x, w[:, :1], b, stride=2,
+                                                               groups=2),
+    "conv_transpose2d": lambda L, x, w, b: L.nn.functional.conv_transpose2d(
+        x, w.transpose(0, 1), b[:2], stride=2),
+    "conv1d": lambda L, x, w, b: L.nn.functional.conv1d(x[..., 0], w[..., 0], b),
+}
+
+
+@pytest.mark.parametrize("pair", [(0, 1), (1, 0), (2, 0), (1, 2)])
+@pytest.mark.parametrize("name", sorted(_CONVS))
+def test_convolution_one_backward_node(name, pair):
+    rng = np.random.default_rng(10)
+    xv, wv, bv = (rng.standard_normal((2, 2, 4, 4)), rng.standard_normal((2, 2, 3, 3)),
+                  rng.standard_normal(2))
+
+    def make(L):
+        x, w, b = (L.tensor(v, requires_grad=True) for v in (xv, wv, bv))
+        y = _CONVS[name](L, x, w, b)
+        return (y * L.tensor(np.cos(np.arange(y.numel()))).reshape(y.shape)).sum(), (x, w, b)
+    same_on_both(lambda L: _twice(L, make, *pair, depth=2))
+
+
 # -- matmul's graph: PyTorch's composite node for node where a gradient is recorded ----------
 _MM_SHAPES = [((3,), (2, 3, 2)), ((2, 3), (3, 2)), ((3,), (3, 2)), ((1, 2, 3), (4, 3, 2)),
               ((4, 2, 3), (3, 2)), ((4, 2, 3), (1, 3, 2)), ((2, 1, 2, 3), (3, 3, 2)),

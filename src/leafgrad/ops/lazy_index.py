@@ -125,9 +125,9 @@ RECORDS = {
     "xlogy": (
         "xlogy xlogy_other_scalar xlogy_self_scalar"),
     "conv": (
-        "convolution convolution_backward_bias convolution_backward_input "
-        "convolution_backward_tinput convolution_backward_tweight "
-        "convolution_backward_weight"),
+        "convolution convolution_backward convolution_backward_bias "
+        "convolution_backward_input convolution_backward_tinput "
+        "convolution_backward_tweight convolution_backward_weight"),
     "pooling": (
         "max_pool2d max_pool2d_with_indices max_pool2d_with_indices_backward max_pool3d "
         "max_pool3d_with_indices max_pool3d_with_indices_backward"),
