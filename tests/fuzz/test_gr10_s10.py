@@ -164,6 +164,22 @@ def test_convolution_one_backward_node(name, pair):
     same_on_both(lambda L: _twice(L, make, *pair, depth=2))
 
 
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+@pytest.mark.parametrize("use", ["solution", "residuals", "both"])
+@pytest.mark.parametrize("shapes", [((5, 3), (5, 2)), ((2, 5, 3), (2, 5, 2)), ((5, 3), (5,))])
+def test_lstsq_residuals_share_the_residual(shapes, use, order):
+    rng = np.random.default_rng(11)
+    av, bv = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+
+    def make(L):
+        A, B = L.tensor(av, requires_grad=True), L.tensor(bv, requires_grad=True)
+        r = L.linalg.lstsq(A, B, driver="gelsd")
+        out = (r.solution.sum() if use != "residuals" else 0) + \
+            (r.residuals.sum() if use != "solution" else 0)
+        return out, (A, B)
+    same_on_both(lambda L: _twice(L, make, *order, depth=2))
+
+
 # -- matmul's graph: PyTorch's composite node for node where a gradient is recorded ----------
 _MM_SHAPES = [((3,), (2, 3, 2)), ((2, 3), (3, 2)), ((3,), (3, 2)), ((1, 2, 3), (4, 3, 2)),
               ((4, 2, 3), (3, 2)), ((4, 2, 3), (1, 3, 2)), ((2, 1, 2, 3), (3, 3, 2)),
