@@ -259,6 +259,77 @@ def test_softmax_dtype_converts_first(fn, source, target):
     same_on_both(program)
 
 
+# -- the LU family: PyTorch's formulas through lu_unpack (LuUnpackBackward0) ----------------
+@pytest.mark.parametrize("which", ["L", "U", "LU", "factor"])
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (3, 4), (2, 4, 3), (2, 3, 4), (2, 3, 3)])
+def test_lu_gradient_graphs(shape, which):
+    a = np.random.default_rng(12).standard_normal(shape)
+
+    def program(L):
+        A = L.tensor(a, requires_grad=True)
+        if which == "factor":
+            LU, _ = L.linalg.lu_factor(A)
+            total = (LU * L.tensor(np.cos(np.arange(LU.numel())).reshape(tuple(LU.shape)))).sum()
+        else:
+            _, lower, upper = L.linalg.lu(A)
+            total = 0
+            if "L" in which:
+                total = total + (lower * L.tensor(np.cos(np.arange(lower.numel())).reshape(
+                    tuple(lower.shape)))).sum()
+            if "U" in which:
+                total = total + (upper * upper).sum()
+        g, = L.autograd.grad(total, A, create_graph=True)
+        gg, = L.autograd.grad((g * g).sum(), A)
+        return [g, _names(g, 4), gg]
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("left,adjoint", [(True, False), (True, True), (False, False),
+                                          (False, True)])
+@pytest.mark.parametrize("batch", [(), (2,)])
+def test_lu_solve_gradient_graphs(batch, left, adjoint):
+    rng = np.random.default_rng(13)
+    a = rng.standard_normal(batch + (3, 3)) + 3 * np.eye(3)
+    b = rng.standard_normal(batch + ((3, 2) if left else (2, 3)))
+
+    def program(L):
+        A, B = L.tensor(a, requires_grad=True), L.tensor(b, requires_grad=True)
+        LU, piv = L.linalg.lu_factor(A)
+        X = L.linalg.lu_solve(LU, piv, B, left=left, adjoint=adjoint)
+        w = L.tensor(np.cos(np.arange(X.numel())).reshape(tuple(X.shape)))
+        gs = L.autograd.grad((X * w).sum(), (A, B, LU), create_graph=True)
+        out = [X, _names(X)] + [[g, _names(g, 3)] for g in gs]
+        out.append(L.autograd.grad((gs[0] * gs[0]).sum(), (A, B), allow_unused=True))
+        return out
+    same_on_both(program)
+
+
+@pytest.mark.parametrize("flags", [(True, True), (True, False), (False, True), (False, False)])
+@pytest.mark.parametrize("shape", [(3, 3), (4, 3), (2, 3, 4)])
+def test_lu_unpack_node(shape, flags):
+    a = np.random.default_rng(14).standard_normal(shape)
+
+    def program(L):
+        A = L.tensor(a, requires_grad=True)
+        LU, piv = L.linalg.lu_factor(A)
+        P, lower, upper = L.lu_unpack(LU, piv, *flags)
+        out = [P, lower, upper, _names(lower), _names(upper), P.requires_grad]
+        if flags[0]:
+            g, = L.autograd.grad((lower * lower).sum() + upper.sum(), LU, create_graph=True)
+            out += [g, _names(g)]
+        return out
+    same_on_both(program)
+
+
+def test_cat_is_contiguous():
+    def program(L):
+        a = L.tensor(np.arange(6.0).reshape(2, 3)).t()
+        b = L.tensor(np.arange(6.0, 12.0).reshape(2, 3)).t()
+        return [(L.cat([a, b], 1).is_contiguous(), L.cat([a, b], 1).stride())
+                for _ in range(1)] + [L.cat([a.unsqueeze(0), b.unsqueeze(0)], 0).stride()]
+    same_on_both(program)
+
+
 # -- in-place ops save self.clone() ------------------------------------------------------------
 _INPLACE = [("mul_", lambda L, x, w: (w,)), ("div_", lambda L, x, w: (w,)),
             ("sin_", lambda L, x, w: ()), ("pow_", lambda L, x, w: (2,)),
