@@ -330,6 +330,22 @@ def test_cat_is_contiguous():
     same_on_both(program)
 
 
+# -- renorm's gradient in the accumulate type, converted back (ToCopyBackward0) ---------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("p,dim,maxnorm", [(2, 0, 1.0), (1, 1, 1.5), (3, -1, 0.8)])
+def test_renorm_gradient_in_accumulate_type(dtype, p, dim, maxnorm):
+    xv = np.random.default_rng(15).standard_normal((3, 4)) * 2
+
+    def program(L):
+        x = L.tensor(xv, dtype=getattr(L, dtype), requires_grad=True)
+        y = x.renorm(p, dim, maxnorm)
+        w = L.tensor(np.cos(np.arange(12.0)).reshape(3, 4), dtype=getattr(L, dtype))
+        g, = L.autograd.grad((y * w).sum(), x, create_graph=True)
+        plain, = L.autograd.grad((x.renorm(p, dim, maxnorm) * w).sum(), x)
+        return [y, g, _names(g, 3), plain]
+    same_on_both(program)
+
+
 # -- in-place ops save self.clone() ------------------------------------------------------------
 _INPLACE = [("mul_", lambda L, x, w: (w,)), ("div_", lambda L, x, w: (w,)),
             ("sin_", lambda L, x, w: ()), ("pow_", lambda L, x, w: (2,)),
