@@ -195,11 +195,13 @@ _LOG_SOFTMAX = defop("log_softmax", log_softmax, derivatives={"self": log_softma
 def _with_dtype(rec):
     public = rec.public
 
-    def fn(input, dim, dtype=None):
+    def fn(input, *args, **kwargs):   # (the record's public takes the aliases: axis=...)
+        dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
         if dtype is not None and isinstance(input, Tensor) and \
                 _dt.to_dtype(dtype).np != input._data.dtype:
-            return public(input.to(dtype), dim)
-        return public(input, dim, dtype)
+            kwargs.pop("dtype", None)
+            return public(input.to(dtype), *args[:1], **kwargs)
+        return public(input, *args, **kwargs)
     fn.__name__ = fn.__qualname__ = rec.name
     fn.__doc__ = rec.forward.__doc__
     return fn
