@@ -247,7 +247,9 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         pos in record.input_pos or record.params[pos] in counted))
         for kind, pos in record.saved_sources)
     kinds = [kind for kind, _ in record.saved_sources]
-    calls = tuple(None if f is None else (f.fn, f.idx) for f in record.formulas)
+    calls = tuple(None if f is None else (f.fn, f.idx) if f.group is None else
+                  JointCall(f.fn, f.idx, f.group, f.pos, f.mask) for f in record.formulas)
+    joint = any(type(c) is JointCall for c in calls)
     if record.name in FORMULA_RULES:   # zero-tensor gradients (_zerotensor.py)
         calls = formula_calls(record, calls)
     namespace = {
@@ -260,7 +262,7 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         # nodes in that order); a few (atan2, the mse / huber / smooth_l1 / cdist backwards)
         # first input first: their records say grads_in_order=True
         "_reverse_grads": not record.extra.get("grads_in_order", False),
-        "_plain": record.n_outputs == 1 and not record.list_input,
+        "_plain": record.n_outputs == 1 and not record.list_input and not joint,
         "_max_priority": grad_fn_name == "NotImplemented"}
     if node_class_module is not None:
         namespace["__module__"] = node_class_module
@@ -312,6 +314,22 @@ def _raw_saved_property(index: int) -> property:
 
 # the dtype PyTorch gives a Python number passed where a tensor is expected ("wrapped number")
 _WRAPPED_NUMBER = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+
+
+# Note [Joint formulas]
+# PyTorch's derivatives.yaml gives some ops one formula for several inputs ("self, input2:
+# cholesky_solve_backward(..., grad_input_mask)"): its node calls it once, with a mask of the
+# inputs whose gradient is wanted, and takes each input's gradient from the tuple it returns.
+# Under create_graph that matters: the gradients share the nodes the formula made for both
+# (cholesky_solve's input2 gradient is built on the self gradient's CholeskySolveBackward0), so
+# a backward through one with retain_graph=False frees what the other's needs. A record says
+# so with a tuple key in ``derivatives``; its inputs' calls are ``JointCall``s, and the node
+# (not ``_plain``) evaluates them in ``OpNode._apply_general``, once per group.
+class JointCall:
+    __slots__ = ("fn", "idx", "group", "pos", "mask")
+
+    def __init__(self, fn, idx, group, pos, mask):
+        self.fn, self.idx, self.group, self.pos, self.mask = fn, idx, group, pos, mask
 
 
 # Note [Node class constants]
@@ -413,9 +431,26 @@ class OpNode(Node):
             for j in slots:
                 saved[j] = saved[j].unpack_output(self, create_graph)
         out = []
-        for (fn, _), call in zip(self._edges, calls):
+        edges = self._edges
+        joint = None
+        for i, ((fn, _), call) in enumerate(zip(edges, calls)):
             if fn is None or call is None:
                 out.append(None)
+            elif type(call) is JointCall:   # Note [Joint formulas]
+                if joint is None:
+                    joint = {}
+                res = joint.get(call.group)
+                if res is None:
+                    args = [saved[j] for j in call.idx]
+                    if call.mask:
+                        args.append([edges[j][0] is not None and calls[j] is not None
+                                     for j in call.group])
+                    res = joint[call.group] = call.fn(grad, *args)
+                g = res[call.pos]
+                meta = self._args if rec.n_outputs == 1 else None
+                if meta is not None and g is not None and meta[i] is not None:
+                    g = _conform(g, meta[i], self, i)
+                out.append(g)
             else:
                 formula, idx = call
                 out.append(formula(grad, *[saved[j] for j in idx]))

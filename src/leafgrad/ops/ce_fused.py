@@ -62,10 +62,10 @@ def cross_entropy_2d(input, target, ignore_index):
     td = target._data
     if (type(xd) is not _ndarray or type(td) is not _ndarray or xd.ndim != 2
             or td.ndim != 1 or td.dtype is not _INT64 and td.dtype != _INT64
-            or xd.dtype.kind != "f" or not xd.flags.c_contiguous
+            or xd.dtype.kind != "f" or xd.itemsize == 2 or not xd.flags.c_contiguous
             or input._meta is not None or target._meta is not None):
         return None
-    n, c = xd.shape
+    n, c = xd.shape   # (float16: log_softmax computes in float32, its general path)
     if td.shape[0] != n or n == 0 or c == 0:
         return None
     record = _dispatch.record_node   # read each call: integer_history_seen rebinds it

@@ -470,10 +470,33 @@ def _conv_layout(out, arrays):
     return contiguous_result(out)
 
 
+def convolution_backward_formula(grad, input, weight, stride, padding, dilation, transposed,
+                                 groups, bias_shape, output_mask):
+    """PyTorch's one formula for the three (Note [Joint formulas] in autograd/graph.py):
+    without create_graph the kernels run part by part (Note [Shared gradient layout]); under
+    it, one convolution_backward op gives the three gradients as the outputs of one
+    ConvolutionBackwardBackward0 node, which a second backward through the others then finds
+    freed, as PyTorch's."""
+    if not _mode.grad_enabled:
+        return (convolution_input(grad, input, weight, stride, padding, dilation, transposed,
+                                  groups) if output_mask[0] else None,
+                convolution_weight(grad, input, weight, stride, padding, dilation, transposed,
+                                   groups) if output_mask[1] else None,
+                convolution_bias(grad, input, weight, bias_shape) if output_mask[2] else None)
+    zero_bias = output_mask[2] and grad.shape[1] != bias_shape[0]
+    parts = [bool(output_mask[0]), bool(output_mask[1]), bool(output_mask[2]) and not zero_bias]
+    if not any(parts):
+        return None, None, convolution_bias(grad, input, weight, bias_shape)
+    g_input, g_weight, g_bias = CONV_BACKWARD.public(grad, input, weight, stride, padding,
+                                                     dilation, transposed, groups, parts)
+    if zero_bias:   # zero input channels gave zero output channels
+        g_bias = grad.new_zeros(bias_shape)
+    return g_input, g_weight, g_bias
+
+
 CONVOLUTION = defop(
     "convolution", _convolution, inputs=("input", "weight", "bias"),
-    derivatives={"input": convolution_input, "weight": convolution_weight,
-                 "bias": convolution_bias},
+    derivatives={("input", "weight", "bias"): convolution_backward_formula},
     dtype="same", methods=(), functions=(), family=FAMILY, samples=_conv_samples,
     layout=_conv_layout)
 
@@ -536,3 +559,69 @@ CONV_BACKWARD_TWEIGHT = _backward_part(
     "convolution_backward_tweight", convolution_backward_tweight,
     {"grad_output": backward_tweight_grad_output, "input": backward_tweight_input,
      "weight": _no_gradient})
+
+
+# -- convolution_backward: the three parts as one node under create_graph -------------------------
+def convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed,
+                         groups, parts):
+    """``[grad_input, grad_weight, grad_bias]``, those ``parts`` asks for (None for the
+    others): PyTorch's convolution_backward, whose node (ConvolutionBackwardBackward0) the
+    create_graph gradients of a convolution's inputs share."""
+    args = (grad_output, input, weight, stride, padding, dilation, groups)
+    g_input = g_weight = g_bias = None
+    if parts[0]:
+        g_input = (convolution_backward_tinput if transposed else convolution_backward_input)(
+            *args)
+    if parts[1]:
+        g_weight = (convolution_backward_tweight if transposed else
+                    convolution_backward_weight)(*args)
+    if parts[2]:
+        g_bias = convolution_backward_bias(grad_output, input, weight)
+    return [g_input, g_weight, g_bias]
+
+
+def _add(a, b):
+    return b if a is None else a if b is None else a + b
+
+
+def convolution_double_backward(grads, grad_output, input, weight, stride, padding, dilation,
+                                transposed, groups, output_mask):
+    """The three parts' vector-Jacobian products (the formulas of the part records above),
+    summed per input of the node: grad_output, input, weight."""
+    gg_input, gg_weight, gg_bias = grads
+    args = (stride, padding, dilation, groups)
+    g_out = g_in = g_w = None
+    if gg_input is not None:
+        if transposed:
+            g_out = backward_tinput_grad_output(gg_input, grad_output, weight, *args)
+            if output_mask[2]:
+                g_w = backward_tinput_weight(gg_input, grad_output, weight, *args)
+        else:
+            g_out = backward_input_grad_output(gg_input, weight, *args)
+            if output_mask[2]:
+                g_w = backward_input_weight(gg_input, grad_output, weight, *args)
+    if gg_weight is not None:
+        if transposed:
+            g_out = _add(g_out, backward_tweight_grad_output(gg_weight, input, grad_output,
+                                                             *args))
+            if output_mask[1]:
+                g_in = backward_tweight_input(gg_weight, grad_output, *args)
+        else:
+            g_out = _add(g_out, backward_weight_grad_output(gg_weight, input, *args))
+            if output_mask[1]:
+                g_in = backward_weight_input(gg_weight, grad_output, input, *args)
+    if gg_bias is not None:
+        g_out = _add(g_out, backward_bias_grad_output(gg_bias, grad_output.shape))
+    return (g_out if output_mask[0] else None), g_in, g_w
+
+
+def _keep_none(grads, metas):
+    return list(grads)
+
+
+CONV_BACKWARD = defop(
+    "convolution_backward", convolution_backward, inputs=("grad_output", "input", "weight"),
+    derivatives={("grad_output", "input", "weight"): convolution_double_backward},
+    dtype="same", n_outputs=3, materialize=_keep_none,
+    grad_fn_name="ConvolutionBackwardBackward0", methods=(), functions=(), family=FAMILY)
+CONV_BACKWARD.node_class.n_outputs = 3

@@ -465,20 +465,21 @@ for _rec in GRID_SAMPLER_BACKWARD.values():
     _rec.node_class.n_outputs = 2
 
 
-def _first_order(n, which):
-    """grid_sample's gradient for input (0) or grid (1): one output of grid_sampler_backward
-    (PyTorch's GridSampler2DBackwardBackward0 node under create_graph)."""
-    def formula(grad, input, grid, interpolation_mode, padding_mode, align_corners):
-        mask = [which == 0, which == 1]
+def _first_order(n):
+    """grid_sample's gradients of input and grid: the outputs of one grid_sampler_backward
+    (PyTorch's one formula for both, Note [Joint formulas] in autograd/graph.py: under
+    create_graph both hang from one GridSampler2DBackwardBackward0)."""
+    def formula(grad, input, grid, interpolation_mode, padding_mode, align_corners,
+                output_mask):
         return GRID_SAMPLER_BACKWARD[n].public(grad, input, grid, interpolation_mode,
-                                               padding_mode, align_corners, mask)[which]
-    formula.__name__ = f"grid_sampler_{n}d_{('input', 'grid')[which]}"
+                                               padding_mode, align_corners, list(output_mask))
+    formula.__name__ = f"grid_sampler_{n}d_backward_formula"
     return formula
 
 
 GRID_SAMPLER = {n: defop(
     f"grid_sampler_{n}d", _forward(n), inputs=("input", "grid"),
-    derivatives={"input": _first_order(n, 0), "grid": _first_order(n, 1)}, dtype="same",
+    derivatives={("input", "grid"): _first_order(n)}, dtype="same",
     grad_fn_name=f"GridSampler{n}DBackward0", methods=(), family=FAMILY, samples=_samples(n))
     for n in (2, 3)}
 

@@ -85,6 +85,8 @@ def _make_inplace(rec: OpRecord, sig: "_Signature") -> Callable:
             result = public(src, *args, **kwargs)
         except NotImplementedError as exc:
             raise _inplace_kernel_error(self, args, exc) from None
+        if src is not self:
+            save_clone(result, src)
         return commit_inplace(self, result, rec)
 
     inplace.__name__ = inplace.__qualname__ = rec.inplace
@@ -111,6 +113,32 @@ def old_value(self: Tensor) -> Tensor:
     if _HOOKS_SET[0]:   # PyTorch saves a clone: its pack hook sees CloneBackward0 (saved_hooks.py)
         t._meta = {"inplace_old": True}
     return t
+
+
+def save_clone(result, old) -> None:
+    """PyTorch's in-place ops save ``self.clone()`` for their formulas (not on the no-hooks
+    path of the one written to by ``old_value``): the node's edge stays the old history, but
+    the saved tensor's ``grad_fn`` is a CloneBackward0 made after the op's node, which a
+    create_graph gradient built on it shows (``y.mul_(w)``: w's gradient is
+    MulBackward0(None, CloneBackward0)). Replaces the node's saved ``old`` by such a clone."""
+    if not old._requires_grad or not isinstance(result, Tensor):
+        return
+    node = result._grad_fn
+    names = getattr(node, "saved_names", None)
+    if not names or "self" not in names:
+        return
+    i = names.index("self")
+    saved = node._saved
+    if saved is None or i >= len(saved) or saved[i] is not old:
+        return
+    from .registry import RECORDS
+    clone = RECORDS["clone"].public(old)
+    if type(saved) is not list:
+        saved = node._saved = list(saved)
+    saved[i] = clone
+    versions = node._versions
+    if versions is not None and versions[i] is not None:
+        versions[i] = clone._vc[0]
 
 
 def _can_cast(frm, to) -> bool:

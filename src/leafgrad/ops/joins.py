@@ -81,7 +81,12 @@ def cat(tensors, dim=0):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
                                    f"Expected size {ref.shape[k]} but got size {a.shape[k]} "
                                    f"for tensor number {i} in the list.")
-    return np.concatenate(kept, axis=d)
+    out = np.concatenate(kept, axis=d)
+    # NumPy lays the result out as its inputs are; PyTorch's is contiguous but for 4-d / 5-d
+    # channels-last inputs (their suggest_memory_format), which NumPy's order keeps
+    if ref.ndim not in (4, 5) and not out.flags.c_contiguous:
+        out = np.ascontiguousarray(out)
+    return out
 
 
 def cat_tensors(grad, tensors_shapes, dim):

@@ -42,9 +42,9 @@ TENSOR = {
         "repeat_interleave"),
     "leafgrad.linalg": (
         "addbmm addbmm_ addmm_ addmv addmv_ addr addr_ baddbmm baddbmm_ cholesky "
-        "cholesky_inverse cholesky_solve cross det dist eig inner inverse kron logdet "
-        "lstsq lu lu_solve matrix_exp matrix_power matrix_rank pinverse qr slogdet "
-        "solve svd symeig triangular_solve vdot"),
+        "cholesky_inverse cholesky_solve cross det dist eig inner inverse kron "
+        "linalg_lu logdet lstsq lu lu_solve matrix_exp matrix_power matrix_rank "
+        "pinverse qr slogdet solve svd symeig triangular_solve vdot"),
     "leafgrad._random_inplace": (
         "bernoulli_ cauchy_ exponential_ geometric_ log_normal_ normal_ random_ "
         "uniform_"),
@@ -96,9 +96,9 @@ FUNCTIONS = {
         "repeat_interleave"),
     "leafgrad.linalg": (
         "addbmm addmv addmv_ addr baddbmm cdist chain_matmul cholesky cholesky_inverse "
-        "cholesky_solve cross det dist eig inner inverse kron logdet lstsq lu lu_solve "
-        "lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm pinverse qr slogdet "
-        "solve svd symeig tensordot triangular_solve vdot"),
+        "cholesky_solve cross det dist eig inner inverse kron linalg_lu logdet lstsq lu "
+        "lu_solve lu_unpack matrix_exp matrix_power matrix_rank nuclear_norm pinverse "
+        "qr slogdet solve svd symeig tensordot triangular_solve vdot"),
     "grid_sample": (
         "affine_grid_generator grid_sampler_2d grid_sampler_3d"),
 }
@@ -125,9 +125,9 @@ RECORDS = {
     "xlogy": (
         "xlogy xlogy_other_scalar xlogy_self_scalar"),
     "conv": (
-        "convolution convolution_backward_bias convolution_backward_input "
-        "convolution_backward_tinput convolution_backward_tweight "
-        "convolution_backward_weight"),
+        "convolution convolution_backward convolution_backward_bias "
+        "convolution_backward_input convolution_backward_tinput "
+        "convolution_backward_tweight convolution_backward_weight"),
     "pooling": (
         "max_pool2d max_pool2d_with_indices max_pool2d_with_indices_backward max_pool3d "
         "max_pool3d_with_indices max_pool3d_with_indices_backward"),
@@ -188,7 +188,7 @@ RECORDS = {
         "linalg_det linalg_eigh linalg_eigvalsh linalg_inv_ex linalg_lstsq linalg_lu "
         "linalg_lu_factor_ex linalg_lu_solve linalg_matrix_exp linalg_pinv linalg_qr "
         "linalg_slogdet linalg_solve_ex linalg_solve_triangular linalg_svd "
-        "linalg_svdvals triangular_solve vdot"),
+        "linalg_svdvals lu_unpack triangular_solve vdot"),
     "leafgrad._random_inplace": (
         "inplace_bernoulli_float inplace_bernoulli_tensor inplace_cauchy "
         "inplace_exponential inplace_geometric inplace_log_normal inplace_normal "

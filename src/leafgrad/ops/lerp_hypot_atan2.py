@@ -204,16 +204,15 @@ def _atan2_recip(self, other):
     return denom.reciprocal().masked_fill(denom == 0, 0.0)
 
 
-def atan2_self(grad, self, other):
-    return grad * other * _atan2_recip(self, other)
+def atan2_backward(grad, self, other, output_mask):
+    # PyTorch's one formula for both (Note [Joint formulas] in autograd/graph.py): one
+    # reciprocal, which both gradients' create_graph graphs share; self's part first
+    recip = _atan2_recip(self, other)
+    return (grad * other * recip if output_mask[0] else None,
+            grad * -self * recip if output_mask[1] else None)
 
 
-def atan2_other(grad, self, other):
-    return grad * -self * _atan2_recip(self, other)
-
-
-defop("atan2", atan2, derivatives={"self": atan2_self, "other": atan2_other},
-      grads_in_order=True,   # one PyTorch formula for both: self's part first
+defop("atan2", atan2, derivatives={("self", "other"): atan2_backward},
       dtype=tensors_only(promote_float), inplace="atan2_", methods=("atan2", "arctan2"),
       functions=("atan2", "arctan2"), family=FAMILY,
       samples=lambda make, shapes: [Sample((make.positive(shapes[1]), make(shapes[2]))),

@@ -2,9 +2,11 @@
 
 Note [One matmul, PyTorch's names]
 PyTorch's ``matmul`` is a composite: ``a @ b`` on a 1-D and a 2-D tensor is an ``mm`` followed by
-a ``squeeze``, a batched product ends in a reshape (``UnsafeViewBackward0``), and so on. leafgrad
-computes every case with one ``np.matmul`` (straight to BLAS) and records ONE node, whose class
-carries the name PyTorch shows on the output: ``DotBackward0``, ``MvBackward0``, ``MmBackward0``,
+a ``squeeze``, a batched product ends in a reshape (``UnsafeViewBackward0``), and so on. Where a
+gradient is recorded, leafgrad runs that composite op for op (Note [matmul's graph] in
+matmul_graph.py);
+otherwise it computes every case with one ``np.matmul`` (straight to BLAS), through records
+whose classes carry the name PyTorch shows on the output: ``DotBackward0``, ``MvBackward0``, ``MmBackward0``,
 ``SqueezeBackward4``, ``UnsafeViewBackward0``, ``CloneBackward0``, ``TransposeBackward0``
 (which of the last three also depends on whether the first operand requires grad). The records share the NumPy
 forward and the two derivative formulas, which read the operand ranks to pick the product.
@@ -27,6 +29,7 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
 # (_cname, _tname, _check_dot, _check_tensor, _no_bool: products.py, distance.py and
 # matmul_extra.py import them from here)
+from .matmul_graph import matmul_graph
 from .matmul_checks import (  # noqa: F401
     _cname, _tname, _check_tensor, _same_dtype_mm, _check_dot, _check_mv, _no_bool, _check_mm,
     _should_fold, _check_folded, _check_bmm_path)
@@ -295,6 +298,8 @@ def matmul(input, other):
         _check_mm((1, a.shape[0]), b.shape)
         _same_dtype_mm(a, b)
         _no_bool("addmm_impl_cpu_", a, b.shape[1], a.shape[0])
+        if _mode.grad_enabled and (input._requires_grad or other._requires_grad):
+            return matmul_graph(input, other)   # Note [matmul's graph] (matmul_graph.py)
         result = _vm.public(input, other)
         bump_version(result)   # PyTorch: unsqueeze(0).mm(other).squeeze_(0), at version 1
         return result
@@ -316,6 +321,8 @@ def matmul(input, other):
                     input._requires_grad or other._requires_grad):
                 raise RuntimeError(f"Autograd not support dtype: {_tname(b)}")
             return _batched_record(input, a, b).public(input.to(other.dtype), other)
+    if _mode.grad_enabled and (input._requires_grad or other._requires_grad):
+        return matmul_graph(input, other)   # Note [matmul's graph] (matmul_graph.py)
     return _batched_record(input, a, b).public(input, other)
 
 

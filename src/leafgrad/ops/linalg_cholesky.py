@@ -149,16 +149,15 @@ def _factor_grad(common, factor, upper):
     return -matmul(factor, common) if upper else -matmul(common, factor)
 
 
-# PyTorch's one formula for both saves self, input2 and result whichever needs a gradient
-# (changing ``self`` in place is caught, though no gradient reads it)
-def cholesky_solve_self(grad, self, input2, result, upper):
-    return _cs.public(grad, input2, upper)
-
-
-def cholesky_solve_input2(grad, self, input2, result, upper):
-    # PyTorch's cholesky_solve_backward: gB = cholesky_solve(grad), C = gB X^T, C + C^T
-    common = matmul(_cs.public(grad, input2, upper), result.mT)
-    return _factor_grad(common + common.mT, input2, upper)
+# PyTorch's one formula for both (Note [Joint formulas] in autograd/graph.py) saves self,
+# input2 and result whichever needs a gradient (changing ``self`` in place is caught, though
+# no gradient reads it), and computes both gradients whichever is wanted: input2's is built on
+# self's (one CholeskySolveBackward0 under create_graph)
+def cholesky_solve_backward(grad, self, input2, result, upper):
+    # gB = cholesky_solve(grad), C = gB X^T, C + C^T
+    grad_self = _cs.public(grad, input2, upper)
+    common = matmul(grad_self, result.mT)
+    return grad_self, _factor_grad(common + common.mT, input2, upper)
 
 
 def _cholesky_solve_dtype(rec, args):
@@ -176,7 +175,7 @@ def _cholesky_solve_dtype(rec, args):
 
 
 _cs = defop("cholesky_solve", cholesky_solve, inputs=("self", "input2"),
-            derivatives={"self": cholesky_solve_self, "input2": cholesky_solve_input2},
+            derivatives={("self", "input2"): cholesky_solve_backward},
             dtype=_cholesky_solve_dtype, family=FAMILY,
             samples=lambda make, shapes: [
                 Sample((make((3, 2)), np.linalg.cholesky(_spd(make, (3, 3)))),
@@ -238,23 +237,24 @@ def _tri_gB(grad, self, upper, left, unitriangular):
     return _tri.public(self.mT, grad, upper=not upper, left=left, unitriangular=unitriangular)
 
 
-# self and result for either input (PyTorch's one formula for both), never B
-def linalg_solve_triangular_self(grad, self, result, upper, left, unitriangular, self_shape):
-    # PyTorch's linalg_solve_triangular_backward: gA = -gB X^T (left) or -X^T gB, then
-    # its triangle (strictly, for a unit triangle)
+# PyTorch's one formula for both (Note [Joint formulas] in autograd/graph.py) saves self and
+# result for either input, never B; self's gradient is built on B's (one
+# LinalgSolveTriangularBackward0 under create_graph)
+def linalg_solve_triangular_backward(grad, self, result, upper, left, unitriangular,
+                                     self_shape, B_shape, output_mask):
+    # PyTorch's linalg_solve_triangular_backward: gB = solve(T^H, grad), gA = -gB X^T (left)
+    # or -X^T gB, then its triangle (strictly, for a unit triangle)
     gB = _tri_gB(grad, self, upper, left, unitriangular)
-    gA = -matmul(gB, result.mT) if left else -matmul(result.mT, gB)
-    gA = gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
-    return sum_to(gA, self_shape)
-
-
-def linalg_solve_triangular_B(grad, self, result, upper, left, unitriangular, B_shape):
-    return sum_to(_tri_gB(grad, self, upper, left, unitriangular), B_shape)
+    gA = None
+    if output_mask[0]:
+        gA = -matmul(gB, result.mT) if left else -matmul(result.mT, gB)
+        gA = gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
+        gA = sum_to(gA, self_shape)
+    return gA, sum_to(gB, B_shape) if output_mask[1] else None
 
 
 _tri = defop("linalg_solve_triangular", linalg_solve_triangular, inputs=("self", "B"),
-             derivatives={"self": linalg_solve_triangular_self,
-                          "B": linalg_solve_triangular_B},
+             derivatives={("self", "B"): linalg_solve_triangular_backward},
              dtype="same", methods=(), functions=(), family=FAMILY,
              samples=lambda make, shapes: [
                  Sample((_wellcond(make, (3, 3)), make((3, 2))), {"upper": True},

@@ -75,8 +75,8 @@ def _getrf_getrs(A, B, adjoint=False):
 
 
 def linalg_inv_ex_A(grads, result):
-    inv_t = result.mT
-    return -matmul(matmul(inv_t, grads[0]), inv_t)
+    inv_t = result.mT   # PyTorch's -inverse^H (grad inverse^H)
+    return -matmul(inv_t, matmul(grads[0], inv_t))
 
 
 _inv = defop("linalg_inv_ex", linalg_inv_ex, inputs=("A",),
@@ -349,23 +349,25 @@ def _solve_B_grad(grads, A, left, vector):
     return _solve.public(A.mT, g)[0]
 
 
-# PyTorch saves A, result, left (and the LU factors, its own outputs) for both inputs, never B
-def linalg_solve_ex_A(grads, A, result, left, A_shape, B_shape):
+# PyTorch's one formula for both (Note [Joint formulas] in autograd/graph.py) saves A, result,
+# left (and the LU factors, its own outputs) for both inputs, never B; A's gradient is built
+# on B's
+def linalg_solve_ex_backward(grads, A, result, left, A_shape, B_shape, output_mask):
     vector = _vector_case(A_shape, B_shape)
     gB = _solve_B_grad(grads, A, left, vector)
-    X = result.unsqueeze(-1) if vector else result
-    gA = -matmul(gB, X.mT) if left else -matmul(X.mT, gB)
-    return sum_to(gA, A_shape)
-
-
-def linalg_solve_ex_B(grads, A, result, left, A_shape, B_shape):
-    vector = _vector_case(A_shape, B_shape)
-    gB = _solve_B_grad(grads, A, left, vector)
-    return sum_to(gB.squeeze(-1) if vector else gB, B_shape)
+    gA = None
+    if output_mask[0]:
+        X = result.unsqueeze(-1) if vector else result
+        gA = sum_to(-matmul(gB, X.mT) if left else -matmul(X.mT, gB), A_shape)
+    if output_mask[1]:
+        gB = sum_to(gB.squeeze(-1) if vector else gB, B_shape)
+    else:
+        gB = None
+    return gA, gB
 
 
 _solve = defop("linalg_solve_ex", linalg_solve_ex, inputs=("A", "B"),
-               derivatives={"A": linalg_solve_ex_A, "B": linalg_solve_ex_B}, dtype="same",
+               derivatives={("A", "B"): linalg_solve_ex_backward}, dtype="same",
                n_outputs=2, differentiable_outputs=(True, False), materialize=materialize_zeros,
                methods=(), functions=(), family=FAMILY,
                samples=lambda make, shapes: [

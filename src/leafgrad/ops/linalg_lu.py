@@ -24,7 +24,7 @@ from .iter_layout import RED
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros, _cat
 from .linalg import matmul
-from .linalg_common import (check_float, check_matrix, check_same_dtype, tri_mask, check_kernel,
+from .linalg_common import (check_float, check_matrix, check_same_dtype, check_kernel,
                             check_solve_inputs, trsm, lapack_layout)
 from .linalg_decomp import _wellcond
 from .linalg_cholesky import solve_triangular
@@ -107,54 +107,8 @@ def _unpack(LU, k):
     return L, U
 
 
-def _lu_grad(P, L, U, gL, gU):
-    """The gradient of ``A = P L U`` (``m x n``, ``k = min(m, n)``; L unit lower ``m x k``,
-    U upper ``k x n``) from the factors' gradients, written with leafgrad ops (so it is
-    differentiable again).
-
-    With ``B = P^T dA`` and ``L1``, ``U1`` the leading ``k x k`` blocks, ``X = L1^-1 B1 U1^-1``
-    (B1 the leading ``k x k`` block of B) splits into ``dL1 = L1 tril(X, -1)`` and
-    ``dU1 = triu(X) U1``; the remaining block of the long side follows from it:
-    tall (m > n): ``dL2 = (B2 - L2 dU) U^-1`` for the rows below; wide (m < n):
-    ``dU2 = L^-1 (B2 - dL U2)`` for the columns to the right. Transposing these linear maps:
-    ``phi = tril(L^T gL, -1) + triu(gU U^T)`` with the coupling term (tall:
-    ``- triu(L2^T gL2)``; wide: ``- tril(gU2 U2^T, -1)``), ``gB1 = L1^-T phi U1^-T`` and the
-    long side's block ``gB2 = gL2 U^-T`` (tall) or ``L^-T gU2`` (wide); ``gA = P gB``."""
-    m, k = L._data.shape[-2:]
-    n = U._data.shape[-1]
-    dtype = L._data.dtype
-    low = tri_mask(k, dtype, diagonal=-1)
-    up = tri_mask(k, dtype, upper=True)
-
-    def inner(L1, U1, phi):   # L1^-T phi U1^-T
-        x = solve_triangular(L1.mT, phi, upper=True, unitriangular=True)
-        return solve_triangular(U1.mT, x, upper=False, left=False)
-
-    if m == n:
-        phi = matmul(L.mT, gL) * low + matmul(gU, U.mT) * up
-        return matmul(P, inner(L, U, phi))
-    if m > n:   # tall: L = [L1; L2]
-        L1, L2 = L[..., :k, :], L[..., k:, :]
-        gL1, gL2 = gL[..., :k, :], gL[..., k:, :]
-        phi = matmul(L1.mT, gL1) * low + (matmul(gU, U.mT) - matmul(L2.mT, gL2)) * up
-        gB2 = solve_triangular(U.mT, gL2, upper=False, left=False)
-        return matmul(P, _cat.public([inner(L1, U, phi), gB2], -2))
-    # wide: U = [U1 | U2]
-    U1, U2 = U[..., :k], U[..., k:]
-    gU1, gU2 = gU[..., :k], gU[..., k:]
-    phi = (matmul(L.mT, gL) - matmul(gU2, U2.mT)) * low + matmul(gU1, U1.mT) * up
-    gB2 = solve_triangular(L.mT, gU2, upper=True, unitriangular=True)
-    return matmul(P, _cat.public([inner(L, U1, phi), gB2], -1))
-
-
-def _packed_parts(LU):
-    """The strictly lower (``m x k``) and the upper (``k x n``) parts of packed factors, with
-    leafgrad ops (their gradients reach LU): L is the first plus the identity, U the second."""
-    m, n = LU._data.shape[-2:]
-    k = min(m, n)
-    dtype = LU._data.dtype
-    return (LU[..., :, :k] * _wrap(np.tril(np.ones((m, k), dtype), -1)),
-            LU[..., :k, :] * _wrap(np.triu(np.ones((k, n), dtype))))
+def _keep_none(grads, metas):
+    return list(grads)
 
 
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
@@ -183,14 +137,14 @@ def _raise_singular(name, info):
 # As PyTorch's, the formulas read the saved factors (under create_graph they are this
 # node's outputs, so second derivatives flow through the factorization again), not A.
 def linalg_lu_factor_ex_A(grads, result, result1, pivot):   # what PyTorch saves
+    """PyTorch's lu_factor_ex_backward: the factors unpacked (lu_unpack), the packed
+    gradient's L and U parts to linalg_lu_backward."""
     LU, pivots = result, result1
+    P, L, U = _lu_unpack.public(LU, pivots, True, pivot)
     m, n = LU._data.shape[-2:]
-    dtype = LU._data.dtype
-    P = _wrap(permutation(pivots._data, m, dtype))
-    lower, U = _packed_parts(LU)
-    L = lower + _wrap(np.eye(m, min(m, n), dtype=dtype))
-    gL, gU = _packed_parts(grads[0])   # L's part below the diagonal, U's on and above
-    return _lu_grad(P, L, U, gL, gU)
+    k = min(m, n)
+    grad = grads[0]
+    return linalg_lu_backward(grad.narrow(-1, 0, k), grad.narrow(-2, 0, k), P, L, U, pivot)
 
 
 _lu_factor = defop("linalg_lu_factor_ex", linalg_lu_factor_ex, inputs=("A",),
@@ -218,12 +172,61 @@ def linalg_lu(A, pivot=True):
 
 
 def linalg_lu_A(grads, result0, result1, result2, pivot):   # what PyTorch saves
-    return _lu_grad(result0, result1, result2, grads[1], grads[2])
+    return linalg_lu_backward(grads[1], grads[2], result0, result1, result2, pivot)
+
+
+def linalg_lu_backward(gL, gU, P, L, U, pivot):
+    """PyTorch's linalg_lu_backward: with ``k = min(m, n)``, square:
+    ``P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T``; wide (m < n): the leading block
+    through ``U1^-T``, ``U2``'s gradient straight through ``L^-T``; tall (m > n): the leading
+    block through ``L1^-T``, ``L2``'s gradient straight through ``U^-T``."""
+    if gL is None and gU is None:
+        return None
+    m, n = L._data.shape[-2], U._data.shape[-1]
+    k = min(m, n)
+    if m == n:
+        gA = matmul(L.mT, gL).tril(-1) if gL is not None else None
+        if gU is not None:
+            part = matmul(gU, U.mT).triu()
+            gA = part if gA is None else gA + part
+        gA = solve_triangular(U.mT, gA, upper=False, left=False)
+        gA = solve_triangular(L.mT, gA, upper=True, left=True, unitriangular=True)
+        return matmul(P, gA) if pivot else gA
+    if m < n:   # wide
+        U1 = U if n == k else U.narrow(-1, 0, k)
+        gA = matmul(L.mT, gL) if gL is not None else None
+        if gU is not None:
+            part = matmul(gU.triu(), U.mT)
+            gA = -part if gA is None else gA - part
+        gA = solve_triangular(U1.mT, gA.tril(-1), upper=False, left=False)
+        if gU is not None:
+            gU1 = gU if n == k else gU.narrow(-1, 0, k)
+            gA = _cat.public([gA + gU1.triu(), gU.narrow(-1, k, n - k)], -1)
+        gA = solve_triangular(L.mT, gA, upper=True, left=True, unitriangular=True)
+        if gU is None:
+            gA = _cat.public([gA, _wrap(np.zeros(U._data.shape[:-1] + (n - k,),
+                                                 U._data.dtype))], -1)
+        return matmul(P, gA) if pivot else gA
+    # tall
+    L1 = L if m == k else L.narrow(-2, 0, k)
+    gA = matmul(gU, U.mT) if gU is not None else None
+    if gL is not None:
+        part = matmul(L.mT, gL.tril(-1))
+        gA = -part if gA is None else gA - part
+    gA = solve_triangular(L1.mT, gA.triu(), upper=True, left=True, unitriangular=True)
+    if gL is not None:
+        gL1 = gL if m == k else gL.narrow(-2, 0, k)
+        gA = _cat.public([gA + gL1.tril(-1), gL.narrow(-2, k, m - k)], -2)
+    gA = solve_triangular(U.mT, gA, upper=False, left=False)
+    if gL is None:
+        gA = _cat.public([gA, _wrap(np.zeros(L._data.shape[:-2] + (m - k, k),
+                                             L._data.dtype))], -2)
+    return matmul(P, gA) if pivot else gA
 
 
 _lu = defop("linalg_lu", linalg_lu, inputs=("A",), derivatives={"A": linalg_lu_A}, layout=RED,
             dtype="same", n_outputs=3, differentiable_outputs=(False, True, True),
-            materialize=materialize_zeros, methods=(), functions=(), family=FAMILY,
+            materialize=_keep_none,   # (an unused factor's gradient stays undefined) methods=(), functions=(), family=FAMILY,
             saved_aliases={"result0": "P", "result1": "L", "result2": "U"},
             samples=lambda make, shapes: [Sample((make((3, 3)),), call="linalg.lu"),
                                           Sample((make((2, 2, 2)),), call="linalg.lu"),
@@ -265,16 +268,52 @@ def lu_torch(A, pivot=True, get_infos=False, out=None):
     return (LU, piv, info) if get_infos else (LU, piv)
 
 
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
-    """``torch.lu_unpack``: ``(P, L, U)`` from a packed factorization."""
+def lu_unpack_forward(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """``[P, L, U]``; what a flag turns off is an empty tensor, as PyTorch's."""
     m, n = LU_data.shape[-2:]
+    dtype = LU_data.dtype
+    empty = np.empty((0,), dtype)
+    L, U = _unpack(LU_data, min(m, n)) if unpack_data else (empty, empty.copy())
+    P = permutation(LU_pivots, m, dtype) if unpack_pivots else empty.copy()
+    return [P, L, U]
+
+
+def lu_unpack_LU_data(grads, LU_data_shape):
+    """PyTorch's lu_unpack_backward: L's gradient below the diagonal, U's on and above, the
+    long side's extra block of L or U straight through (zeros where none came)."""
+    gL, gU = grads[1], grads[2]
+    if gL is None and gU is None:
+        return None
+    m, n = LU_data_shape[-2:]
     k = min(m, n)
-    dtype = LU_data._data.dtype
-    L = LU_data[..., :, :k] * _wrap(np.tril(np.ones((m, k), dtype), -1)) + \
-        _wrap(np.eye(m, k, dtype=dtype))
-    U = LU_data[..., :k, :] * _wrap(np.triu(np.ones((k, n), dtype)))
-    P = _wrap(permutation(LU_pivots._data, m, LU_data._data.dtype))
-    return lu_unpack_type((P, L, U))
+    if gL is not None and gU is not None:
+        if m == n:
+            return gL.tril(-1) + gU.triu()
+        L1 = gL.tril(-1) if m == k else gL.narrow(-2, 0, k).tril(-1)
+        U1 = gU.triu() if n == k else gU.narrow(-1, 0, k).triu()
+        rest = gL.narrow(-2, k, m - k) if m > n else gU.narrow(-1, k, n - k)
+        return _cat.public([L1 + U1, rest], -2 if m > n else -1)
+    if gL is not None:
+        if m >= n:
+            return gL.tril(-1)
+        zeros = _wrap(np.zeros(gL._data.shape[:-1] + (n - m,), gL._data.dtype))
+        return _cat.public([gL.tril(-1), zeros], -1)
+    if n >= m:
+        return gU.triu()
+    zeros = _wrap(np.zeros(gU._data.shape[:-2] + (m - n, n), gU._data.dtype))
+    return _cat.public([gU.triu(), zeros], -2)
+
+
+_lu_unpack = defop("lu_unpack", lu_unpack_forward, inputs=("LU_data",),
+                   derivatives={"LU_data": lu_unpack_LU_data}, dtype="same", n_outputs=3,
+                   differentiable_outputs=(False, True, True), materialize=_keep_none,
+                   methods=(), functions=(), family=FAMILY)
+_lu_unpack.node_class.n_outputs = 3
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """``torch.lu_unpack``: ``(P, L, U)`` from a packed factorization (LuUnpackBackward0)."""
+    return lu_unpack_type(_lu_unpack.public(LU_data, LU_pivots, unpack_data, unpack_pivots))
 
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
@@ -325,21 +364,22 @@ def linalg_lu_solve_B(grad, LU, pivots, result, left, adjoint):   # result: save
 
 
 def linalg_lu_solve_LU(grad, LU, pivots, result, left, adjoint):
-    """Through ``A = P L U``: ``gA = -A^{-T} gX X^T`` (or ``-X (A^{-1} gX)^T``), then
-    ``gL = tril(P^T gA U^T, -1)`` and ``gU = triu(L^T P^T gA)`` packed together.
-    ``left=False`` is the transposed left solve with the other ``adjoint``."""
-    if not left:
-        grad, result, adjoint = grad.mT, result.mT, not adjoint
-    gB = _lus.public(LU, pivots, grad, adjoint=not adjoint)
-    gA = -matmul(gB, result.mT) if not adjoint else -matmul(result, gB.mT)
-    n = LU._data.shape[-1]
-    dtype = LU._data.dtype
-    P = _wrap(permutation(pivots._data, n, dtype))
-    L = LU * tri_mask(n, dtype, upper=False, diagonal=-1) + _wrap(np.eye(n, dtype=dtype))
-    U = LU * tri_mask(n, dtype, upper=True)
-    PtgA = matmul(P.mT, gA)
-    return matmul(PtgA, U.mT) * tri_mask(n, dtype, upper=False, diagonal=-1) + \
-        matmul(L.mT, PtgA) * tri_mask(n, dtype, upper=True)
+    """PyTorch's linalg_lu_solve_LU, through the unpacked factors (lu_unpack): with
+    ``left != adjoint``, gR = U^-T (-gX X^T) and gLU = tril(L^-T gR U^T, -1) + triu(gR);
+    else gR = -(P^T X gX^T P) L^-T and gLU = tril(gR, -1) + triu(gR' U^-T), gR' = L^T gR
+    (``X``, ``gX`` transposed for ``left=False``)."""
+    P, L, U = _lu_unpack.public(LU, pivots, True, left == adjoint)
+    gX, X = grad, result
+    if left != adjoint:
+        gR = solve_triangular(U.mT, -matmul(gX if left else gX.mT, X.mT if left else X),
+                              upper=False)
+        gL = solve_triangular(L.mT, matmul(gR, U.mT), upper=True, left=True,
+                              unitriangular=True).tril(-1)
+        return gL + gR.triu()
+    gR = -matmul(matmul(matmul(P.mT, X if left else X.mT), gX.mT if left else gX), P)
+    gR = solve_triangular(L.mT, gR, upper=True, left=False, unitriangular=True)
+    gU = solve_triangular(U.mT, matmul(L.mT, gR), upper=False, left=False).triu()
+    return gR.tril(-1) + gU
 
 
 _lus = defop("linalg_lu_solve", linalg_lu_solve, inputs=("LU", "pivots", "B"),
@@ -411,24 +451,26 @@ def _zeros(shape, dtype):
     return _wrap(np.zeros(shape, dtype))
 
 
-# PyTorch's one formula for both saves self (b), A and the solution, whichever needs a gradient
-def triangular_solve_self(grads, self, A, result, upper, transpose, unitriangular, self_shape):
-    if grads[0] is None:
-        return _zeros(self_shape, A._data.dtype)   # b and A share a dtype
-    return sum_to(_ts_self_grad(grads, A, upper, transpose, unitriangular), self_shape)
-
-
-def triangular_solve_A(grads, self, A, result, upper, transpose, unitriangular, A_shape):
-    if grads[0] is None:   # only the cloned coefficient was used
+# PyTorch's one formula for both (Note [Joint formulas] in autograd/graph.py) saves self (b),
+# A and the solution, whichever needs a gradient; A's gradient is built on b's
+def triangular_solve_backward(grads, self, A, result, upper, transpose, unitriangular,
+                              self_shape, A_shape, output_mask):
+    gb = gA = None
+    if grads[0] is not None:
+        gb = _ts_self_grad(grads, A, upper, transpose, unitriangular)
+        if output_mask[1]:
+            gA = -matmul(result, gb.mT) if transpose else -matmul(gb, result.mT)
+            # PyTorch's triangle: triu(unitriangular) / tril(-unitriangular), not a mask
+            gA = gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
+    elif grads[1] is None:
+        return None, None
+    if gA is None:   # only the cloned coefficient was used
         gA = _zeros(A_shape, A._data.dtype)
-        return gA if grads[1] is None else sum_to(gA + grads[1], A_shape)
-    gb = _ts_self_grad(grads, A, upper, transpose, unitriangular)
-    gA = -matmul(result, gb.mT) if transpose else -matmul(gb, result.mT)
-    # PyTorch's triangle: triu(unitriangular) / tril(-unitriangular), not a mask product
-    gA = gA.triu(int(unitriangular)) if upper else gA.tril(-int(unitriangular))
-    if grads[1] is not None:
+    if gb is None:
+        gb = _zeros(self_shape, A._data.dtype)   # b and A share a dtype
+    if output_mask[1] and grads[1] is not None:
         gA = gA + grads[1]
-    return sum_to(gA, A_shape)
+    return sum_to(gb, self_shape), sum_to(gA, A_shape)
 
 
 def _ts_keep(grads, metas):
@@ -438,7 +480,7 @@ def _ts_keep(grads, metas):
 
 
 _ts = defop("triangular_solve", triangular_solve, inputs=("self", "A"),
-            derivatives={"self": triangular_solve_self, "A": triangular_solve_A},
+            derivatives={("self", "A"): triangular_solve_backward},
             dtype="same", n_outputs=2, materialize=_ts_keep, methods=(),
             functions=(), family=FAMILY, saved_aliases={"result": "solution"},
             samples=lambda make, shapes: [

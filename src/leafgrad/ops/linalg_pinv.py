@@ -247,50 +247,48 @@ def _is_vector(A, b):
     return tuple(b.shape) == tuple(A.shape[:-1])
 
 
-def _lstsq_parts(grads, self, b, result, wants_A):
-    """PyTorch's linalg_lstsq_backward for one input: the solution's part (through the
-    pseudo-inverse) if its gradient came, plus the residuals' part (Danskin: as if X did not
-    move) if theirs is not empty."""
-    vector = _is_vector(self, b)
-    B = b.unsqueeze(-1) if vector else b
-    gX, gL = grads[0], grads[1]
-    g = None
-    if gX is not None:
-        gX = gX.unsqueeze(-1) if vector else gX
-        P = _pinv.public(self)
-        g = linalg_pinv_self(matmul(gX, B.mT), self, P) if wants_A else matmul(P.mT, gX)
-        if not wants_A and vector:
-            g = g.squeeze(-1)
-    if gL is not None and gL._data.size:
-        X = result.unsqueeze(-1) if vector else result
-        r = matmul(self, X) - B
-        gL = gL.unsqueeze(-2)
-        if wants_A:
-            part = _mul_scalar(matmul(gL * r, X.mT), 2)
-        else:
-            part = _mul_scalar(gL, -2) * r
-            part = part.squeeze(-1) if vector else part
-        g = part if g is None else g + part
-    return g
-
-
 def _mul_scalar(t, c):
     from .registry import RECORDS
     return RECORDS["mul_scalar"].public(t, c)
 
 
-def linalg_lstsq_self(grads, self, b, result, rcond):
-    g = _lstsq_parts(grads, self, b, result, True)
-    return None if g is None else sum_to(g, self._data.shape)
-
-
-def linalg_lstsq_b(grads, self, b, result, rcond):
-    g = _lstsq_parts(grads, self, b, result, False)
-    return None if g is None else sum_to(g, b._data.shape)
+def linalg_lstsq_backward(grads, self, b, result, rcond, output_mask):
+    """PyTorch's linalg_lstsq_backward, one formula for both (Note [Joint formulas] in
+    autograd/graph.py): the solution's parts through one pseudo-inverse, then the residuals'
+    parts (Danskin: as if X did not move) through one residual ``A X - B``; both gradients'
+    create_graph graphs share those nodes."""
+    vector = _is_vector(self, b)
+    B = b.unsqueeze(-1) if vector else b
+    gX, gL = grads[0], grads[1]
+    has_gL = gL is not None and gL._data.size
+    if (gX is None and not has_gL) or not (output_mask[0] or output_mask[1]):
+        return None, None
+    gA = gb = None
+    if gX is not None:   # the solution's part
+        gX = gX.unsqueeze(-1) if vector else gX
+        P = _pinv.public(self)
+        if output_mask[0]:
+            gA = linalg_pinv_self(matmul(gX, B.mT), self, P)
+        if output_mask[1]:
+            gb = matmul(P.mT, gX)
+            gb = gb.squeeze(-1) if vector else gb
+    if has_gL:   # the residuals' part
+        X = result.unsqueeze(-1) if vector else result
+        r = matmul(self, X) - B
+        gL = gL.unsqueeze(-2)
+        if output_mask[0]:
+            part = _mul_scalar(matmul(gL * r, X.mT), 2)
+            gA = part if gA is None else gA + part
+        if output_mask[1]:
+            part = _mul_scalar(gL, -2) * r
+            part = part.squeeze(-1) if vector else part
+            gb = part if gb is None else gb + part
+    return (None if gA is None else sum_to(gA, self._data.shape),
+            None if gb is None else sum_to(gb, b._data.shape))
 
 
 _lstsq = defop("linalg_lstsq", linalg_lstsq, inputs=("self", "b"),
-               derivatives={"self": linalg_lstsq_self, "b": linalg_lstsq_b}, dtype="same",
+               derivatives={("self", "b"): linalg_lstsq_backward}, dtype="same",
                n_outputs=2, materialize=keep_none, methods=(), functions=(),
                family=FAMILY,
                samples=lambda make, shapes: [

@@ -86,6 +86,11 @@ def _svd_grad(U, S, Vh, gU, gS, gVh):
     if Vh._data.shape[-2] != k:
         Vh = Vh[..., :k, :]
         gVh = gVh[..., :k, :] if gVh is not None else None
+    if gU is None and gVh is None:
+        if gS is None:
+            return None
+        # PyTorch's shortcut for the singular values alone: U diag(gS) Vh, as one product
+        return matmul(U, gS.unsqueeze(-1) * Vh) if m >= n else matmul(U * gS.unsqueeze(-2), Vh)
     V = Vh.mT
     inner = _diag_embed(gS) if gS is not None else None
     sinv = (1 / S).unsqueeze(-2)

@@ -16,9 +16,9 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
-from ..tensor import _wrap
+from ..tensor import Tensor, _wrap
 from .iter_layout import CONTIG
-from .registry import Sample, defop
+from .registry import Sample, bind_method, defop, export_function
 
 FAMILY = "nn_ops"
 _isfinite = math.isfinite
@@ -77,6 +77,8 @@ def softmax(self, dim, dtype=None):
     axis = _axis(dim, self.ndim)
     if self.size == 0:   # (any dtype: PyTorch runs no kernel)
         return self.copy()
+    if self.dtype == np.float16:   # PyTorch's half kernel computes in float, rounds once
+        return softmax(self.astype(np.float32), dim).astype(np.float16)
     e = _shifted(self, axis)
     np.exp(e, out=e)
     e /= e.sum(axis=axis, keepdims=True)
@@ -91,6 +93,8 @@ def log_softmax(self, dim, dtype=None):
     axis = _axis(dim, self.ndim)
     if self.size == 0:   # (any dtype: PyTorch runs no kernel)
         return self.copy()
+    if self.dtype == np.float16:   # PyTorch's half kernel computes in float, rounds once
+        return log_softmax(self.astype(np.float32), dim).astype(np.float16)
     z = _shifted(self, axis)
     lse = np.add.reduce(np.exp(z), axis=axis, keepdims=True)   # ndarray.sum's reduction
     np.log(lse, out=lse)
@@ -115,6 +119,10 @@ def _softmax_backward_data(grad_output, output, dim):
     """``output * (grad_output - sum(grad_output * output))``: softmax's gradient."""
     if output.ndim == 0:   # one element: zero, or NaN from an infinite/NaN gradient as PyTorch
         return _softmax_backward_data(grad_output.reshape(1), output.reshape(1), 0).reshape(())
+    if output.dtype == np.float16 and grad_output.dtype == np.float16:
+        # PyTorch's half kernel computes in float, rounds once
+        return _softmax_backward_data(grad_output.astype(np.float32),
+                                      output.astype(np.float32), dim).astype(np.float16)
     gy = grad_output * output
     gy -= output * gy.sum(axis=dim, keepdims=True)
     return gy
@@ -135,6 +143,10 @@ def _log_softmax_backward_data(grad_output, output, dim):
     if output.ndim == 0:
         return _log_softmax_backward_data(grad_output.reshape(1), output.reshape(1),
                                           0).reshape(())
+    if output.dtype == np.float16 and grad_output.dtype == np.float16:
+        # PyTorch's half kernel computes in float, rounds once
+        return _log_softmax_backward_data(grad_output.astype(np.float32),
+                                          output.astype(np.float32), dim).astype(np.float16)
     out = np.exp(output)
     out *= np.add.reduce(grad_output, axis=dim, keepdims=True)   # ndarray.sum's reduction
     np.subtract(grad_output, out, out=out)
@@ -170,7 +182,34 @@ def _samples(call):
     return samples
 
 
-defop("softmax", softmax, layout=CONTIG, derivatives={"self": softmax_self},
-      dtype=_softmax_dtype("softmax"), family=FAMILY, samples=_samples("softmax"))
-defop("log_softmax", log_softmax, layout=CONTIG, derivatives={"self": log_softmax_self},
-      dtype=_softmax_dtype("log_softmax"), family=FAMILY, samples=_samples("log_softmax"))
+_SOFTMAX = defop("softmax", softmax, layout=CONTIG, derivatives={"self": softmax_self}, methods=(),
+                 functions=(), dtype=_softmax_dtype("softmax"), family=FAMILY,
+                 samples=_samples("softmax"))
+_LOG_SOFTMAX = defop("log_softmax", log_softmax, layout=CONTIG,
+                     derivatives={"self": log_softmax_self},
+                     methods=(), functions=(), dtype=_softmax_dtype("log_softmax"),
+                     family=FAMILY, samples=_samples("log_softmax"))
+
+
+# PyTorch's softmax / log_softmax with a ``dtype`` other than the input's convert the input
+# first (``input.to(dtype)``: a ToCopyBackward0 between the input and SoftmaxBackward0, which
+# casts the gradient back), and the kernel then sees ``dtype`` (its errors name it)
+def _with_dtype(rec):
+    public = rec.public
+
+    def fn(input, *args, **kwargs):   # (the record's public takes the aliases: axis=...)
+        dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+        if dtype is not None and isinstance(input, Tensor) and \
+                _dt.to_dtype(dtype).np != input._data.dtype:
+            kwargs.pop("dtype", None)
+            return public(input.to(dtype), *args[:1], **kwargs)
+        return public(input, *args, **kwargs)
+    fn.__name__ = fn.__qualname__ = rec.name
+    fn.__doc__ = rec.forward.__doc__
+    return fn
+
+
+for _rec in (_SOFTMAX, _LOG_SOFTMAX):
+    _fn = _with_dtype(_rec)
+    export_function(_rec.name, _fn)
+    bind_method(_rec.name, _fn)

@@ -240,10 +240,15 @@ class _GroupGraph:
         self.dy, self.x = _gn_rows(grad, N, C, group), _gn_rows(input, N, C, group)
         self.n, self.d = self.x._data.shape[3] * (C // group), C // group
         self.group, self.C = group, C
+        self._sums = None
 
     def sums(self):
-        """sum over HxW of dY * X and of dY, as (N, G, D, 1)."""
-        return (self.dy * self.x).sum(3).unsqueeze_(-1), self.dy.sum(3).unsqueeze_(-1)
+        """sum over HxW of dY * X and of dY, as (N, G, D, 1): computed once, shared by the
+        three gradients as in PyTorch's function."""
+        if self._sums is None:
+            self._sums = ((self.dy * self.x).sum(3).unsqueeze_(-1),
+                          self.dy.sum(3).unsqueeze_(-1))
+        return self._sums
 
     def input(self, weight, shape):
         from .pointwise_common import scale
@@ -264,6 +269,9 @@ class _GroupGraph:
         ds, db = self.sums()
         return ((ds - db * self.mean) * self.rstd).sum(0).view(self.C)
 
+    def bias(self):
+        return self.sums()[1].sum(0).view(self.C)
+
 
 def native_group_norm_weight(grad, input, weight, N, C, group, eps):
     if input._data.size == 0:   # no sample: zero; samples of no element: NaN statistics
@@ -282,9 +290,28 @@ def native_group_norm_bias(grad, input, weight, N, C, group, eps):
         if _mode.grad_enabled:
             raise RuntimeError(f"shape '[0]' is invalid for input of size {C}")
         raise RuntimeError("tensor does not have a device")
-    if _mode.grad_enabled:   # PyTorch's: dY.view(N, G, D, HxW).sum(3).unsqueeze_(-1).sum(0).view(C)
-        return _gn_rows(grad, N, C, group).sum(3).unsqueeze_(-1).sum(0).view(C)
     return grad.sum(list(_axes(grad.dim())))
+
+
+def native_group_norm_backward(grad, input, weight, N, C, group, eps, output_mask):
+    """PyTorch's one formula for the three (Note [Joint formulas] in autograd/graph.py):
+    under create_graph its infinitely differentiable form, whose sums the gradients share."""
+    if not _mode.grad_enabled:
+        args = (grad, input, weight, N, C, group, eps)
+        return [f(*args) if m else None for f, m in zip(
+            (native_group_norm_input, native_group_norm_weight, native_group_norm_bias),
+            output_mask)]
+    graph = _GroupGraph(grad, input, N, C, group, eps)   # PyTorch's nodes (see _GroupGraph)
+    if output_mask[0] or output_mask[1] or output_mask[2]:
+        graph.sums()
+    g_input = graph.input(weight, input.shape) if output_mask[0] else None
+    g_weight = graph.weight() if output_mask[1] else None
+    g_bias = None
+    if output_mask[2]:
+        if weight is None:
+            native_group_norm_bias(grad, input, weight, N, C, group, eps)   # (raises)
+        g_bias = graph.bias()
+    return g_input, g_weight, g_bias
 
 
 def _gn_samples(make, shapes):
@@ -296,6 +323,5 @@ def _gn_samples(make, shapes):
 
 NATIVE_GROUP_NORM = defop(
     "native_group_norm", native_group_norm, inputs=("input", "weight", "bias"),
-    derivatives={"input": native_group_norm_input, "weight": native_group_norm_weight,
-                 "bias": native_group_norm_bias},
+    derivatives={("input", "weight", "bias"): native_group_norm_backward},
     dtype="same", methods=(), functions=(), family=FAMILY, samples=_gn_samples)

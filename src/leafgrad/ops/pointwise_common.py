@@ -17,7 +17,7 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .overlap import check_write
 from ..autograd.saved_hooks import _active as _HOOKS_SET
-from .inplace import _call
+from .inplace import _call, save_clone
 from .registry import (_inplace_kernel_error, bind_method, commit_inplace, defop,
                        inplace_check, old_value)
 
@@ -230,6 +230,8 @@ def inplace_of(fn, name, saves_self=True, overlap_checks=True):
             result = fn(src, *args, **kwargs)
         except NotImplementedError as exc:
             raise _inplace_kernel_error(self, args, exc) from None
+        if src is not self:
+            save_clone(result, src)
         return commit_inplace(self, result, expanded_ok=not overlap_checks)
     inplace.__name__ = inplace.__qualname__ = name
     inplace.__doc__ = f"In-place version of :meth:`{fn.__name__}`."

@@ -88,12 +88,20 @@ class Sample(_Fields):
 
 
 class Formula(_Fields):
-    _FIELDS = ("fn", "args", "idx")
+    """One input's derivative formula: ``fn`` and the saved names it takes (``args``; their
+    slots ``idx``). A joint formula (Note [Joint formulas] in autograd/graph.py) computes the
+    gradients of the inputs ``group`` (their indices) at once; this input's is at ``pos`` in
+    what it returns; with ``mask`` it takes PyTorch's ``grad_input_mask`` last."""
+    _FIELDS = ("fn", "args", "idx", "group", "pos", "mask")
 
-    def __init__(self, fn: Callable, args: tuple, idx: tuple = ()):
+    def __init__(self, fn: Callable, args: tuple, idx: tuple = (), group: tuple | None = None,
+                 pos: int = 0, mask: bool = False):
         self.fn = fn
         self.args = args
         self.idx = idx
+        self.group = group
+        self.pos = pos
+        self.mask = mask
 
 
 class OpRecord(_Fields):
@@ -259,6 +267,14 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
     if inputs is None:
         inputs = tuple(p for p in params if p in ("self", "other"))
     derivatives = derivatives or {}
+    # a tuple key names the inputs of one joint formula (PyTorch's "self, other: f(...)")
+    groups = {}
+    for key in list(derivatives):
+        if isinstance(key, tuple):
+            for k in key:
+                derivatives = {**derivatives, k: derivatives[key]}
+                groups[k] = key
+            derivatives = {k: v for k, v in derivatives.items() if k != key}
     formulas = []
     saved_names: list = []
     for inp in inputs:
@@ -267,10 +283,18 @@ def defop(name: str, forward: Callable, *, derivatives: dict | None = None,
             formulas.append(None)
             continue
         fparams = _signature(fn).names[1:]
+        mask = inp in groups and fparams[-1:] == ("output_mask",)
+        if mask:
+            fparams = fparams[:-1]
         for a in fparams:
             if a not in saved_names:
                 saved_names.append(a)
-        formulas.append(Formula(fn, fparams))
+        if inp in groups:
+            key = groups[inp]
+            formulas.append(Formula(fn, fparams, group=tuple(inputs.index(k) for k in key),
+                                    pos=key.index(inp), mask=mask))
+        else:
+            formulas.append(Formula(fn, fparams))
     for f in formulas:
         if f is not None:
             f.idx = tuple(saved_names.index(a) for a in f.args)

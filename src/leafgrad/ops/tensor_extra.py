@@ -386,7 +386,8 @@ def renorm(self, p, dim, maxnorm):
     if self.dtype.kind in "biu":   # the norms are linalg.vector_norm's, which wants floats
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                            f"as input. Got {_dt.from_numpy_dtype(self.dtype).tensor_type[:-6]}")
-    a = np.abs(self)
+    # (float16: PyTorch's half kernel takes the norms in float, the factor then in half)
+    a = np.abs(self.astype(np.float32) if self.dtype == np.float16 else self)
     norm = (np.max(a, axis=axes, keepdims=True) if p == np.inf
             else np.sum(a ** p, axis=axes, keepdims=True) ** (1.0 / p))
     factor = np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(self.dtype)
@@ -398,13 +399,20 @@ def renorm_self(grad, self, p, dim, maxnorm):
     # vector_norm's own backward nb, where(norm > maxnorm, factor * (grad - nb / norm), grad)
     from .norms import vector_norm, vector_norm_self
     from .pointwise_common import scale
+    # (in the accumulate type: float64 for float32 on CPU, float32 for float16; the result
+    # converted back, a ToCopyBackward0 under create_graph)
     axes = list(_renorm_dims(self._data.ndim, dim))
-    norm = vector_norm(self, p, axes, True)
-    nb = vector_norm_self((self * grad).sum(axes, keepdim=True), self, norm, p, axes, True)
+    acc = _dt.float32 if self._data.dtype == np.float16 else _dt.float64
+    norm = vector_norm(self, p, axes, True, dtype=acc)
+    nb = vector_norm_self((self * grad).sum(axes, keepdim=True, dtype=acc), self, norm, p,
+                          axes, True)
     from .registry import RECORDS
     invnorm = RECORDS["add_scalar"].public(norm, 1e-7).reciprocal()   # (AddBackward1)
     factor = scale(invnorm, maxnorm)
-    return (factor * (grad - invnorm * nb)).where(norm > maxnorm, grad)
+    grad_norm = factor * (grad - invnorm * nb)
+    if grad_norm._data.dtype != grad._data.dtype:
+        grad_norm = grad_norm.to(grad.dtype)
+    return grad_norm.where(norm > maxnorm, grad)
 
 
 defop("renorm", renorm, derivatives={"self": renorm_self}, dtype="same", inplace="renorm_",
