@@ -182,8 +182,8 @@ def _samples(call):
     return samples
 
 
-_SOFTMAX = defop("softmax", softmax, layout=CONTIG, derivatives={"self": softmax_self}, methods=(),
-                 functions=(), dtype=_softmax_dtype("softmax"), family=FAMILY,
+_SOFTMAX = defop("softmax", softmax, layout=CONTIG, derivatives={"self": softmax_self},
+                 methods=(), functions=(), dtype=_softmax_dtype("softmax"), family=FAMILY,
                  samples=_samples("softmax"))
 _LOG_SOFTMAX = defop("log_softmax", log_softmax, layout=CONTIG,
                      derivatives={"self": log_softmax_self},
