@@ -364,3 +364,39 @@ def test_unfold_fold_integer_dtypes_and_fractional_pool_half():
             out.append((y.tolist(), i.tolist(), g.tolist()))
         return out
     same_on_both(run)
+
+
+# -- linalg.multi_dot / chain_matmul multiply in PyTorch's order (the cheaper of two for three
+# matrices, the matrix-chain programme above): which parenthesization the result is, in each
+# library's own arithmetic (fuzz seed 127: a cancellation that only one order gives) --------
+def _parenthesizations(mats):
+    if len(mats) == 1:
+        return [mats[0]]
+    out = []
+    for k in range(1, len(mats)):
+        out += [a.mm(b) for a in _parenthesizations(mats[:k])
+                for b in _parenthesizations(mats[k:])]
+    return out
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_multi_dot_order(n):
+    rng = np.random.default_rng(n)
+    cases = []
+    while len(cases) < 40:
+        dims = [int(v) for v in rng.integers(1, 7, n + 1)]
+        cases.append([rng.standard_normal((dims[i], dims[i + 1])) * 100 for i in range(n)])
+
+    def run(L):
+        out = []
+        for arrays in cases:
+            mats = [L.tensor(a, dtype=L.float32) for a in arrays]
+            got = L.linalg.multi_dot(mats).numpy().tobytes()
+            options = [p.numpy().tobytes() for p in _parenthesizations(mats)]
+            out.append(options.index(got) if options.count(got) == 1 else "ambiguous")
+        return out
+    from oracle import run_both
+    mine, theirs = run_both(run)
+    # (BLAS rounding can make two orders give the same bits in one library only)
+    both = [(a, b) for a, b in zip(mine, theirs) if "ambiguous" not in (a, b)]
+    assert len(both) > 20 and all(a == b for a, b in both), (mine, theirs)

@@ -193,12 +193,42 @@ def multi_dot(tensors, *, out=None):
             raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes "
                                f"{list(tensors[i - 1].shape)} and {list(tensors[i].shape)} "
                                f"cannot be multiplied")
-    result = mats[0]
-    for m in mats[1:]:
-        result = result.mm(m)
+    result = _chain(mats)
     shape = ([] if first.ndim == 1 else [result.shape[0]]) + \
             ([] if last.ndim == 1 else [result.shape[1]])
     return result.view(shape)
+
+
+def _chain(mats):
+    """The product of 2-D ``mats`` in PyTorch's multi_dot order: the cheaper of the two for
+    three matrices (ties to the left), the matrix-chain dynamic programme's above (the first
+    best split), so products round as PyTorch's do."""
+    n = len(mats)
+    if n == 2:
+        return mats[0].mm(mats[1])
+    dims = [m._data.shape[0] for m in mats] + [mats[-1]._data.shape[1]]
+    if n == 3:
+        a, b, c, d = dims
+        if (a * c) * (b + d) > (b * d) * (a + c):
+            return mats[0].mm(mats[1].mm(mats[2]))
+        return mats[0].mm(mats[1]).mm(mats[2])
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+
+    def product(i, j):
+        if i == j:
+            return mats[i]
+        k = split[i][j]
+        return product(i, k).mm(product(k + 1, j))
+    return product(0, n - 1)
 
 
 def chain_matmul(*matrices, out=None):
