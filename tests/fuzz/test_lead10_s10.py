@@ -400,3 +400,30 @@ def test_multi_dot_order(n):
     # (BLAS rounding can make two orders give the same bits in one library only)
     both = [(a, b) for a, b in zip(mine, theirs) if "ambiguous" not in (a, b)]
     assert len(both) > 20 and all(a == b for a, b in both), (mine, theirs)
+
+
+# -- embedding_bag's backward under create_graph: EmbeddingBagBackwardBackward0 over (grad,
+# per_sample_weights) for the weight, a NotImplemented node over (grad, weight) for the
+# per-sample weights, neither differentiable (seed 127) ----------------------------------------
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_double_backward_nodes(mode):
+    def run(L):
+        F = L.nn.functional
+        w = L.ones(5, 3).mul(L.arange(5.).reshape(5, 1)).requires_grad_()
+        idx, off = L.tensor([0, 2, 4, 2]), L.tensor([0, 2])
+        p = L.ones(4, requires_grad=True) if mode == "sum" else None
+        y = F.embedding_bag(idx, w, off, mode=mode, per_sample_weights=p)
+        s = L.ones(2, 3, requires_grad=True)
+        wanted = [w] + ([p] if p is not None else [])
+        grads = L.autograd.grad(y, wanted, s * 1, create_graph=True)
+        out = [(g.grad_fn.name(), [type(f[0]).__name__ for f in g.grad_fn.next_functions],
+                g.tolist()) for g in grads]
+        for g in grads:
+            for inp in (s, w) + ((p,) if p is not None else ()):
+                try:
+                    L.autograd.grad(g.sum(), inp, retain_graph=True, allow_unused=True)
+                    out.append("ok")
+                except (RuntimeError, NotImplementedError) as exc:
+                    out.append((type(exc).__name__, str(exc)))
+        return out
+    same_on_both(run)

@@ -19,6 +19,8 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import _wrap
+from ..grad_mode import no_grad, state as _mode
+from .pointwise_common import not_implemented_formula
 from .registry import Sample, defop
 from .tensor_utils import get_num_threads as _num_threads
 
@@ -222,8 +224,62 @@ def _samples(make, shapes):
                grad=False)]
 
 
+# -- the backward as PyTorch records it under create_graph: the weight's gradient is one
+# EmbeddingBagBackwardBackward0 node over (grad, per_sample_weights), the per-sample weights'
+# one NotImplemented node over (grad, weight); neither has a derivative -------------------------
+def _no_second(grad):
+    raise NotImplementedError("the derivative for '_embedding_bag_backward' is not implemented.")
+
+
+def embedding_bag_backward(grad, per_sample_weights, weight, indices, offsets,
+                           scale_grad_by_freq, mode, include_last_offset, padding_idx):
+    with no_grad():
+        psw = None if per_sample_weights is None else _wrap(per_sample_weights)
+        return embedding_bag_weight(_wrap(grad), weight, indices, offsets, scale_grad_by_freq,
+                                    mode, psw, include_last_offset, padding_idx)._data
+
+
+def embedding_bag_psw_backward(grad, weight, indices, offsets, scale_grad_by_freq,
+                               include_last_offset, padding_idx):
+    with no_grad():
+        return embedding_bag_per_sample_weights(_wrap(grad), _wrap(weight), indices, offsets,
+                                                scale_grad_by_freq, include_last_offset,
+                                                padding_idx)._data
+
+
+EMBEDDING_BAG_BACKWARD = defop(
+    "embedding_bag_backward", embedding_bag_backward, inputs=("grad", "per_sample_weights"),
+    derivatives={"grad": _no_second, "per_sample_weights": _no_second}, dtype="same",
+    grad_fn_name="EmbeddingBagBackwardBackward0", methods=(), functions=(), family=FAMILY)
+EMBEDDING_BAG_PSW_BACKWARD = defop(
+    "embedding_bag_per_sample_weights_backward", embedding_bag_psw_backward,
+    inputs=("grad", "weight"),
+    derivatives={"grad": not_implemented_formula("_embedding_bag_per_sample_weights_backward"),
+                 "weight": not_implemented_formula("_embedding_bag_per_sample_weights_backward")},
+    dtype="same", grad_fn_name="NotImplemented", methods=(), functions=(), family=FAMILY)
+
+
+def _weight_formula(grad, weight, indices, offsets, scale_grad_by_freq, mode,
+                    per_sample_weights, include_last_offset, padding_idx):
+    if not _mode.grad_enabled:
+        return embedding_bag_weight(grad, weight, indices, offsets, scale_grad_by_freq, mode,
+                                    per_sample_weights, include_last_offset, padding_idx)
+    return EMBEDDING_BAG_BACKWARD.public(grad, per_sample_weights, weight, indices, offsets,
+                                         scale_grad_by_freq, mode, include_last_offset,
+                                         padding_idx)
+
+
+def _psw_formula(grad, weight, indices, offsets, scale_grad_by_freq, include_last_offset,
+                 padding_idx):
+    if not _mode.grad_enabled:
+        return embedding_bag_per_sample_weights(grad, weight, indices, offsets,
+                                                scale_grad_by_freq, include_last_offset,
+                                                padding_idx)
+    return EMBEDDING_BAG_PSW_BACKWARD.public(grad, weight, indices, offsets, scale_grad_by_freq,
+                                             include_last_offset, padding_idx)
+
+
 EMBEDDING_BAG = defop(
     "embedding_bag", embedding_bag, inputs=("weight", "per_sample_weights"),
-    derivatives={"weight": embedding_bag_weight,
-                 "per_sample_weights": embedding_bag_per_sample_weights},
+    derivatives={"weight": _weight_formula, "per_sample_weights": _psw_formula},
     dtype="same", methods=(), functions=(), family=FAMILY, samples=_samples)

@@ -181,7 +181,7 @@ RECORDS = {
         "multi_margin_loss multi_margin_loss_backward multilabel_margin_loss "
         "multilabel_margin_loss_backward"),
     "embedding_bag": (
-        "embedding_bag"),
+        "embedding_bag embedding_bag_backward embedding_bag_per_sample_weights_backward"),
     "leafgrad.linalg": (
         "_cdist_backward _euclidean_dist addbmm addmv addr baddbmm cdist cholesky "
         "cholesky_inverse cholesky_solve dist linalg_cholesky_ex linalg_cross "
