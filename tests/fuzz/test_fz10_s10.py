@@ -1,0 +1,64 @@
+"""Findings of session 10's fresh fuzz seeds 120-125 (helper fz10), each against torch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracle import same_on_both
+
+
+# -- expand keeps PyTorch's strides on size-1 dims (NumPy's broadcast_to zeroes them): the
+# overlap checks of a write compare strides, so two meshgrid grids of one 0-d tensor
+# (strides (1, 1), one storage) refuse ``a[-1] = b`` in PyTorch (seed 120) ----------------------
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid_of_zero_dim_setitem_overlap(indexing):
+    def run(L):
+        s = L.tensor(1.5)
+        a, b = L.meshgrid(s, s, indexing=indexing)
+        out = [a.stride(), b.stride()]
+        try:
+            a[-1] = b
+            out.append(a)
+        except RuntimeError as exc:
+            out.append(exc)
+        return out
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("shape,transpose,target", [
+    ((), False, (1, 1)), ((1,), False, (1, 1)), ((1,), False, (2, 1, 1)),
+    ((1, 1), False, (1, 1, 2)), ((1, 1), True, (2, 1, 2)), ((2, 1), True, (1, 1, 2)),
+    ((1, 3), False, (1, 1, 3)), ((3, 1), True, (2, 1, 1, 3)), ((1, 1, 3), True, (1, 2, 1, 3)),
+    ((2, 3), True, (1, 3, 2)), ((1,), False, (1,)), ((2,), False, (1, 2)),
+])
+def test_expand_strides_and_writes(shape, transpose, target):
+    # strides, then the writes whose overlap checks read them: x[0] = x[-1] (the same memory:
+    # copy_ returns early in PyTorch), copy_ onto itself, fill_ through the view
+    base = np.arange(1.0, 1.0 + int(np.prod([s + 1 for s in shape])), dtype=np.float32)
+    base = base.reshape([s + 1 for s in shape])
+
+    def run(L):
+        t = L.tensor(base)[tuple(slice(0, s) for s in shape)]
+        if transpose and t.dim() >= 2:
+            t = t.transpose(0, 1)
+        e = t.expand(target)
+        out = [e.stride(), e.is_contiguous(), e.storage_offset()]
+        for write in (lambda: e.__setitem__(0, e[-1]), lambda: e[0].copy_(e[-1]),
+                      lambda: e.copy_(e), lambda: e.fill_(2.0)):
+            try:
+                write()
+                out.append(e.clone())
+            except RuntimeError as exc:
+                out.append(exc)
+        return out
+    same_on_both(run)
+
+
+def test_copy_onto_itself_records_and_bumps():
+    def run(L):
+        x = L.tensor([0.5], requires_grad=True).clone()
+        e = x.expand(1, 1, 3)
+        e[0].copy_(e[-1])
+        y = x * 2
+        y.sum().backward()
+        return x._version, type(x.grad_fn).__name__, e.stride()
+    same_on_both(run)
