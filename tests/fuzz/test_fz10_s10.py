@@ -62,3 +62,52 @@ def test_copy_onto_itself_records_and_bumps():
         y.sum().backward()
         return x._version, type(x.grad_fn).__name__, e.stride()
     same_on_both(run)
+
+
+# -- shrink_backward (hard- and softshrink): a NaN input passes the gradient in PyTorch's scalar
+# loop but gives 0 in its vector loop; which elements run vectorized follows TensorIterator's
+# walk (seed 120: a NaN from log1p through hardshrink). The lanes follow the iteration order,
+# also for the max/min signed-zero ties that share them (a transposed operand) --------------------
+@pytest.mark.parametrize("fn", ["hardshrink", "softshrink"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("n", [5, 9, 17, 33, 40])
+@pytest.mark.parametrize("layout", ["c", "t", "col"])
+@pytest.mark.parametrize("upstream", ["given", "sum"])
+def test_shrink_backward_nan_lanes(fn, dtype, n, layout, upstream):
+    arr = np.random.default_rng(n).standard_normal((n, 3))
+    arr[::3] = np.nan
+
+    def run(L):
+        x = L.tensor(arr.astype(dtype), requires_grad=True)
+        v = x if layout == "c" else x.t() if layout == "t" else x[:, :1]
+        y = getattr(L.nn.functional, fn)(v, 0.5)
+        if upstream == "sum":
+            y.sum().backward()
+        else:
+            y.backward(L.arange(1.0, y.numel() + 1).reshape(tuple(y.shape)).to(y.dtype))
+        return x.grad
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("shape,how", [((9, 20), "tt"), ((8, 20), "tt"), ((17, 9, 5), "pp"),
+                                       ((1, 9, 17), "tp"), ((8, 20, 8), "pp"), ((9, 40), "tc")])
+def test_max_min_zero_ties_follow_iteration_order(dtype, shape, how):
+    rng = np.random.default_rng(sum(shape))
+    a = np.where(rng.random(shape) < 0.6, 0.0, -0.0)
+    b = -a
+
+    def lay(L, arr, h):
+        t = L.tensor(arr.astype(dtype))
+        if h == "t":
+            t = t.transpose(-1, -2)
+        elif h == "p":
+            t = t.permute(2, 0, 1)
+        return t
+
+    def run(L):
+        x, y = lay(L, a, how[0]), lay(L, b, how[1])
+        if x.shape != y.shape:
+            y = y.reshape(x.shape) if y.numel() == x.numel() else y
+        return [L.signbit(f(x, y)) for f in (L.maximum, L.minimum, L.Tensor.clamp_min)]
+    same_on_both(run)
