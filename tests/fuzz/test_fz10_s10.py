@@ -144,3 +144,14 @@ SEED_121_BICUBIC = "Program(leaves=[Leaf(shape=(1, 3), dtype='float32', requires
 def test_bicubic_argsort_seed_121():
     from .programs import Ending, Leaf, Program, Step, check  # noqa: F401
     check(eval(SEED_121_BICUBIC))
+
+
+# -- vector_norm of an empty tensor with an inf/negative order: an out-of-range dim raises
+# PyTorch's IndexError before the empty-reduction check (leafgrad indexed the shape first and
+# leaked "tuple index out of range"; seed 121) -----------------------------------------------------
+@pytest.mark.parametrize("p", [float("inf"), float("-inf"), -1.0, 2.0])
+@pytest.mark.parametrize("dim", [-7, 6, (0, -7), -2, 1, (0, 1)])
+def test_empty_norm_dim_checked_first(p, dim):
+    def run(L):
+        return L.norm(L.ones(2, 0, 1, 1, 1, 2), p=p, dim=dim)
+    same_on_both(run)
