@@ -155,3 +155,46 @@ def test_empty_norm_dim_checked_first(p, dim):
     def run(L):
         return L.norm(L.ones(2, 0, 1, 1, 1, 2), p=p, dim=dim)
     same_on_both(run)
+
+
+# -- prod in PyTorch's order (Note [Product order] in ops/reduction.py): the vectorized inner
+# reduction's lanes, float16 rounded at every product; NumPy's order (and its float32
+# accumulator for float16) differed in the last bits (seed 121) -------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("shape,dim", [((5,), None), ((33,), None), ((100,), None), ((3, 70), 1),
+                                       ((5, 7), 1), ((70, 3), 0), ((9, 17), None), ((2, 80), -1)])
+def test_prod_bits(dtype, shape, dim):
+    x = np.exp(np.random.default_rng(sum(shape)).standard_normal(shape) * 0.05).astype(dtype)
+
+    def run(L):
+        t = L.tensor(x)
+        r = t.prod() if dim is None else t.prod(dim)
+        return r.numpy().view({"float16": np.uint16, "float32": np.uint32,
+                               "float64": np.uint64}[dtype]).tolist()
+    same_on_both(run)
+
+
+# -- index_put: values must broadcast TO the indexed result ((4, 0) into (1, 0) is refused; a
+# NumPy ValueError leaked, or the wrong message came; seed 122) --------------------------------------
+@pytest.mark.parametrize("xs", [(4, 0), (4, 2)])
+@pytest.mark.parametrize("vs", [(4, 0), (3, 0), (1, 0), (0,), (2,), (3, 2), (1, 1, 2)])
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_value_shape(xs, vs, accumulate):
+    def run(L):
+        return L.zeros(xs, dtype=L.float64).index_put((L.tensor([1]),), L.ones(vs, dtype=L.float64),
+                                                      accumulate=accumulate)
+    same_on_both(run)
+
+
+# -- layer_norm of a float16 input with a float32 weight: the input's gradient is float16, as
+# PyTorch's kernel gives (leafgrad's formula promoted it to float32; seed 122) -----------------------
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_layer_norm_mixed_dtype_grad_dtype(with_bias):
+    def run(L):
+        x = L.tensor([0.5, -1.0, 2.0], dtype=L.float16, requires_grad=True)
+        w = L.tensor([1.5, 0.5, 2.0], requires_grad=True)
+        b = L.tensor([0.1, 0.2, 0.3], requires_grad=True) if with_bias else None
+        y = L.nn.functional.layer_norm(x, (3,), w, b, eps=0.1)
+        g = L.autograd.grad(y, [x, w], L.ones(3, dtype=y.dtype))
+        return [str(t.dtype) for t in g], y.dtype
+    same_on_both(run)

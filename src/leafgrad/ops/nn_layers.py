@@ -101,7 +101,10 @@ def layer_norm_input(grad, input, normalized_shape, weight, bias, eps):
     xhat, rstd, dims = _normalized(input, normalized_shape, eps)
     gy = grad if weight is None else grad * weight
     inner = gy - gy.mean(dims, keepdim=True) - xhat * (gy * xhat).mean(dims, keepdim=True)
-    return inner * rstd
+    out = inner * rstd
+    # the input's dtype, as PyTorch's kernel gives (a float16 input with float32 weight
+    # promoted the product; seed 122)
+    return out if out.dtype == input.dtype else out.to(input.dtype)
 
 
 def layer_norm_weight(grad, input, normalized_shape, weight, bias, eps):
