@@ -198,3 +198,22 @@ def test_layer_norm_mixed_dtype_grad_dtype(with_bias):
         g = L.autograd.grad(y, [x, w], L.ones(3, dtype=y.dtype))
         return [str(t.dtype) for t in g], y.dtype
     same_on_both(run)
+
+
+# -- clamp with number bounds converts them to a float16/float32 tensor's type with c10's
+# overflow check: a finite bound beyond the range raises (seed 122: the harness's
+# clamp(-1e30, 1e30) of a float16 matrix) ------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int64"])
+@pytest.mark.parametrize("call", ["clamp_both", "clamp_min_kw", "clamp_min", "clamp_max", "clip",
+                                  "clamp_", "clamp_min_"])
+@pytest.mark.parametrize("bound", [1e30, -65520.0, 65504.0, 3.4028235e38, float("inf"), 1e39])
+def test_clamp_bound_overflow(dtype, call, bound):
+    def run(L):
+        x = L.tensor([1.0, -2.0]).to(getattr(L, dtype))
+        f = {"clamp_both": lambda: x.clamp(-abs(bound), abs(bound)),
+             "clamp_min_kw": lambda: x.clamp(min=bound), "clamp_min": lambda: x.clamp_min(bound),
+             "clamp_max": lambda: x.clamp_max(bound), "clip": lambda: x.clip(bound),
+             "clamp_": lambda: x.clone().clamp_(bound),
+             "clamp_min_": lambda: x.clone().clamp_min_(bound)}[call]
+        return f()
+    same_on_both(run)
