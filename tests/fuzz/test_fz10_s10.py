@@ -217,3 +217,27 @@ def test_clamp_bound_overflow(dtype, call, bound):
              "clamp_min_": lambda: x.clone().clamp_min_(bound)}[call]
         return f()
     same_on_both(run)
+
+
+# -- dist of empty tensors with an inf or negative order raises as PyTorch's vector_norm (no
+# identity), where leafgrad returned 0 (or leaked NumPy's "zero-size array" ValueError; seed 123)
+@pytest.mark.parametrize("p", [float("inf"), float("-inf"), -1.0, -2, 0.0, 2.0])
+@pytest.mark.parametrize("shapes", [((0,), (0,)), ((0,), (1,)), ((0,), ()), ((2, 0), (0,))])
+def test_dist_empty(p, shapes):
+    def run(L):
+        return L.dist(L.ones(shapes[0]), L.ones(shapes[1]), p)
+    same_on_both(run)
+
+
+# -- harness: nanmedian(dim) of an expanded input has no oracle (PyTorch reads memory it did not
+# set; Note [median of an expanded input] in ops_table_extra.py): both sides get a contiguous
+# copy, so the program compares (seed 123, x5) ------------------------------------------------------
+SEED_123_NANMEDIAN = "Program(leaves=[Leaf(shape=(1, 4, 1), dtype='float32', requires_grad=True, seed=38, scale=3.0), Leaf(shape=(1, 1, 1, 3), dtype='float16', requires_grad=True, seed=376, scale=0.1)], steps=[Step(op='clamp', seed=65536, no_grad=False), Step(op='addcmul', seed=51018, no_grad=False), Step(op='expand', seed=140, no_grad=True), Step(op='sub', seed=500, no_grad=False), Step(op='minimum', seed=8381, no_grad=False), Step(op='unique_search', seed=45674, no_grad=False), Step(op='predicates', seed=46628, no_grad=False)], ending=Ending(kind='grad', seed=55, retain_graph=True, create_graph=True, twice=False, allow_unused=True, give_gradient=False))"
+
+
+def test_nanmedian_of_expanded_input_is_compared_contiguous():
+    import torch
+    e = torch.tensor([[1.0], [2.0], [3.0]]).expand(3, 2)
+    assert 0 in e.stride()   # (the harness's condition holds on torch's side)
+    from .programs import Ending, Leaf, Program, Step, check  # noqa: F401
+    check(eval(SEED_123_NANMEDIAN))
