@@ -241,3 +241,15 @@ def test_nanmedian_of_expanded_input_is_compared_contiguous():
     assert 0 in e.stride()   # (the harness's condition holds on torch's side)
     from .programs import Ending, Leaf, Program, Step, check  # noqa: F401
     check(eval(SEED_123_NANMEDIAN))
+
+
+# -- polygamma at infinities: n = 1 gives 0 at +inf and NaN at -inf, n >= 2 NaN at +inf (ATen's
+# zeta: 0 * inf) and +-inf at -inf (a pole); leafgrad gave 0 and hung at -inf (its zeta climbed
+# from -inf towards its shift forever; seed 124) ------------------------------------------------------
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_polygamma_infinities(n, dtype):
+    def run(L):
+        y = L.polygamma(n, L.tensor([float("inf"), float("-inf"), float("nan")]).to(getattr(L, dtype)))
+        return L.isnan(y), L.isinf(y), L.signbit(y) & ~L.isnan(y)   # (a NaN's sign aside)
+    same_on_both(run)
