@@ -253,3 +253,19 @@ def test_polygamma_infinities(n, dtype):
         y = L.polygamma(n, L.tensor([float("inf"), float("-inf"), float("nan")]).to(getattr(L, dtype)))
         return L.isnan(y), L.isinf(y), L.signbit(y) & ~L.isnan(y)   # (a NaN's sign aside)
     same_on_both(run)
+
+
+# -- the 3-d upsampling kernels' names for integer inputs: a channels-last-3d input of more than
+# 3 channels (an (N, C, 1, 1, 1) tensor is one) takes the channels-last kernel (seed 124) ----------
+@pytest.mark.parametrize("shape,cl", [((3, 4, 1, 1, 1), False), ((3, 4, 2, 2, 2), False),
+                                      ((3, 4, 2, 2, 2), True), ((3, 3, 1, 1, 1), False),
+                                      ((2, 5, 2, 1, 1), True)])
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "trilinear"])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "uint8"])
+def test_upsample_3d_kernel_names(shape, cl, mode, dtype):
+    def run(L):
+        x = L.ones(shape, dtype=getattr(L, dtype))
+        if cl:
+            x = x.permute(0, 2, 3, 4, 1).contiguous().permute(0, 4, 1, 2, 3)
+        return L.nn.functional.interpolate(x, scale_factor=1.5, mode=mode)
+    same_on_both(run)

@@ -83,10 +83,26 @@ _KERNELS = {("nearest", 2): ("upsample_nearest2d_channels_last", True),
             ("cubic", 2): ("compute_indices_weights_cubic", True)}
 
 
-def _check_dtype(mode, dtype, n):
+def _channels_last_3d(a) -> bool:
+    """PyTorch's is_contiguous(ChannelsLast3d): dims C, W, H, D, N dense in that order
+    (size-1 dims skipped)."""
+    expected = 1
+    for d in (1, 4, 3, 2, 0):
+        if a.shape[d] != 1:
+            if a.strides[d] != expected * a.itemsize:
+                return False
+            expected *= a.shape[d]
+    return True
+
+
+def _check_dtype(mode, dtype, n, input=None):
     if dtype.kind == "f" or dtype.kind == "c":
         return
     kernel, uint8 = _KERNELS["nearest" if mode == "nearest_exact" else mode, n]
+    if n == 3 and input is not None and input.shape[1] > 3 and _channels_last_3d(input):
+        # the 3-d kernels take their vectorized channels-last path for a channels-last input
+        # of more than 3 channels (a (N, C, 1, 1, 1) tensor is one; seed 124)
+        kernel = f"upsample_{'trilinear' if mode == 'linear' else 'nearest'}3d_channels_last"
     if uint8 and dtype == np.uint8:
         return
     raise NotImplementedError(f'"{kernel}" not implemented for '
@@ -185,7 +201,7 @@ def _plan(mode, input_shape, output_size, scale_factors, align_corners, dtype):
 
 def _apply(mode, input, output_size, scale_factors, align_corners=False):
     plan = _plan(mode, input.shape, output_size, scale_factors, align_corners, input.dtype)
-    _check_dtype(mode, input.dtype, len(plan))
+    _check_dtype(mode, input.dtype, len(plan), input)
     y = input
     opmath = _opmath(input.dtype) if input.dtype.kind == "f" else None
     for d in reversed(range(len(plan))):
