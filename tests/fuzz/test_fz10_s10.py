@@ -269,3 +269,17 @@ def test_upsample_3d_kernel_names(shape, cl, mode, dtype):
             x = x.permute(0, 2, 3, 4, 1).contiguous().permute(0, 4, 1, 2, 3)
         return L.nn.functional.interpolate(x, scale_factor=1.5, mode=mode)
     same_on_both(run)
+
+
+# -- embedding's weight gradient with an empty embedding dim (a (4, 0) weight): NumPy's
+# reshape(-1, 0) leaked a ValueError (seed 124) --------------------------------------------------------
+@pytest.mark.parametrize("idx", [[[3, 0], [1, 3]], [], [2]])
+@pytest.mark.parametrize("pad", [None, -1, 0])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_embedding_backward_empty_dim(idx, pad, create_graph):
+    def run(L):
+        w = L.zeros((4, 0), dtype=L.float64, requires_grad=True)
+        y = L.nn.functional.embedding(L.tensor(idx, dtype=L.long), w, padding_idx=pad)
+        g, = L.autograd.grad(y, [w], L.ones(y.shape, dtype=L.float64), create_graph=create_graph)
+        return g
+    same_on_both(run)

@@ -183,7 +183,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx,
     row ``padding_idx``; each divided by its index's count with ``scale_grad_by_freq``)."""
     idx = _indices(indices, "embedding_backward").reshape(-1)
     dim = grad_output.shape[-1]
-    rows = grad_output.reshape(-1, dim)
+    rows = grad_output.reshape(idx.shape[0], dim)   # (-1 is ambiguous when dim is 0; seed 124)
     out = np.zeros((num_weights, dim), dtype=grad_output.dtype)
     if scale_grad_by_freq:
         counts = np.bincount(idx, minlength=num_weights)
