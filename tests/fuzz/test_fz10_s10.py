@@ -283,3 +283,14 @@ def test_embedding_backward_empty_dim(idx, pad, create_graph):
         g, = L.autograd.grad(y, [w], L.ones(y.shape, dtype=L.float64), create_graph=create_graph)
         return g
     same_on_both(run)
+
+
+# -- glu checks the dim and the halving before the dtype (a bool input with dim 2 raises
+# IndexError, not the kernel's NotImplementedError; seed 125) ----------------------------------------
+@pytest.mark.parametrize("shape,dtype", [((1, 3), "bool"), ((1, 4), "bool"), ((), "bool"),
+                                         ((1, 3), "int64"), ((2, 2), "float32")])
+@pytest.mark.parametrize("dim", [-1, 0, 1, 2, -3])
+def test_glu_checks_before_dtype(shape, dtype, dim):
+    def run(L):
+        return L.nn.functional.glu(L.ones(shape, dtype=getattr(L, dtype)), dim)
+    same_on_both(run)
