@@ -148,7 +148,7 @@ def test_bicubic_argsort_seed_121():
 
 # -- vector_norm of an empty tensor with an inf/negative order: an out-of-range dim raises
 # PyTorch's IndexError before the empty-reduction check (leafgrad indexed the shape first and
-# leaked "tuple index out of range"; seed 121) -----------------------------------------------------
+# leaked "tuple index out of range"; seed 121) ----------------------------------------------------
 @pytest.mark.parametrize("p", [float("inf"), float("-inf"), -1.0, 2.0])
 @pytest.mark.parametrize("dim", [-7, 6, (0, -7), -2, 1, (0, 1)])
 def test_empty_norm_dim_checked_first(p, dim):
@@ -159,7 +159,7 @@ def test_empty_norm_dim_checked_first(p, dim):
 
 # -- prod in PyTorch's order (Note [Product order] in ops/reduction.py): the vectorized inner
 # reduction's lanes, float16 rounded at every product; NumPy's order (and its float32
-# accumulator for float16) differed in the last bits (seed 121) -------------------------------------
+# accumulator for float16) differed in the last bits (seed 121) -----------------------------------
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("shape,dim", [((5,), None), ((33,), None), ((100,), None), ((3, 70), 1),
                                        ((5, 7), 1), ((70, 3), 0), ((9, 17), None), ((2, 80), -1)])
@@ -175,19 +175,20 @@ def test_prod_bits(dtype, shape, dim):
 
 
 # -- index_put: values must broadcast TO the indexed result ((4, 0) into (1, 0) is refused; a
-# NumPy ValueError leaked, or the wrong message came; seed 122) --------------------------------------
+# NumPy ValueError leaked, or the wrong message came; seed 122) -----------------------------------
 @pytest.mark.parametrize("xs", [(4, 0), (4, 2)])
 @pytest.mark.parametrize("vs", [(4, 0), (3, 0), (1, 0), (0,), (2,), (3, 2), (1, 1, 2)])
 @pytest.mark.parametrize("accumulate", [False, True])
 def test_index_put_value_shape(xs, vs, accumulate):
     def run(L):
-        return L.zeros(xs, dtype=L.float64).index_put((L.tensor([1]),), L.ones(vs, dtype=L.float64),
+        values = L.ones(vs, dtype=L.float64)
+        return L.zeros(xs, dtype=L.float64).index_put((L.tensor([1]),), values,
                                                       accumulate=accumulate)
     same_on_both(run)
 
 
 # -- layer_norm of a float16 input with a float32 weight: the input's gradient is float16, as
-# PyTorch's kernel gives (leafgrad's formula promoted it to float32; seed 122) -----------------------
+# PyTorch's kernel gives (leafgrad's formula promoted it to float32; seed 122) --------------------
 @pytest.mark.parametrize("with_bias", [False, True])
 def test_layer_norm_mixed_dtype_grad_dtype(with_bias):
     def run(L):
@@ -202,7 +203,7 @@ def test_layer_norm_mixed_dtype_grad_dtype(with_bias):
 
 # -- clamp with number bounds converts them to a float16/float32 tensor's type with c10's
 # overflow check: a finite bound beyond the range raises (seed 122: the harness's
-# clamp(-1e30, 1e30) of a float16 matrix) ------------------------------------------------------------
+# clamp(-1e30, 1e30) of a float16 matrix) ---------------------------------------------------------
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int64"])
 @pytest.mark.parametrize("call", ["clamp_both", "clamp_min_kw", "clamp_min", "clamp_max", "clip",
                                   "clamp_", "clamp_min_"])
@@ -231,7 +232,7 @@ def test_dist_empty(p, shapes):
 
 # -- harness: nanmedian(dim) of an expanded input has no oracle (PyTorch reads memory it did not
 # set; Note [median of an expanded input] in ops_table_extra.py): both sides get a contiguous
-# copy, so the program compares (seed 123, x5) ------------------------------------------------------
+# copy, so the program compares (seed 123, x5) ----------------------------------------------------
 SEED_123_NANMEDIAN = "Program(leaves=[Leaf(shape=(1, 4, 1), dtype='float32', requires_grad=True, seed=38, scale=3.0), Leaf(shape=(1, 1, 1, 3), dtype='float16', requires_grad=True, seed=376, scale=0.1)], steps=[Step(op='clamp', seed=65536, no_grad=False), Step(op='addcmul', seed=51018, no_grad=False), Step(op='expand', seed=140, no_grad=True), Step(op='sub', seed=500, no_grad=False), Step(op='minimum', seed=8381, no_grad=False), Step(op='unique_search', seed=45674, no_grad=False), Step(op='predicates', seed=46628, no_grad=False)], ending=Ending(kind='grad', seed=55, retain_graph=True, create_graph=True, twice=False, allow_unused=True, give_gradient=False))"
 
 
@@ -245,18 +246,19 @@ def test_nanmedian_of_expanded_input_is_compared_contiguous():
 
 # -- polygamma at infinities: n = 1 gives 0 at +inf and NaN at -inf, n >= 2 NaN at +inf (ATen's
 # zeta: 0 * inf) and +-inf at -inf (a pole); leafgrad gave 0 and hung at -inf (its zeta climbed
-# from -inf towards its shift forever; seed 124) ------------------------------------------------------
+# from -inf towards its shift forever; seed 124) --------------------------------------------------
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_polygamma_infinities(n, dtype):
     def run(L):
-        y = L.polygamma(n, L.tensor([float("inf"), float("-inf"), float("nan")]).to(getattr(L, dtype)))
+        x = L.tensor([float("inf"), float("-inf"), float("nan")]).to(getattr(L, dtype))
+        y = L.polygamma(n, x)
         return L.isnan(y), L.isinf(y), L.signbit(y) & ~L.isnan(y)   # (a NaN's sign aside)
     same_on_both(run)
 
 
 # -- the 3-d upsampling kernels' names for integer inputs: a channels-last-3d input of more than
-# 3 channels (an (N, C, 1, 1, 1) tensor is one) takes the channels-last kernel (seed 124) ----------
+# 3 channels (an (N, C, 1, 1, 1) tensor is one) takes the channels-last kernel (seed 124) ---------
 @pytest.mark.parametrize("shape,cl", [((3, 4, 1, 1, 1), False), ((3, 4, 2, 2, 2), False),
                                       ((3, 4, 2, 2, 2), True), ((3, 3, 1, 1, 1), False),
                                       ((2, 5, 2, 1, 1), True)])
@@ -272,7 +274,7 @@ def test_upsample_3d_kernel_names(shape, cl, mode, dtype):
 
 
 # -- embedding's weight gradient with an empty embedding dim (a (4, 0) weight): NumPy's
-# reshape(-1, 0) leaked a ValueError (seed 124) --------------------------------------------------------
+# reshape(-1, 0) leaked a ValueError (seed 124) ---------------------------------------------------
 @pytest.mark.parametrize("idx", [[[3, 0], [1, 3]], [], [2]])
 @pytest.mark.parametrize("pad", [None, -1, 0])
 @pytest.mark.parametrize("create_graph", [False, True])
@@ -286,7 +288,7 @@ def test_embedding_backward_empty_dim(idx, pad, create_graph):
 
 
 # -- glu checks the dim and the halving before the dtype (a bool input with dim 2 raises
-# IndexError, not the kernel's NotImplementedError; seed 125) ----------------------------------------
+# IndexError, not the kernel's NotImplementedError; seed 125) -------------------------------------
 @pytest.mark.parametrize("shape,dtype", [((1, 3), "bool"), ((1, 4), "bool"), ((), "bool"),
                                          ((1, 3), "int64"), ((2, 2), "float32")])
 @pytest.mark.parametrize("dim", [-1, 0, 1, 2, -3])
