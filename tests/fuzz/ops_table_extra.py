@@ -519,6 +519,12 @@ def _unique_search(L, r, x):
     if how in ("mode", "nanmedian"):
         if r.flip(0.3) and how == "nanmedian":
             return x.nanmedian()
+        if how == "nanmedian" and 0 in x.stride():
+            # Note [median of an expanded input]: PyTorch 2.13's nanmedian(dim), like
+            # median(dim) (ops_table.py), reads memory it did not set on a stride-0 (expanded)
+            # input: values like 4.56e-41 or -5.7e7 come back, so there is no oracle; both
+            # sides get a contiguous copy (seed 123, x5)
+            x = x.contiguous()
         return tuple(_call(L, r, x, how, r.dim(x), keepdim=r.flip()))
     if how == "aminmax":
         kw = {"dim": r.dim(x)} if r.flip(0.7) else {}

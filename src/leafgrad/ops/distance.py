@@ -207,7 +207,12 @@ def cdist_public(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessar
 
 def dist(self, other, p=2):
     """The ``p``-norm of ``self - other``."""
-    return np.asarray(_pairwise_norm((self - other).reshape(-1), p, axis=0))
+    diff = (self - other).reshape(-1)
+    if not diff.size and (p < 0 or p == math.inf):
+        # PyTorch's dist is a vector_norm: no identity for these orders (seed 123)
+        from .norms import _check_empty_reduction
+        _check_empty_reduction(diff.shape, p, None)
+    return np.asarray(_pairwise_norm(diff, p, axis=0))
 
 
 def dist_self(grad, self, other, result, p):

@@ -186,8 +186,8 @@ def index_put_op(self, indices, values, accumulate=False):
     target = out[key].shape
     vshape = np.shape(values)
     try:
-        np.broadcast_shapes(vshape, target)
-        if len(vshape) > len(target):
+        # (the values must broadcast TO the target: (4, 0) does not fit (1, 0), seed 122)
+        if len(vshape) > len(target) or np.broadcast_shapes(vshape, target) != target:
             raise ValueError
     except ValueError:
         raise RuntimeError(f"shape mismatch: value tensor of shape "

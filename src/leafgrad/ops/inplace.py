@@ -17,7 +17,7 @@ from ..grad_mode import state as _mode
 from .._zerotensor import check_mutable, is_zero_array, materialized
 from ..tensor import Tensor, _wrap, bump_version
 from .dispatch import INPLACE_TARGET, INTEGER_HISTORY, integer_history_seen
-from .overlap import check_internal_overlap, check_write, writable
+from .overlap import check_internal_overlap, check_write, same_data, writable
 
 if TYPE_CHECKING:
     from .registry import OpRecord
@@ -67,27 +67,39 @@ def _any_requires_grad(args, kwargs) -> bool:
     return False
 
 
+def _onto_itself(self, args) -> bool:
+    """``self.copy_(src)`` with ``src`` the very memory of ``self`` (same start, shape,
+    strides and dtype): PyTorch's copy returns before its overlap checks (an expanded
+    ``x[0].copy_(x[-1])`` is allowed); autograd still records it."""
+    src = args[0] if args else None
+    return (isinstance(src, Tensor) and src._data.shape == self._data.shape
+            and same_data(self._data, src._data))
+
+
 def _make_inplace(rec: OpRecord, sig: "_Signature") -> Callable:
     public = rec.public
     needs_old_self = "self" in rec.saved_names
+    is_copy = rec.inplace == "copy_"
 
     def inplace(self, *args, **kwargs):
         inplace_check(self, args, kwargs)
-        check_write(self, args, kwargs)   # Note [Memory overlap] (ops/overlap.py)
+        onto = is_copy and _onto_itself(self, args)
+        if not onto:
+            check_write(self, args, kwargs)   # Note [Memory overlap] (ops/overlap.py)
         src = self
         if needs_old_self and _mode.grad_enabled:
             src = old_value(self)
         if _HOOKS_SET[0]:   # the node's saved output is packed as self, after the commit
             from ..autograd.saved_hooks import run_inplace
             return run_inplace(self, lambda: _call(public, self, src, args, kwargs),
-                               lambda result: commit_inplace(self, result, rec))
+                               lambda result: commit_inplace(self, result, rec, onto))
         try:
             result = public(src, *args, **kwargs)
         except NotImplementedError as exc:
             raise _inplace_kernel_error(self, args, exc) from None
         if src is not self:
             save_clone(result, src)
-        return commit_inplace(self, result, rec)
+        return commit_inplace(self, result, rec, onto)
 
     inplace.__name__ = inplace.__qualname__ = rec.inplace
     inplace.__doc__ = f"In-place version of :meth:`{rec.name}`."

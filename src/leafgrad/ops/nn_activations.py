@@ -483,7 +483,17 @@ def glu_backward_self(grad, grad_output, self, dim):
     return RECORDS["cat"].public([d_a, d_b], dim)
 
 
-GLU = defop("glu", glu, layout=OWN, derivatives={"self": glu_self}, dtype=_float_only("glu_cpu"),
+def _glu_rule(rec, args):
+    """glu's shape checks (0-d, dim range, odd half) come before the kernel's dtype error, as
+    PyTorch's meta function runs first (seed 125: a bool input with dim 2)."""
+    x = args[0]._data
+    dim = args[1] if len(args) > 1 else -1
+    if x.dtype.kind != "f":
+        _halves(x, dim)
+    return _float_only("glu_cpu")(rec, args)
+
+
+GLU = defop("glu", glu, layout=OWN, derivatives={"self": glu_self}, dtype=_glu_rule,
             methods=(), functions=(), family=FAMILY,
             samples=lambda make, shapes: [
                 Sample((make((3, 4)),), call="nn.functional.glu"),

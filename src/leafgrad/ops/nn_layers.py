@@ -126,7 +126,10 @@ def layer_norm_input(grad, input, normalized_shape, weight, bias, eps):
     xhat, rstd, dims = _normalized(input, normalized_shape, eps)
     gy = grad if weight is None else grad * weight
     inner = gy - gy.mean(dims, keepdim=True) - xhat * (gy * xhat).mean(dims, keepdim=True)
-    return inner * rstd
+    out = inner * rstd
+    # the input's dtype, as PyTorch's kernel gives (a float16 input with float32 weight
+    # promoted the product; seed 122)
+    return out if out.dtype == input.dtype else out.to(input.dtype)
 
 
 def layer_norm_weight(grad, input, normalized_shape, weight, bias, eps):
@@ -205,7 +208,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx,
     row ``padding_idx``; each divided by its index's count with ``scale_grad_by_freq``)."""
     idx = _indices(indices, "embedding_backward").reshape(-1)
     dim = grad_output.shape[-1]
-    rows = grad_output.reshape(-1, dim)
+    rows = grad_output.reshape(idx.shape[0], dim)   # (-1 is ambiguous when dim is 0; seed 124)
     out = np.zeros((num_weights, dim), dtype=grad_output.dtype)
     if scale_grad_by_freq:
         counts = np.bincount(idx, minlength=num_weights)

@@ -53,9 +53,9 @@ def _check_empty_reduction(shape, ord, dim) -> None:
 
 def vector_norm_op(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The ``ord``-norm of the elements over ``dim`` (all elements by default)."""
+    axis = _dims(dim, self.ndim)   # (an out-of-range dim raises first, seed 121)
     if not self.size and (ord < 0 or ord == math.inf):
         _check_empty_reduction(self.shape, ord, dim)
-    axis = _dims(dim, self.ndim)
     if ord != 0 and self.size and (self.ndim or dim is None or dim == [] or dim == ()) and all(
             self.shape[d] == 1 for d in (range(self.ndim) if axis is None
                                          else (axis,) if isinstance(axis, int) else axis)):

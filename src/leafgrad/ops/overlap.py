@@ -168,7 +168,11 @@ def same_data(target: np.ndarray, v: np.ndarray) -> bool:
     """Whether ``x[index] = v`` copies ``v`` onto exactly the memory it reads (same start,
     dtype and strides once ``copy_to`` dropped its leading size-1 dims and expanded it):
     PyTorch's ``copy_`` then returns before its overlap checks (``x[0] = x[0]`` on an
-    expanded ``x``)."""
+    expanded ``x``). A value of the target's shape is copied as it is (``copy_to``'s
+    shortcut), strides and all."""
+    if v.shape == target.shape:
+        return (v.dtype == target.dtype and v.strides == target.strides
+                and target.__array_interface__["data"][0] == v.__array_interface__["data"][0])
     v = _strip_leading_ones(v)
     if v.ndim > target.ndim or v.dtype != target.dtype:
         return False

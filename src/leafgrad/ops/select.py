@@ -100,6 +100,22 @@ def _check_int_bounds(dtype, *bounds):
                                "overflow")
 
 
+_FLOAT_NAMES = {np.dtype(np.float16): "c10::Half", np.dtype(np.float32): "float"}
+
+
+def _check_float_bounds(dtype, *bounds):
+    """A float16/float32 tensor's number bounds are converted to its type with an overflow
+    check (c10's checked_convert): a finite bound beyond the type's range raises, inf and NaN
+    pass (seed 122: a float16 clamp(-1e30, 1e30))."""
+    name = _FLOAT_NAMES.get(dtype)
+    if name is None:
+        return
+    top = float(np.finfo(dtype).max)
+    for b in bounds:
+        if b is not None and math.isfinite(b) and not -top <= b <= top:
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def clamp_scalar(self, min=None, max=None):
     """Clamp to number bounds (ClampBackward1)."""
     if self.dtype.kind in "biu":
@@ -109,6 +125,8 @@ def clamp_scalar(self, min=None, max=None):
             raise not_implemented_for(kernel, self)
         _check_int_bounds(self.dtype, min, max)
         min, max = int_scalar(min, self), int_scalar(max, self)
+    elif self.dtype.itemsize < 8:
+        _check_float_bounds(self.dtype, min, max)
     if min is not None:
         self = keep_self(np.maximum, self, min)   # Note [signed zero ties]
     if max is not None:
@@ -286,6 +304,8 @@ def clamp_min_scalar(self, min):
         raise not_implemented_for("clamp_min_scalar_cpu", self)
     if self.dtype.kind in "iu":
         _check_int_bounds(self.dtype, min)
+    elif self.dtype.itemsize < 8:
+        _check_float_bounds(self.dtype, min)
     return keep_self(np.maximum, self, int_scalar(min, self))
 
 
@@ -299,6 +319,8 @@ def clamp_max_scalar(self, max):
         raise not_implemented_for("clamp_max_scalar_cpu", self)
     if self.dtype.kind in "iu":
         _check_int_bounds(self.dtype, max)
+    elif self.dtype.itemsize < 8:
+        _check_float_bounds(self.dtype, max)
     return keep_self(np.minimum, self, int_scalar(max, self))
 
 

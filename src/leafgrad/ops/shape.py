@@ -524,7 +524,38 @@ def expand_op(self, size):
                     f"({have}) at non-singleton dimension {i}.  Target sizes: "
                     f"{shape_str(size)}.  Tensor sizes: {shape_str(shape)}")
         target[i] = s
-    return np.broadcast_to(self, tuple(target))
+    out = np.broadcast_to(self, tuple(target))
+    if 1 in target and nd and out.size:
+        # NumPy gives size-1 dims stride 0; PyTorch keeps the input's stride there and gives a
+        # new leading size-1 dim the stride over the next dim (a 0-d input: all 0). The
+        # overlap checks of a write compare these strides (``a[-1] = b`` for two
+        # ``meshgrid`` grids of one 0-d tensor is refused; seed 120).
+        strides = list(out.strides)
+        for i in range(len(target) - 1, -1, -1):
+            if target[i] == 1:
+                strides[i] = (self.strides[i - lead] if i >= lead
+                              else target[i + 1] * strides[i + 1] if i + 1 < len(target)
+                              else self.itemsize)
+        if tuple(strides) != out.strides:
+            out = _restrided(self, out, tuple(strides))
+    return out
+
+
+def _restrided(arr, out, strides):
+    """A read-only view of ``arr``'s memory with ``out``'s shape and ``strides``, made on the
+    array owning that memory so that ``fill_`` can still write through it (``writable``);
+    ``out`` where NumPy cannot make one."""
+    owner = arr
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    try:
+        view = np.ndarray(out.shape, arr.dtype, buffer=owner, strides=strides,
+                          offset=arr.__array_interface__["data"][0]
+                          - owner.__array_interface__["data"][0])
+    except (TypeError, ValueError, BufferError):
+        return out
+    view.flags.writeable = False
+    return view
 
 
 def expand_self(grad, self_shape):

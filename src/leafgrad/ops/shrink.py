@@ -14,6 +14,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from .nn_activations import LEAKY_RELU_BACKWARD, _inplace_record, zero_self
 from .registry import Sample, defop, export_function
+from .signed_zero import vector_lanes
 
 FAMILY = "nn_activations"
 
@@ -64,8 +65,19 @@ def softshrink_self(grad, self, lambd):
 
 
 def shrink_backward(grad_output, self, lambd):
-    """``grad_output`` where ``|self| > lambd``, else 0 (soft- and hardshrink alike)."""
-    return np.where(_outside(self, lambd), grad_output, 0).astype(grad_output.dtype, copy=False)
+    """``grad_output`` where ``|self| > lambd``, else 0 (soft- and hardshrink alike).
+
+    A NaN ``self`` passes ``grad_output`` in PyTorch's scalar loop (``-lambd <= x <= lambd``
+    is false) but gives 0 in its vector loop (``(x < -lambd) | (x > lambd)`` is false): which
+    lanes run vectorized follows Note [signed zero ties] (seed 120)."""
+    out = np.where(_outside(self, lambd), grad_output, 0).astype(grad_output.dtype, copy=False)
+    if self.dtype.kind == "f" and self.size:
+        nan = np.isnan(self)
+        if nan.any():
+            vector = vector_lanes(grad_output, self)
+            if vector is not None:
+                out = np.where(vector & nan, out.dtype.type(0), out)
+    return out
 
 
 def softshrink_backward_grad_output(grad, self, lambd):

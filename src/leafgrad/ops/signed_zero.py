@@ -69,8 +69,14 @@ def clamp_ties(self, lo, hi):
 
 
 def vector_lanes(*operands):
-    """Where PyTorch's max/min-like kernel takes the vector loop (Note [signed zero ties]):
-    a boolean mask over the broadcast shape, or None where it never does."""
+    """Where PyTorch's kernel takes the vector loop (Note [signed zero ties]): a boolean mask
+    over the broadcast shape, or None where it never does.
+
+    TensorIterator walks the dims in its output's memory order (``iter_strides``: the
+    operands' layouts decide it, a transposed input is walked along its rows), coalesces
+    the fastest dims whose strides chain in every operand into the inner loop, and runs
+    that loop vectorized, in blocks, when the output and every input are contiguous in it or
+    exactly one input is a broadcast scalar there."""
     first = operands[0]
     block = _BLOCK.get(first.dtype)
     if block is None or any(a.dtype != first.dtype for a in operands):
@@ -78,25 +84,32 @@ def vector_lanes(*operands):
     shape = np.broadcast_shapes(*(a.shape for a in operands))
     if not shape:
         return None
-    ops = []
-    for a in operands:
-        strides = np.broadcast_to(a, shape).strides
-        ops.append([s // a.itemsize if n > 1 else None for s, n in zip(strides, shape)])
-    # the inner run: trailing dims that coalesce for the output (contiguous) and each input
-    run, base = 1, None
-    for d in range(len(shape) - 1, -1, -1):
-        if shape[d] == 1:
-            continue
-        here = [op[d] for op in ops]
-        if base is None:
-            base = here
-        elif any(s != b * run for s, b in zip(here, base)):
-            break
-        run *= shape[d]
-    if base is None or run < block:
+    from .iter_layout import iter_strides
+    out = iter_strides(shape, operands)
+    ops = [out] + [[s // a.itemsize if n > 1 else 0
+                    for s, n in zip(np.broadcast_to(a, shape).strides, shape)]
+                   for a in operands]
+    order = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: out[d])
+    if not order:
         return None
-    # every operand contiguous in the run, or one of them a broadcast scalar
+    # the inner loop: the fastest dims whose strides chain (coalesce) in every operand
+    base = [op[order[0]] for op in ops]
+    run, dims = 1, []
+    for d in order:
+        if any(op[d] != b * run for op, b in zip(ops, base)):
+            break
+        dims.append(d)
+        run *= shape[d]
+    if run < block or base[0] != 1:
+        return None
+    # every operand contiguous in the run, or exactly one input a broadcast scalar
     if any(b not in (0, 1) for b in base) or base.count(0) > 1:
         return None
-    cut = run // block * block
-    return (np.arange(int(np.prod(shape))) % run < cut).reshape(shape)
+    pos = np.zeros(shape, np.int64)
+    step = 1
+    for d in dims:
+        along = [1] * len(shape)
+        along[d] = shape[d]
+        pos = pos + np.arange(shape[d]).reshape(along) * step
+        step *= shape[d]
+    return pos < run // block * block

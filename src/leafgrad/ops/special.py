@@ -107,7 +107,8 @@ def hurwitz_zeta_array(s: float, x: np.ndarray) -> np.ndarray:
     """zeta(s, x) = sum_k (x + k)^-s for s > 1, any real x off the poles, in float64."""
     x = _float64(x)
     acc = np.zeros_like(x)
-    a = x.copy()
+    # (-inf would never climb to _SHIFT: it is a pole, the callers set it; seed 124 hung)
+    a = np.where(x == -np.inf, _SHIFT, x)
     while True:
         small = a < _SHIFT
         if not small.any():
@@ -140,7 +141,11 @@ def polygamma(n, self):
     out = sign * math.factorial(n) * hurwitz_zeta_array(n + 1.0, x)
     pole = (x <= 0) & (x == np.floor(x))
     out = np.where(pole, sign * np.inf, out)   # (PyTorch prints garbage at negative poles)
-    out = np.where(x == np.inf, 0.0, out)
+    # at +inf trigamma's series gives 0, ATen's zeta (n >= 2) 0 * inf = NaN; at -inf
+    # trigamma's sin(pi x) is NaN, zeta calls it a pole (seed 124)
+    out = np.where(x == np.inf, 0.0 if n == 1 else np.nan, out)
+    if n == 1:
+        out = np.where(x == -np.inf, np.nan, out)
     return out.astype(dt, copy=False)
 
 

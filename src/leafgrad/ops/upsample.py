@@ -83,10 +83,26 @@ _KERNELS = {("nearest", 2): ("upsample_nearest2d_channels_last", True),
             ("cubic", 2): ("compute_indices_weights_cubic", True)}
 
 
-def _check_dtype(mode, dtype, n):
+def _channels_last_3d(a) -> bool:
+    """PyTorch's is_contiguous(ChannelsLast3d): dims C, W, H, D, N dense in that order
+    (size-1 dims skipped)."""
+    expected = 1
+    for d in (1, 4, 3, 2, 0):
+        if a.shape[d] != 1:
+            if a.strides[d] != expected * a.itemsize:
+                return False
+            expected *= a.shape[d]
+    return True
+
+
+def _check_dtype(mode, dtype, n, input=None):
     if dtype.kind == "f" or dtype.kind == "c":
         return
     kernel, uint8 = _KERNELS["nearest" if mode == "nearest_exact" else mode, n]
+    if n == 3 and input is not None and input.shape[1] > 3 and _channels_last_3d(input):
+        # the 3-d kernels take their vectorized channels-last path for a channels-last input
+        # of more than 3 channels (a (N, C, 1, 1, 1) tensor is one; seed 124)
+        kernel = f"upsample_{'trilinear' if mode == 'linear' else 'nearest'}3d_channels_last"
     if uint8 and dtype == np.uint8:
         return
     raise NotImplementedError(f'"{kernel}" not implemented for '
@@ -98,6 +114,29 @@ def _scale(in_size, out_size, scale, opmath):
     if scale is not None and scale > 0:
         return opmath(1.0 / scale)
     return opmath(in_size) / opmath(out_size)
+
+
+def _fma(a, b, c):
+    """fma in ``c``'s float type (float32 or float64); non-finite values as ``a * b + c``."""
+    from .._exactmath import fma32, fma64
+    c = np.asarray(c)
+    if c.dtype != np.float64:
+        return fma32(np.asarray(a, np.float32), np.asarray(b, np.float32), c)
+    with np.errstate(all="ignore"):
+        plain = a * b + c
+        finite = np.isfinite(plain)
+        if finite.all():
+            return fma64(a, b, c)
+        a, b, c = np.broadcast_arrays(a, b, c)
+        out = np.array(plain, copy=True)
+        out[finite] = fma64(a[finite], b[finite], c[finite])
+        return out
+
+
+def _floorf(src):
+    """guard_index_and_lambda's ``floorf``: a float64 source index is rounded to float32
+    first (a value just below an integer floors to that integer, its lambda clamps to 0)."""
+    return np.floor(src.astype(np.float32)).astype(np.int64)
 
 
 def _taps(mode, in_size, out_size, scale, align_corners, opmath):
@@ -117,24 +156,28 @@ def _taps(mode, in_size, out_size, scale, align_corners, opmath):
         s = opmath(in_size - 1) / opmath(out_size - 1) if out_size > 1 else opmath(0)
         src = s * dst.astype(opmath)
     else:
+        # the kernels' build contracts scale * (i + 0.5) - 0.5 into one fma
         s = _scale(in_size, out_size, scale, opmath)
-        src = s * (dst.astype(opmath) + opmath(0.5)) - opmath(0.5)
+        src = _fma(s, dst.astype(opmath) + opmath(0.5), opmath(-0.5))
         if mode == "linear":
             src = np.maximum(src, opmath(0))
     if mode == "linear":
-        i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+        i0 = np.minimum(_floorf(src), in_size - 1)
         lam1 = np.clip(src - i0.astype(opmath), opmath(0), opmath(1))
         i1 = i0 + (i0 < in_size - 1)
         return np.stack([i0, i1]), np.stack([opmath(1) - lam1, lam1])
-    base = np.floor(src)
-    t = (src - base).astype(opmath)
+    base = np.minimum(_floorf(src), in_size - 1)
+    t = np.clip(src - base.astype(opmath), opmath(0), opmath(1)).astype(opmath)
     a = opmath(-0.75)
 
+    # PyTorch's cubic_convolution1/2 as its CPU build computes them: GCC contracts the
+    # first step of each and the second of conv2 into fmas, not the last (seed 121: the
+    # float32 weights of bicubic differed in their last bits)
     def conv1(x):
-        return ((a + 2) * x - (a + 3)) * x * x + 1
+        return _fma(a + 2, x, -(a + 3)) * x * x + 1
 
     def conv2(x):
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+        return _fma(_fma(a, x, -(5 * a)), x, 8 * a) * x - 4 * a
 
     one = opmath(1)
     weights = np.stack([conv2(t + one), conv1(t), conv1(one - t), conv2(one - t + one)])
@@ -148,13 +191,17 @@ def _plan(mode, input_shape, output_size, scale_factors, align_corners, dtype):
     _check(tuple(input_shape), out, n)
     scales = list(scale_factors) if scale_factors is not None else [None] * n
     opmath = _opmath(dtype)
-    return [_taps(mode, input_shape[2 + d], out[d], scales[d], align_corners, opmath)
+    plan = [_taps(mode, input_shape[2 + d], out[d], scales[d], align_corners, opmath)
             for d in range(n)]
+    if np.dtype(dtype) == np.float16 and mode == "cubic":
+        # the cubic kernel stores its weights in the input's dtype
+        plan = [(i, w if w is None else w.astype(np.float16).astype(opmath)) for i, w in plan]
+    return plan
 
 
 def _apply(mode, input, output_size, scale_factors, align_corners=False):
     plan = _plan(mode, input.shape, output_size, scale_factors, align_corners, input.dtype)
-    _check_dtype(mode, input.dtype, len(plan))
+    _check_dtype(mode, input.dtype, len(plan), input)
     y = input
     opmath = _opmath(input.dtype) if input.dtype.kind == "f" else None
     for d in reversed(range(len(plan))):
@@ -164,13 +211,16 @@ def _apply(mode, input, output_size, scale_factors, align_corners=False):
             y = np.take(y, idx[0], axis=axis)
             continue
         shape = (-1,) + (1,) * (y.ndim - axis - 1)
-        acc = None
-        for k in range(idx.shape[0]):
-            term = np.take(y, idx[k], axis=axis).astype(opmath, copy=False) * \
-                w[k].reshape(shape)
-            acc = term if acc is None else acc + term
-        y = acc.astype(input.dtype, copy=False)
-    return np.ascontiguousarray(y)
+        taps = [(np.take(y, idx[k], axis=axis).astype(opmath, copy=False),
+                 w[k].reshape(shape)) for k in range(idx.shape[0])]
+        # the kernel's t0 * w0 + t1 * w1 + ... as its build contracts it:
+        # fma(t0, w0, t1 * w1), then fma(tk, wk, acc); the sum stays in opmath between dims
+        acc = taps[1][0] * taps[1][1] if len(taps) > 1 else None
+        acc = taps[0][0] * taps[0][1] if acc is None else _fma(taps[0][0], taps[0][1], acc)
+        for t, wk in taps[2:]:
+            acc = _fma(t, wk, acc)
+        y = acc
+    return np.ascontiguousarray(y.astype(input.dtype, copy=False))
 
 
 def _adjoint(mode, grad, input_shape, output_size, scale_factors, align_corners=False):
