@@ -116,29 +116,6 @@ def _scale(in_size, out_size, scale, opmath):
     return opmath(in_size) / opmath(out_size)
 
 
-def _fma(a, b, c):
-    """fma in ``c``'s float type (float32 or float64); non-finite values as ``a * b + c``."""
-    from .._exactmath import fma32, fma64
-    c = np.asarray(c)
-    if c.dtype != np.float64:
-        return fma32(np.asarray(a, np.float32), np.asarray(b, np.float32), c)
-    with np.errstate(all="ignore"):
-        plain = a * b + c
-        finite = np.isfinite(plain)
-        if finite.all():
-            return fma64(a, b, c)
-        a, b, c = np.broadcast_arrays(a, b, c)
-        out = np.array(plain, copy=True)
-        out[finite] = fma64(a[finite], b[finite], c[finite])
-        return out
-
-
-def _floorf(src):
-    """guard_index_and_lambda's ``floorf``: a float64 source index is rounded to float32
-    first (a value just below an integer floors to that integer, its lambda clamps to 0)."""
-    return np.floor(src.astype(np.float32)).astype(np.int64)
-
-
 def _taps(mode, in_size, out_size, scale, align_corners, opmath):
     """(indices (k, out), weights (k, out) or None) of one dim (see Note [Separable ...])."""
     dst = np.arange(out_size)
@@ -156,28 +133,24 @@ def _taps(mode, in_size, out_size, scale, align_corners, opmath):
         s = opmath(in_size - 1) / opmath(out_size - 1) if out_size > 1 else opmath(0)
         src = s * dst.astype(opmath)
     else:
-        # the kernels' build contracts scale * (i + 0.5) - 0.5 into one fma
         s = _scale(in_size, out_size, scale, opmath)
-        src = _fma(s, dst.astype(opmath) + opmath(0.5), opmath(-0.5))
+        src = s * (dst.astype(opmath) + opmath(0.5)) - opmath(0.5)
         if mode == "linear":
             src = np.maximum(src, opmath(0))
     if mode == "linear":
-        i0 = np.minimum(_floorf(src), in_size - 1)
+        i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
         lam1 = np.clip(src - i0.astype(opmath), opmath(0), opmath(1))
         i1 = i0 + (i0 < in_size - 1)
         return np.stack([i0, i1]), np.stack([opmath(1) - lam1, lam1])
-    base = np.minimum(_floorf(src), in_size - 1)
-    t = np.clip(src - base.astype(opmath), opmath(0), opmath(1)).astype(opmath)
+    base = np.floor(src)
+    t = (src - base).astype(opmath)
     a = opmath(-0.75)
 
-    # PyTorch's cubic_convolution1/2 as its CPU build computes them: GCC contracts the
-    # first step of each and the second of conv2 into fmas, not the last (seed 121: the
-    # float32 weights of bicubic differed in their last bits)
     def conv1(x):
-        return _fma(a + 2, x, -(a + 3)) * x * x + 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
 
     def conv2(x):
-        return _fma(_fma(a, x, -(5 * a)), x, 8 * a) * x - 4 * a
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
     one = opmath(1)
     weights = np.stack([conv2(t + one), conv1(t), conv1(one - t), conv2(one - t + one)])
@@ -191,12 +164,8 @@ def _plan(mode, input_shape, output_size, scale_factors, align_corners, dtype):
     _check(tuple(input_shape), out, n)
     scales = list(scale_factors) if scale_factors is not None else [None] * n
     opmath = _opmath(dtype)
-    plan = [_taps(mode, input_shape[2 + d], out[d], scales[d], align_corners, opmath)
+    return [_taps(mode, input_shape[2 + d], out[d], scales[d], align_corners, opmath)
             for d in range(n)]
-    if np.dtype(dtype) == np.float16 and mode == "cubic":
-        # the cubic kernel stores its weights in the input's dtype
-        plan = [(i, w if w is None else w.astype(np.float16).astype(opmath)) for i, w in plan]
-    return plan
 
 
 def _apply(mode, input, output_size, scale_factors, align_corners=False):
@@ -211,16 +180,13 @@ def _apply(mode, input, output_size, scale_factors, align_corners=False):
             y = np.take(y, idx[0], axis=axis)
             continue
         shape = (-1,) + (1,) * (y.ndim - axis - 1)
-        taps = [(np.take(y, idx[k], axis=axis).astype(opmath, copy=False),
-                 w[k].reshape(shape)) for k in range(idx.shape[0])]
-        # the kernel's t0 * w0 + t1 * w1 + ... as its build contracts it:
-        # fma(t0, w0, t1 * w1), then fma(tk, wk, acc); the sum stays in opmath between dims
-        acc = taps[1][0] * taps[1][1] if len(taps) > 1 else None
-        acc = taps[0][0] * taps[0][1] if acc is None else _fma(taps[0][0], taps[0][1], acc)
-        for t, wk in taps[2:]:
-            acc = _fma(t, wk, acc)
-        y = acc
-    return np.ascontiguousarray(y.astype(input.dtype, copy=False))
+        acc = None
+        for k in range(idx.shape[0]):
+            term = np.take(y, idx[k], axis=axis).astype(opmath, copy=False) * \
+                w[k].reshape(shape)
+            acc = term if acc is None else acc + term
+        y = acc.astype(input.dtype, copy=False)
+    return np.ascontiguousarray(y)
 
 
 def _adjoint(mode, grad, input_shape, output_size, scale_factors, align_corners=False):
