@@ -308,8 +308,8 @@ def randint(*args, size=None, low=None, high=None, generator=None, out=None, dty
     shape = size_arg("randint", (size,), star=False)
     d = check_dtype_arg("randint", dtype) or _dt.int64
     _check_random_range(low, high)
-    if d is _dt.bool_ and high > 2:
-        raise RuntimeError("to - 1 is out of bounds for bool")
+    from ._random_inplace import _check_in_dtype_range   # (it imports this module)
+    _check_in_dtype_range(low, high - 1, d.np)
     data = _integers(_rng(generator, "randint"), shape, d.np, low, high)
     return _finish(data, requires_grad, device, "randint", out, pin_memory)
 
@@ -360,6 +360,8 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
     shape, np_dtype = _like("randint_like", input, dtype)
     low, high = int(low), int(high)
     _check_random_range(low, high)
+    from ._random_inplace import _check_in_dtype_range   # (it imports this module)
+    _check_in_dtype_range(low, high - 1, np_dtype)
     return _finish(_integers(_rng(generator), shape, np_dtype, low, high), requires_grad,
                    device, "randint_like")
 

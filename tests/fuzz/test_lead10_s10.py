@@ -427,3 +427,54 @@ def test_embedding_bag_double_backward_nodes(mode):
                     out.append((type(exc).__name__, str(exc)))
         return out
     same_on_both(run)
+
+
+# -- seed 128: empty batch/instance norm (ATen's early clone * weight[0] + bias[0], before any
+# check; instance norm's running stats become NaN), randint/randint_like range checks per
+# dtype, bilinear's own checks in at::bilinear's order ---------------------------------------
+def test_norms_of_empty_inputs():
+    def run(L):
+        F = L.nn.functional
+        calls = [
+            lambda: F.batch_norm(L.zeros(0, 2, 1, requires_grad=True), L.zeros(2), L.ones(2),
+                                 training=True),
+            lambda: F.batch_norm(L.zeros(0, 2, 1, requires_grad=True), None, None),
+            lambda: F.batch_norm(L.zeros(1, 0), L.zeros(3), None),
+            lambda: F.batch_norm(L.zeros(0, 2), L.zeros(2), L.ones(2), L.ones(2), L.ones(2),
+                                 training=True),
+            lambda: F.batch_norm(L.zeros(0, 2, dtype=L.float64), L.zeros(2), L.ones(2),
+                                 training=True),
+            lambda: F.batch_norm(L.zeros(0, 0), None, None, L.ones(0)),
+            lambda: L.nn.BatchNorm2d(2)(L.zeros(0, 2, 1, 1)),
+            lambda: F.instance_norm(L.zeros(0, 3, 3, 2))]
+        out = []
+        for call in calls:
+            try:
+                r = call()
+                out.append((tuple(r.shape), r.grad_fn.name() if r.grad_fn else None))
+            except (RuntimeError, IndexError, ValueError) as exc:
+                out.append((type(exc).__name__, str(exc)))
+        rm, rv = L.zeros(3, dtype=L.float64), L.ones(3, dtype=L.float64)
+        F.instance_norm(L.zeros(0, 3, 3, 2, dtype=L.float64), rm, rv)
+        return out, rm.tolist(), rv.tolist()
+    same_on_both(run)
+
+
+def test_randint_ranges_per_dtype():
+    calls = [lambda L, dt=dt, args=args, like=like:
+             (L.randint_like(L.zeros(2, dtype=getattr(L, dt)), *args) if like
+              else L.randint(*args, (2,), dtype=getattr(L, dt))).dtype
+             for dt in ("bool", "uint8", "int8", "float16")
+             for args in [(10,), (0, 2), (-1, 2), (0, 300), (300,)] for like in (False, True)]
+    same_on_both(lambda L: _errors(L, calls))
+
+
+def test_bilinear_checks():
+    calls = [lambda L, a=a, b=b, w=w, bias=bias: L.nn.functional.bilinear(
+        L.zeros(a), L.zeros(b), L.zeros(w), None if bias is None else L.zeros(bias))
+        for a, b, w, bias in [((), (), (2, 3, 3), None), ((), (3,), (2, 3, 3), None),
+                              ((3,), (3,), (2, 3, 3), None), ((), (), (), None),
+                              ((1, 3), (1, 3), (2, 3), None), ((2, 3), (3, 3), (2, 3, 3), None),
+                              ((1, 4), (1, 3), (2, 3, 3), None), ((1, 3), (1, 4), (2, 3, 3), None),
+                              ((1, 3), (1, 3), (2, 3, 3), (3,)), ((1, 3), (1, 3), (2, 3, 3), (2,))]]
+    same_on_both(lambda L: _errors(L, calls))

@@ -26,7 +26,7 @@ from ...ops.norm import NATIVE_BATCH_NORM
 from ...tensor import Tensor
 from .layers import pad
 from .pooling import avg_pool2d, avg_pool3d
-from .normalization import float_args
+from .normalization import empty_batch_norm, float_args
 
 __all__ = ["instance_norm", "rms_norm", "local_response_norm", "prelu", "pixel_shuffle",
            "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "dropout1d",
@@ -71,10 +71,15 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     if not use_input_stats and rm is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")
-    out = NATIVE_BATCH_NORM.public(input.contiguous().view(shape), w, bi, rm, rv,
-                                   bool(use_input_stats), momentum, eps)
+    if input._data.size == 0:
+        out = empty_batch_norm(input.contiguous().view(shape), w, bi)
+    else:
+        out = NATIVE_BATCH_NORM.public(input.contiguous().view(shape), w, bi, rm, rv,
+                                       bool(use_input_stats), momentum, eps)
     if use_input_stats and running_mean is not None:
-        with no_grad():   # PyTorch writes the averaged statistics back through an alias
+        with no_grad(), warnings.catch_warnings():   # (an empty batch: NaN, silently)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            # PyTorch writes the averaged statistics back through an alias
             running_mean.copy_(rm.view(b, c).mean(0))
             running_var.copy_(rv.view(b, c).mean(0))
     return out.view(input.shape)

@@ -54,6 +54,29 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out.view(*input.shape[:-1], weight.shape[0])
 
 
+def _check_bilinear(input1, input2, weight, bias):
+    """at::bilinear's checks, in its order (sizes read as ``size(d)``, with its errors; the
+    right side of each comparison is read first, as the build evaluates it)."""
+    n1, n2 = input1.dim(), input2.dim()
+    if n1 != n2:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {n1} and {n2}")
+    for i in range(n1 - 1):
+        if input1.size(i) != input2.size(i):
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: "
+                               f"got {input1.size(i)} and {input2.size(i)}")
+    for k, x in ((1, input1), (2, input2)):
+        want = weight.size(k)
+        got = x.size(x.dim() - 1)
+        if got != want:
+            raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got "
+                               f"{got} but expected {want}")
+    if bias is not None:
+        want = weight.size(0)
+        if bias.size(0) != want:
+            raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                               f"{bias.size(0)} but expected {want}")
+
+
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None):
     # y_k = x1^T W_k x2 + b_k
     named = [("input1", input1), ("input2", input2), ("weight", weight)]
@@ -64,6 +87,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         got = ", ".join(f"{n}: {_C_NAMES.get(str(t.dtype)[6:], str(t.dtype)[6:])}"
                         for n, t in named)
         raise RuntimeError(f"All tensors must have the same dtype, got {got}")
+    _check_bilinear(input1, input2, weight, bias)
     torch = _torch()
     out = torch.einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias

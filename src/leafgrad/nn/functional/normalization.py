@@ -39,6 +39,17 @@ def float_args(fn: str, **args) -> None:
                         f"{type(value).__name__}")
 
 
+def empty_batch_norm(input, weight, bias):
+    """ATen's batch norm of an empty input, before any check: a clone of the input, times
+    weight[0], plus bias[0] (so a gradient chain exists); running statistics untouched."""
+    out = input.clone()
+    if weight is not None:
+        out = out * weight.select(0, 0)
+    if bias is not None:
+        out = out + bias.select(0, 0)
+    return out
+
+
 def _check_channels(name: str, t, c: int) -> None:
     if t is not None and t.numel() != c:
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
@@ -56,6 +67,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     float_args("batch_norm", momentum=momentum, eps=eps)
+    if input._data.size == 0:
+        return empty_batch_norm(input, weight, bias)
     c = input.shape[1] if input.dim() > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
