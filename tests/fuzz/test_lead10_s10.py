@@ -478,3 +478,45 @@ def test_bilinear_checks():
                               ((1, 4), (1, 3), (2, 3, 3), None), ((1, 3), (1, 4), (2, 3, 3), None),
                               ((1, 3), (1, 3), (2, 3, 3), (3,)), ((1, 3), (1, 3), (2, 3, 3), (2,))]]
     same_on_both(lambda L: _errors(L, calls))
+
+
+# -- seed 129: float16 batch norm in float (alpha, beta, the affine step; rounded once), the
+# probability-target cross entropy of an empty input (-(...).sum().fill_(NAN)), hardtanh_'s
+# bool check before the write checks ----------------------------------------------------------
+def test_batch_norm_half_in_float():
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal((4, 3, 5)).astype(np.float16) for _ in range(6)]
+    ws = [rng.standard_normal(3).astype(np.float32) for _ in range(6)]
+
+    def run(L):
+        out = []
+        for x, w in zip(xs, ws):
+            for affine in (False, True):
+                y = L.nn.functional.batch_norm(
+                    L.tensor(x), L.zeros(3), L.ones(3) * 2, L.tensor(w) if affine else None,
+                    L.tensor(w[::-1].copy()) if affine else None, training=False)
+                out.append(y.numpy().view(np.uint16).tolist())
+        return out
+    same_on_both(run)
+
+
+def test_cross_entropy_probabilities_of_empty_inputs():
+    def run(L):
+        out = []
+        for shape in [(0,), (0, 3), (2, 0), (0, 3, 2)]:
+            for red in ("mean", "sum", "none"):
+                x = L.zeros(shape, requires_grad=True)
+                y = L.nn.functional.cross_entropy(x, L.zeros(shape), reduction=red)
+                y.sum().backward()
+                out.append((str(y), y.grad_fn.name(), tuple(x.grad.shape)))
+        return out
+    same_on_both(run)
+
+
+def test_hardtanh_inplace_bool_first():
+    calls = [lambda L, f=f: f(L, L.ones(1, 1, dtype=L.bool).expand(2, 3))
+             for f in (lambda L, v: L.nn.functional.hardtanh_(v, -0.5, 0.5),
+                       lambda L, v: L.nn.functional.hardtanh(v, inplace=True),
+                       lambda L, v: L.nn.functional.relu6(v, inplace=True),
+                       lambda L, v: L.nn.functional.relu_(v))]
+    same_on_both(lambda L: _errors(L, calls))

@@ -101,9 +101,20 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     else:
         mean = running_mean._data.astype(_acc(input.dtype))
         invstd = 1.0 / np.sqrt(running_var._data.astype(_acc(input.dtype)) + eps)
+    shape = _channel_shape(input.ndim, c)
+    if input.dtype == np.float16:
+        # PyTorch's kernel: alpha = invstd * weight and beta = bias - mean * alpha in float,
+        # then input * alpha + beta in float, rounded to half once (an input equal to its
+        # mean gives 0 exactly)
+        f = np.float32
+        alpha = invstd.astype(f) if weight is None else invstd.astype(f) * weight.astype(f)
+        m = mean.astype(f) * alpha
+        beta = -m if bias is None else bias.astype(f) - m
+        out = input.astype(f) * alpha.reshape(shape)
+        out += beta.reshape(shape)
+        return out.astype(np.float16)
     scale = invstd if weight is None else invstd * weight
     shift = -mean * scale if bias is None else bias - mean * scale
-    shape = _channel_shape(input.ndim, c)
     out = input * scale.astype(input.dtype).reshape(shape)
     out += shift.astype(input.dtype).reshape(shape)
     return out

@@ -80,6 +80,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if inplace:
+        if input._data.dtype == bool:   # at::hardtanh_'s own check, before the write checks
+            raise RuntimeError("Bool inputs not supported for hardtanh")
         return _inplace(input, "hardtanh", min_val, max_val)
     op = prim("hardtanh")
     if op is not None:

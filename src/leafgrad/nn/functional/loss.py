@@ -282,8 +282,9 @@ def _cross_entropy_probs(input, target, weight, code, smoothing, class_dim):
         return -terms.sum(class_dim)
     if code == 2:
         return -terms.sum()
-    # an empty input gives 0 / 0 = nan, as PyTorch's fill_(NAN)
-    return _div_scalar(-terms.sum(), input.numel() // n_classes if n_classes else 0)
+    if input.numel() == 0:   # PyTorch's -(...).sum().fill_(NAN): a NegBackward0 node
+        return -terms.sum().fill_(float("nan"))
+    return _div_scalar(-terms.sum(), input.numel() // n_classes)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
