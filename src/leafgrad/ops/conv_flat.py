@@ -1,0 +1,197 @@
+"""Stride-1 convolution kernels over flat windows: the fast path of ``ops/conv.py``.
+
+Note [Flat windows]
+With stride 1, the input an output position ``o`` sees at kernel offset ``idx`` is
+``x[o + idx * dilation]``. Flatten the (padded) spatial dims P = (P1, ..., Pd) with strides
+``sf_k = prod(P[k+1:])`` and give the output the same flat strides ("an output grid as wide as
+the input"): position ``o`` is ``q(o) = sum o_k sf_k``, and offset ``idx`` reads
+``x_flat[q + off(idx)]`` with ``off(idx) = sum idx_k dilation_k sf_k``. So one kernel offset's
+window over every output position is the contiguous run ``x_flat[off : off + L]``, where
+``L = q(O - 1) + 1``: im2col is prod(kernel) contiguous copies per (sample, channel), and
+col2im as many contiguous additions, where the strided kernels of ``ops/conv.py`` copy rows of
+O_d elements. The grid's positions with some ``o_k >= O_k`` (k >= 2; ``P_k - O_k`` of every
+row) are "garbage" columns: computed, never part of the result. The products get
+``prod(P[1:]) / prod(O[1:])`` as many columns (8% more for W6's 26x26 -> 24x24).
+
+Garbage must not leak into a result:
+- forward: its columns are dropped when the product is copied out;
+- input gradient: the gradient is laid out with zeros at the garbage positions, so the
+  columns there hold ``W^T 0`` and their additions into real input positions add zeros. The
+  sums start from +0, so adding +-0 changes no value and no sign; only a non-finite weight
+  (inf * 0 = NaN) breaks this, and then the strided kernel runs (``input_grad_ok``);
+- weight gradient: the garbage entries of the columns are set to 0 before the product (an
+  inf in the input, times the gradient's zero, would be NaN).
+
+The samples run in chunks of about ``_CHUNK_BYTES`` of columns, which stay in cache: for W6's
+second convolution OpenBLAS multiplies (32, 288) @ (288, 624) at ~90 GFLOPS on one core, and
+the whole batch's (288, 36864) product (42 MB of columns, in no cache) at ~50. Results agree
+with the strided kernels to rounding, not bit for bit: BLAS's blocking, and so its summation
+order, depends on the product's width, and the weight gradient sums the chunks' products.
+(Neither is PyTorch's kernel: float32 convolutions there are oneDNN's, float64 ones MKL's.)
+The columns are no longer kept from the forward for the weight gradient (Note [im2col reuse]):
+rebuilding them chunk by chunk costs less than one pass over 42 MB.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+_CHUNK_BYTES = 2 << 20
+_BLAS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def usable(dtype, weight_dtype, stride, groups) -> bool:
+    """Whether the flat kernels apply: stride 1, one group, a BLAS dtype on both sides."""
+    return (groups == 1 and dtype in _BLAS and weight_dtype == dtype
+            and all(s == 1 for s in stride))
+
+
+def input_grad_ok(w) -> bool:
+    """The flat input gradient needs a finite weight (see the Note)."""
+    return bool(np.isfinite(w).all())
+
+
+def _geometry(padded, out, kernel, dilation):
+    """(kernel offsets, L, LP, grid shape): the flat offsets of the kernel positions, the
+    length of each window's run, the grid's length and its shape (O1, P2, ..., Pd)."""
+    sf = [math.prod(padded[k + 1:]) for k in range(len(padded))]
+    offs = [sum(i * d * s for i, d, s in zip(idx, dilation, sf))
+            for idx in itertools.product(*[range(k) for k in kernel])]
+    run = sum((o - 1) * s for o, s in zip(out, sf)) + 1
+    return offs, run, out[0] * sf[0], (out[0],) + tuple(padded[1:])
+
+
+def _valid(out) -> tuple:
+    """The index of the real positions in a grid (..., O1, P2, ..., Pd)."""
+    return (Ellipsis, slice(None)) + tuple(slice(0, o) for o in out[1:])
+
+
+def _padded(x, padding):
+    """``x`` (N, C, *S) zero-padded, C-contiguous."""
+    if not any(padding):
+        return np.ascontiguousarray(x)
+    spatial = x.shape[2:]
+    xp = np.zeros(x.shape[:2] + tuple(s + 2 * p for s, p in zip(spatial, padding)), x.dtype)
+    xp[(Ellipsis,) + tuple(slice(p, p + s) for s, p in zip(spatial, padding))] = x
+    return xp
+
+
+def _chunks(n, per_sample_bytes):
+    """(start, size) of each chunk of samples."""
+    size = max(1, min(n, _CHUNK_BYTES // max(per_sample_bytes, 1)))
+    return [(n0, min(size, n - n0)) for n0 in range(0, n, size)], size
+
+
+def _columns(buf, xr, n0, s, offs, run):
+    """The chunk's columns (C, prod(kernel), s, LP) in ``buf``: one copy per offset."""
+    for k, off in enumerate(offs):
+        buf[:, k, :, :run] = xr[n0:n0 + s, :, off:off + run].transpose(1, 0, 2)
+    return buf
+
+
+class _Buffers:
+    """Zeroed work arrays for a chunk size, remade (zeroed) for a smaller last chunk."""
+
+    def __init__(self, shapes, dtype):
+        self.shapes, self.dtype, self.size, self.arrays = shapes, dtype, None, None
+
+    def get(self, s):
+        if s != self.size:
+            self.size = s
+            self.arrays = [np.zeros(shape(s), self.dtype) for shape in self.shapes]
+        return self.arrays
+
+
+def forward(x, w, b, padding, dilation):
+    """conv(x, w) + b, stride 1, one group (N, O, *out), C-contiguous."""
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    kernel = w.shape[2:]
+    xp = _padded(x, padding)
+    padded = xp.shape[2:]
+    out = tuple(p - d * (k - 1) for p, k, d in zip(padded, kernel, dilation))
+    offs, run, lp, grid = _geometry(padded, out, kernel, dilation)
+    ckk = c * len(offs)
+    chunks, _ = _chunks(n, ckk * lp * x.itemsize)
+    xr = xp.reshape(n, c, -1)
+    wm = w.reshape(o, ckk)
+    bias = None if b is None else b[:, None]
+    result = np.empty((n, o) + out, x.dtype)
+    bufs = _Buffers([lambda s: (c, len(offs), s, lp), lambda s: (o, s * lp)], x.dtype)
+    valid = _valid(out)
+    for n0, s in chunks:
+        cols, prod = bufs.get(s)
+        _columns(cols, xr, n0, s, offs, run)
+        np.matmul(wm, cols.reshape(ckk, s * lp), out=prod)
+        if bias is not None:
+            prod += bias
+        result[n0:n0 + s] = prod.reshape((o, s) + grid)[valid].swapaxes(0, 1)
+    return result
+
+
+def _gradient_grid(buf, g, n0, s):
+    """The chunk of ``g`` (N, O, *out) in ``buf`` (O, s, *grid) at the real positions (the
+    garbage positions stay zero: the buffers are zeroed when made)."""
+    out = g.shape[2:]
+    buf[_valid(out)] = g[n0:n0 + s].swapaxes(0, 1)
+    return buf
+
+
+def input_grad(g, w, x_shape, padding, dilation):
+    """A_w^T g for an input of shape ``x_shape`` (stride 1, one group, finite ``w``)."""
+    n, c = x_shape[:2]
+    o = w.shape[0]
+    kernel = w.shape[2:]
+    out = g.shape[2:]
+    padded = tuple(s + 2 * p for s, p in zip(x_shape[2:], padding))
+    offs, run, lp, grid = _geometry(padded, out, kernel, dilation)
+    ckk = c * len(offs)
+    chunks, _ = _chunks(n, ckk * lp * g.itemsize)
+    wt = np.ascontiguousarray(w.reshape(o, ckk).T)
+    gxp = np.zeros((n, c) + padded, g.dtype)
+    gr = gxp.reshape(n, c, -1)
+    bufs = _Buffers([lambda s: (o, s) + grid, lambda s: (ckk, s * lp)], g.dtype)
+    for n0, s in chunks:
+        gg, cols = bufs.get(s)
+        _gradient_grid(gg, g, n0, s)
+        np.matmul(wt, gg.reshape(o, s * lp), out=cols)
+        c4 = cols.reshape(c, len(offs), s, lp)
+        dest = gr[n0:n0 + s]
+        for k, off in enumerate(offs):
+            dest[:, :, off:off + run] += c4[:, k, :, :run].swapaxes(0, 1)
+    if not any(padding):
+        return gxp
+    inner = gxp[(Ellipsis,) + tuple(slice(p, p + s) for s, p in zip(x_shape[2:], padding))]
+    return np.ascontiguousarray(inner)
+
+
+def weight_grad(g, x, w_shape, padding, dilation):
+    """B_x^T g for a weight of shape ``w_shape`` (stride 1, one group)."""
+    n, c = x.shape[:2]
+    o = w_shape[0]
+    kernel = tuple(w_shape[2:])
+    out = g.shape[2:]
+    xp = _padded(x, padding)
+    padded = xp.shape[2:]
+    offs, run, lp, grid = _geometry(padded, out, kernel, dilation)
+    ckk = c * len(offs)
+    chunks, _ = _chunks(n, ckk * lp * x.itemsize)
+    xr = xp.reshape(n, c, -1)
+    gwt = np.zeros((ckk, o), x.dtype)
+    part = np.empty((ckk, o), x.dtype)
+    bufs = _Buffers([lambda s: (o, s) + grid, lambda s: (c, len(offs), s, lp)], x.dtype)
+    garbage = [(Ellipsis,) + (slice(None),) * k + (slice(e, None),)
+               + (slice(None),) * (len(out) - 2 - k)
+               for k, e in enumerate(out[1:]) if e < padded[k + 1]]
+    for n0, s in chunks:
+        gg, cols = bufs.get(s)
+        _gradient_grid(gg, g, n0, s)
+        _columns(cols, xr, n0, s, offs, run)
+        cg = cols.reshape((c, len(offs), s) + grid)
+        for where in garbage:
+            cg[where] = 0
+        np.matmul(cols.reshape(ckk, s * lp), gg.reshape(o, s * lp).T, out=part)
+        gwt += part
+    return np.ascontiguousarray(gwt.T).reshape(w_shape)
