@@ -44,3 +44,53 @@ def test_embedding_bag_empty_weight(shape, mode, idx):
             return str(exc)
         return tuple(r.shape)
     same_on_both(run)
+
+
+# -- module constructors with sizes of zero or below: PyTorch's checks and their order (seed 150:
+# Bilinear(0, ...) divided by zero in reset_parameters; a survey of every module taking sizes
+# found FractionalMaxPool3d's kernel_size check) --------------------------------------------------
+@pytest.mark.parametrize("cls,args,kw", [
+    ("Bilinear", (0, 3, 2), {}), ("Bilinear", (0, 0, 0), {}), ("Bilinear", (3, 0, 2), {}),
+    ("Bilinear", (3, 3, 0), {}), ("Bilinear", (-1, 3, 2), {}), ("Bilinear", (0, 3, 2),
+                                                                 {"bias": False}),
+    ("FractionalMaxPool3d", (0,), {}), ("FractionalMaxPool3d", (-1,), {"output_size": 2}),
+    ("FractionalMaxPool3d", ((2, 0, 2),), {"output_ratio": 0.5}),
+    ("FractionalMaxPool3d", (2,), {}), ("FractionalMaxPool2d", (0,), {}),
+    ("FractionalMaxPool2d", (0,), {"output_size": 2}),
+])
+def test_module_constructor_checks(cls, args, kw):
+    def run(L):
+        try:
+            m = getattr(L.nn, cls)(*args, **kw)
+        except (ValueError, RuntimeError) as exc:
+            return (type(exc).__name__, str(exc))
+        return sorted((k, tuple(v.shape)) for k, v in m.state_dict().items())
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("kind", ["UninitializedParameter", "UninitializedBuffer"])
+@pytest.mark.parametrize("attr", ["shape", "size", "numel", "dim"])
+def test_uninitialized_shape(kind, attr):
+    """A lazy module's parameter before its first call: no shape (PyTorch's errors), size()
+    is torch.Size([0])."""
+    def run(L):
+        p = getattr(L.nn, kind)()
+        try:
+            v = getattr(p, attr)
+            return str(tuple(v() if callable(v) else v) if attr != "numel" and attr != "dim"
+                       else v())
+        except (ValueError, RuntimeError) as exc:
+            return (type(exc).__name__, str(exc))
+    same_on_both(run)
+
+
+def test_lazy_linear_weight_shape_before_and_after():
+    def run(L):
+        m = L.nn.LazyLinear(3)
+        try:
+            before = tuple(m.weight.shape)
+        except RuntimeError as exc:
+            before = str(exc)
+        m(L.ones(2, 4))
+        return before, tuple(m.weight.shape), type(m.weight).__name__
+    same_on_both(run)
