@@ -1,6 +1,6 @@
 """The stride-1 flat-window convolution kernels (ops/conv_flat.py, Note [Flat windows]):
 values and gradients against PyTorch 2.13 over random geometries (1-d, 2-d, 3-d, padding,
-dilation, bias, non-contiguous inputs), the garbage columns never leaking (non-finite inputs
+dilation, groups, bias, non-contiguous inputs), the garbage columns never leaking (non-finite inputs
 and weights give PyTorch's NaN/inf pattern), chunking (results independent of the chunk size),
 transposed convolutions with stride 1, and the strided kernels agreeing with the flat ones."""
 from __future__ import annotations
@@ -14,48 +14,50 @@ from leafgrad.ops import conv as conv_ops
 from leafgrad.ops import conv_flat
 
 
-def _geometry(rng):
+def _geometry(rng, groups=1):
     d = int(rng.integers(1, 4))
-    n, c, o = (int(v) for v in rng.integers(1, 5, 3))
+    n = int(rng.integers(1, 5))
+    c, o = (groups * int(v) for v in rng.integers(1, 4, 2))
     k = tuple(int(v) for v in rng.integers(1, 4, d))
     dil = tuple(int(v) for v in rng.integers(1, 3, d))
     pad = tuple(int(v) for v in rng.integers(0, 3, d))
     sp = tuple(max(1, (kk - 1) * dd + 1 - 2 * pp) + int(rng.integers(0, 5))
                for kk, dd, pp in zip(k, dil, pad))
-    return (n, c) + sp, (o, c) + k, pad, dil
+    return (n, c) + sp, (o, c // groups) + k, pad, dil
 
 
-def _run(lib, x, w, b, pad, dil, seed_grad):
+def _run(lib, x, w, b, pad, dil, seed_grad, groups=1):
     xt = lib.tensor(x, requires_grad=True)
     wt = lib.tensor(w, requires_grad=True)
     bt = None if b is None else lib.tensor(b, requires_grad=True)
     fn = {3: lib.nn.functional.conv1d, 4: lib.nn.functional.conv2d,
           5: lib.nn.functional.conv3d}[x.ndim]
-    y = fn(xt, wt, bt, stride=1, padding=pad, dilation=dil)
+    y = fn(xt, wt, bt, stride=1, padding=pad, dilation=dil, groups=groups)
     y.backward(lib.tensor(seed_grad(y.shape)))
     grads = [xt.grad, wt.grad] + ([] if bt is None else [bt.grad])
     return [y.detach().numpy()] + [g.numpy() for g in grads]
 
 
+@pytest.mark.parametrize("groups", [1, 2, 3])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("seed", range(12))
-def test_flat_matches_torch(seed, dtype):
+@pytest.mark.parametrize("seed", range(8))
+def test_flat_matches_torch(seed, dtype, groups):
     rng = np.random.default_rng(seed)
-    xs, ws, pad, dil = _geometry(rng)
+    xs, ws, pad, dil = _geometry(rng, groups)
     x = rng.standard_normal(xs).astype(dtype)
     w = rng.standard_normal(ws).astype(dtype)
     b = rng.standard_normal(ws[0]).astype(dtype) if seed % 2 else None
     if seed % 3 == 0:   # a non-contiguous input
         x = np.asfortranarray(x)
-    assert conv_flat.usable(x.dtype, w.dtype, (1,) * len(pad), 1)
+    assert conv_flat.usable(x.dtype, w.dtype, (1,) * len(pad), groups)
     grng = np.random.default_rng(seed + 100)
 
     def seed_grad(shape):
         return grng.standard_normal(tuple(shape)).astype(dtype)
 
-    ours = _run(leafgrad, x, w, b, pad, dil, seed_grad)
+    ours = _run(leafgrad, x, w, b, pad, dil, seed_grad, groups)
     grng = np.random.default_rng(seed + 100)
-    theirs = _run(torch, x, w, b, pad, dil, seed_grad)
+    theirs = _run(torch, x, w, b, pad, dil, seed_grad, groups)
     tol = 1e-12 if dtype == "float64" else 2e-5
     for a, t in zip(ours, theirs):
         assert a.shape == t.shape and a.dtype == t.dtype
@@ -118,21 +120,22 @@ def test_flat_and_strided_kernels_agree(monkeypatch):
     """The strided kernels (still used for strides > 1, groups, other dtypes) and the flat
     ones compute the same convolution."""
     rng = np.random.default_rng(11)
-    for _ in range(20):
-        xs, ws, pad, dil = _geometry(rng)
+    for trial in range(30):
+        groups = (1, 2, 4)[trial % 3]
+        xs, ws, pad, dil = _geometry(rng, groups)
         x = rng.standard_normal(xs)
         w = rng.standard_normal(ws)
         stride = (1,) * len(pad)
-        flat = conv_ops._conv_nd(x, w, None, stride, pad, dil, 1)
+        flat = conv_ops._conv_nd(x, w, None, stride, pad, dil, groups)
         assert flat[1] is None   # the flat kernel keeps no columns
         g = rng.standard_normal(flat[0].shape)
-        flat_grads = (conv_ops._conv_input_grad(g, w, xs, stride, pad, dil, 1),
-                      conv_ops._conv_weight_grad(g, x, ws, stride, pad, dil, 1))
+        flat_grads = (conv_ops._conv_input_grad(g, w, xs, stride, pad, dil, groups),
+                      conv_ops._conv_weight_grad(g, x, ws, stride, pad, dil, groups))
         with monkeypatch.context() as m:
             m.setattr(conv_flat, "usable", lambda *a: False)
-            out, cols = conv_ops._conv_nd(x, w, None, stride, pad, dil, 1)
-            strided = (conv_ops._conv_input_grad(g, w, xs, stride, pad, dil, 1),
-                       conv_ops._conv_weight_grad(g, x, ws, stride, pad, dil, 1, cols))
+            out, cols = conv_ops._conv_nd(x, w, None, stride, pad, dil, groups)
+            strided = (conv_ops._conv_input_grad(g, w, xs, stride, pad, dil, groups),
+                       conv_ops._conv_weight_grad(g, x, ws, stride, pad, dil, groups, cols))
         np.testing.assert_allclose(flat[0], out, rtol=1e-13, atol=1e-13)
         for a, s in zip(flat_grads, strided):
             np.testing.assert_allclose(a, s, rtol=1e-13, atol=1e-13)
@@ -180,3 +183,27 @@ def test_double_backward_through_flat_kernels():
                     wt.grad.numpy()])
     for a, t in zip(*res):
         np.testing.assert_allclose(a, t, rtol=1e-11, atol=1e-11)
+
+
+def test_depthwise_and_grouped_modules():
+    """nn.Conv2d with groups (depthwise: groups == in_channels) through the flat kernels."""
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((3, 6, 9, 8)).astype(np.float32)
+    res = []
+    for lib in (leafgrad, torch):
+        lib.manual_seed(0)
+        convs = [lib.nn.Conv2d(6, 6, 3, padding=1, groups=6),
+                 lib.nn.Conv2d(6, 4, (2, 3), padding=(1, 0), groups=2, dilation=(2, 1))]
+        for m in convs:
+            with lib.no_grad():
+                m.weight.copy_(lib.tensor(rng.standard_normal(tuple(m.weight.shape))
+                                          .astype(np.float32)))
+        rng = np.random.default_rng(13)   # the same weights for both
+        rng.standard_normal((3, 6, 9, 8))
+        xt = lib.tensor(x, requires_grad=True)
+        y = convs[1](convs[0](xt).relu())
+        (y * y).sum().backward()
+        res.append([y.detach().numpy(), xt.grad.numpy()]
+                   + [p.grad.numpy() for m in convs for p in (m.weight, m.bias)])
+    for a, t in zip(*res):
+        np.testing.assert_allclose(a, t, rtol=2e-4, atol=2e-4)

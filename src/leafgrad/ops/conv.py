@@ -114,7 +114,7 @@ def _conv_nd(x, w, b, stride, padding, dilation, groups):
     """The convolution and its im2col columns (kept for the weight gradient; None from the
     flat kernels, which rebuild them: Note [Flat windows] in ops/conv_flat.py)."""
     if conv_flat.usable(x.dtype, w.dtype, stride, groups):
-        return conv_flat.forward(x, w, b, padding, dilation), None
+        return conv_flat.forward(x, w, b, padding, dilation, groups), None
     n = x.shape[0]
     o = w.shape[0]
     kernel = w.shape[2:]
@@ -171,7 +171,7 @@ def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups, gm=None):
     if not g.size or not w.size:   # an empty convolution (zero batch or channels)
         return np.zeros(x_shape, g.dtype)
     if conv_flat.usable(g.dtype, w.dtype, stride, groups) and conv_flat.input_grad_ok(w):
-        return conv_flat.input_grad(g, w, x_shape, padding, dilation)
+        return conv_flat.input_grad(g, w, x_shape, padding, dilation, groups)
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     o = w.shape[0]
@@ -200,7 +200,7 @@ def _conv_weight_grad(g, x, w_shape, stride, padding, dilation, groups, cols=Non
     if not g.size or not x.size:   # an empty convolution (zero batch or channels)
         return np.zeros(w_shape, g.dtype)
     if cols is None and conv_flat.usable(g.dtype, x.dtype, stride, groups):
-        return conv_flat.weight_grad(g, x, w_shape, padding, dilation)
+        return conv_flat.weight_grad(g, x, w_shape, padding, dilation, groups)
     o, cg = w_shape[:2]
     kernel = tuple(w_shape[2:])
     if cols is None:

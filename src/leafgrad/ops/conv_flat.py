@@ -43,8 +43,8 @@ _BLAS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def usable(dtype, weight_dtype, stride, groups) -> bool:
-    """Whether the flat kernels apply: stride 1, one group, a BLAS dtype on both sides."""
-    return (groups == 1 and dtype in _BLAS and weight_dtype == dtype
+    """Whether the flat kernels apply: stride 1, a BLAS dtype on both sides."""
+    return (dtype in _BLAS and weight_dtype == dtype
             and all(s == 1 for s in stride))
 
 
@@ -104,8 +104,15 @@ class _Buffers:
         return self.arrays
 
 
-def forward(x, w, b, padding, dilation):
-    """conv(x, w) + b, stride 1, one group (N, O, *out), C-contiguous."""
+def _per_group(a, groups):
+    """A (rows, cols) product operand as (groups, rows / groups, cols): the channels of a
+    group are consecutive rows, so each group's product is one of a batched matmul (for one
+    group, the plain 2-d product)."""
+    return a if groups == 1 else a.reshape(groups, a.shape[0] // groups, a.shape[1])
+
+
+def forward(x, w, b, padding, dilation, groups=1):
+    """conv(x, w) + b, stride 1 (N, O, *out), C-contiguous."""
     n, c = x.shape[:2]
     o = w.shape[0]
     kernel = w.shape[2:]
@@ -116,7 +123,7 @@ def forward(x, w, b, padding, dilation):
     ckk = c * len(offs)
     chunks, _ = _chunks(n, ckk * lp * x.itemsize)
     xr = xp.reshape(n, c, -1)
-    wm = w.reshape(o, ckk)
+    wm = _per_group(w.reshape(o, ckk // groups), groups)
     bias = None if b is None else b[:, None]
     result = np.empty((n, o) + out, x.dtype)
     bufs = _Buffers([lambda s: (c, len(offs), s, lp), lambda s: (o, s * lp)], x.dtype)
@@ -124,7 +131,8 @@ def forward(x, w, b, padding, dilation):
     for n0, s in chunks:
         cols, prod = bufs.get(s)
         _columns(cols, xr, n0, s, offs, run)
-        np.matmul(wm, cols.reshape(ckk, s * lp), out=prod)
+        np.matmul(wm, _per_group(cols.reshape(ckk, s * lp), groups),
+                  out=_per_group(prod, groups))
         if bias is not None:
             prod += bias
         result[n0:n0 + s] = prod.reshape((o, s) + grid)[valid].swapaxes(0, 1)
@@ -139,8 +147,8 @@ def _gradient_grid(buf, g, n0, s):
     return buf
 
 
-def input_grad(g, w, x_shape, padding, dilation):
-    """A_w^T g for an input of shape ``x_shape`` (stride 1, one group, finite ``w``)."""
+def input_grad(g, w, x_shape, padding, dilation, groups=1):
+    """A_w^T g for an input of shape ``x_shape`` (stride 1, finite ``w``)."""
     n, c = x_shape[:2]
     o = w.shape[0]
     kernel = w.shape[2:]
@@ -149,14 +157,17 @@ def input_grad(g, w, x_shape, padding, dilation):
     offs, run, lp, grid = _geometry(padded, out, kernel, dilation)
     ckk = c * len(offs)
     chunks, _ = _chunks(n, ckk * lp * g.itemsize)
-    wt = np.ascontiguousarray(w.reshape(o, ckk).T)
+    # W^T per group, contiguous: OpenBLAS multiplies a transposed view ~3x slower here
+    wt = np.ascontiguousarray(w.reshape(groups, o // groups, ckk // groups).transpose(0, 2, 1))
+    wt = wt.reshape(ckk, o // groups) if groups > 1 else wt[0]
     gxp = np.zeros((n, c) + padded, g.dtype)
     gr = gxp.reshape(n, c, -1)
     bufs = _Buffers([lambda s: (o, s) + grid, lambda s: (ckk, s * lp)], g.dtype)
     for n0, s in chunks:
         gg, cols = bufs.get(s)
         _gradient_grid(gg, g, n0, s)
-        np.matmul(wt, gg.reshape(o, s * lp), out=cols)
+        np.matmul(_per_group(wt, groups), _per_group(gg.reshape(o, s * lp), groups),
+                  out=_per_group(cols, groups))
         c4 = cols.reshape(c, len(offs), s, lp)
         dest = gr[n0:n0 + s]
         for k, off in enumerate(offs):
@@ -167,8 +178,8 @@ def input_grad(g, w, x_shape, padding, dilation):
     return np.ascontiguousarray(inner)
 
 
-def weight_grad(g, x, w_shape, padding, dilation):
-    """B_x^T g for a weight of shape ``w_shape`` (stride 1, one group)."""
+def weight_grad(g, x, w_shape, padding, dilation, groups=1):
+    """B_x^T g for a weight of shape ``w_shape`` (stride 1)."""
     n, c = x.shape[:2]
     o = w_shape[0]
     kernel = tuple(w_shape[2:])
@@ -179,8 +190,9 @@ def weight_grad(g, x, w_shape, padding, dilation):
     ckk = c * len(offs)
     chunks, _ = _chunks(n, ckk * lp * x.itemsize)
     xr = xp.reshape(n, c, -1)
-    gwt = np.zeros((ckk, o), x.dtype)
-    part = np.empty((ckk, o), x.dtype)
+    m = o // groups
+    gwt = np.zeros((ckk, m), x.dtype)   # per group: (C/G * prod(kernel), O/G) blocks
+    part = np.empty((ckk, m), x.dtype)
     bufs = _Buffers([lambda s: (o, s) + grid, lambda s: (c, len(offs), s, lp)], x.dtype)
     garbage = [(Ellipsis,) + (slice(None),) * k + (slice(e, None),)
                + (slice(None),) * (len(out) - 2 - k)
@@ -192,6 +204,8 @@ def weight_grad(g, x, w_shape, padding, dilation):
         cg = cols.reshape((c, len(offs), s) + grid)
         for where in garbage:
             cg[where] = 0
-        np.matmul(cols.reshape(ckk, s * lp), gg.reshape(o, s * lp).T, out=part)
+        np.matmul(_per_group(cols.reshape(ckk, s * lp), groups),
+                  np.swapaxes(_per_group(gg.reshape(o, s * lp), groups), -1, -2),
+                  out=_per_group(part, groups))
         gwt += part
-    return np.ascontiguousarray(gwt.T).reshape(w_shape)
+    return np.ascontiguousarray(np.swapaxes(_per_group(gwt, groups), -1, -2)).reshape(w_shape)
