@@ -94,3 +94,41 @@ def test_lazy_linear_weight_shape_before_and_after():
         m(L.ones(2, 4))
         return before, tuple(m.weight.shape), type(m.weight).__name__
     same_on_both(run)
+
+
+# -- grid_sample / affine_grid of an empty batch: reshapes with -1 failed on zero elements (a
+# NumPy ValueError leaked; seed 151) ----------------------------------------------------------------
+_EMPTY_GRIDS = [((0, 1, 1, 3), (0, 1, 3, 2)), ((0, 1, 2, 2), (0, 2, 2, 2)),
+                ((0, 2, 3, 3), (0, 1, 1, 2)), ((0, 1, 1, 3), (0, 0, 3, 2)),
+                ((0, 1, 2, 2, 2), (0, 1, 1, 1, 3)), ((2, 1, 2, 2), (2, 0, 2, 2)),
+                ((1, 0, 2, 2), (1, 1, 1, 2))]
+
+
+@pytest.mark.parametrize("ishape,gshape,mode", [
+    (i, g, m) for i, g in _EMPTY_GRIDS for m in ("nearest", "bilinear", "bicubic")
+    if len(i) == 4 or m != "bicubic"])   # (bicubic is 2-d only)
+def test_grid_sample_empty(ishape, gshape, mode):
+    def run(L):
+        x = L.zeros(ishape, dtype=L.float64, requires_grad=True)
+        g = L.zeros(gshape, dtype=L.float64, requires_grad=True)
+        try:
+            y = L.nn.functional.grid_sample(x, g, mode=mode, align_corners=False)
+            y.sum().backward()
+        except RuntimeError as exc:
+            return str(exc)
+        return tuple(y.shape), tuple(x.grad.shape), tuple(g.grad.shape)
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("size", [(0, 1, 2, 2), (0, 2, 3), (0, 1, 2, 2, 2)])
+def test_affine_grid_empty_batch(size):
+    def run(L):
+        theta_shape = {4: (0, 2, 3), 3: (0, 1, 2), 5: (0, 3, 4)}[len(size)]
+        th = L.zeros(theta_shape, dtype=L.float64, requires_grad=True)
+        try:
+            gr = L.nn.functional.affine_grid(th, size, align_corners=False)
+            gr.sum().backward()
+        except RuntimeError as exc:
+            return str(exc)
+        return tuple(gr.shape), tuple(th.grad.shape)
+    same_on_both(run)
