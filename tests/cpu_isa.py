@@ -6,7 +6,6 @@ AVX2 machines; it follows the capability where it has learnt the AVX-512 kernel
 (``leafgrad._cpu``: oneDNN's gelu_erf, ATen's vector widths), and on AVX-512 machines a few
 are still known to differ, each named where it is marked:
 
-* ``vector_norm`` with a general p of a 0-d tensor over an explicit dim: NumPy's AVX-512 pow;
 * ``lstsq(driver='gels')`` of exactly singular matrices: OpenBLAS's SkylakeX QR leaves a
   rounding-level residue where MKL's factor has an exact zero (the rank error's pivot).
 

@@ -14,6 +14,13 @@ libraries choose independently:
   and AVX512DQ. ``ATEN_CPU_CAPABILITY`` does not reach it.
 
 Both are read once, at import, as PyTorch reads them once per process.
+
+An AVX512 capability changes fewer kernels than it suggests: ATen's ``REGISTER_DISPATCH``
+registers no AVX-512 build of a kernel (the AVX2 build runs), only
+``ALSO_REGISTER_AVX512_DISPATCH`` does (GeluKernel, softmax, some unary and pooling
+kernels). The sums, products, max/min ties, ranges and normal fills leafgrad reproduces are
+REGISTER_DISPATCH kernels: their 32-byte vectors hold on AVX-512 machines too (session 11's
+survey: the same bits as with ``ATEN_CPU_CAPABILITY=avx2``).
 """
 from __future__ import annotations
 

@@ -226,10 +226,13 @@ def vector_lanes(a: np.ndarray, block: int, threads: int, grain: int | None = No
     chunk = n
     if threads > 1 and n >= grain:
         chunk = -(-n // min(threads, -(-n // grain)))
-    lin = np.arange(n)
     if row == 1:
         vec = np.zeros(n, bool)
+    elif chunk % row == 0:     # whole rows in every piece: the same mask in each row
+        keep = np.arange(row) < row - row % block
+        vec = np.broadcast_to(keep, (n // row, row)).reshape(n)
     else:
+        lin = np.arange(n)
         start = np.maximum(lin - lin % chunk, lin - lin % row)
         end = np.minimum(np.minimum(lin - lin % chunk + chunk, lin - lin % row + row), n)
         length = end - start
@@ -288,19 +291,55 @@ def expf_u10(d: np.ndarray) -> np.ndarray:
     """Sleef's float32 ``expf`` (u10, with fmas: the same bits in its AVX2 and AVX-512
     builds), what ``Vectorized<float>`` calls: ``q = rint(d / ln 2)``, ``s`` reduced by a
     two-part ln 2, a degree-5 Horner polynomial, ``1 + (s^2 u + s)``, times
-    ``2^(q >> 1) 2^(q - (q >> 1))``; 0 below -104, inf above 100."""
+    ``2^(q >> 1) 2^(q - (q >> 1))``; 0 below -104, inf above 100.
+
+    Each fma's float32 operands are multiplied exactly in float64 and the sum rounded there,
+    then to float32; where some sum was halfway between two float32 values (a double
+    rounding could err) the element is redone with ``fma32``."""
     d = np.asarray(d, _F32)
     with np.errstate(all="ignore"):
-        q = np.rint(np.clip(np.where(np.isnan(d), _F32(0), d), -200, 200) * _R_LN2F)
-        qi = q.astype(np.int32)
-        s = fma32(q, -_L2UF, d)
-        s = fma32(q, -_L2LF, s)
-        u = np.full(d.shape, _EXPF_POLY[0], _F32)
-        for c in _EXPF_POLY[1:]:
-            u = fma32(u, s, c)
-        u = _F32(1) + fma32(s * s, u, s)
-        half = qi >> 1
-        u = u * np.ldexp(_F32(1), half).astype(_F32) * np.ldexp(_F32(1), qi - half).astype(_F32)
-        u = np.where(d < -104, _F32(0), u)
-        u = np.where(d > 100, _F32(np.inf), u)
-        return np.where(np.isnan(d), d, u).astype(_F32, copy=False)
+        dd = np.clip(d, -200, 200)
+        np.copyto(dd, _F32(0), where=np.isnan(d))
+        q = np.rint(dd * _R_LN2F)
+        out, halfway = _expf_core(q, d, _fma_rows)
+        if halfway.any():
+            where = np.flatnonzero(halfway)
+            out.reshape(-1)[where], _ = _expf_core(q.reshape(-1)[where], d.reshape(-1)[where],
+                                                   _fma_exact)
+        out[d < -104] = 0
+        out[d > 100] = np.inf
+        nan = np.isnan(d)
+        if nan.any():
+            out[nan] = d[nan]
+        return out
+
+
+_LOW29, _HALF29 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
+
+
+def _fma_rows(a, b, c, flags):
+    total = np.multiply(a, b, dtype=np.float64)
+    total += c
+    bits = total.view(np.uint64) & _LOW29
+    flags |= bits == _HALF29
+    return total.astype(_F32)
+
+
+def _fma_exact(a, b, c, flags):
+    return fma32(a, b, c)
+
+
+def _expf_core(q, d, fma):
+    flags = np.zeros(d.shape, bool)
+    s = fma(q, -_L2UF, d, flags)
+    s = fma(q, -_L2LF, s, flags)
+    u = fma(_EXPF_POLY[0], s, _EXPF_POLY[1], flags)
+    for c in _EXPF_POLY[2:]:
+        u = fma(u, s, c, flags)
+    u = fma(s * s, u, s, flags)
+    u += _F32(1)
+    qi = q.astype(np.int32)
+    half = qi >> 1
+    u *= np.ldexp(_F32(1), half).astype(_F32, copy=False)
+    u *= np.ldexp(_F32(1), qi - half).astype(_F32, copy=False)
+    return u, flags

@@ -123,7 +123,8 @@ def test_gelu_float32_layouts_here():
 
 @pytest.mark.parametrize("env", [{"ONEDNN_MAX_CPU_ISA": "AVX2"},
                                  {"ATEN_CPU_CAPABILITY": "avx2"},
-                                 {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}])
+                                 {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"},
+                                 {"ATEN_CPU_CAPABILITY": "default"}])
 def test_gelu_float32_layouts_other_isa(env):
     """The AVX2 kernels, as an AVX2 machine picks them (the variables cap what runs)."""
     if not cpu.cpu_flags() >= {"avx2", "fma"}:
@@ -143,9 +144,12 @@ def test_gelu_float32_random_bits(n):
 
 
 @pytest.mark.parametrize("shape, index", [((40, 70), (slice(None), slice(0, 67))),
-                                          ((600, 70), (slice(None), slice(0, 50)))])
+                                          ((600, 70), (slice(None), slice(0, 50))),
+                                          ((601, 70), (slice(None), slice(0, 50))),
+                                          ((901, 70), (slice(None), slice(0, 37)))])
 def test_gelu_float32_strided_threads(shape, index):
-    """A strided input large enough for ATen to split it among threads."""
+    """A strided input large enough for ATen to split it among threads (mid-row where the
+    rows do not divide the chunks)."""
     x = (np.random.RandomState(1).randn(*shape) * 3).astype(np.float32)
 
     def run(L):
@@ -165,3 +169,65 @@ def test_sleef_expf():
                           np.float32))
     assert e[0] == 0 and e[2] == 1 and e[3] == 1 and np.isinf(e[6]) and np.isnan(e[7])
     assert e[8] == 0
+
+
+def _sweep():
+    """Every 4099th float32 bit pattern, dyadic values (halfway fma sums are common there)
+    and the edges of the kernels' intervals."""
+    bits = np.arange(0, 2 ** 32, 4099, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    dyadic = np.arange(-4000, 4000, dtype=np.float32) / np.float32(256)
+    edge = np.array([0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-38, 0.15625,
+                     0.156249, 5.5401, 5.5402, -5.5402, 7.0, -7.0, 3.4e38], np.float32)
+    edge = np.concatenate([edge, np.nextafter(edge, np.float32(np.inf))])
+    payloads = np.array([0x7fc00001, 0xffc00123, 0x7f800001, 0xff800005],
+                        np.uint32).view(np.float32)
+    return np.concatenate([bits, dyadic, edge, payloads])
+
+
+def test_onednn_avx512_fast_path_is_the_fma_chain():
+    """The float64 rows with their halfway check give the bits of true fmaf steps."""
+    from leafgrad._exactmath import fma32
+    from leafgrad.ops import gelu_kernels as G
+    x = _sweep()
+    with np.errstate(all="ignore"):
+        pos = np.abs(x)
+        idx = (pos.view(np.int32) + G._IDX_BIAS) >> 21
+        idx = np.clip(idx, 1, 24)
+        idx[G._RBOUND < pos] = 23
+        pol = G._MINIMAX[5][idx]
+        for k in (4, 3, 2, 1, 0):
+            pol = fma32(pol, pos, G._MINIMAX[k][idx])
+        pol = np.where(np.signbit(x), -pol, pol).astype(np.float32)
+        want = (x * (pol + np.float32(1))) * np.float32(0.5)
+        for n in (x.size, 2, 4095, 4097):
+            got = G.gelu_onednn_avx512(x[:n])
+            np.testing.assert_array_equal(got.view(np.uint32), want[:n].view(np.uint32))
+
+
+@pytest.mark.skipif(not cpu.ONEDNN_AVX512_CORE, reason="oneDNN runs its AVX-512 kernels only "
+                    "on a CPU with AVX512F/BW/VL/DQ")
+def test_onednn_avx512_sweep_against_torch():
+    import leafgrad as L
+    x = _sweep()
+    for part in (x, x[:2], x[:17], x[:4097]):
+        t = torch.nn.functional.gelu(torch.from_numpy(np.ascontiguousarray(part))).numpy()
+        got = L.nn.functional.gelu(L.tensor(part)).numpy()
+        np.testing.assert_array_equal(got.view(np.uint32), t.view(np.uint32))
+
+
+# -- step 4: a 0-d vector_norm over an explicit dim: std::pow twice (C library), not NumPy's
+# AVX-512 pow -------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("p", [3.0, 0.7, -1.5, -0.5, 4.5])
+def test_vector_norm_0d_general_p(dtype, p):
+    vals = np.concatenate([np.random.RandomState(5).randn(60) * 3,
+                           [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, 1e30, 1e-310]])
+
+    def run(L):
+        out = []
+        for v in vals:
+            n = L.linalg.vector_norm(L.tensor(v, dtype=getattr(L, dtype)), p, dim=0)
+            a = n.numpy()
+            out.append((str(n.dtype), a.view(np.dtype(f"int{8 * a.itemsize}")).tolist()))
+        return out
+    same_on_both(run)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._cpu import ATEN_AVX512, ONEDNN_AVX512_CORE
+from .._cpu import ATEN_CAPABILITY, ONEDNN_AVX512_CORE
 from .._exactmath import fma32
 from .._libm import erff
 from .._sleef import expf_u10, vector_lanes
@@ -258,8 +258,10 @@ def _aten_block(s):
 # innermost dimension, coalesced, or a parallel_for chunk of it) through the vectorized
 # function in blocks of two vectors (16 float32 on AVX2, 32 on AVX-512), and what is left of
 # the piece (a whole short row, a 0-d or inner-strided input) through its scalar loop:
-# ``x * 0.5f * (1 + std::erf(x * M_SQRT1_2))``, with the C library's ``erff``.
-_ATEN_BLOCK = 32 if ATEN_AVX512 else 16
+# ``x * 0.5f * (1 + std::erf(x * M_SQRT1_2))``, with the C library's ``erff``. (GeluKernel is
+# one of the few kernels ATen registers for AVX-512 too: most run their AVX2 build there.)
+# The DEFAULT build's vectorized erf maps ``std::erf`` over its lanes: the scalar loop's bits.
+_ATEN_BLOCK = {"AVX512": 32, "AVX2": 16}.get(ATEN_CAPABILITY)
 _GELU_PARALLEL = 16384        # GeluKernelImpl: above this, grain = numel / threads
 
 
@@ -270,7 +272,7 @@ def _aten_scalar(s):
 def gelu_aten(s: np.ndarray, threads: int = 1) -> np.ndarray:
     """gelu of a float32 array as ATen's CPU kernel (Note [ATen gelu's vector blocks])."""
     with np.errstate(invalid="ignore", over="ignore"):
-        if s.ndim == 0 or s.size < _ATEN_BLOCK:
+        if _ATEN_BLOCK is None or s.ndim == 0 or s.size < _ATEN_BLOCK:
             return _aten_scalar(s)
         n = s.size
         grain = n // threads if n > _GELU_PARALLEL else None
