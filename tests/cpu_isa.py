@@ -3,11 +3,10 @@
 PyTorch 2.13 picks its kernels by CPU capability (AVX2 or AVX512), and so do oneDNN, NumPy
 (its SIMD loops) and OpenBLAS (its kernels). leafgrad's bit-exact emulations were read off
 AVX2 machines; it follows the capability where it has learnt the AVX-512 kernel
-(``leafgrad._cpu``: oneDNN's gelu_erf, ATen's vector widths), and on AVX-512 machines a few
-are still known to differ, each named where it is marked:
-
-* ``lstsq(driver='gels')`` of exactly singular matrices: OpenBLAS's SkylakeX QR leaves a
-  rounding-level residue where MKL's factor has an exact zero (the rank error's pivot).
+(``leafgrad._cpu``: oneDNN's gelu_erf, ATen's vector widths) and avoids NumPy's and
+OpenBLAS's AVX-512 paths where they round differently (``leafgrad._libm``, gels' rank check).
+Session 11 left no known difference on AVX-512 machines; a new one is marked where it is
+tested, with the reason, by the helpers below.
 
 Those tests are marked as expected failures there, strictly: they still run, and a pass is
 reported as a failure, so a mark must go when leafgrad learns the AVX-512 kernel.

@@ -293,19 +293,22 @@ def expf_u10(d: np.ndarray) -> np.ndarray:
     two-part ln 2, a degree-5 Horner polynomial, ``1 + (s^2 u + s)``, times
     ``2^(q >> 1) 2^(q - (q >> 1))``; 0 below -104, inf above 100.
 
-    Each fma's float32 operands are multiplied exactly in float64 and the sum rounded there,
-    then to float32; where some sum was halfway between two float32 values (a double
-    rounding could err) the element is redone with ``fma32``."""
+    Each fma's float32 operands are multiplied exactly in float64 and the sum rounded there
+    (one row of a buffer per fma), then to float32; where some sum was halfway between two
+    float32 values (a double rounding could err) the element is redone with ``fma32``."""
     d = np.asarray(d, _F32)
     with np.errstate(all="ignore"):
         dd = np.clip(d, -200, 200)
         np.copyto(dd, _F32(0), where=np.isnan(d))
         q = np.rint(dd * _R_LN2F)
-        out, halfway = _expf_core(q, d, _fma_rows)
+        rows = np.empty((8,) + d.shape, np.float64)
+        out = _expf_core(q, d, rows)
+        bits = rows.view(np.uint64)
+        bits &= _LOW29
+        halfway = (bits == _HALF29).any(axis=0)
         if halfway.any():
             where = np.flatnonzero(halfway)
-            out.reshape(-1)[where], _ = _expf_core(q.reshape(-1)[where], d.reshape(-1)[where],
-                                                   _fma_exact)
+            out.reshape(-1)[where] = _expf_core(q.reshape(-1)[where], d.reshape(-1)[where])
         out[d < -104] = 0
         out[d > 100] = np.inf
         nan = np.isnan(d)
@@ -317,29 +320,27 @@ def expf_u10(d: np.ndarray) -> np.ndarray:
 _LOW29, _HALF29 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
 
 
-def _fma_rows(a, b, c, flags):
-    total = np.multiply(a, b, dtype=np.float64)
-    total += c
-    bits = total.view(np.uint64) & _LOW29
-    flags |= bits == _HALF29
-    return total.astype(_F32)
+def _expf_core(q, d, rows=None):
+    """The steps of ``expf_u10``: fmas in float64 rows of ``rows`` (checked by the caller),
+    or with ``fma32`` when ``rows`` is None."""
+    it = iter(range(8))
 
-
-def _fma_exact(a, b, c, flags):
-    return fma32(a, b, c)
-
-
-def _expf_core(q, d, fma):
-    flags = np.zeros(d.shape, bool)
-    s = fma(q, -_L2UF, d, flags)
-    s = fma(q, -_L2LF, s, flags)
-    u = fma(_EXPF_POLY[0], s, _EXPF_POLY[1], flags)
+    def fma(a, b, c):
+        if rows is None:
+            return fma32(a, b, c)
+        total = rows[next(it)]
+        np.multiply(a, b, out=total, dtype=np.float64)
+        total += c
+        return total.astype(_F32)
+    s = fma(q, -_L2UF, d)
+    s = fma(q, -_L2LF, s)
+    u = fma(_EXPF_POLY[0], s, _EXPF_POLY[1])
     for c in _EXPF_POLY[2:]:
-        u = fma(u, s, c, flags)
-    u = fma(s * s, u, s, flags)
+        u = fma(u, s, c)
+    u = fma(s * s, u, s)
     u += _F32(1)
     qi = q.astype(np.int32)
     half = qi >> 1
     u *= np.ldexp(_F32(1), half).astype(_F32, copy=False)
     u *= np.ldexp(_F32(1), qi - half).astype(_F32, copy=False)
-    return u, flags
+    return u

@@ -98,15 +98,16 @@ _GELU_LAYOUTS = """
     bad = []
 
     def check(name, make):
-        for scale in (0.01, 0.5, 3.0, 12.0):
+        for scale, dt in [(s, d) for s in (0.01, 0.5, 3.0, 12.0) for d in ("float32", "float16")]:
             x = (rng.standard_normal((3, 150)) * scale).astype(np.float32)
             x[0, :8] = [-0.0, 0.0, np.inf, -np.inf, np.nan, -5.55, 5.54, 1e-40]
+            x = x.astype(dt)
             t = torch.nn.functional.gelu(make(torch.from_numpy(x))).numpy()
             lg = L.nn.functional.gelu(make(L.tensor(x))).numpy()
             if t.tobytes() != lg.tobytes():
-                bad.append((name, scale, int((t.view(np.int32) != lg.view(np.int32)).sum())))
+                bad.append((name, scale, dt, int((t != lg).sum())))
 
-    for n in (1, 2, 15, 16, 17, 31, 32, 33, 64, 100, 150):
+    for n in (1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 129, 150):
         check(f"row{n}", lambda a, n=n: a[0, :n])
         check(f"rows{n}", lambda a, n=n: a[:, :n])
         check(f"T{n}", lambda a, n=n: a[:, :n].t())
@@ -229,5 +230,52 @@ def test_vector_norm_0d_general_p(dtype, p):
             n = L.linalg.vector_norm(L.tensor(v, dtype=getattr(L, dtype)), p, dim=0)
             a = n.numpy()
             out.append((str(n.dtype), a.view(np.dtype(f"int{8 * a.itemsize}")).tolist()))
+        return out
+    same_on_both(run)
+
+
+# -- step 4: gels' rank check on exactly singular matrices (MKL's exact zeros, not OpenBLAS's
+# AVX-512 residues; Note [gels' rank check]) ---------------------------------------------------
+def _singular_matrices():
+    rng = np.random.RandomState(11)
+    out = [np.ones((2, 2)), np.ones((3, 3)), np.ones((2, 3)), np.ones((3, 2)),
+           np.array([[1.0, 2], [2, 4]]), np.array([[1.0, 2, 3], [4, 5, 6], [7, 8, 9]]),
+           np.array([[1.0, 0], [0, 0]]), np.array([[0.0, 1], [0, 1]])]
+    for _ in range(12):
+        m, n = rng.randint(1, 5, 2)
+        k = rng.randint(1, min(m, n) + 1)
+        out.append(rng.randint(-3, 4, (m, k)) @ rng.randint(-3, 4, (k, n)).astype(float))
+    return out
+
+
+# one of the random float32 matrices: MKL's third pivot is a rounding residue where the
+# unfused dgeqr2 leafgrad runs gives an exact zero (MKL's roundings after the first column
+# are not reproduced: Note [gels' rank check])
+_GELS_KNOWN_MISS = 17
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gels_rank_check_exactly_singular(dtype):
+    mats = [a for i, a in enumerate(_singular_matrices())
+            if not (dtype == "float32" and i == _GELS_KNOWN_MISS)]
+    _gels_outcomes(mats, dtype)
+
+
+@pytest.mark.xfail(strict=True, reason="MKL's later roundings in its QR are not reproduced")
+def test_gels_rank_check_known_miss():
+    _gels_outcomes([_singular_matrices()[_GELS_KNOWN_MISS]], "float32")
+
+
+def _gels_outcomes(mats, dtype):
+    def run(L):
+        out = []
+        for a in mats:
+            A = L.tensor(a, dtype=getattr(L, dtype))
+            B = L.ones(a.shape[0], 2, dtype=A.dtype)
+            try:
+                x = L.linalg.lstsq(A, B, driver="gels")[0]
+                out.append(("ok", tuple(x.shape), bool(L.isfinite(x).all())))
+            except Exception as e:     # the rank error names the zero diagonal entry
+                out.append((type(e).__name__, str(e)))
         return out
     same_on_both(run)

@@ -171,6 +171,9 @@ export_function("relu_", relu_)   # torch.relu_, as in PyTorch
 # -- gelu -----------------------------------------------------------------------------------
 def gelu_op(self, approximate="none"):
     """``x * Phi(x)`` (the normal CDF), or its tanh approximation."""
+    if self.dtype == _F16 and approximate == "none":
+        from .tensor_utils import get_num_threads   # (late: it loads the op table)
+        return gelu_aten(self, get_num_threads())   # (float inside, rounded once)
     if self.dtype == _F16:
         return _via_float32(_gelu_np, self, approximate)
     if approximate == "none" and self.dtype == _F32 and self.size > 1 and \

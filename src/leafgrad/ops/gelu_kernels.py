@@ -270,22 +270,29 @@ def _aten_scalar(s):
 
 
 def gelu_aten(s: np.ndarray, threads: int = 1) -> np.ndarray:
-    """gelu of a float32 array as ATen's CPU kernel (Note [ATen gelu's vector blocks])."""
+    """gelu of a float32 (or float16) array as ATen's CPU kernel (Note [ATen gelu's vector
+    blocks]); float16 is computed in float32 and rounded once, in blocks of twice as many
+    lanes."""
+    half = s.dtype == np.float16
+    block = _ATEN_BLOCK and (2 * _ATEN_BLOCK if half else _ATEN_BLOCK)
     with np.errstate(invalid="ignore", over="ignore"):
-        if _ATEN_BLOCK is None or s.ndim == 0 or s.size < _ATEN_BLOCK:
-            return _aten_scalar(s)
-        n = s.size
-        grain = n // threads if n > _GELU_PARALLEL else None
-        vec = vector_lanes(s, _ATEN_BLOCK, threads, grain)
-        if vec is None or not vec.any():
-            return _aten_scalar(s)
-        if vec.all():
-            return gelu_aten_vectorized(s)
-        out = np.empty(s.shape, _F32)
-        out[vec] = gelu_aten_vectorized(s[vec])
-        scalar = ~vec
-        out[scalar] = _aten_scalar(s[scalar])
-        return out
+        s32 = s.astype(_F32) if half else s
+        if block is None or s.ndim == 0 or s.size < block:
+            out = _aten_scalar(s32)
+        else:
+            n = s.size
+            grain = n // threads if n > _GELU_PARALLEL else None
+            vec = vector_lanes(s, block, threads, grain)
+            if vec is None or not vec.any():
+                out = _aten_scalar(s32)
+            elif vec.all():
+                out = gelu_aten_vectorized(s32)
+            else:
+                out = np.empty(s.shape, _F32)
+                out[vec] = gelu_aten_vectorized(s32[vec])
+                scalar = ~vec
+                out[scalar] = _aten_scalar(s32[scalar])
+        return out.astype(np.float16) if half else out
 
 
 # Note [oneDNN gelu on AVX-512]
