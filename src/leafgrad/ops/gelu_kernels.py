@@ -116,7 +116,13 @@ def gelu_aten_vectorized(s: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         if s.ndim and s.size <= _BLOCK:
             return _aten_block(s)
-        return _aten_steps(s)
+        if not s.ndim:
+            return _aten_steps(s)
+        flat = s.reshape(-1)
+        out = np.empty(flat.shape, _F32)
+        for i in range(0, flat.shape[0], _BLOCK):
+            out[i:i + _BLOCK] = _aten_block(flat[i:i + _BLOCK])
+        return out.reshape(s.shape)
 
 
 def _aten_steps(s):
