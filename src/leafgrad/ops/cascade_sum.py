@@ -24,7 +24,7 @@ import numpy as np
 
 __all__ = ["cascade_sum_last", "sum_like_torch", "LANES", "MAX_EXACT"]
 
-LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}   # on AVX-512 too (leafgrad._cpu)
 MAX_EXACT = 32768       # at::internal::GRAIN_SIZE: larger sums may be split between threads
 _ILP = 4
 _LEVELS = 4
