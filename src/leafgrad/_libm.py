@@ -10,8 +10,7 @@ hundred) differently. ``libm`` checks once per function whether NumPy agrees wit
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import functools
 import math
 
 import numpy as np
@@ -46,19 +45,31 @@ def libm(name: str, x: np.ndarray) -> np.ndarray:
     return np.fromiter(map(safe, x.ravel().tolist()), np.float64, x.size).reshape(x.shape)
 
 
-def _load(name, ctype, nargs):
-    try:
-        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-        fn = getattr(lib, name)
-    except (OSError, AttributeError):
+@functools.lru_cache(maxsize=None)
+def _load(name, kind, nargs):
+    """The C library's function ``name`` taking and returning ``kind`` ("float"/"double"),
+    loaded on first use (``import leafgrad`` should not pay for ctypes and the library
+    lookup); None where no C library loads."""
+    import ctypes
+    ctype = ctypes.c_float if kind == "float" else ctypes.c_double
+    for candidate in ("libm.so.6", None):
+        try:
+            if candidate is None:
+                import ctypes.util
+                candidate = ctypes.util.find_library("m")
+                if candidate is None:
+                    return None
+            fn = getattr(ctypes.CDLL(candidate), name)
+            break
+        except (OSError, AttributeError):
+            continue
+    else:
         return None
     fn.restype, fn.argtypes = ctype, [ctype] * nargs
     return fn
 
 
-_ERFF = _load("erff", ctypes.c_float, 1)
-_POW = {np.dtype(np.float32): _load("powf", ctypes.c_float, 2),
-        np.dtype(np.float64): _load("pow", ctypes.c_double, 2)}
+_POW = {np.dtype(np.float32): ("powf", "float"), np.dtype(np.float64): ("pow", "double")}
 
 
 def pow_c(x: np.ndarray, y: float) -> np.ndarray:
@@ -67,7 +78,8 @@ def pow_c(x: np.ndarray, y: float) -> np.ndarray:
     power loops round about a third of float32 (a tenth of float64) results differently.
     A value at a time: for the few values that need it. NumPy's where no C library loads."""
     x = np.asarray(x)
-    fn = _POW.get(x.dtype)
+    spec = _POW.get(x.dtype)
+    fn = None if spec is None else _load(spec[0], spec[1], 2)
     yv = x.dtype.type(y)
     if fn is None:
         with np.errstate(all="ignore"):
@@ -82,6 +94,6 @@ def erff(x: np.ndarray) -> np.ndarray:
     value in fifty differs from ``math.erf`` rounded to float). Without a loadable C library,
     ``math.erf`` rounded."""
     x = np.asarray(x, dtype=np.float32)
-    f = _ERFF if _ERFF is not None else math.erf
+    f = _load("erff", "float", 1) or math.erf
     return np.fromiter(map(f, x.ravel().tolist()), np.float64, x.size).astype(
         np.float32).reshape(x.shape)
