@@ -97,7 +97,7 @@ def test_lazy_linear_weight_shape_before_and_after():
 
 
 # -- grid_sample / affine_grid of an empty batch: reshapes with -1 failed on zero elements (a
-# NumPy ValueError leaked; seed 151) ----------------------------------------------------------------
+# NumPy ValueError leaked; seed 151) ---------------------------------------------------------------
 _EMPTY_GRIDS = [((0, 1, 1, 3), (0, 1, 3, 2)), ((0, 1, 2, 2), (0, 2, 2, 2)),
                 ((0, 2, 3, 3), (0, 1, 1, 2)), ((0, 1, 1, 3), (0, 0, 3, 2)),
                 ((0, 1, 2, 2, 2), (0, 1, 1, 1, 3)), ((2, 1, 2, 2), (2, 0, 2, 2)),
