@@ -14,7 +14,7 @@ from leafgrad.ops import conv as conv_ops
 from leafgrad.ops import conv_flat
 
 
-def _geometry(rng, groups=1):
+def _geometry(rng, groups=1, strided=False):
     d = int(rng.integers(1, 4))
     n = int(rng.integers(1, 5))
     c, o = (groups * int(v) for v in rng.integers(1, 4, 2))
@@ -23,41 +23,43 @@ def _geometry(rng, groups=1):
     pad = tuple(int(v) for v in rng.integers(0, 3, d))
     sp = tuple(max(1, (kk - 1) * dd + 1 - 2 * pp) + int(rng.integers(0, 5))
                for kk, dd, pp in zip(k, dil, pad))
-    return (n, c) + sp, (o, c // groups) + k, pad, dil
+    stride = tuple(int(v) for v in rng.integers(1, 4, d)) if strided else (1,) * d
+    return (n, c) + sp, (o, c // groups) + k, pad, dil, stride
 
 
-def _run(lib, x, w, b, pad, dil, seed_grad, groups=1):
+def _run(lib, x, w, b, pad, dil, seed_grad, groups=1, stride=1):
     xt = lib.tensor(x, requires_grad=True)
     wt = lib.tensor(w, requires_grad=True)
     bt = None if b is None else lib.tensor(b, requires_grad=True)
     fn = {3: lib.nn.functional.conv1d, 4: lib.nn.functional.conv2d,
           5: lib.nn.functional.conv3d}[x.ndim]
-    y = fn(xt, wt, bt, stride=1, padding=pad, dilation=dil, groups=groups)
+    y = fn(xt, wt, bt, stride=stride, padding=pad, dilation=dil, groups=groups)
     y.backward(lib.tensor(seed_grad(y.shape)))
     grads = [xt.grad, wt.grad] + ([] if bt is None else [bt.grad])
     return [y.detach().numpy()] + [g.numpy() for g in grads]
 
 
+@pytest.mark.parametrize("strided", [False, True])
 @pytest.mark.parametrize("groups", [1, 2, 3])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("seed", range(8))
-def test_flat_matches_torch(seed, dtype, groups):
+@pytest.mark.parametrize("seed", range(6))
+def test_flat_matches_torch(seed, dtype, groups, strided):
     rng = np.random.default_rng(seed)
-    xs, ws, pad, dil = _geometry(rng, groups)
+    xs, ws, pad, dil, stride = _geometry(rng, groups, strided)
     x = rng.standard_normal(xs).astype(dtype)
     w = rng.standard_normal(ws).astype(dtype)
     b = rng.standard_normal(ws[0]).astype(dtype) if seed % 2 else None
     if seed % 3 == 0:   # a non-contiguous input
         x = np.asfortranarray(x)
-    assert conv_flat.usable(x.dtype, w.dtype, (1,) * len(pad), groups)
+    assert conv_flat.usable(x.dtype, w.dtype, stride, groups)
     grng = np.random.default_rng(seed + 100)
 
     def seed_grad(shape):
         return grng.standard_normal(tuple(shape)).astype(dtype)
 
-    ours = _run(leafgrad, x, w, b, pad, dil, seed_grad, groups)
+    ours = _run(leafgrad, x, w, b, pad, dil, seed_grad, groups, stride)
     grng = np.random.default_rng(seed + 100)
-    theirs = _run(torch, x, w, b, pad, dil, seed_grad, groups)
+    theirs = _run(torch, x, w, b, pad, dil, seed_grad, groups, stride)
     tol = 1e-12 if dtype == "float64" else 2e-5
     for a, t in zip(ours, theirs):
         assert a.shape == t.shape and a.dtype == t.dtype
@@ -97,7 +99,7 @@ def test_chunk_size_does_not_change_results(monkeypatch):
     x = rng.standard_normal((7, 3, 9, 8))
     w = rng.standard_normal((4, 3, 3, 2))
     g = rng.standard_normal((7, 4, 9, 8))
-    args = ((1, 1), (1, 1), (1, 2), 1)
+    args = ((1, 1), (1, 1), (1, 2), 1)   # stride, padding, dilation, groups
 
     def kernels():
         out, _ = conv_ops._conv_nd(x, w, None, *args)
@@ -122,10 +124,9 @@ def test_flat_and_strided_kernels_agree(monkeypatch):
     rng = np.random.default_rng(11)
     for trial in range(30):
         groups = (1, 2, 4)[trial % 3]
-        xs, ws, pad, dil = _geometry(rng, groups)
+        xs, ws, pad, dil, stride = _geometry(rng, groups, strided=trial % 2 == 1)
         x = rng.standard_normal(xs)
         w = rng.standard_normal(ws)
-        stride = (1,) * len(pad)
         flat = conv_ops._conv_nd(x, w, None, stride, pad, dil, groups)
         assert flat[1] is None   # the flat kernel keeps no columns
         g = rng.standard_normal(flat[0].shape)
@@ -207,3 +208,30 @@ def test_depthwise_and_grouped_modules():
                    + [p.grad.numpy() for m in convs for p in (m.weight, m.bias)])
     for a, t in zip(*res):
         np.testing.assert_allclose(a, t, rtol=2e-4, atol=2e-4)
+
+
+def test_strided_chunks_and_phases(monkeypatch):
+    """Strides > 1 read phase images (Note [Strided flat windows]); one sample per chunk and
+    one chunk give the same convolution, and both the strided kernels'."""
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal((5, 3, 11, 10))
+    w = rng.standard_normal((4, 3, 3, 4))
+    args = ((2, 3), (1, 2), (1, 1), 1)   # stride, padding, dilation, groups
+    out, _ = conv_ops._conv_nd(x, w, None, *args)
+    g = rng.standard_normal(out.shape)
+
+    def kernels():
+        return (conv_ops._conv_nd(x, w, None, *args)[0],
+                conv_ops._conv_input_grad(g, w, x.shape, *args),
+                conv_ops._conv_weight_grad(g, x, w.shape, *args))
+
+    whole = kernels()
+    monkeypatch.setattr(conv_flat, "_CHUNK_BYTES", 1)
+    single = kernels()
+    monkeypatch.setattr(conv_flat, "usable", lambda *a: False)
+    o2, cols = conv_ops._conv_nd(x, w, None, *args)
+    strided = (o2, conv_ops._conv_input_grad(g, w, x.shape, *args),
+               conv_ops._conv_weight_grad(g, x, w.shape, *args, cols))
+    for parts in (single, strided):
+        for a, b in zip(parts, whole):
+            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-13)

@@ -21,7 +21,10 @@ Channels first in the columns (rather than ``(N*OH*OW, C*kh*kw)``) keeps every c
 rows contiguous in memory, which is several times faster for NCHW inputs. The result
 ``(O, N, OH, OW)`` is copied once into a contiguous NCHW array: outputs are contiguous as in
 PyTorch, so ``.view`` works on them. The input gradient runs the product backwards and adds
-each offset's columns back with strided slicing (col2im without ``np.add.at``).
+each offset's columns back with strided slicing (col2im without ``np.add.at``). float32 and
+float64 convolutions run the flat-window kernels of ``ops/conv_flat.py`` instead (Note [Flat
+windows]: contiguous runs, cache-sized chunks); these strided kernels serve the other dtypes
+and the input gradient of a non-finite weight.
 
 >>> import leafgrad as torch
 >>> x = torch.ones(1, 1, 3, 3)
@@ -114,7 +117,7 @@ def _conv_nd(x, w, b, stride, padding, dilation, groups):
     """The convolution and its im2col columns (kept for the weight gradient; None from the
     flat kernels, which rebuild them: Note [Flat windows] in ops/conv_flat.py)."""
     if conv_flat.usable(x.dtype, w.dtype, stride, groups):
-        return conv_flat.forward(x, w, b, padding, dilation, groups), None
+        return conv_flat.forward(x, w, b, stride, padding, dilation, groups), None
     n = x.shape[0]
     o = w.shape[0]
     kernel = w.shape[2:]
@@ -171,7 +174,7 @@ def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups, gm=None):
     if not g.size or not w.size:   # an empty convolution (zero batch or channels)
         return np.zeros(x_shape, g.dtype)
     if conv_flat.usable(g.dtype, w.dtype, stride, groups) and conv_flat.input_grad_ok(w):
-        return conv_flat.input_grad(g, w, x_shape, padding, dilation, groups)
+        return conv_flat.input_grad(g, w, x_shape, stride, padding, dilation, groups)
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     o = w.shape[0]
@@ -200,7 +203,7 @@ def _conv_weight_grad(g, x, w_shape, stride, padding, dilation, groups, cols=Non
     if not g.size or not x.size:   # an empty convolution (zero batch or channels)
         return np.zeros(w_shape, g.dtype)
     if cols is None and conv_flat.usable(g.dtype, x.dtype, stride, groups):
-        return conv_flat.weight_grad(g, x, w_shape, padding, dilation, groups)
+        return conv_flat.weight_grad(g, x, w_shape, stride, padding, dilation, groups)
     o, cg = w_shape[:2]
     kernel = tuple(w_shape[2:])
     if cols is None:
