@@ -132,3 +132,23 @@ def test_affine_grid_empty_batch(size):
             return str(exc)
         return tuple(gr.shape), tuple(th.grad.shape)
     same_on_both(run)
+
+
+# -- linear with in_features == 0 (or any zero leading dim): PyTorch folds the leading dims by
+# their product, not -1 (a reshape with -1 fails on zero elements; seed 153) -----------------------
+@pytest.mark.parametrize("xs,ws,dt", [((0,), (3, 0), None), ((2, 0), (3, 0), None),
+                                      ((2, 4, 0), (3, 0), None), ((0,), (3, 0), "float64"),
+                                      ((4, 0, 2), (3, 2), None), ((0, 2), (3, 2), None)])
+def test_linear_zero_features(xs, ws, dt):
+    def run(L):
+        x = L.zeros(xs, dtype=getattr(L, dt) if dt else None, requires_grad=True)
+        w = L.zeros(ws, requires_grad=True)
+        b = L.ones(3, requires_grad=True)
+        try:
+            y = L.nn.functional.linear(x, w, b)
+            y.sum().backward()
+        except RuntimeError as exc:
+            return str(exc)
+        return (tuple(y.shape), type(y.grad_fn).__name__, y.detach().numpy().tolist(),
+                tuple(x.grad.shape), b.grad.tolist())
+    same_on_both(run)
