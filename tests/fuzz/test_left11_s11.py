@@ -1,6 +1,7 @@
 """Fuzz mismatches earlier sessions left open, fixed by left11 (session 11)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from oracle import same_on_both
 
@@ -71,3 +72,93 @@ def test_seed_128_squeeze_of_vm_under_no_grad():
 
 
 SEED_128_SQUEEZE = "Program(leaves=[Leaf(shape=(), dtype='int64', requires_grad=False, seed=168, scale=1.0), Leaf(shape=(), dtype='float16', requires_grad=True, seed=102, scale=1.0), Leaf(shape=(4, 1), dtype='int64', requires_grad=False, seed=304, scale=1.0), Leaf(shape=(1,), dtype='int64', requires_grad=False, seed=42698, scale=0.1)], steps=[Step(op='erfc', seed=798, no_grad=False), Step(op='activation', seed=65535, no_grad=False), Step(op='reciprocal', seed=511, no_grad=False), Step(op='linalg_square', seed=8867, no_grad=False), Step(op='fold_unfold', seed=11966, no_grad=False), Step(op='pointwise_rare', seed=249, no_grad=False), Step(op='inplace_shape', seed=3628, no_grad=True), Step(op='rearrange', seed=27431, no_grad=False)], ending=Ending(kind='backward', seed=65535, retain_graph=False, create_graph=True, twice=False, allow_unused=False, give_gradient=True))"
+
+
+# -- cummax / cummin indices contiguous as PyTorch's, a size-1 dim's stride too: NumPy's
+# ascontiguousarray kept the moved axis's stride there, and matmul's fold decision reads it
+# (a 3-D int64 @ 2-D: mm's message, not bmm's; fz128 x1) ---------------------------------------
+@pytest.mark.parametrize("how", ["cummax", "cummin"])
+@pytest.mark.parametrize("shape", [(2, 1, 4), (2, 4, 1), (1, 3), (3, 1), (1, 1, 2), (2, 3)])
+def test_cummax_indices_strides(how, shape):
+    def run(L):
+        x = L.arange(float(np.prod(shape))).reshape(shape)
+        return [(getattr(L, how)(x, d)[0].stride(), getattr(L, how)(x, d)[1].stride())
+                for d in range(-len(shape), len(shape))]
+    same_on_both(run)
+
+
+SEED_128_MATMUL_FOLD = "Program(leaves=[Leaf(shape=(2, 1, 4), dtype='float32', requires_grad=True, seed=1477, scale=1.0)], steps=[Step(op='scan', seed=28040, no_grad=True), Step(op='pointwise_rare', seed=2048, no_grad=False), Step(op='matmul', seed=2207, no_grad=False), Step(op='scan_extra', seed=6648, no_grad=False), Step(op='clamp', seed=118, no_grad=True), Step(op='pointwise_rare', seed=446, no_grad=False), Step(op='loss', seed=15393, no_grad=False)], ending=Ending(kind='none', seed=11676, retain_graph=True, create_graph=False, twice=False, allow_unused=True, give_gradient=True))"
+
+
+def test_seed_128_matmul_of_cummax_indices():
+    from .programs import Ending, Leaf, Program, Step, check  # noqa: F401
+    check(eval(SEED_128_MATMUL_FOLD))
+
+
+# -- a size-1 dim's stride (a transposed column, (4, 1) with strides (1, 4)): TensorIterator
+# sorts the dims by it where the operands' shapes differ (x + 1), empty_like keeps it (.to(),
+# clone, nan_to_num), a dense non-contiguous input's strides are kept exactly (NumPy's "K"
+# gives a size-1 dim its own); a later view then fails as in PyTorch (kron; fz128 x3) ----------
+def _odd_bases(L):
+    return {"colT": L.arange(4.).reshape(1, 4).t(),
+            "perm3": L.arange(8.).reshape(1, 4, 2).permute(2, 1, 0),
+            "perm3b": L.arange(8.).reshape(2, 1, 4).permute(1, 2, 0),
+            "rowT": L.arange(4.).reshape(4, 1).t(),
+            "mid1": L.arange(8.).reshape(2, 4, 1).transpose(1, 2)}
+
+
+_STRIDE_OPS = {
+    "add1": lambda L, t: t + 1, "radd": lambda L, t: 1 + t, "mul2": lambda L, t: t * 2,
+    "div": lambda L, t: t / 3, "gt": lambda L, t: t > 1, "addrow": lambda L, t: t + L.ones(t.shape[-1]),
+    "addself": lambda L, t: t + t, "neg": lambda L, t: -t, "exp": lambda L, t: t.exp(),
+    "where": lambda L, t: L.where(t > 1, t, 0.0), "clone": lambda L, t: t.clone(),
+    "to64": lambda L, t: t.double(), "toint": lambda L, t: t.long(), "tobool": lambda L, t: t.bool(),
+    "half": lambda L, t: t.half(), "mul_t0": lambda L, t: t * L.tensor(2.),
+    "int_add": lambda L, t: t.long() + 1, "nan_to_num": lambda L, t: t.nan_to_num(),
+    "mul_": lambda L, t: t.clone().mul_(2), "maximum": lambda L, t: L.maximum(t, L.tensor(1.)),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_STRIDE_OPS))
+def test_size_one_dim_strides(op):
+    def run(L):
+        return [(name, _STRIDE_OPS[op](L, t).stride()) for name, t in _odd_bases(L).items()]
+    same_on_both(run)
+
+
+SEED_128_KRON_VIEW = "Program(leaves=[Leaf(shape=(1, 4), dtype='float32', requires_grad=True, seed=1108, scale=1.0)], steps=[Step(op='detach', seed=3916, no_grad=False), Step(op='transpose', seed=349, no_grad=False), Step(op='detach', seed=3916, no_grad=False), Step(op='detach', seed=3916, no_grad=False), Step(op='activation', seed=1027, no_grad=False), Step(op='addcmul', seed=196, no_grad=False), Step(op='linalg_products', seed=1194, no_grad=True)], ending=Ending(kind='none', seed=8651, retain_graph=None, create_graph=False, twice=True, allow_unused=True, give_gradient=False))"
+
+
+def test_seed_128_kron_of_transposed_column_cast():
+    from .programs import Ending, Leaf, Program, Step, check  # noqa: F401
+    check(eval(SEED_128_KRON_VIEW))
+
+
+def test_kron_view_error_of_transposed_column():
+    def run(L):
+        return L.kron(L.arange(4.).reshape(1, 4).t().long(), L.ones(4, 4))
+    same_on_both(run)
+
+
+# -- the *_like factories lay their result out as empty_like (preserve_format): a transposed,
+# permuted, sliced or expanded input gives its layout, and rand_like / randn_like /
+# randint_like draw in that memory order (values differed for a transposed input) -------------
+@pytest.mark.parametrize("fn", ["zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
+                                "randn_like", "randint_like"])
+def test_like_factories_layout_and_draws(fn):
+    def run(L):
+        L.manual_seed(0)
+        xs = [L.zeros(2, 3).t(), L.zeros(4, 5).t(), L.arange(4.).reshape(1, 4).t(),
+              L.zeros(2, 3, 4).permute(2, 0, 1), L.zeros(3, 1).expand(3, 4),
+              L.zeros(4, 6)[:, ::2], L.zeros(2, 3), L.zeros(6, 5, dtype=L.float16).t()]
+        out = []
+        for x in xs:
+            if fn == "full_like":
+                r = L.full_like(x, 3)
+            elif fn == "randint_like":
+                r = L.randint_like(x, 10)
+            else:
+                r = getattr(L, fn)(x)
+            out.append((r.stride(), r.dtype, None if fn == "empty_like" else r))
+        return out
+    same_on_both(run)
