@@ -205,6 +205,9 @@ def _desc(obj) -> str:
 
 
 def _invalid_args(args, kwargs, fname, options) -> str:
+    # (PyTorch reads the keywords into an unordered_map: they come out last-first)
+    kwargs = dict(reversed(list(kwargs.items())))
+
     def arg_desc():
         out = "(" + "".join(_typename(a) + ", " for a in args) + "".join(
             f"{k}={_typename(v)}, " for k, v in kwargs.items())
