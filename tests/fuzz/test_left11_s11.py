@@ -323,3 +323,24 @@ def test_half_softmax_other_dim_threads(shape, threads):
     finally:
         torch.set_num_threads(before[0])
         leafgrad.set_num_threads(before[1])
+
+
+# -- linear upsampling along a dim whose size does not change: PyTorch's
+# compute_source_index_and_lambda copies (both taps the same element, weights 1 and 0), so a
+# NaN neighbour is not pulled in; leafgrad took the next element with weight 0 (fz128 x3) -------
+@pytest.mark.parametrize("shape,size", [((1, 1, 4, 4, 1), (4, 4, 3)), ((1, 1, 1, 4, 4), (4, 4, 3)),
+                                        ((1, 4, 4, 1, 1), (4, 4, 3)), ((1, 1, 4, 4), (4, 3)),
+                                        ((1, 4, 4, 1), (4, 3)), ((1, 4, 4), 4),
+                                        ((1, 1, 4, 4), (5, 4))])
+@pytest.mark.parametrize("align_corners", [None, True, False])
+def test_linear_upsample_same_size_dim_nan(shape, size, align_corners):
+    x = np.array([[0.25, np.nan, 0.0625, 0.3], [0.4, 0.35, 0.15, np.inf],
+                  [np.nan, 0.09, np.nan, np.nan], [0.28, np.nan, 0.23, -1.0]], np.float32)
+    mode = {3: "linear", 4: "bilinear", 5: "trilinear"}[len(shape)]
+
+    def run(L):
+        t = L.tensor(x).reshape(shape).requires_grad_()
+        y = L.nn.functional.interpolate(t, size=size, mode=mode, align_corners=align_corners)
+        (g,) = L.autograd.grad(y, t, L.ones_like(y))
+        return L.isnan(y), y.nan_to_num(7.0), g   # (NaN != NaN in the compared lists)
+    same_on_both(run)
