@@ -344,3 +344,23 @@ def test_linear_upsample_same_size_dim_nan(shape, size, align_corners):
         (g,) = L.autograd.grad(y, t, L.ones_like(y))
         return L.isnan(y), y.nan_to_num(7.0), g   # (NaN != NaN in the compared lists)
     same_on_both(run)
+
+
+# -- matmul of an empty batch with mixed dtypes where a gradient is recorded: PyTorch's
+# composite (expand, reshape, bmm, _unsafe_view), its empty bmm giving batch2's dtype; leafgrad
+# cast the first operand (ToCopyBackward0 / a one-node graph) ----------------------------------
+@pytest.mark.parametrize("shapes", [((2, 3), (0, 3, 2)), ((1, 2, 3), (0, 3, 2)),
+                                    ((0, 3, 2), (1, 2, 3)), ((2, 0, 3), (2, 3, 4)),
+                                    ((2, 0, 3), (1, 3, 2)), ((2, 0, 3), (2, 2, 3, 3))])
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32")])
+@pytest.mark.parametrize("rg", [(True, False), (False, True), (True, True)])
+def test_matmul_empty_mixed_dtypes_graph(shapes, dtypes, rg):
+    from oracle import grad_fn_names
+
+    def run(L):
+        a = L.zeros(shapes[0], dtype=getattr(L, dtypes[0]), requires_grad=rg[0])
+        b = L.zeros(shapes[1], dtype=getattr(L, dtypes[1]), requires_grad=rg[1])
+        y = a @ b
+        grads = L.autograd.grad(y.sum(), [t for t in (a, b) if t.requires_grad])
+        return y, grad_fn_names(y), grads
+    same_on_both(run)
