@@ -23,7 +23,7 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .graph import MAX_SEQ, Node, OpNode, SavedOutput, anomaly as _anomaly
 from . import reduce_grad as _reduce_grad
-from .reduce_grad import RESHAPED, check_reshaped
+from .reduce_grad import check_reshaped
 
 __all__ = ["execute", "accumulate_grad"]
 
@@ -159,7 +159,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
         # never aliases it (see accumulate_grad).
         seeds = [_wrap(g._data) if g is not None else None for g in seeds]
     root_leaves = None
-    reshaped = _reduce_grad.ANY_RESHAPED and bool(RESHAPED)   # Note [Reshaped outputs]
+    reshaped = _reduce_grad.ANY_RESHAPED   # Note [Reshaped outputs] (reduce_grad.py)
     if reshaped:
         seeds = [check_reshaped(fn, t._output_nr, seed, "", i) if isinstance(fn, Node)
                  else seed for i, (fn, t, seed) in enumerate(zip(root_fns, roots, seeds))]
@@ -316,7 +316,7 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                     seen = _getrefcount(g) > limit
                     accumulate_grad(fn, g, create_graph, seen=seen)
                 continue
-            if reshaped and g is not None and fn in RESHAPED:
+            if reshaped and g is not None and getattr(fn, "_reshaped_shapes", None):
                 g = _check_delivered(node, edges, grad_inputs, fn, nr, g)
             left = deps[fn] - 1
             if left:

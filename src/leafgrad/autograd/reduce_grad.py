@@ -2,16 +2,14 @@
 broadcasting) and ``_conform`` (what ``OpNode.apply`` runs on each input's gradient)."""
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import errors
 from ..grad_mode import state as _mode
-from ..tensor import Tensor, _wrap
+from ..tensor import _wrap
 
-__all__ = ["sum_to", "fit_to", "RESHAPED", "note_reshaped", "check_reshaped"]
+__all__ = ["sum_to", "fit_to", "note_reshaped", "check_reshaped"]
 
 
 def _conform(g, meta, node=None, index=0):
@@ -63,12 +61,12 @@ def fit_to(g, shape, name, index):
 # has no "Function X returned an" prefix) and every node's results. leafgrad checks a node's
 # results against its own inputs' shapes instead, the same thing unless a tensor changed its
 # shape while keeping its grad_fn: an in-place view (squeeze_, unsqueeze_, t_, transpose_)
-# under no_grad. Such nodes are noted here, node -> {output_nr: shape when made}; the engine
-# checks the gradients it delivers to them (sums a broadcast one down, raises otherwise).
+# under no_grad. Such a node notes it in its ``_reshaped_shapes``, {output_nr: shape when
+# made}; the engine checks the gradients it delivers to them (sums a broadcast one down,
+# raises otherwise).
 # ``_conform`` sums a node's result for such an input to that shape at once, as PyTorch's
 # engine does (a broadcast result is summed to the shape the receiving node expects, not to
 # the shape the input had in the forward).
-RESHAPED = weakref.WeakKeyDictionary()
 ANY_RESHAPED = False   # True once a node was noted (then the checks run)
 
 
@@ -78,17 +76,14 @@ def note_reshaped(tensor) -> None:
     node = tensor._grad_fn
     if node is not None:
         ANY_RESHAPED = True
-        shapes = RESHAPED.get(node)
-        if shapes is None:
-            shapes = RESHAPED[node] = {}
+        shapes = node.__dict__.setdefault("_reshaped_shapes", {})
         shapes.setdefault(tensor._output_nr, tensor._data.shape)
 
 
 def reshaped_target(edge, shape):
     """The shape the node at ``edge`` (``(fn, nr)``) expects, if its output was reshaped
     (Note [Reshaped outputs]); else ``shape``."""
-    fn = edge[0]
-    shapes = None if fn is None or isinstance(fn, Tensor) else RESHAPED.get(fn)
+    shapes = getattr(edge[0], "_reshaped_shapes", None)
     if shapes is None:
         return shape
     return shapes.get(edge[1], shape)
@@ -98,7 +93,7 @@ def check_reshaped(node, nr, g, prefix, index):
     """``g`` for output ``nr`` of ``node`` checked as PyTorch's validate_outputs: summed down
     to the shape the output had, or its error (``prefix``: "Function X returned an ", or ""
     for a root gradient)."""
-    shapes = RESHAPED.get(node)
+    shapes = getattr(node, "_reshaped_shapes", None)
     shape = None if shapes is None else shapes.get(nr)
     if shape is None or g is None:
         return g
