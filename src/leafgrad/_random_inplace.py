@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
+from ._argparse import Signatures
 from .ops.registry import bind_method, commit_inplace, defop, inplace_check
 from . import _distributions as _dist
 from .random import (_check_p, _check_random_range, _float_only, _integers, _num, _rng,
@@ -260,7 +261,36 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _apply("cauchy", self, median, sigma, generator=generator)
 
 
+# PyTorch's overloads, for its parser's errors (``geometric_()``: 'missing 1 required
+# positional arguments: "p"', not Python's text) before the functions above bind the arguments
+_GEN = "*, torch.Generator? generator = None"
+_SIGS = {
+    "uniform_": (f"(float from = 0, float to = 1, {_GEN})",),
+    "normal_": (f"(float mean = 0, float std = 1, {_GEN})",),
+    "random_": (f"({_GEN})", f"(int from, int? to, {_GEN})", f"(int to, {_GEN})"),
+    "bernoulli_": (f"(Tensor p, {_GEN})", f"(float p = 0.5, {_GEN})"),
+    "exponential_": (f"(float lambd = 1, {_GEN})",),
+    "geometric_": (f"(float p, {_GEN})",),
+    "log_normal_": (f"(float mean = 1, float std = 2, {_GEN})",),
+    "cauchy_": (f"(float median = 0, float sigma = 1, {_GEN})",),
+}
+
+
+def _parsed(fn):
+    sigs = Signatures(fn.__name__, *_SIGS[fn.__name__])
+
+    def checked(self, *args, **kwargs):
+        sigs.parse(args, kwargs)
+        if "from" in kwargs:
+            kwargs["from_"] = kwargs.pop("from")
+        return fn(self, *args, **kwargs)
+    checked.__name__ = checked.__qualname__ = fn.__name__
+    checked.__doc__ = fn.__doc__
+    checked.__wrapped__ = fn   # (inspect.signature: the function's own)
+    return checked
+
+
 for _fn in (uniform_, normal_, random_, bernoulli_, exponential_, geometric_, log_normal_,
             cauchy_):
-    bind_method(_fn.__name__, _fn)   # through a lazy placeholder (ops/lazy.py)
+    bind_method(_fn.__name__, _parsed(_fn))   # through a lazy placeholder (ops/lazy.py)
 del _fn, _dt

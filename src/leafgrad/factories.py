@@ -263,11 +263,19 @@ def _like_dtype(fname, input, dtype) -> np.dtype:
     return input._data.dtype if d is None else d.np
 
 
+def like_layout(input, data: np.ndarray) -> np.ndarray:
+    """``data`` (new, C-ordered, ``input``'s shape) laid out as ``empty_like(input)`` lays out
+    its result (preserve_format: a transposed input gives a transposed result)."""
+    from .ops.iter_layout import like_strides, with_strides   # (ops imports this module)
+    strides = like_strides(input._data)
+    return data if strides is None else with_strides(data, strides)
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
     """Zeros with ``input``'s shape and dtype (never its ``requires_grad``)."""
     _like_input("zeros_like", input)
-    return _finish(np.zeros(input._data.shape, _like_dtype("zeros_like", input, dtype)),
+    return _finish(like_layout(input, np.zeros(input._data.shape, _like_dtype("zeros_like", input, dtype))),
                    requires_grad, device, "zeros_like")
 
 
@@ -275,7 +283,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
               memory_format=None) -> Tensor:
     """Ones with ``input``'s shape and dtype."""
     _like_input("ones_like", input)
-    return _finish(np.ones(input._data.shape, _like_dtype("ones_like", input, dtype)),
+    return _finish(like_layout(input, np.ones(input._data.shape, _like_dtype("ones_like", input, dtype))),
                    requires_grad, device, "ones_like")
 
 
@@ -283,7 +291,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
                memory_format=None) -> Tensor:
     """Uninitialised, with ``input``'s shape and dtype."""
     _like_input("empty_like", input)
-    return _finish(np.empty(input._data.shape, _like_dtype("empty_like", input, dtype)),
+    return _finish(like_layout(input, np.empty(input._data.shape, _like_dtype("empty_like", input, dtype))),
                    requires_grad, device, "empty_like")
 
 
@@ -293,8 +301,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     _like_input("full_like", input)
     fill_dtype("full_like", fill_value)
     d = _dt.from_numpy_dtype(_like_dtype("full_like", input, dtype))
-    return _finish(fill_array(input._data.shape, fill_value, d), requires_grad, device,
-                   "full_like")
+    return _finish(like_layout(input, fill_array(input._data.shape, fill_value, d)),
+                   requires_grad, device, "full_like")
 
 
 # -- ranges ---------------------------------------------------------------------------

@@ -333,13 +333,29 @@ def _like(fname, input, dtype):
     return input._data.shape, (d.np if d is not None else input._data.dtype)
 
 
+def _in_like_layout(input, draw):
+    """``draw(n, contiguous)`` (n values in PyTorch's order) written into
+    ``empty_like(input)`` (factories.like_layout) in memory order, as ``uniform_`` /
+    ``normal_`` / ``random_`` walk it; ``contiguous``: PyTorch's is_contiguous() of that
+    result (normal_'s vectorised fill)."""
+    from .ops.iter_layout import _is_contiguous, like_strides   # (ops imports this module)
+    shape = input._data.shape
+    strides = like_strides(input._data)
+    if strides is None:
+        return draw(_count(shape), True).reshape(shape)
+    flat = np.ascontiguousarray(draw(_count(shape), _is_contiguous(shape, strides)))
+    return np.lib.stride_tricks.as_strided(flat, shape,
+                                           tuple(st * flat.itemsize for st in strides))
+
+
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None) -> Tensor:
     """``rand`` with ``input``'s shape and dtype."""
     shape, np_dtype = _like("rand_like", input, dtype)
     _float_only("check_uniform_bounds", np_dtype)
-    return _finish(_uniform(_rng(generator), shape, np_dtype), requires_grad, device,
-                   "rand_like")
+    rng = _rng(generator)
+    data = _in_like_layout(input, lambda n, c: _dist.uniform(rng, n, np_dtype, 0.0, 1.0))
+    return _finish(data, requires_grad, device, "rand_like")
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
@@ -347,8 +363,9 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
     """``randn`` with ``input``'s shape and dtype."""
     shape, np_dtype = _like("randn_like", input, dtype)
     _float_only("normal_kernel_cpu", np_dtype)
-    return _finish(_normal(_rng(generator), shape, np_dtype), requires_grad, device,
-                   "randn_like")
+    rng = _rng(generator)
+    data = _in_like_layout(input, lambda n, c: _dist.normal(rng, n, np_dtype, 0.0, 1.0, c))
+    return _finish(data, requires_grad, device, "randn_like")
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
@@ -362,8 +379,9 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
     _check_random_range(low, high)
     from ._random_inplace import _check_in_dtype_range   # (it imports this module)
     _check_in_dtype_range(low, high - 1, np_dtype)
-    return _finish(_integers(_rng(generator), shape, np_dtype, low, high), requires_grad,
-                   device, "randint_like")
+    rng = _rng(generator)
+    data = _in_like_layout(input, lambda n, c: _integers(rng, (n,), np_dtype, low, high))
+    return _finish(data, requires_grad, device, "randint_like")
 
 
 # -- samplers that take tensors (a zero gradient flows to each input, as in PyTorch) -----

@@ -240,6 +240,9 @@ class Tensor:
 
     @data.setter
     def data(self, value: "Tensor") -> None:
+        if self._grad_fn is not None and value._data.shape != self._data.shape:
+            from .autograd.reduce_grad import note_reshaped   # (autograd imports tensor)
+            note_reshaped(self)   # its node keeps the old shape (Note [Reshaped outputs])
         self._data = value._data
 
     def detach(self) -> "Tensor":

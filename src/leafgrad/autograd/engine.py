@@ -22,6 +22,8 @@ from .._zerotensor import check_mutable, is_zero_array
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
 from .graph import MAX_SEQ, Node, OpNode, SavedOutput, anomaly as _anomaly
+from . import reduce_grad as _reduce_grad
+from .reduce_grad import check_reshaped
 
 __all__ = ["execute", "accumulate_grad"]
 
@@ -157,6 +159,10 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
         # never aliases it (see accumulate_grad).
         seeds = [_wrap(g._data) if g is not None else None for g in seeds]
     root_leaves = None
+    reshaped = _reduce_grad.ANY_RESHAPED   # Note [Reshaped outputs] (reduce_grad.py)
+    if reshaped:
+        seeds = [check_reshaped(fn, t._output_nr, seed, "", i) if isinstance(fn, Node)
+                 else seed for i, (fn, t, seed) in enumerate(zip(root_fns, roots, seeds))]
     for fn, t, seed in zip(root_fns, roots, seeds):
         if isinstance(fn, Tensor):
             # backward() called on a leaf itself: as PyTorch's AccumulateGrad root, its seeds
@@ -310,6 +316,8 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                     seen = _getrefcount(g) > limit
                     accumulate_grad(fn, g, create_graph, seen=seen)
                 continue
+            if reshaped and g is not None and getattr(fn, "_reshaped_shapes", None):
+                g = _check_delivered(node, edges, grad_inputs, fn, nr, g)
             left = deps[fn] - 1
             if left:
                 deps[fn] = left
@@ -374,6 +382,19 @@ def _wanted_edges(edges, needed, target_leaves, target_nodes):
                 mask = [True] * len(edges)
             mask[i] = False
     return mask
+
+
+def _check_delivered(node, edges, grad_inputs, fn, nr, g):
+    """PyTorch's check of ``node``'s gradient ``g`` for ``fn``'s output ``nr``, a reshaped
+    output (Note [Reshaped outputs]); the index counts the node's differentiable inputs."""
+    calls = getattr(node, "_calls", None)
+    index = 0
+    for i, (edge, gi) in enumerate(zip(edges, grad_inputs)):
+        if gi is g and edge[0] is fn and edge[1] == nr:
+            break
+        if calls is None or i >= len(calls) or calls[i] is not None:
+            index += 1
+    return check_reshaped(fn, nr, g, f"Function {node.name()} returned an ", index)
 
 
 def _add_to_buffer(buffers, node, nr, g):

@@ -55,6 +55,7 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
 from .graph import Node, SavedOutput, stripped_name, sum_to, version_hint, with_change_note
 from .graph import anomaly as _anomaly, next_seq
+from . import reduce_grad as _reduce_grad
 from . import saved_hooks as _saved_hooks
 from .saved_tensor import raw_saved
 
@@ -213,7 +214,10 @@ def _check_grads(node, result):
         if g is None or edges[k][0] is None:
             out.append(None)
         else:
-            out.append(_conform(name, k, g, meta[k]))
+            m = meta[k]
+            if _reduce_grad.ANY_RESHAPED:   # Note [Reshaped outputs] (reduce_grad.py)
+                m = (_reduce_grad.reshaped_target(edges[k], m[0]), m[1])
+            out.append(_conform(name, k, g, m))
         k += 1
     return out
 

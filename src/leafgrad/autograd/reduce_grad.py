@@ -9,7 +9,7 @@ from .. import errors
 from ..grad_mode import state as _mode
 from ..tensor import _wrap
 
-__all__ = ["sum_to", "fit_to"]
+__all__ = ["sum_to", "fit_to", "note_reshaped", "check_reshaped"]
 
 
 def _conform(g, meta, node=None, index=0):
@@ -20,6 +20,8 @@ def _conform(g, meta, node=None, index=0):
         return g
     shape, np_dtype = meta
     gshape = g._data.shape
+    if ANY_RESHAPED and node is not None:   # the shape its node expects (Note [Reshaped ...])
+        shape = reshaped_target(node._edges[index], shape)
     if gshape != shape:
         lead = len(gshape) - len(shape)   # (only leading dims added: a bias, without any())
         if lead < 0 or (gshape[lead:] != shape and any(
@@ -50,6 +52,59 @@ def fit_to(g, shape, name, index):
             f"Function {name} returned an invalid gradient at index {index} - got "
             f"{errors.shape_str(gshape)} but expected shape compatible with "
             f"{errors.shape_str(shape)}")
+    return sum_to(g, shape)
+
+
+# Note [Reshaped outputs]
+# PyTorch's engine checks every gradient it hands to a node against the shape that node's
+# output had when the node was made (its input_metadata): the root gradients (the error then
+# has no "Function X returned an" prefix) and every node's results. leafgrad checks a node's
+# results against its own inputs' shapes instead, the same thing unless a tensor changed its
+# shape while keeping its grad_fn: an in-place view (squeeze_, unsqueeze_, t_, transpose_)
+# under no_grad. Such a node notes it in its ``_reshaped_shapes``, {output_nr: shape when
+# made}; the engine checks the gradients it delivers to them (sums a broadcast one down,
+# raises otherwise).
+# ``_conform`` sums a node's result for such an input to that shape at once, as PyTorch's
+# engine does (a broadcast result is summed to the shape the receiving node expects, not to
+# the shape the input had in the forward).
+ANY_RESHAPED = False   # True once a node was noted (then the checks run)
+
+
+def note_reshaped(tensor) -> None:
+    """``tensor`` (a non-leaf) is about to change its shape but keep its grad_fn."""
+    global ANY_RESHAPED
+    node = tensor._grad_fn
+    if node is not None:
+        ANY_RESHAPED = True
+        shapes = node.__dict__.setdefault("_reshaped_shapes", {})
+        shapes.setdefault(tensor._output_nr, tensor._data.shape)
+
+
+def reshaped_target(edge, shape):
+    """The shape the node at ``edge`` (``(fn, nr)``) expects, if its output was reshaped
+    (Note [Reshaped outputs]); else ``shape``."""
+    shapes = getattr(edge[0], "_reshaped_shapes", None)
+    if shapes is None:
+        return shape
+    return shapes.get(edge[1], shape)
+
+
+def check_reshaped(node, nr, g, prefix, index):
+    """``g`` for output ``nr`` of ``node`` checked as PyTorch's validate_outputs: summed down
+    to the shape the output had, or its error (``prefix``: "Function X returned an ", or ""
+    for a root gradient)."""
+    shapes = getattr(node, "_reshaped_shapes", None)
+    shape = None if shapes is None else shapes.get(nr)
+    if shape is None or g is None:
+        return g
+    gshape = g._data.shape
+    if gshape == shape:
+        return g
+    if len(shape) > len(gshape) or any(
+            s != t and s != 1 for s, t in zip(reversed(shape), reversed(gshape))):
+        msg = (f"invalid gradient at index {index} - got {errors.shape_str(gshape)} but "
+               f"expected shape compatible with {errors.shape_str(shape)}")
+        raise RuntimeError(prefix + msg if prefix else msg)
     return sum_to(g, shape)
 
 

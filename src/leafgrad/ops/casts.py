@@ -17,7 +17,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _Device, _wrap, check_device, bump_version
-from .iter_layout import OWN, SELF, relayout
+from .iter_layout import (OWN, SELF, dense_layout, elem_strides, odd_strides, relayout,
+                          with_strides)
 from .overlap import check_internal_overlap, writable
 from .pointwise_common import zeros_grad
 from .registry import Sample, bind_method, commit_inplace, defop, export_function, \
@@ -127,6 +128,8 @@ def _cast(self, dtype):
     out = d.astype(dtype.np)
     if out.ndim > 1 and not d.flags.c_contiguous:
         out = relayout(out, [d])   # (an expanded input's copy is dense, as ``.to()``'s)
+    elif out.ndim > 1 and odd_strides(d):
+        out = with_strides(out, elem_strides(d))   # (empty_like keeps a column's strides)
     return _wrap(out)
 
 
@@ -173,6 +176,11 @@ def clone(self, *, memory_format=None):
         kept = [st for st, n in zip(self.strides, self.shape) if st and n != 1]
         if kept == sorted(kept, reverse=True):
             return np.array(self, copy=True, order="C")
+    elif odd_strides(self) or (not self.flags.c_contiguous and 1 in self.shape
+                               and dense_layout(self)):
+        # empty_like keeps a dense input's very strides, a size-1 dim's too (a transposed
+        # column's (1, 4)), where NumPy's order "K" picks its own
+        return with_strides(np.array(self, copy=True), elem_strides(self))
     return np.array(self, copy=True, order="K")
 
 

@@ -27,7 +27,8 @@ from ..errors import broadcast_error
 from ..grad_mode import inference_depth as _inference_depth, state as _mode
 from ..tensor import Tensor, _wrap
 from .iter_layout import (CONTIG, RED, REV, SELF, STRIDES, TARGET, WHERE, cast_layout,
-                          contiguous_result, preserve_strides, relayout)
+                          contiguous_result, elem_strides, odd_strides, preserve_strides,
+                          relayout, relayout_sorted, with_strides)
 
 __all__ = ["dispatch", "dispatch_unary", "dispatch_binary", "dispatch_view", "choose_dispatch",
            "record_node"]
@@ -73,17 +74,24 @@ def fix_layout(rec, out, args, compute=None):
     if compute is not None:
         arrays = [a if a.dtype == compute or a.flags.c_contiguous or (kind == WHERE and i == 0)
                   else cast_layout(a) for i, a in enumerate(arrays)]
+    sort = False   # operands of other shapes (numbers too): TensorIterator sorts the dims
     if kind == SELF or kind == STRIDES:
         del arrays[1:]
         if kind == STRIDES and not arrays[0].flags.c_contiguous:
             return preserve_strides(out, arrays[0])
-    elif kind == REV and len(arrays) > 1:
-        arrays[0], arrays[1] = arrays[1], arrays[0]
-    elif kind == TARGET:
-        del arrays[0], arrays[1:]
+        if arrays[0].flags.c_contiguous and odd_strides(arrays[0]):
+            return with_strides(out, elem_strides(arrays[0]))   # empty_like keeps them
+    else:
+        sort = len(arrays) < len(rec.input_pos) or any(a.shape != out.shape for a in arrays)
+        if kind == REV and len(arrays) > 1:
+            arrays[0], arrays[1] = arrays[1], arrays[0]
+        elif kind == TARGET:
+            del arrays[0], arrays[1:]
     for a in arrays:
         if not a.flags.c_contiguous:
             return relayout(out, arrays)
+    if sort and any(odd_strides(a) for a in arrays):   # (a transposed column)
+        return relayout_sorted(out, arrays)
     # every input C-contiguous: so is PyTorch's output (a forward may have built another)
     return out if out.flags.c_contiguous else contiguous_result(out)
 
@@ -161,11 +169,14 @@ def _run_unary(rec, x, args, kernel):
         out = kernel(d)   # (a ufunc keeps one input's layout, as PyTorch does)
         if type(out) is not _ndarray:
             out = _asarray(out)   # a ufunc on a 0-d array answers a NumPy scalar
+        elif not d.flags.c_contiguous and 1 in d.shape and rec.layout and out.ndim > 1:
+            out = fix_layout(rec, out, args)   # (but not a size-1 dim's stride)
     else:
         out = rec.forward(d, *args[1:]) if len(args) > 1 else rec.forward(d)
         if type(out) is not _ndarray:
             out = _asarray(out)
-        elif out.ndim > 1 and rec.layout and (rec.layout == CONTIG or not d.flags.c_contiguous):
+        elif out.ndim > 1 and rec.layout and (rec.layout == CONTIG or not d.flags.c_contiguous
+                                               or odd_strides(d)):
             out = fix_layout(rec, out, args)
     result = _new(Tensor)   # _wrap(out) inline (Note [Inline wraps] in tensor.py)
     result._data = out
@@ -224,7 +235,8 @@ def dispatch_binary(rec, args):
     if type(out) is not _ndarray:
         out = _asarray(out)
     elif out.ndim > 1 and rec.layout and (rec.layout == CONTIG or not (
-            ad.flags.c_contiguous and bd.flags.c_contiguous)):
+            ad.flags.c_contiguous and bd.flags.c_contiguous) or (
+            ad.shape != bd.shape and (odd_strides(ad) or odd_strides(bd)))):
         out = fix_layout(rec, out, args)
     result = _new(Tensor)   # _wrap(out) inline (Note [Inline wraps] in tensor.py)
     result._data = out

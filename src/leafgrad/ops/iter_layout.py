@@ -185,6 +185,47 @@ def iter_strides(shape, arrays) -> tuple:
     return elementwise_strides(shape, [(a.shape, elem_strides(a)) for a in arrays])
 
 
+def odd_strides(a: np.ndarray) -> bool:
+    """Whether ``a`` is C-contiguous but a size-1 dim has another stride than a new contiguous
+    tensor gives it (a transposed column: (4, 1) with strides (1, 4)), a stride 0 aside
+    (so ``a`` is dense: its strides can be given to a new array). NumPy's (and
+    PyTorch's ``is_contiguous``) rule ignores such strides, but TensorIterator orders the
+    dims by them where the operands' shapes differ (``x + 1``), and ``empty_like`` keeps them
+    (``.to()``, ``clone``); a later ``view`` or matmul's fold decision reads them."""
+    shape = a.shape
+    if 1 not in shape or len(shape) < 2 or not a.size or not a.flags.c_contiguous:
+        return False
+    step = a.itemsize
+    for n, st in zip(reversed(shape), reversed(a.strides)):
+        if st != step and (n != 1 or st != 0):
+            return True
+        step *= n
+    return False
+
+
+def like_strides(a: np.ndarray):
+    """The strides ``empty_like(a)`` (``memory_format=torch.preserve_format``) gives: ``a``'s
+    own where it is dense (a size-1 dim's stride too), else TensorIterator's order of its
+    dims; None where that is C-contiguous (or ``a`` is empty)."""
+    if a.ndim < 2 or not a.size:
+        return None
+    if a.flags.c_contiguous:
+        return elem_strides(a) if odd_strides(a) else None
+    strides = iter_strides(a.shape, [a])
+    return None if strides == contiguous(a.shape) else strides
+
+
+def relayout_sorted(out: np.ndarray, arrays) -> np.ndarray:
+    """``out`` laid out by TensorIterator's sort over ``arrays`` (operands of other shapes,
+    Python numbers among them, so its same-shape fast setup does not apply)."""
+    target = elementwise_strides(out.shape, [(a.shape, elem_strides(a)) for a in arrays])
+    if elem_strides(out) == target:
+        return out
+    fixed = strided_empty(out.shape, target, out.dtype)
+    fixed[...] = out
+    return fixed
+
+
 def relayout(out: np.ndarray, arrays) -> np.ndarray:
     """``out`` laid out as TensorIterator would lay out the result of ``arrays`` (a copy only
     where the layouts differ)."""
@@ -364,6 +405,9 @@ def _dense(a: np.ndarray) -> bool:
     strides = elem_strides(a)
     return all(st > 0 for st, n in zip(strides, a.shape) if n != 1) \
         and _dense_strides(a.shape, strides)
+
+
+dense_layout = _dense   # (PyTorch's is_non_overlapping_and_dense, for positive strides)
 
 
 def grad_layout(g: np.ndarray, leaf: np.ndarray) -> np.ndarray:

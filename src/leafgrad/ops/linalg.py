@@ -320,6 +320,8 @@ def matmul(input, other):
             if b.dtype.kind not in "fc" and _mode.grad_enabled and (
                     input._requires_grad or other._requires_grad):
                 raise RuntimeError(f"Autograd not support dtype: {_tname(b)}")
+            if _mode.grad_enabled and (input._requires_grad or other._requires_grad):
+                return matmul_graph(input, other)   # (its empty bmm: batch2's dtype)
             return _batched_record(input, a, b).public(input.to(other.dtype), other)
     if _mode.grad_enabled and (input._requires_grad or other._requires_grad):
         return matmul_graph(input, other)   # Note [matmul's graph] (matmul_graph.py)

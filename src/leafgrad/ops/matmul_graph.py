@@ -80,4 +80,9 @@ def matmul_graph(t1, t2):
         e2 = t2.expand(batch + (m2, p)).reshape(count, m2, p)
     out_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
     out = _bmm.public(e1, e2)
+    if out._data.dtype != e2._data.dtype:
+        # mixed dtypes reach here only for an empty product: PyTorch's bmm returns zeros of
+        # batch2's dtype before its kernel checks dtypes (BmmBackward0 on the operands as
+        # they are: no cast node)
+        out._data = out._data.astype(e2._data.dtype)
     return unsafe_view(out.squeeze(-1) if vector_rhs else out, out_shape)

@@ -120,8 +120,20 @@ def _normalized(input, normalized_shape, eps):
 # gradient: each of these declares all three, so an in-place change of any is caught
 # Under create_graph the three come from one recorded native_layer_norm_backward, as
 # PyTorch's (Note [Normalization backward ops] in norm_backward.py)
+def _check_backward_types(input, normalized_shape, weight, bias):
+    """PyTorch's forward takes a float16 input with a float32 bias and no weight as mixed
+    types (float32 mean and rstd), its backward kernel as one type (the weight decides): it
+    reads the float32 mean as half and fails (when there are rows)."""
+    if (weight is None and bias is not None and input._data.dtype == _F16
+            and bias._data.dtype == np.float32
+            and np.prod(input.shape[:input.dim() - len(normalized_shape)]) > 0):
+        raise RuntimeError("expected scalar type Half but found Float")
+
+
 def layer_norm_input(grad, input, normalized_shape, weight, bias, eps):
-    if _mode.grad_enabled:
+    _check_backward_types(input, normalized_shape, weight, bias)
+    if _mode.grad_enabled or input._data.dtype == _F16:
+        # (float16: the backward op's kernel, in float rounded once, as PyTorch's)
         return joint_layer_norm(0, grad, input, normalized_shape, weight, bias, eps)
     xhat, rstd, dims = _normalized(input, normalized_shape, eps)
     gy = grad if weight is None else grad * weight
@@ -133,6 +145,7 @@ def layer_norm_input(grad, input, normalized_shape, weight, bias, eps):
 
 
 def layer_norm_weight(grad, input, normalized_shape, weight, bias, eps):
+    _check_backward_types(input, normalized_shape, weight, bias)
     if _mode.grad_enabled:
         return joint_layer_norm(1, grad, input, normalized_shape, weight, bias, eps)
     xhat, _, _ = _normalized(input, normalized_shape, eps)
@@ -142,6 +155,7 @@ def layer_norm_weight(grad, input, normalized_shape, weight, bias, eps):
 
 
 def layer_norm_bias(grad, input, normalized_shape, weight, bias, eps):
+    _check_backward_types(input, normalized_shape, weight, bias)
     if _mode.grad_enabled:
         return joint_layer_norm(2, grad, input, normalized_shape, weight, bias, eps)
     lead = list(range(grad.dim() - len(normalized_shape)))

@@ -78,7 +78,11 @@ def softmax(self, dim, dtype=None):
     if self.size == 0:   # (any dtype: PyTorch runs no kernel)
         return self.copy()
     if self.dtype == np.float16:   # PyTorch's half kernel computes in float, rounds once
-        return softmax(self.astype(np.float32), dim).astype(np.float16)
+        if axis == self.ndim - 1:
+            return _softmax_half_lastdim(self)
+        out = softmax(self.astype(np.float32), dim).astype(np.float16)
+        _softmax_half_tails(self, axis, out)
+        return out
     e = _shifted(self, axis)
     np.exp(e, out=e)
     e /= e.sum(axis=axis, keepdims=True)
@@ -93,13 +97,98 @@ def log_softmax(self, dim, dtype=None):
     axis = _axis(dim, self.ndim)
     if self.size == 0:   # (any dtype: PyTorch runs no kernel)
         return self.copy()
-    if self.dtype == np.float16:   # PyTorch's half kernel computes in float, rounds once
+    if self.dtype == np.float16:
+        if axis == self.ndim - 1:
+            return _log_softmax_half_lastdim(self)
+        # (its kernel over another dim computes in float, rounds once)
         return log_softmax(self.astype(np.float32), dim).astype(np.float16)
     z = _shifted(self, axis)
     lse = np.add.reduce(np.exp(z), axis=axis, keepdims=True)   # ndarray.sum's reduction
     np.log(lse, out=lse)
     z -= lse
     return z
+
+
+def _lane_sum(e):
+    """PyTorch's float sum of the last dim in ``_vec_softmax_lastdim``: 16 lanes (AVX-512)
+    each summing every 16th value in order, the lanes added as its vec_reduce_all's shuffles
+    pair them (k with k + 8, then + 4, + 2, + 1), then the tail one by one."""
+    n = e.shape[-1]
+    m = n - n % 16
+    lanes = np.zeros(e.shape[:-1] + (16,), np.float32)
+    for j in range(0, m, 16):
+        lanes += e[..., j:j + 16]
+    for half in (8, 4, 2, 1):
+        lanes = lanes[..., :half] + lanes[..., half:2 * half]
+    total = lanes[..., 0]
+    for j in range(m, n):
+        total = total + e[..., j]
+    return total[..., None]
+
+
+def _softmax_half_lastdim(self):
+    """PyTorch's float16 softmax over the last dim: exp(x - max) in float, the lane sum
+    (``_lane_sum``), then each times the sum's reciprocal, rounded to half once."""
+    e = np.exp(_shifted(self.astype(np.float32), -1))
+    return (e * (np.float32(1) / _lane_sum(e))).astype(np.float16)
+
+
+def _scalar_tail(outer, inner, step=32):
+    """Which of the (outer, inner) positions PyTorch's float16 softmax over a dim other than
+    the last (``_vec_softmax``) computes in its scalar tail: its loop over the flattened
+    positions, split among the threads, takes blocks of ``step`` (Vectorized<Half>'s lanes)
+    within a row of ``inner`` and its thread's range, the rest one by one."""
+    from .tensor_utils import get_num_threads
+    n = outer * inner
+    threads = max(min(get_num_threads(), n), 1)
+    if threads == 1:
+        return np.broadcast_to(np.arange(inner) >= inner // step * step, (outer, inner))
+    tail = np.zeros(n, bool)
+    chunk = -(-n // threads)
+    for begin in range(0, n, chunk):
+        end = min(n, begin + chunk)
+        idx = begin
+        while idx < end:
+            col = idx % inner
+            if col + step <= inner and idx + step <= end:
+                idx += step
+                continue
+            count = end - idx if idx + step > end else inner - col
+            tail[idx:idx + count] = True
+            idx += count
+    return tail.reshape(outer, inner)
+
+
+def _softmax_half_tails(self, axis, out):
+    """The positions of ``_scalar_tail``: there each exp(x - max) is stored as half before
+    it is divided (in float) by the float sum of the unrounded ones; ``out`` is fixed there
+    in place."""
+    shape = self.shape
+    outer = int(np.prod(shape[:axis]))
+    inner = int(np.prod(shape[axis + 1:]))
+    tail = _scalar_tail(outer, inner)
+    if not tail.any():
+        return
+    x = self.astype(np.float32).reshape(outer, shape[axis], inner)
+    e = np.exp(_shifted(x, 1))
+    total = np.add.reduce(e, axis=1, keepdims=True)   # (in dim order: a float running sum)
+    fixed = (e.astype(np.float16).astype(np.float32) / total).astype(np.float16)
+    view = out.reshape(outer, shape[axis], inner)
+    mask = np.broadcast_to(tail[:, None, :], view.shape)
+    view[mask] = fixed[mask]
+
+
+def _log_softmax_half_lastdim(self):
+    """PyTorch's float16 log_softmax over the last dim (serial_vec_log_softmax_lastdim_range):
+    its row max and sum of exp(x - max) are kept in half arrays, so the float sum is rounded
+    to half, and so is its log (computed in float); then x - max - log(sum) in float, rounded
+    to half once. (A row whose other terms add less than half an ulp of 1 gets exactly 0.)"""
+    x = self.astype(np.float32)
+    z = _shifted(x, -1)   # exact: two halves' difference
+    total = np.add.reduce(np.exp(z), axis=-1, keepdims=True).astype(np.float16)
+    lse = np.log(total.astype(np.float32)).astype(np.float16).astype(np.float32)
+    z -= lse
+    return z.astype(np.float16)
 
 
 def softmax_self(grad, result, dim):

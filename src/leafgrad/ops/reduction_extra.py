@@ -47,7 +47,7 @@ def _cum_extreme_indices(d, axis, larger):
     moved = np.moveaxis(d, axis, -1)
     idx = np.zeros(moved.shape, np.int64)
     if moved.shape[-1] == 0:
-        return np.ascontiguousarray(np.moveaxis(idx, -1, axis))   # (PyTorch's: contiguous)
+        return np.moveaxis(idx, -1, axis).copy()   # (PyTorch's: contiguous)
     cur = moved[..., 0].copy()
     cur_i = np.zeros(cur.shape, np.int64)
     floating = d.dtype.kind == "f"
@@ -59,7 +59,9 @@ def _cum_extreme_indices(d, axis, larger):
         cur = np.where(take, x, cur)
         cur_i = np.where(take, i, cur_i)
         idx[..., i] = cur_i
-    return np.ascontiguousarray(np.moveaxis(idx, -1, axis))   # (PyTorch's: contiguous)
+    # PyTorch's: contiguous, a size-1 dim's stride too (ascontiguousarray keeps a moved
+    # axis's stride there, and matmul's fold decision reads it)
+    return np.moveaxis(idx, -1, axis).copy()
 
 
 def cum_extreme(self, dim, indices):

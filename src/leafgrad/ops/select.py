@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
-from .iter_layout import CONTIG, WHERE
+from .iter_layout import CONTIG, SELF, WHERE
 from .pointwise_common import inplace_of, int_scalar, not_implemented_for, promote_args, tensors_only
 from .registry import Sample, bind_method, defop, export_function, promote
 from .signed_zero import clamp_ties, keep_self, lanes_tie, zero_ties
@@ -618,7 +618,7 @@ def nan_to_num_self(grad, self):
 
 
 defop("nan_to_num", nan_to_num, derivatives={"self": nan_to_num_self}, dtype="same",
-      inplace="nan_to_num_", family=FAMILY,
+      inplace="nan_to_num_", family=FAMILY, layout=SELF,   # (into empty_like(self))
       samples=lambda make, shapes: [Sample((make(shapes[0]),)),
                                     Sample((make(shapes[0]),), {"nan": 1.0, "posinf": 5.0}),
                                     Sample((make(shapes[0], -5, 5, np.int64),))])

@@ -13,6 +13,7 @@ from .. import dtypes as _dt
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from .nn_activations import LEAKY_RELU_BACKWARD, _inplace_record, zero_self
+from .overlap import check_internal_overlap
 from .registry import Sample, defop, export_function
 from .signed_zero import vector_lanes
 
@@ -23,8 +24,8 @@ __all__: list = []
 _F16 = np.dtype(np.float16)
 
 
-def _kernel_check(kernel, x):
-    if x.dtype.kind != "f":
+def _kernel_check(kernel, x, half=True):
+    if x.dtype.kind != "f" or (not half and x.dtype == _F16):
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_dt.from_numpy_dtype(x.dtype).tensor_type[:-6]}'")
 
@@ -184,7 +185,13 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:
     """``torch.nn.functional.rrelu``: leaky ReLU with a random slope in training, the mean
     slope ``(lower + upper) / 2`` in eval (RreluWithNoiseBackward0)."""
-    _kernel_check("rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu", input._data)
+    d = input._data
+    if training:   # (its kernel takes float and double alone)
+        _kernel_check("rrelu_with_noise_out_cpu", d, half=False)
+    else:
+        if inplace:   # leaky_relu_out into self: its TensorIterator checks the overlap first
+            check_internal_overlap(d)
+        _kernel_check("leaky_relu_cpu", d)
     noise = _noise(input, lower, upper, training)
     if inplace:
         return rrelu_with_noise_(input, noise, lower, upper, training)

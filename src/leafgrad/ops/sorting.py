@@ -21,6 +21,7 @@ from .joins import materialize_zeros, variable_outputs
 from .out_tuples import tuple_out
 from .shape import at_least, wrap_dim
 from .. import return_types
+from .._argparse import Signatures
 from ..tensor import _wrap
 
 FAMILY = "indexing"
@@ -202,6 +203,44 @@ def topk(self, k, dim=-1, largest=True, sorted=True, *, axis=_NA):
     return return_types.topk(_topk.public(self, k, dim, largest, sorted))
 
 
+# PyTorch's overloads of sort / argsort, for its parser's errors (``x.argsort(0, True, True)``:
+# stable is keyword-only) before leafgrad's functions bind the arguments
+_SIGS = {
+    ("sort", True): Signatures(
+        "sort", "(*, bool? stable, int dim = -1, bool descending = False)",
+        "(int dim = -1, bool descending = False)"),
+    ("sort", False): Signatures(
+        "sort", "(Tensor input, *, bool? stable, int dim = -1, bool descending = False, tuple "
+        "of Tensors out = None)", "(Tensor input, int dim = -1, bool descending = False, *, "
+        "tuple of Tensors out = None)"),
+    ("argsort", True): Signatures(
+        "argsort", "(*, bool stable, int dim = -1, bool descending = False)",
+        "(int dim = -1, bool descending = False)"),
+    ("argsort", False): Signatures(
+        "argsort", "(Tensor input, *, bool stable, int dim = -1, bool descending = False, "
+        "Tensor out = None)", "(Tensor input, int dim = -1, bool descending = False)"),
+}
+
+
+def _parsed(fn, name, method):
+    sigs = _SIGS[name, method]
+
+    def checked(*args, **kwargs):
+        sigs.parse(args[1:] if method else args, kwargs)
+        if not method and "input" in kwargs:
+            args = (kwargs.pop("input"),) + args
+        return fn(*args, **kwargs)
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = fn.__doc__
+    checked.__wrapped__ = fn   # (inspect.signature: the function's own)
+    return checked
+
+
 for _name, _fn in (("sort", sort), ("argsort", argsort), ("topk", topk)):
-    bind_method(_name, _fn)
-    export_function(_name, _fn if _name == "argsort" else tuple_out(_name, _fn))
+    if _name == "topk":
+        bind_method(_name, _fn)
+        export_function(_name, tuple_out(_name, _fn))
+        continue
+    bind_method(_name, _parsed(_fn, _name, True))
+    export_function(_name, _parsed(_fn if _name == "argsort" else tuple_out(_name, _fn), _name,
+                                   False))

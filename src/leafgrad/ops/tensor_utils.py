@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .. import functions as _fn
+from ..autograd.reduce_grad import note_reshaped
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, bump_version
 from .iter_layout import RED
@@ -244,6 +245,8 @@ def _inplace_view(name, rec_name, grad_fn_name, public_name):
             raise RuntimeError(str(e).replace(f"{public_name}()", f"{name}()", 1)) from None
         out = rec.public(self, *args) if (_mode.grad_enabled and self._requires_grad) \
             else None
+        if out is None and self._grad_fn is not None:
+            note_reshaped(self)   # its node keeps the old shape (Note [Reshaped outputs])
         self._data = out._data if out is not None else np.asanyarray(src.forward(self._data, *args))
         if out is not None and out._grad_fn is not None:
             self._grad_fn = out._grad_fn

@@ -129,6 +129,11 @@ def _taps(mode, in_size, out_size, scale, align_corners, opmath):
             np.float32(0.5)
         idx = np.minimum(np.floor(pos * s).astype(np.int64), in_size - 1)
         return idx[None], None
+    if mode == "linear" and out_size == in_size:
+        # compute_source_index_and_lambda: "scale_factor = 1, simply copy": both taps the
+        # same element, weights 1 and 0 (a NaN neighbour is not pulled in)
+        return np.stack([dst, dst]), np.stack([np.ones(out_size, opmath),
+                                               np.zeros(out_size, opmath)])
     if align_corners:
         s = opmath(in_size - 1) / opmath(out_size - 1) if out_size > 1 else opmath(0)
         src = s * dst.astype(opmath)
