@@ -152,3 +152,22 @@ def test_linear_zero_features(xs, ws, dt):
         return (tuple(y.shape), type(y.grad_fn).__name__, y.detach().numpy().tolist(),
                 tuple(x.grad.shape), b.grad.tolist())
     same_on_both(run)
+
+
+# -- the in-place samplers' dtype checks (seed 153: geometric_ on bool filled where PyTorch's
+# kernel refuses) ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,args", [("geometric_", (0.3,)), ("geometric_", (1.5,)),
+                                       ("exponential_", ()), ("cauchy_", ()),
+                                       ("log_normal_", ()), ("bernoulli_", (0.5,)),
+                                       ("uniform_", ()), ("normal_", ()), ("random_", ())])
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int32", "int64", "float16",
+                                   "float32", "float64"])
+def test_sampler_dtype_checks(name, args, dtype):
+    def run(L):
+        x = L.zeros(3, dtype=getattr(L, dtype))
+        try:
+            getattr(x, name)(*args)
+        except (RuntimeError, NotImplementedError) as exc:
+            return (type(exc).__name__, str(exc))
+        return str(x.dtype)
+    same_on_both(run)
