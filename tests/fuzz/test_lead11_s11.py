@@ -1,6 +1,8 @@
 """Findings of session 11 fixed by the lead (fuzz seed 130 and on)."""
 from __future__ import annotations
 
+import warnings
+
 import pytest
 from oracle import same_on_both
 
@@ -171,3 +173,25 @@ def test_sampler_dtype_checks(name, args, dtype):
             return (type(exc).__name__, str(exc))
         return str(x.dtype)
     same_on_both(run)
+
+
+# -- padding='same' with a kernel of size 0: C++'s truncating division (left 0, right -1) and
+# the left crop by constant_pad_nd (seed 154) ------------------------------------------------------
+@pytest.mark.parametrize("xs,ws,d", [((1, 3, 1), (1, 3, 0), 1), ((1, 3, 4), (1, 3, 0), 1),
+                                     ((1, 3, 4), (1, 3, 0), 2), ((1, 3, 4), (2, 3, 2), 1),
+                                     ((1, 3, 4), (2, 3, 4), 3), ((1, 3, 4, 5), (2, 3, 0, 2), 1),
+                                     ((1, 3, 4, 5), (2, 3, 2, 3), (2, 1))])
+def test_same_padding_kernel_sizes(xs, ws, d):
+    def run(L):
+        x = L.ones(xs, requires_grad=True)
+        w = L.ones(ws, requires_grad=True)
+        f = L.nn.functional.conv1d if len(xs) == 3 else L.nn.functional.conv2d
+        try:
+            y = f(x, w, padding="same", dilation=d)
+            y.sum().backward()
+        except RuntimeError as exc:
+            return str(exc)
+        return tuple(y.shape), y.sum().item(), tuple(x.grad.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_on_both(run)
