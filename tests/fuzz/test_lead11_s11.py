@@ -195,3 +195,18 @@ def test_same_padding_kernel_sizes(xs, ws, d):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         same_on_both(run)
+
+
+# -- float16 var/std in float (ATen's accumulation type): squares above 65504 made inf
+# (seed 155) ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("fn", ["std", "var", "std_all", "var_mean", "std_mean", "var0"])
+def test_half_variance_in_float(fn):
+    data = [[449.5, 472.8, 16.16, 17.0], [1, 2, 3, 4], [300, 300, 300, 300]]
+
+    def run(L):
+        t = L.tensor(data, dtype=L.float16)
+        out = {"std": lambda: t.std(1), "var": lambda: t.var(1), "std_all": lambda: t.std(),
+               "var_mean": lambda: L.var_mean(t, 1)[0], "std_mean": lambda: L.std_mean(t)[0],
+               "var0": lambda: t.var(1, correction=0)}[fn]()
+        return str(out.numpy().tolist())
+    same_on_both(run)

@@ -75,15 +75,21 @@ def var_op(self, dim, correction, keepdim, welford=False):
     """Variance with ``correction`` (1: unbiased)."""
     axis, dof = _dof(self.shape, dim, correction, "var")
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = _sum_sq_dev(self, axis, keepdim, welford) / max(dof, 0)
+        out = _sum_sq_dev(_acc(self), axis, keepdim, welford) / max(dof, 0)
     return out.astype(self.dtype, copy=False)
+
+
+def _acc(x):
+    """float16 in float, ATen's accumulation type: squares of values above 256 overflow half
+    (std of [449.5, 472.8, 16.2, 17] was inf; PyTorch's 256.8)."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
 
 
 def std_op(self, dim, correction, keepdim, welford=False):
     """Standard deviation with ``correction``."""
     axis, dof = _dof(self.shape, dim, correction, "std")
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.sqrt(_sum_sq_dev(self, axis, keepdim, welford) / max(dof, 0))
+        out = np.sqrt(_sum_sq_dev(_acc(self), axis, keepdim, welford) / max(dof, 0))
     return out.astype(self.dtype, copy=False)
 
 
