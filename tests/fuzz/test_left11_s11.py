@@ -364,3 +364,15 @@ def test_matmul_empty_mixed_dtypes_graph(shapes, dtypes, rg):
         grads = L.autograd.grad(y.sum(), [t for t in (a, b) if t.requires_grad])
         return y, grad_fn_names(y), grads
     same_on_both(run)
+
+
+# -- geometric_ of a bool tensor: p is checked first, then the kernel's dispatch (all types but
+# bool) refuses it (fuzz seed 142) ----------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["bool", "int64", "uint8", "float16", "float32"])
+@pytest.mark.parametrize("p", [0.5, 2.0])
+def test_geometric_dtypes(dtype, p):
+    def run(L):
+        L.manual_seed(3)
+        x = L.zeros(4, dtype=getattr(L, dtype))
+        return x.geometric_(p)
+    same_on_both(run)
