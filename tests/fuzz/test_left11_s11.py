@@ -376,3 +376,25 @@ def test_geometric_dtypes(dtype, p):
         x = L.zeros(4, dtype=getattr(L, dtype))
         return x.geometric_(p)
     same_on_both(run)
+
+
+# -- unique(dim=d): PyTorch's result is the distinct slices, contiguous with d first, moved back
+# (moveaxis(0, d)): its strides follow, and a later view fails as there (fuzz seed 142) ---------
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 1, 3), (1, 1, 3, 3), (2, 0, 3), (3, 2)])
+def test_unique_dim_strides(shape):
+    def run(L):
+        x = (L.arange(float(np.prod(shape))).reshape(shape) % 3)
+        out = []
+        for d in range(len(shape)):
+            try:
+                v, inv, cnt = L.unique(x, dim=d, return_inverse=True, return_counts=True)
+            except RuntimeError as exc:
+                out.append(str(exc))
+                continue
+            out.append((v, v.stride(), inv, cnt))
+            try:
+                out.append(tuple(v.view(-1).shape))
+            except RuntimeError as exc:
+                out.append(str(exc))
+        return out
+    same_on_both(run)
