@@ -158,7 +158,7 @@ def _exponential_fwd(self, lambd=1.0, *, generator=None):
 def _geometric_fwd(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
-    if np.dtype(self.dtype).kind == "b":   # (its kernel's dispatch: all types but bool)
+    if np.dtype(self.dtype).kind == "b":   # the kernel's dispatch: every type but bool
         raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
     flat = _dist.geometric(_rng(generator), self.size, p)
     return _in_memory_order(self, flat).astype(self.dtype)

@@ -21,7 +21,7 @@ import numpy as np
 
 __all__ = ["arange_values", "linspace_values", "fma"]
 
-_VECTOR_BYTES = 32   # AVX2
+_VECTOR_BYTES = 32   # AVX2, and on AVX-512 machines too: no AVX-512 build (leafgrad._cpu)
 
 
 def _split(a):

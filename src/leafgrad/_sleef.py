@@ -18,9 +18,9 @@ import functools
 
 import numpy as np
 
-from ._exactmath import fma64
+from ._exactmath import fma32, fma64
 
-__all__ = ["erf_u1", "vector_lanes"]
+__all__ = ["erf_u1", "expf_u10", "vector_lanes"]
 
 _F64 = np.float64
 
@@ -226,10 +226,13 @@ def vector_lanes(a: np.ndarray, block: int, threads: int, grain: int | None = No
     chunk = n
     if threads > 1 and n >= grain:
         chunk = -(-n // min(threads, -(-n // grain)))
-    lin = np.arange(n)
     if row == 1:
         vec = np.zeros(n, bool)
+    elif chunk % row == 0:     # whole rows in every piece: the same mask in each row
+        keep = np.arange(row) < row - row % block
+        vec = np.broadcast_to(keep, (n // row, row)).reshape(n)
     else:
+        lin = np.arange(n)
         start = np.maximum(lin - lin % chunk, lin - lin % row)
         end = np.minimum(np.minimum(lin - lin % chunk + chunk, lin - lin % row + row), n)
         length = end - start
@@ -272,3 +275,72 @@ def exp_u10(d: np.ndarray) -> np.ndarray:
         out = np.where(d > _LOG_DBL_MAX, np.inf, out)
         out = np.where(d < -1000, 0.0, out)
         return np.where(np.isnan(d), d, out)
+
+
+# -- Sleef's float32 exp (Sleef_expf8_u10 / Sleef_expf16_u10) ------------------------------
+_F32 = np.float32
+_R_LN2F = _F32(1.442695040888963407359924681001892137426645954152985934135449406931)
+_L2UF, _L2LF = _F32(0.693145751953125), _F32(1.428606765330187045e-06)
+_EXPF_POLY = tuple(_F32(v) for v in (
+    0.000198527617612853646278381, 0.00139304355252534151077271,
+    0.00833336077630519866943359, 0.0416664853692054748535156, 0.166666671633720397949219,
+    0.5))
+
+
+def expf_u10(d: np.ndarray) -> np.ndarray:
+    """Sleef's float32 ``expf`` (u10, with fmas: the same bits in its AVX2 and AVX-512
+    builds), what ``Vectorized<float>`` calls: ``q = rint(d / ln 2)``, ``s`` reduced by a
+    two-part ln 2, a degree-5 Horner polynomial, ``1 + (s^2 u + s)``, times
+    ``2^(q >> 1) 2^(q - (q >> 1))``; 0 below -104, inf above 100.
+
+    Each fma's float32 operands are multiplied exactly in float64 and the sum rounded there
+    (one row of a buffer per fma), then to float32; where some sum was halfway between two
+    float32 values (a double rounding could err) the element is redone with ``fma32``."""
+    d = np.asarray(d, _F32)
+    with np.errstate(all="ignore"):
+        dd = np.clip(d, -200, 200)
+        np.copyto(dd, _F32(0), where=np.isnan(d))
+        q = np.rint(dd * _R_LN2F)
+        rows = np.empty((8,) + d.shape, np.float64)
+        out = _expf_core(q, d, rows)
+        bits = rows.view(np.uint64)
+        bits &= _LOW29
+        halfway = (bits == _HALF29).any(axis=0)
+        if halfway.any():
+            where = np.flatnonzero(halfway)
+            out.reshape(-1)[where] = _expf_core(q.reshape(-1)[where], d.reshape(-1)[where])
+        out[d < -104] = 0
+        out[d > 100] = np.inf
+        nan = np.isnan(d)
+        if nan.any():
+            out[nan] = d[nan]
+        return out
+
+
+_LOW29, _HALF29 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
+
+
+def _expf_core(q, d, rows=None):
+    """The steps of ``expf_u10``: fmas in float64 rows of ``rows`` (checked by the caller),
+    or with ``fma32`` when ``rows`` is None."""
+    it = iter(range(8))
+
+    def fma(a, b, c):
+        if rows is None:
+            return fma32(a, b, c)
+        total = rows[next(it)]
+        np.multiply(a, b, out=total, dtype=np.float64)
+        total += c
+        return total.astype(_F32)
+    s = fma(q, -_L2UF, d)
+    s = fma(q, -_L2LF, s)
+    u = fma(_EXPF_POLY[0], s, _EXPF_POLY[1])
+    for c in _EXPF_POLY[2:]:
+        u = fma(u, s, c)
+    u = fma(s * s, u, s)
+    u += _F32(1)
+    qi = q.astype(np.int32)
+    half = qi >> 1
+    u *= np.ldexp(_F32(1), half).astype(_F32, copy=False)
+    u *= np.ldexp(_F32(1), qi - half).astype(_F32, copy=False)
+    return u

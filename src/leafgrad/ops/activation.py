@@ -24,7 +24,7 @@ from .backward_ops import sigmoid_backward_op
 from .unary import erf_array, positive_nan
 
 _log = positive_nan(np.log)   # Note [Positive NaN] in unary.py
-from .gelu_kernels import aten_vectorizes, gelu_aten_vectorized, gelu_onednn
+from .gelu_kernels import gelu_aten, gelu_onednn
 
 __all__ = ["gelu", "silu", "softplus"]
 
@@ -171,15 +171,20 @@ export_function("relu_", relu_)   # torch.relu_, as in PyTorch
 # -- gelu -----------------------------------------------------------------------------------
 def gelu_op(self, approximate="none"):
     """``x * Phi(x)`` (the normal CDF), or its tanh approximation."""
+    if self.dtype == _F16 and approximate == "none":
+        from .tensor_utils import get_num_threads   # (late: it loads the op table)
+        return gelu_aten(self, get_num_threads())   # (float inside, rounded once)
     if self.dtype == _F16:
         return _via_float32(_gelu_np, self, approximate)
     if approximate == "none" and self.dtype == _F32 and self.size > 1 and \
             self.flags.c_contiguous:
         return gelu_onednn(self)   # PyTorch hands these to oneDNN (gelu_kernels.py)
-    if approximate == "none" and self.dtype == _F32 and aten_vectorizes(self):
-        return gelu_aten_vectorized(self)
-    # (oneDNN gives +0.0 for -0.0; ATen's scalar loop, for one element or a strided input,
-    # and its double and half kernels keep -0.0)
+    if approximate == "none" and self.dtype == _F32:
+        # ATen's kernel: vector blocks and a scalar loop (Note [ATen gelu's vector blocks])
+        from .tensor_utils import get_num_threads   # (late: it loads the op table)
+        return gelu_aten(self, get_num_threads())
+    # (oneDNN's AVX2 kernel gives +0.0 for -0.0; its AVX-512 one, ATen's loops and its
+    # double and half kernels keep -0.0)
     if approximate == "none" and self.dtype == _F64:
         # PyTorch's order; libm's erf, which its scalar loops use. Where its vector loop runs,
         # PyTorch takes Sleef's erf (an ulp apart on ~40% of values): redone bit for bit

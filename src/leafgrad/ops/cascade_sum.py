@@ -24,7 +24,7 @@ import numpy as np
 
 __all__ = ["cascade_sum_last", "sum_like_torch", "LANES", "MAX_EXACT"]
 
-LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+LANES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}   # on AVX-512 too (leafgrad._cpu)
 MAX_EXACT = 32768       # at::internal::GRAIN_SIZE: larger sums may be split between threads
 _ILP = 4
 _LEVELS = 4
@@ -42,7 +42,9 @@ def _sequential(rows: np.ndarray, axis: int) -> np.ndarray:
     strictly sequential, takes its place."""
     if axis != rows.ndim - 1:
         return np.add.reduce(rows, axis=axis)
-    return np.add.accumulate(rows, axis=axis)[..., -1]   # np.cumsum's ufunc call
+    # (a copy: the last column of the running sums is a strided view, and a sum's result is
+    # contiguous, as PyTorch's: ``x.sum(1).view(...)`` works)
+    return np.add.accumulate(rows, axis=axis)[..., -1].copy()   # np.cumsum's ufunc call
 
 
 def _multi_row_sum(rows: np.ndarray) -> np.ndarray:
@@ -201,7 +203,8 @@ def sum_like_torch(a: np.ndarray, axis=None, keepdims: bool = False):
         out = cascade_sum_last(flat.reshape(1, -1)) if flat.size <= MAX_EXACT else None
         return None if out is None else out.reshape((1,) * ndim if keepdims else ())
     if not a.flags.c_contiguous:
-        return None
+        from .strided_sum import strided_sum   # (a module of its own: Note [Strided sums])
+        return strided_sum(a, axes, keepdims)
     if 1 in a.shape:
         return _without_unit_dims(a, axes, keepdims)
     if axes != tuple(range(ndim - len(axes), ndim)):

@@ -21,7 +21,10 @@ Channels first in the columns (rather than ``(N*OH*OW, C*kh*kw)``) keeps every c
 rows contiguous in memory, which is several times faster for NCHW inputs. The result
 ``(O, N, OH, OW)`` is copied once into a contiguous NCHW array: outputs are contiguous as in
 PyTorch, so ``.view`` works on them. The input gradient runs the product backwards and adds
-each offset's columns back with strided slicing (col2im without ``np.add.at``).
+each offset's columns back with strided slicing (col2im without ``np.add.at``). float32 and
+float64 convolutions run the flat-window kernels of ``ops/conv_flat.py`` instead (Note [Flat
+windows]: contiguous runs, cache-sized chunks); these strided kernels serve the other dtypes
+and the input gradient of a non-finite weight.
 
 >>> import leafgrad as torch
 >>> x = torch.ones(1, 1, 3, 3)
@@ -39,6 +42,7 @@ import numpy as np
 
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
+from . import conv_flat
 from .conv_checks import (_C_NAMES, _as_2d, _check_transposed_size, _size,  # noqa: F401
                           check_conv_args, transposed_output_shape, _use_mkldnn)
 from .iter_layout import (channels_last_like, channels_last_strides, contiguous_result,
@@ -110,7 +114,10 @@ def _to_onck(g):
 
 
 def _conv_nd(x, w, b, stride, padding, dilation, groups):
-    """The convolution and its im2col columns (kept for the weight gradient)."""
+    """The convolution and its im2col columns (kept for the weight gradient; None from the
+    flat kernels, which rebuild them: Note [Flat windows] in ops/conv_flat.py)."""
+    if conv_flat.usable(x.dtype, w.dtype, stride, groups):
+        return conv_flat.forward(x, w, b, stride, padding, dilation, groups), None
     n = x.shape[0]
     o = w.shape[0]
     kernel = w.shape[2:]
@@ -166,6 +173,8 @@ def _conv_input_grad(g, w, x_shape, stride, padding, dilation, groups, gm=None):
     (``gm``: ``_to_onck(g)`` when the caller has it)."""
     if not g.size or not w.size:   # an empty convolution (zero batch or channels)
         return np.zeros(x_shape, g.dtype)
+    if conv_flat.usable(g.dtype, w.dtype, stride, groups) and conv_flat.input_grad_ok(w):
+        return conv_flat.input_grad(g, w, x_shape, stride, padding, dilation, groups)
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     o = w.shape[0]
@@ -193,6 +202,8 @@ def _conv_weight_grad(g, x, w_shape, stride, padding, dilation, groups, cols=Non
     """``B_x^T g``: the gradient of conv(x, w) w.r.t. a weight of shape ``w_shape``."""
     if not g.size or not x.size:   # an empty convolution (zero batch or channels)
         return np.zeros(w_shape, g.dtype)
+    if cols is None and conv_flat.usable(g.dtype, x.dtype, stride, groups):
+        return conv_flat.weight_grad(g, x, w_shape, stride, padding, dilation, groups)
     o, cg = w_shape[:2]
     kernel = tuple(w_shape[2:])
     if cols is None:
@@ -230,7 +241,9 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
                                   output_padding, groups)
     if not transposed:
         out, cols = _conv_nd(input, weight, bias, stride, padding, dilation, groups)
-        _keep_cols(input, (weight.shape, tuple(stride), tuple(padding), tuple(dilation)), cols)
+        if cols is not None:
+            _keep_cols(input, (weight.shape, tuple(stride), tuple(padding), tuple(dilation)),
+                       cols)
         return out
     shape = transposed_output_shape(input.shape, weight.shape, stride, padding, dilation,
                                     output_padding, groups)
@@ -384,8 +397,13 @@ def backward_weight_input(grad, grad_output, input, stride, padding, dilation, g
 
 def convolution_backward_tinput(grad_output, input, weight, stride, padding, dilation, groups):
     """The input gradient of a transposed convolution: a plain convolution of the gradient
-    (``input``: an input of PyTorch's node, as below)."""
-    return _conv_nd(grad_output, weight, None, stride, padding, dilation, groups)[0]
+    (``input``: an input of PyTorch's node, as below). With an ``output_padding`` that the
+    stride does not absorb (stride 1, dilation > 1) the convolution of the larger gradient is
+    larger than the input: the extra trailing positions belong to no input element."""
+    out = _conv_nd(grad_output, weight, None, stride, padding, dilation, groups)[0]
+    if out.shape[2:] != input.shape[2:]:
+        out = np.ascontiguousarray(out[(Ellipsis,) + tuple(slice(0, s) for s in input.shape[2:])])
+    return out
 
 
 def backward_tinput_grad_output(grad, grad_output, weight, stride, padding, dilation, groups):

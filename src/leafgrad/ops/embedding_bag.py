@@ -42,7 +42,8 @@ def _fast(weight, mode, padding_idx):
     index is reported."""
     return (mode != _MAX and weight.dtype in (np.float32, np.float16)
             and (padding_idx is None or padding_idx < 0)
-            and (weight.shape[1] <= 1 or weight.strides[1] == weight.itemsize))
+            and (weight.shape[1] <= 1 or weight.strides[1] == weight.itemsize
+                 or not weight.size))   # (an empty array's NumPy strides say nothing)
 
 
 _I_CHECK = ("Expected i < index_size to be true, but got false.  (Could this error message be "

@@ -1,6 +1,6 @@
 """float32 ``gelu`` (exact form) as PyTorch's CPU kernels compute it: oneDNN's eltwise
-``gelu_erf`` for a contiguous input of two elements or more, ATen's vectorized kernel for
-other inputs whose innermost dimension is contiguous.
+``gelu_erf`` for a contiguous input of two elements or more (its avx2 kernel, or its
+avx512_core one where oneDNN runs those: ``leafgrad._cpu``), ATen's kernel for the others.
 
 Note [oneDNN gelu]
 PyTorch hands contiguous float32 gelu (``approximate="none"``) to oneDNN, whose JIT kernel
@@ -17,17 +17,19 @@ evaluates, all in float32 with fused multiply-adds:
 Its answers differ from the exact gelu by up to a few float32 ulps (more, relatively, for
 negative inputs where gelu is tiny); this reproduces them bit for bit.
 
-ATen's own vectorized float kernel (non-contiguous inputs with a contiguous innermost
-dimension, and a single element) is ``x * 0.5 * (1 + erf(x * sqrt(1/2)))`` with the same
-A&S erf, but Sleef's ``expf`` inside it (taken here as the correctly rounded exp: about 1% of
-the results are an ulp off) and no fused final step. A 0-d or an inner-strided input takes
-its scalar loop (``std::erf``: the exact erf, activation.py).
+ATen's own float kernel (non-contiguous inputs, a single element, 0-d) is
+``x * 0.5 * (1 + erf(x * sqrt(1/2)))``: in its vector blocks with the same A&S erf but
+Sleef's ``expf`` inside it (``_sleef.expf_u10``) and no fused final step, elsewhere with the
+C library's ``erff`` (Note [ATen gelu's vector blocks]).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .._cpu import ATEN_CAPABILITY, ONEDNN_AVX512_CORE
 from .._exactmath import fma32
+from .._libm import erff
+from .._sleef import expf_u10, vector_lanes
 
 _F64 = np.float64
 
@@ -43,7 +45,8 @@ def _fma(a, b, c):
         return fma32(a, b, c)
     return out
 
-__all__ = ["gelu_onednn", "gelu_aten_vectorized", "aten_vectorizes"]
+__all__ = ["gelu_onednn", "gelu_onednn_avx2", "gelu_onednn_avx512", "gelu_aten",
+           "gelu_aten_vectorized"]
 
 _F32 = np.float32
 
@@ -78,8 +81,8 @@ def _exp(v: np.ndarray) -> np.ndarray:
 
 
 def _exp_rounded(v: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        return np.exp(v.astype(np.float64)).astype(_F32)
+    """Sleef's ``expf`` (``Vectorized<float>::exp``)."""
+    return expf_u10(v)
 
 
 def _erf(x: np.ndarray, exp=_exp) -> np.ndarray:
@@ -92,8 +95,8 @@ def _erf(x: np.ndarray, exp=_exp) -> np.ndarray:
     return np.copysign(_fma(neg_e, poly, _F32(1)), x)
 
 
-def gelu_onednn(s: np.ndarray) -> np.ndarray:
-    """gelu of a float32 array, as oneDNN's ``gelu_erf`` (Note [oneDNN gelu])."""
+def gelu_onednn_avx2(s: np.ndarray) -> np.ndarray:
+    """gelu of a float32 array, as oneDNN's avx2 ``gelu_erf`` (Note [oneDNN gelu])."""
     flat = s.reshape(-1)
     out = np.empty(flat.shape, _F32)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -113,7 +116,13 @@ def gelu_aten_vectorized(s: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         if s.ndim and s.size <= _BLOCK:
             return _aten_block(s)
-        return _aten_steps(s)
+        if not s.ndim:
+            return _aten_steps(s)
+        flat = s.reshape(-1)
+        out = np.empty(flat.shape, _F32)
+        for i in range(0, flat.shape[0], _BLOCK):
+            out[i:i + _BLOCK] = _aten_block(flat[i:i + _BLOCK])
+        return out.reshape(s.shape)
 
 
 def _aten_steps(s):
@@ -250,13 +259,128 @@ def _aten_block(s):
     return out
 
 
-def aten_vectorizes(a: np.ndarray) -> bool:
-    """Whether ATen's TensorIterator runs its vectorized loop over ``a`` (its innermost
-    dimension in memory order, of size > 1 and not broadcast, is contiguous), or a single
-    element."""
-    if a.ndim == 0:
-        return False
-    if a.size == 1:
-        return True
-    dims = [(abs(st), n) for st, n in zip(a.strides, a.shape) if n > 1 and st != 0]
-    return bool(dims) and min(dims)[0] == a.itemsize
+# Note [ATen gelu's vector blocks]
+# ATen's float kernel (cpu_kernel_vec) runs each contiguous piece of its walk (a row of the
+# innermost dimension, coalesced, or a parallel_for chunk of it) through the vectorized
+# function in blocks of two vectors (16 float32 on AVX2, 32 on AVX-512), and what is left of
+# the piece (a whole short row, a 0-d or inner-strided input) through its scalar loop:
+# ``x * 0.5f * (1 + std::erf(x * M_SQRT1_2))``, with the C library's ``erff``. (GeluKernel is
+# one of the few kernels ATen registers for AVX-512 too: most run their AVX2 build there.)
+# The DEFAULT build's vectorized erf maps ``std::erf`` over its lanes: the scalar loop's bits.
+_ATEN_BLOCK = {"AVX512": 32, "AVX2": 16}.get(ATEN_CAPABILITY)
+_GELU_PARALLEL = 16384        # GeluKernelImpl: above this, grain = numel / threads
+
+
+def _aten_scalar(s):
+    return s * _F32(0.5) * (_F32(1) + erff(s * _SQRT_HALF))
+
+
+def gelu_aten(s: np.ndarray, threads: int = 1) -> np.ndarray:
+    """gelu of a float32 (or float16) array as ATen's CPU kernel (Note [ATen gelu's vector
+    blocks]); float16 is computed in float32 and rounded once, in blocks of twice as many
+    lanes."""
+    half = s.dtype == np.float16
+    block = _ATEN_BLOCK and (2 * _ATEN_BLOCK if half else _ATEN_BLOCK)
+    with np.errstate(invalid="ignore", over="ignore"):
+        s32 = s.astype(_F32) if half else s
+        if block is None or s.ndim == 0 or s.size < block:
+            out = _aten_scalar(s32)
+        else:
+            n = s.size
+            grain = n // threads if n > _GELU_PARALLEL else None
+            vec = vector_lanes(s, block, threads, grain)
+            if vec is None or not vec.any():
+                out = _aten_scalar(s32)
+            elif vec.all():
+                out = gelu_aten_vectorized(s32)
+            else:
+                out = np.empty(s.shape, _F32)
+                out[vec] = gelu_aten_vectorized(s32[vec])
+                scalar = ~vec
+                out[scalar] = _aten_scalar(s32[scalar])
+        return out.astype(np.float16) if half else out
+
+
+# Note [oneDNN gelu on AVX-512]
+# oneDNN's avx512_core kernels compute gelu_erf without exp or a division: erf(s / sqrt 2)
+# is a degree-5 polynomial in |s| (Horner's fmas, float32), one of 24 chosen by |s|'s bit
+# pattern: ``(bits(|s|) + 0xc21fffff) >> 21`` (arithmetic shift: the exponent and two
+# mantissa bits, so four intervals per binade from about 0.156 up), clamped to [1, 24], and 23
+# (whose polynomial is the constant 1) above a bound of about 5.54. The polynomial gets s's
+# sign by an exclusive or, then ``gelu = (s * (erf + 1)) * 0.5``, rounded at each step.
+# (+-inf land on the constant polynomial, whose Horner steps multiply 0 by inf: NaN.)
+def _hex_table(*words):
+    return np.array(words, np.uint32).view(_F32)
+
+
+# coefficient of |s|^k for each of the 25 intervals (0 unused), from degree 0 to 5
+_MINIMAX = np.stack([_hex_table(*row) for row in (
+    (0xa6f2cb94, 0x32827792, 0x3381cc0c, 0x34523d4a, 0x351ac44d, 0x35f36d88, 0x36ee8229,
+     0x37b8a3bb, 0x3867a213, 0x3940033b, 0x3a2a5a1d, 0x3ae35863, 0x3b7828f2, 0x3c08b14b,
+     0x3c515ed3, 0xbb503236, 0xbd8d8e5e, 0xbe8abcd9, 0xbf0c19a2, 0xbeccb328, 0x3e176ced,
+     0x3f470d99, 0x3f7abb28, 0x3f800000, 0x00000000),
+    (0x3f4c422a, 0x3f4c421f, 0x3f4c4207, 0x3f4c41cb, 0x3f4c413b, 0x3f4c3fad, 0x3f4c3a2f,
+     0x3f4c2d40, 0x3f4c146a, 0x3f4bc341, 0x3f4ad08c, 0x3f48f8cf, 0x3f45fac7, 0x3f404e07,
+     0x3f3b980f, 0x3f48dff3, 0x3f78b21b, 0x3fbb0704, 0x40019c32, 0x3fe536d6, 0x3f81331e,
+     0x3e6c8684, 0x3c98f936, 0x00000000, 0x3f800000),
+    (0xb62173f4, 0x3735e4cf, 0x37f2ff89, 0x388c23be, 0x3917535c, 0x39ab2ab0, 0x3a60fadb,
+     0x3af9b960, 0x3b6e5491, 0x3c0a4ec5, 0x3ca5aa8c, 0x3d2138d9, 0x3d8737d4, 0x3ddfb660,
+     0x3e0f27ab, 0x3d94004b, 0xbe0efdeb, 0xbf1d96c3, 0xbf89db58, 0xbf6d9897, 0xbef69fb8,
+     0xbdc4f8a8, 0xbbde6422, 0x00000000, 0x00000000),
+    (0xbe081a19, 0xbe084570, 0xbe08639b, 0xbe089837, 0xbe08f409, 0xbe09ab95, 0xbe0b66d0,
+     0xbe0e400a, 0xbe124df8, 0xbe1bde02, 0xbe2f19c9, 0xbe4931bf, 0xbe685fbc, 0xbe89c95f,
+     0xbe96cbca, 0xbe8044aa, 0xbe0550f2, 0x3dcfd6a1, 0x3e94c826, 0x3e79345f, 0x3decec91,
+     0x3ca46568, 0x3aa1e00a, 0x00000000, 0x00000000),
+    (0xba3d61db, 0x39f097a3, 0x3a5845dc, 0x3ab1fa35, 0x3b0cefb8, 0x3b653ab6, 0x3bcae527,
+     0x3c221712, 0x3c6c5840, 0x3cc0a703, 0x3d1dcc19, 0x3d63656d, 0x3d955907, 0x3dbf9910,
+     0x3dd53f69, 0x3db7dcef, 0x3d639ebe, 0xba6ede48, 0xbd22be69, 0xbd041cf1, 0xbc64f5ab,
+     0xbb097a32, 0xb8ebf380, 0x00000000, 0x00000000),
+    (0x3cb7d80c, 0x3c9b6050, 0x3c978d11, 0x3c92e850, 0x3c8d058b, 0x3c848454, 0x3c6cd623,
+     0x3c4c824b, 0x3c2a7935, 0x3be0b390, 0x3b0651ac, 0xbb232f53, 0xbbd42fa0, 0xbc2c5366,
+     0xbc492c9e, 0xbc2a7aa6, 0xbbd55d04, 0xba823a76, 0x3b102aa8, 0x3ae25a7e, 0x3a31f792,
+     0x38b84375, 0x3689bb5a, 0x00000000, 0x00000000),
+)])
+_MINIMAX64 = _MINIMAX.astype(_F64)
+_IDX_BIAS = np.int32(np.uint32(0xc21fffff).view(np.int32))
+_RBOUND = np.uint32(0x40b15cee).view(_F32)
+_SIGN = np.uint32(0x80000000)
+
+
+def gelu_onednn_avx512(s: np.ndarray) -> np.ndarray:
+    """gelu of a float32 array as oneDNN's avx512_core ``gelu_erf`` (Note [oneDNN gelu on
+    AVX-512])."""
+    flat = s.reshape(-1)
+    out = np.empty(flat.shape, _F32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for i in range(0, flat.shape[0], _BLOCK):
+            _minimax_block(flat[i:i + _BLOCK], out[i:i + _BLOCK])
+    return out.reshape(s.shape)
+
+
+def _minimax_block(s, out):
+    bits = s.view(np.uint32)
+    pos_bits = bits & np.uint32(0x7FFFFFFF)
+    pos = pos_bits.view(_F32)
+    idx = (pos_bits.view(np.int32) + _IDX_BIAS) >> 21
+    np.clip(idx, 1, 24, out=idx)
+    idx[_RBOUND < pos] = 23
+    pos64 = pos.astype(_F64)
+    tot = np.empty((5,) + s.shape, _F64)
+    # Horner: pol = fma(pol, |s|, c_k), k = 4 .. 0 (Note [Fast float32 fma blocks])
+    pol = _MINIMAX[5][idx]
+    for j, k in enumerate((4, 3, 2, 1, 0)):
+        row = tot[j]
+        np.multiply(pol, pos64, out=row)
+        row += _MINIMAX64[k][idx]
+        pol = row.astype(_F32)
+    if _halfway(tot) is not None:     # a double rounding somewhere: redo with true fmas
+        pol = _MINIMAX[5][idx]
+        for k in (4, 3, 2, 1, 0):
+            pol = fma32(pol, pos, _MINIMAX[k][idx])
+    pol = (pol.view(np.uint32) ^ (bits & _SIGN)).view(_F32)
+    pol += _ONE
+    np.multiply(s, pol, out=out)
+    out *= _F32(0.5)
+
+
+gelu_onednn = gelu_onednn_avx512 if ONEDNN_AVX512_CORE else gelu_onednn_avx2

@@ -257,7 +257,7 @@ def _forward(n):
                      align_corners)
         weights = [_axis_weights(interpolation_mode, ax.v, getattr(ax, "lo", None))[0]
                    for ax in axes]
-        flat = input.reshape(N, C, -1)
+        flat = input.reshape(N, C, math.prod(spatial))   # (-1 fails on an empty batch)
         out = np.zeros((N, C, P), input.dtype)
         if flat.shape[2] == 0 or N * C * P == 0:
             return out.reshape((N, C) + out_spatial)
@@ -281,7 +281,7 @@ def _coordinate_tensors(grid, axes, n):
     """Each axis's ``v`` as a leafgrad expression of ``grid`` (see Note [Grid sampling as
     taps]): equal to the forward's ``v``, with slope ``ax.slope`` in the grid value."""
     N = grid.shape[0]
-    g = grid.reshape(N, -1, n)
+    g = grid.reshape(N, math.prod(grid.shape[1:-1]), n)
     out = []
     for j, ax in enumerate(axes):
         gj = g[:, :, j]
@@ -331,7 +331,7 @@ def _grid_formula(n):
         N, C, P, axes, weights, slopes = _backward_plan(
             grid, input.shape, interpolation_mode, padding_mode, align_corners, n)
         g = grad.reshape(N, C, P)
-        flat = input.reshape(N, C, -1)
+        flat = input.reshape(N, C, math.prod(input.shape[2:]))
         parts = [None] * n
         tap_slopes = list(_taps(axes, slopes))
         for t, (idx, valid, ws) in enumerate(_taps(axes, weights)):
@@ -529,7 +529,7 @@ def affine_grid_generator_theta(grad, size, align_corners):
     # PyTorch's: base^T (per batch) bmm grad viewed as (N, points, n), then transposed
     base = _base_grid(size, align_corners, grad._data.dtype)
     base_t = _wrap(np.ascontiguousarray(np.broadcast_to(base.T, (size[0],) + base.T.shape)))
-    return base_t.bmm(grad.reshape(size[0], -1, n)).transpose(1, 2)
+    return base_t.bmm(grad.reshape(size[0], math.prod(size[2:]), n)).transpose(1, 2)
 
 
 def _affine_samples(make, shapes):

@@ -11,6 +11,8 @@ torch._C._LinAlgError: linalg.inv: The diagonal element 2 is zero, the inversion
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -370,9 +372,72 @@ def _gels_rank_info(a: np.ndarray) -> int:
         packed = geqrf(lapack_scaled(a if a.shape[0] >= a.shape[1] else a.T))[0]
         zero = np.nonzero(np.diagonal(packed) == 0)[0]
         return int(zero[0]) + 1 if len(zero) else 0
-    r = np.linalg.qr(a if a.shape[0] >= a.shape[1] else a.T, mode="r")
-    zero = np.nonzero(np.diagonal(r) == 0)[0]
+    a = a if a.shape[0] >= a.shape[1] else a.T
+    r = np.diagonal(np.linalg.qr(a, mode="r"))
+    size = np.abs(r)
+    if a.size <= _PLAIN_QR_SIZE and (size <= size.max() * _NEAR_ZERO).any():
+        r = _householder_diagonal(a)    # nearly singular: its roundings decide
+    zero = np.nonzero(r == 0)[0]
     return int(zero[0]) + 1 if len(zero) else 0
+
+
+# Note [gels' rank check]: whether a diagonal entry of R is exactly zero depends on the last
+# roundings of the factorization. NumPy's LAPACK (OpenBLAS) fuses the update's multiply-adds
+# in its AVX-512 kernels and leaves a rounding-level residue on exactly singular matrices
+# (``ones(2, 2)``) where PyTorch's (MKL) has an exact zero. For small nearly singular
+# matrices the diagonal is recomputed here as LAPACK's unblocked Householder QR (dgeqr2:
+# dlarfg with the scaled dnrm2 and dlapy2, as MKL's first column shows bit for bit, then
+# dlarf's ``w = C^T v`` and ``C -= tau v w^T``, row after row, unfused) in the input's dtype:
+# MKL's zeros on the singular matrices of the tests, on AVX2 and AVX-512 machines alike. Not
+# MKL's exact roundings after the first column: on random small singular integer matrices
+# the zero pattern still differs for about 1 in 15 (OpenBLAS's on AVX-512: 1 in 5).
+_PLAIN_QR_SIZE = 1024
+_NEAR_ZERO = 1e-4
+
+
+def _nrm2(x, t):
+    """Reference LAPACK's (pre-3.10) scaled two-norm: ``scale * sqrt(ssq)``."""
+    scale, ssq = t(0), t(1)
+    for e in np.abs(x).tolist():
+        if e:
+            e = t(e)
+            if scale < e:
+                ssq = t(1) + ssq * (scale / e) ** 2
+                scale = e
+            else:
+                ssq = ssq + (e / scale) ** 2
+    return t(scale * np.sqrt(ssq))
+
+
+def _householder_diagonal(a: np.ndarray) -> np.ndarray:
+    """The diagonal of R in the QR factorization of ``a`` (m >= n), as dgeqr2 computes it."""
+    a = np.array(a, copy=True)
+    t = a.dtype.type
+    m, n = a.shape
+    diag = np.empty(n, a.dtype)
+    with np.errstate(all="ignore"):
+        for k in range(n):
+            alpha, x = a[k, k], a[k + 1:, k]
+            xnorm = _nrm2(x, t)
+            if xnorm == 0:
+                diag[k] = alpha
+                continue
+            big, small = max(abs(alpha), xnorm), min(abs(alpha), xnorm)
+            beta = t(-math.copysign(big * np.sqrt(t(1) + (small / big) ** 2), alpha))
+            tau = (beta - alpha) / beta
+            x *= t(1) / (alpha - beta)
+            diag[k] = beta
+            if k + 1 < n:
+                c = a[k:, k + 1:]
+                v = a[k:, k].copy()
+                v[0] = 1
+                w = np.zeros(c.shape[1], a.dtype)
+                for i in range(c.shape[0]):
+                    w += c[i] * v[i]
+                w *= -tau
+                for i in range(c.shape[0]):
+                    c[i] += v[i] * w
+    return diag
 
 
 def lapack_scaled(a: np.ndarray) -> np.ndarray:

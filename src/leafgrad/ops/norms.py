@@ -17,6 +17,7 @@ from .iter_layout import RED
 from .registry import defop, export_function, bind_method, Sample
 from .reduction import _dims, _const, unsqueeze_grad
 from .. import dtypes as _dt
+from .._libm import pow_c
 from .._zerotensor import check_mutable
 
 FAMILY = "linalg"
@@ -78,6 +79,11 @@ def vector_norm_op(self, ord=2, dim=None, keepdim=False, *, dtype=None):
         return np.min(a, axis=axis, keepdims=keepdim)
     if ord == 0:
         return np.sum(a != 0, axis=axis, keepdims=keepdim).astype(self.dtype)
+    if a.ndim == 0:
+        # ATen's reduction of one value: std::pow twice, 1 / p in the dtype (NumPy's own
+        # AVX-512 pow rounds differently; _libm.pow_c)
+        t = a.dtype.type
+        return pow_c(pow_c(a, ord), t(1) / t(ord))
     with np.errstate(divide="ignore"):
         return np.power(np.sum(np.power(a, ord), axis=axis, keepdims=keepdim), 1.0 / ord)
 

@@ -307,6 +307,7 @@ def mean(input, dim=_NODIM, keepdim=False, *, dtype=None, axis=_NA, keepdims=_NA
 # elements one by one; every product rounds to the dtype (float16 too). NumPy's own order (and
 # its float32 accumulator for float16) differs in the last bits, which a later comparison or
 # argsort can turn into a different answer (fuzz seed 121).
+# (the AVX2 build runs on AVX-512 machines too: leafgrad._cpu)
 _PROD_LANES = {np.dtype(np.float16): 16, np.dtype(np.float32): 8, np.dtype(np.float64): 4}
 
 

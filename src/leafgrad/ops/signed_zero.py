@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+# (the AVX2 build runs on AVX-512 machines too: leafgrad._cpu)
 _BLOCK = {np.dtype(np.float64): 8, np.dtype(np.float32): 16, np.dtype(np.float16): 32}
 
 

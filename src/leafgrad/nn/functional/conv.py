@@ -68,14 +68,16 @@ def _padding_arg(input, weight, padding, stride, dilation, n: int):
     if len(kernel) != n:   # let the record report the mismatch in PyTorch's words
         return input, [0] * n
     totals = [dilation[i] * (kernel[i] - 1) for i in range(n)]
-    left = [t // 2 for t in totals]
-    if any(t % 2 for t in totals):
+    # C++'s division truncates: a total of -1 (a kernel of size 0) gives left 0, right -1
+    left = [int(t / 2) for t in totals]
+    if any(t - 2 * lo for t, lo in zip(totals, left)):
         if not _warned:   # PyTorch warns once per process (TORCH_WARN_ONCE)
             _warned.append(True)
             warnings.warn(_SAME_WARNING, UserWarning, stacklevel=4)
         extra = []
-        for t in reversed(totals):   # F.pad takes the last dim first
-            extra += [0, t % 2]
+        for t, lo in zip(reversed(totals), reversed(left)):   # F.pad: the last dim first
+            delta = t - 2 * lo     # right - left: pad the right, or crop the left (< 0)
+            extra += [0, delta] if delta > 0 else [delta, 0]
         input = _pad(input, extra)
     return input, left
 

@@ -48,8 +48,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     torch = _torch()
     if input.dim() == 0 or weight.dim() != 2:
         return input.matmul(weight.t()) + bias
-    # PyTorch folds the leading dims into one matrix, runs addmm, then views back.
-    flat = input.reshape(-1, input.shape[-1])
+    # PyTorch folds the leading dims into one matrix, runs addmm, then views back (their
+    # product, not -1: a reshape with -1 fails on zero elements, e.g. in_features == 0)
+    lead = 1
+    for s in input.shape[:-1]:
+        lead *= s
+    flat = input.reshape(lead, input.shape[-1])
     out = torch.addmm(bias, flat, weight.t())
     return out.view(*input.shape[:-1], weight.shape[0])
 

@@ -10,6 +10,8 @@ tensor(5.)
 """
 from __future__ import annotations
 
+import math
+
 import warnings
 
 import numpy as _np
@@ -216,7 +218,13 @@ def _label_smoothed(log_probs, target, weight, ignore_index, code, smoothing, cl
         smooth = smooth.sum() / denom
     elif code == 2:
         smooth = smooth.sum()
-    return _mul_scalar(nll, 1 - smoothing) + _mul_scalar(smooth, smoothing / n_classes)
+    return _mul_scalar(nll, 1 - smoothing) + _mul_scalar(smooth, _per_class(smoothing, n_classes))
+
+
+def _per_class(smoothing: float, n_classes: int) -> float:
+    """``smoothing / n_classes`` as C++'s double division: inf for zero classes (an empty
+    input, whose loss never reads it), not Python's ZeroDivisionError."""
+    return smoothing / n_classes if n_classes else math.inf
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
@@ -270,7 +278,8 @@ def _cross_entropy_probs(input, target, weight, code, smoothing, class_dim):
         if smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                                f"{smoothing}")
-        target = _add_scalar(_mul_scalar(target, 1 - smoothing), smoothing / n_classes)
+        target = _add_scalar(_mul_scalar(target, 1 - smoothing),
+                             _per_class(smoothing, n_classes))
     terms = log_probs * target
     if weight is not None:
         if log_probs.dim() > 1:

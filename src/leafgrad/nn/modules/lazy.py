@@ -30,7 +30,39 @@ __all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyLinear", "LazyC
            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
-class UninitializedParameter(Parameter):
+_NO_SHAPE = ("Can't access the shape of an uninitialized parameter or buffer. This error "
+             "usually happens in `load_state_dict` when trying to load an uninitialized "
+             "parameter into an initialized one. Call `forward` to initialize the parameters "
+             "before accessing their attributes.")
+
+
+def _no_use(method: str, kind: str) -> ValueError:
+    return ValueError(f"Attempted to use an uninitialized parameter in <method '{method}' of "
+                      "'torch._C.TensorBase' objects>. This error happens when you are using a "
+                      "`LazyModule` or explicitly manipulating "
+                      f"`torch.nn.parameter.{kind}` objects. When using "
+                      "LazyModules Call `forward` with a dummy batch to initialize the "
+                      "parameters before calling torch functions")
+
+
+class _Unshaped:
+    """PyTorch's answers for the shape of a tensor that has none yet (``size()`` is
+    ``torch.Size([0])`` there, as here). Other uses are not refused: leafgrad's ops read
+    the (empty) array directly."""
+    __slots__ = ()
+
+    @property
+    def shape(self):
+        raise RuntimeError(_NO_SHAPE)
+
+    def numel(self):
+        raise _no_use("numel", type(self).__name__)
+
+    def dim(self):
+        raise _no_use("dim", type(self).__name__)
+
+
+class UninitializedParameter(_Unshaped, Parameter):
     """A parameter without a shape yet; ``materialize(shape)`` gives it one (uninitialized
     values) and makes it a plain ``Parameter``."""
     __slots__ = ()
@@ -50,7 +82,7 @@ class UninitializedParameter(Parameter):
         return f"<{type(self).__name__}>"
 
 
-class UninitializedBuffer(Tensor):
+class UninitializedBuffer(_Unshaped, Tensor):
     """A buffer without a shape yet (see :class:`UninitializedParameter`)."""
     __slots__ = ()
 

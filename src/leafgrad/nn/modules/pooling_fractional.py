@@ -25,6 +25,10 @@ class _FractionalMaxPoolNd(Module):
                  return_indices: bool = False, _random_samples=None) -> None:
         super().__init__()
         n = self._n
+        if n == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            # (PyTorch 2.13 checks this in FractionalMaxPool3d only)
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
         self.kernel_size = _ntuple(kernel_size, n)
         self.return_indices = return_indices
         self.register_buffer("_random_samples", _random_samples)
