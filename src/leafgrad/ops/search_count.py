@@ -285,7 +285,7 @@ def _unique_rows(data, d):
     if not _needs_std_order(rows):
         values, inverse, counts = np.unique(data, return_inverse=True, return_counts=True,
                                             axis=d)
-        return np.ascontiguousarray(values), inverse.reshape(-1), counts
+        return _moved_back(np.moveaxis(values, d, 0).copy(), d), inverse.reshape(-1), counts
     from .stl_select import rows_less, sort_order
     order = np.asarray(sort_order([tuple(r) for r in rows.tolist()], rows_less), np.int64)
     ordered = rows[order]
@@ -297,8 +297,14 @@ def _unique_rows(data, d):
     inverse = np.empty(len(order), np.int64)
     inverse[order] = np.cumsum(starts) - 1
     counts = np.diff(np.append(np.nonzero(starts)[0], len(order)))
-    values = moved[order][starts]
-    return np.ascontiguousarray(np.moveaxis(values, 0, d)), inverse, counts
+    values = moved[order][starts].copy()
+    return _moved_back(values, d), inverse, counts
+
+
+def _moved_back(values, d):
+    """PyTorch's unique_dim result: the slices, contiguous with ``d`` first, then
+    ``moveaxis(0, d)``: a view, its strides follow (a later ``view`` can fail)."""
+    return np.moveaxis(values, 0, d)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):

@@ -136,6 +136,8 @@ def polygamma(n, self):
     dt = self.dtype if self.dtype.kind == "f" else np.float64
     if n == 0:
         return digamma_array(self).astype(dt, copy=False)
+    if n == 1 and dt in (np.float32, np.float64):
+        return _calc_trigamma(self.astype(dt, copy=False))
     x = _float64(self)
     sign = 1.0 if n % 2 else -1.0
     out = sign * math.factorial(n) * hurwitz_zeta_array(n + 1.0, x)
@@ -147,6 +149,28 @@ def polygamma(n, self):
     if n == 1:
         out = np.where(x == -np.inf, np.nan, out)
     return out.astype(dt, copy=False)
+
+
+def _calc_trigamma(x):
+    """ATen's calc_trigamma in the input's dtype, step for step: below 1/2 the reflection
+    (-pi^2 / sin(pi x)^2, finite but huge at the negative poles, as PyTorch's), six terms of
+    1/x^2 stepping x, then the asymptotic series; its sinf taken as the rounded double sin."""
+    dt = x.dtype
+    f = dt.type
+    one, pi = f(1), f(math.pi)
+    with np.errstate(all="ignore"):
+        neg = x < f(0.5)
+        arg = pi * x
+        s = np.sin(arg.astype(np.float64)).astype(dt) if dt == np.float32 else np.sin(arg)
+        result = np.where(neg, f(0) - (pi * pi) / (s * s), f(0)).astype(dt)
+        x = np.where(neg, one - x, x).astype(dt)
+        for _ in range(6):
+            result = result + one / (x * x)
+            x = x + one
+        ixx = one / (x * x)
+        series = one / f(6) - ixx * (one / f(30) - ixx * (one / f(42)))
+        result = result + (one + one / (f(2) * x) + ixx * series) / x
+        return np.where(neg, -result, result).astype(dt, copy=False)
 
 
 def polygamma_self(grad, n, self):
