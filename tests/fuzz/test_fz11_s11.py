@@ -1,0 +1,57 @@
+"""Findings of session 11's fresh fuzz seeds 131 onwards (helper fz11), each against torch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import leafgrad
+import torch
+from oracle import run_both
+
+
+def same(run):
+    """``run(lib)`` on both libraries; NaN-safe (compared as text)."""
+    mine, theirs = run_both(run)
+    assert repr(mine) == repr(theirs), f"\nleafgrad: {mine}\ntorch:    {theirs}"
+    return mine
+
+
+# -- trigamma (polygamma(1, x)) is ATen's series in the kernel's type: at the negative integers
+# sin(pi x) is not 0 in floating point, so the values are large and finite, inf only at 0
+# (seed 131: float32 trigamma(-2) = 3.23e14, leafgrad gave inf) --------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int64"])
+def test_trigamma_at_poles_and_beyond(dtype):
+    values = [-2.0, -1.0, -0.0, 0.0, -3.0, -20.0, -4096.0, -3.5, -1e6, -1e6 - 0.5, 0.25, 0.5,
+              1.0, 7.25, 1e3, np.inf, -np.inf, np.nan]
+    if dtype == "int64":
+        values = [-2, -1, 0, -3, -20, -4096, 1, 5]
+
+    def run(L):
+        x = L.tensor(values, dtype=getattr(L, dtype))
+        out = L.polygamma(1, x)
+        return [out.dtype, [float(v) for v in out.tolist()]]
+    mine, theirs = run_both(run)
+    a, b = np.array(mine[1]), np.array(theirs[1])
+    assert mine[0] == theirs[0]
+    np.testing.assert_allclose(a, b, rtol=1e-6 if dtype != "float64" else 1e-14)
+    assert repr(np.isnan(a).tolist()) == repr(np.isnan(b).tolist())
+
+
+def test_trigamma_random_close_to_torch():
+    # ATen's truncated series, not the exact function: float64 within 1e-14 relative
+    rng = np.random.default_rng(131)
+    a = rng.standard_normal(4000) * rng.choice([0.1, 1.0, 10.0, 1000.0], 4000)
+    for dt in ("float32", "float64"):
+        x = a.astype(dt)
+        mine = leafgrad.polygamma(1, leafgrad.tensor(x)).numpy()
+        theirs = torch.polygamma(1, torch.tensor(x)).numpy()
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5 if dt == "float32" else 1e-14)
+
+
+def test_digamma_backward_at_negative_integer():
+    # digamma's derivative is trigamma: the gradient at -2 is PyTorch's large finite value
+    def run(L):
+        x = L.tensor([-2.0, -1.0, 0.5], requires_grad=True)
+        x.digamma().sum().backward()
+        return [float(v) for v in x.grad.tolist()]
+    mine, theirs = run_both(run)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-6)
