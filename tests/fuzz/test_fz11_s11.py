@@ -55,3 +55,22 @@ def test_digamma_backward_at_negative_integer():
         return [float(v) for v in x.grad.tolist()]
     mine, theirs = run_both(run)
     np.testing.assert_allclose(mine, theirs, rtol=1e-6)
+
+
+# -- label smoothing with no classes: C++'s label_smoothing / n_classes is inf, the loss NaN
+# (seed 131: leafgrad raised ZeroDivisionError) ---------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("reduction", ["sum", "mean", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_label_smoothing_no_classes(dtype, reduction, weighted):
+    def run(L):
+        out = []
+        for shape, target in (((0,), L.tensor(-100)), ((2, 0), L.tensor([-100, -100]))):
+            x = L.zeros(shape, dtype=getattr(L, dtype), requires_grad=True)
+            w = L.ones(0, dtype=getattr(L, dtype)) if weighted else None
+            loss = L.nn.functional.cross_entropy(x, target, weight=w, reduction=reduction,
+                                                 label_smoothing=0.2)
+            loss.sum().backward()
+            out += [loss, loss.grad_fn.name(), x.grad]
+        return out
+    same(run)
