@@ -115,3 +115,43 @@ def test_grid_sample_nonfinite_gradient_at_out_of_bounds_taps(mode, padding, ali
             # accumulation order, which leafgrad does not replay)
             zeros = b == 0
             assert np.array_equal(np.signbit(a[zeros]), np.signbit(b[zeros])), (k, a, b)
+
+
+# -- the fuzz table: the nuclear norm's gradient U Vh of a rank-deficient matrix is any
+# completion of the null-space bases (NumPy's and MKL's differ by O(1), both right): its
+# forward only there (seed 132) -----------------------------------------------------------------
+_SEED_132_NUCLEAR = (
+    "Program(leaves=[Leaf(shape=(), dtype='float16', requires_grad=True, seed=0, "
+    "scale=3.0), Leaf(shape=(3,), dtype='float64', requires_grad=True, seed=15801, "
+    "scale=3.0)], steps=[Step(op='linalg_products', seed=39053, no_grad=False), "
+    "Step(op='statistics', seed=7412, no_grad=False), Step(op='where', seed=7412, "
+    "no_grad=False)], ending=Ending(kind='grad', seed=7412, retain_graph=True, "
+    "create_graph=False, twice=False, allow_unused=True, give_gradient=True))")
+
+
+def test_nuclear_norm_of_rank_deficient_matrix_forward_only():
+    from tests.fuzz.ops_table_more import _polar_unsettled
+    w = np.array([1.0, 2.0, -0.5])
+    rank1 = torch.tensor(np.outer(w, w), requires_grad=True)
+    assert _polar_unsettled(rank1) and _polar_unsettled(leafgrad.tensor(rank1.detach().numpy(),
+                                                                        requires_grad=True))
+    well = torch.tensor([[2.0, 0.5, 0.0], [0.1, 1.0, 0.3], [0.0, 0.2, 3.0]], requires_grad=True)
+    assert not _polar_unsettled(well) and not _polar_unsettled(torch.zeros(3, 3,
+                                                                           requires_grad=True))
+    # where it is settled the gradient is still compared with torch
+    def run(L):
+        x = L.tensor(well.detach().numpy(), requires_grad=True)
+        L.nuclear_norm(x).backward()
+        return x.grad
+    same(run)
+
+
+def test_seed_132_nuclear_norm_program():
+    import warnings
+    from tests.fuzz import programs as P
+    program = eval(_SEED_132_NUCLEAR, vars(P))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = P.run_program(torch, program)
+        assert any(t[0] == "step" and t[1] == "statistics" for t in trace)
+        assert P.difference(program) is None
