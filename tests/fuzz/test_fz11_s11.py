@@ -155,3 +155,33 @@ def test_seed_132_nuclear_norm_program():
         trace = P.run_program(torch, program)
         assert any(t[0] == "step" and t[1] == "statistics" for t in trace)
         assert P.difference(program) is None
+
+
+# -- lerp's fused multiply-add keeps the sign of an exact zero: lerp(-0., 4.1, -0.) is -0.
+# (seed 133: leafgrad's float64 error-free fma gave +0, and a later 1 / x the wrong infinity) --
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_lerp_signed_zeros(dtype):
+    vals = [-0.0, 0.0, 4.1, -4.1, 1.0, -1.0, 0.7, 2.0]
+
+    def run(L):
+        a = L.tensor(vals, dtype=getattr(L, dtype))
+        x, y, w = (t.reshape(-1) for t in L.meshgrid(a, a, a, indexing="ij"))
+        out = [L.lerp(x, y, w), L.lerp(x, y, -0.0), L.lerp(x, y, 0.0), L.lerp(x, y, 0.7)]
+        return [str((1 / o).tolist()) for o in out]   # the sign of a zero as +-inf
+    same(run)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("n", [1, 7, 8, 15, 17, 33, 70])
+def test_lerp_zero_signs_vector_lanes_and_tail(dtype, n):
+    # ATen's vector loop computes fmadd(w - 1, end - self, end), its scalar tail
+    # end - (end - self) * (1 - w): at w == 1 the zero product's sign differs
+    def run(L):
+        dt = getattr(L, dtype)
+        x = L.full((n,), -0.0, dtype=dt)
+        ones = L.ones(n, dtype=dt)
+        m = L.full((3, n), -0.0, dtype=dt)
+        out = [L.lerp(x, x, ones), L.lerp(x, x, 1.0), L.lerp(x, x, L.tensor(1.0, dtype=dt)),
+               L.lerp(m.t(), m.t(), 1.0), L.lerp(m, x, ones), L.lerp(x, -x, 0.75)]
+        return [str((1 / o).tolist()) for o in out]
+    same(run)
