@@ -185,3 +185,40 @@ def test_lerp_zero_signs_vector_lanes_and_tail(dtype, n):
                L.lerp(m.t(), m.t(), 1.0), L.lerp(m, x, ones), L.lerp(x, -x, 0.75)]
         return [str((1 / o).tolist()) for o in out]
     same(run)
+
+
+# -- F.linear as at::linear: addmm on the folded input only where the bias is fusable (1-d
+# once squeezed, contiguous) and the input contiguous; otherwise matmul then add_ (seed 133:
+# nn.Linear on an expanded 1-d input gave ViewBackward0 over AddmmBackward0, PyTorch
+# AddBackward0 over matmul's nodes) ---------------------------------------------------------------
+_LINEAR_INPUTS = {
+    "1d": lambda L, mk: mk(L, (3,)), "1d_expanded": lambda L, mk: mk(L, ()).expand(3),
+    "1d_step": lambda L, mk: mk(L, (6,))[::2], "3d": lambda L, mk: mk(L, (2, 4, 3)),
+    "3d_expanded": lambda L, mk: mk(L, ()).expand(1, 4, 3), "4d": lambda L, mk: mk(L, (2, 2, 2, 3)),
+    "empty3d": lambda L, mk: mk(L, (0, 2, 3)),
+}
+_LINEAR_BIASES = {
+    "1d": lambda L, mk: mk(L, (2,)), "0d": lambda L, mk: mk(L, ()),
+    "row": lambda L, mk: mk(L, (1, 2)), "big": lambda L, mk: mk(L, (5, 2)),
+    "col": lambda L, mk: mk(L, (2, 1)), "1d_step": lambda L, mk: mk(L, (4,))[::2],
+}
+
+
+def _mk(L, shape):
+    n = int(np.prod(shape))
+    return L.arange(float(n)).reshape(shape).mul(0.1).requires_grad_()
+
+
+@pytest.mark.parametrize("inp", list(_LINEAR_INPUTS))
+@pytest.mark.parametrize("bias", list(_LINEAR_BIASES))
+@pytest.mark.parametrize("weight_1d", [False, True])
+def test_linear_fold_or_matmul_add(inp, bias, weight_1d):
+    from oracle import grad_fn_names
+
+    def run(L):
+        x = _LINEAR_INPUTS[inp](L, _mk)
+        w = _mk(L, (3,) if weight_1d else (2, 3))
+        y = L.nn.functional.linear(x, w, _LINEAR_BIASES[bias](L, _mk))
+        y.sum().backward()
+        return [y, y.stride(), grad_fn_names(y), w.grad]
+    same(run)
