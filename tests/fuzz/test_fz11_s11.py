@@ -222,3 +222,30 @@ def test_linear_fold_or_matmul_add(inp, bias, weight_1d):
         y.sum().backward()
         return [y, y.stride(), grad_fn_names(y), w.grad]
     same(run)
+
+
+# -- upsampling's backward adds each output's gradient onto the positions it read (ATen's
+# kernels), not a product with the dense interpolation matrix: an inf or NaN gradient reaches
+# only those (seed 132: nearest 2 -> 1 gave NaN to the position no output read) ------------------
+@pytest.mark.parametrize("mode,dims", [("nearest", 1), ("nearest", 2), ("nearest", 3),
+                                       ("nearest-exact", 2), ("linear", 1), ("bilinear", 2),
+                                       ("trilinear", 3), ("bicubic", 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("size", [1, 2, 5])
+def test_upsample_backward_nonfinite_gradient(mode, dims, dtype, size):
+    if dtype == "float16" and mode in ("bicubic",):
+        pytest.skip("no float16 bicubic kernel on CPU (its error is compared elsewhere)")
+    rng = np.random.default_rng(size)
+    inp = rng.standard_normal((1, 2) + (3,) * dims)
+    kw = {} if mode.startswith("nearest") else {"align_corners": False}
+
+    def run(L):
+        dt = getattr(L, dtype)
+        x = L.tensor(inp, dtype=dt, requires_grad=True)
+        y = L.nn.functional.interpolate(x, size=(size,) * dims, mode=mode, **kw)
+        g = L.ones_like(y).reshape(-1)
+        g[0] = float("nan")
+        g[-1] = float("inf")
+        (gx,) = L.autograd.grad(y, x, g.reshape(y.shape))
+        return gx
+    same(run)
