@@ -249,3 +249,50 @@ def test_upsample_backward_nonfinite_gradient(mode, dims, dtype, size):
         (gx,) = L.autograd.grad(y, x, g.reshape(y.shape))
         return gx
     same(run)
+
+
+# -- views of a tensor an in-place op gave a history report requires_grad through their base
+# (PyTorch: is_view() && base.requires_grad()) and regrow an AsStridedBackward0 history (seed
+# 134: a view of a 0-d tensor changed by masked_fill_ went on as a constant: no gradient) ------
+_WRITES = {
+    "add_": lambda L, a, w: a.add_(w),
+    "mul_": lambda L, a, w: a.mul_(w),
+    "masked_fill_": lambda L, a, w: a.masked_fill_(a > 0, w.sum()),
+    "copy_": lambda L, a, w: a.copy_(w.expand(a.shape)),
+    "setitem": lambda L, a, w: a.__setitem__(..., w),
+    "view_add_": lambda L, a, w: a.view(-1)[:1].add_(w),   # through another view: CopySlices
+}
+_VIEWS = {
+    "ellipsis": lambda L, a: a[...], "slice": lambda L, a: a.view(-1)[-1:],
+    "view_of_view": lambda L, a: a.view(-1)[-1:].view(()),
+    "no_grad": None,
+}
+
+
+@pytest.mark.parametrize("write", list(_WRITES))
+@pytest.mark.parametrize("view", list(_VIEWS))
+@pytest.mark.parametrize("shape", [(), (2, 3)])
+def test_views_follow_base_given_history_in_place(write, view, shape):
+    from oracle import grad_fn_names
+
+    def run(L):
+        a = L.ones(shape)
+        if view == "no_grad":
+            with L.no_grad():
+                v = a.view(-1)[-1:]
+        else:
+            v = _VIEWS[view](L, a)
+            if view == "view_of_view" and shape:
+                v = a.view(-1)[-1:]
+        w = L.tensor(2.0, requires_grad=True)
+        _WRITES[write](L, a, w)
+        out = [v.requires_grad]
+        try:
+            y = L.where(L.ones(v.shape, dtype=L.bool), v, 0.5) * 3
+            out += [y.requires_grad, grad_fn_names(y), v.is_leaf]
+            out.append(L.autograd.grad(y.sum(), w, allow_unused=True))
+        except RuntimeError as exc:
+            out.append(exc)
+        out.append([a.requires_grad, v.requires_grad])
+        return out
+    same(run)
