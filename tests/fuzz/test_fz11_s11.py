@@ -296,3 +296,28 @@ def test_views_follow_base_given_history_in_place(write, view, shape):
         out.append([a.requires_grad, v.requires_grad])
         return out
     same(run)
+
+
+# -- the fuzz table: torch 2.13's multi_margin_loss / multilabel_margin_loss reduce an empty
+# batch to uninitialized memory (seed 133: 2.4e-38 once, 0 the next run): their elementwise
+# form only there ------------------------------------------------------------------------------
+_SEED_133_MARGIN = (
+    "Program(leaves=[Leaf(shape=(), dtype='float32', requires_grad=True, seed=15705, "
+    "scale=1.0), Leaf(shape=(1, 1), dtype='float32', requires_grad=True, seed=450, "
+    "scale=0.1)], steps=[Step(op='clamp', seed=187, no_grad=True), Step(op='getitem', "
+    "seed=1052, no_grad=True), Step(op='class_loss', seed=65535, no_grad=False), "
+    "Step(op='getitem', seed=1052, no_grad=True)], ending=Ending(kind='grad', seed=2, "
+    "retain_graph=False, create_graph=False, twice=False, allow_unused=True, "
+    "give_gradient=True))")
+
+
+def test_margin_losses_of_empty_batch_drawn_elementwise():
+    import warnings
+    from tests.fuzz import programs as P
+    program = eval(_SEED_133_MARGIN, vars(P))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for L in (torch, leafgrad):
+            step = P.run_program(L, program)[2]
+            assert step[1] == "class_loss" and step[2][0] == "T" and step[2][2] == (0,)
+        assert P.difference(program) is None
