@@ -321,3 +321,24 @@ def test_margin_losses_of_empty_batch_drawn_elementwise():
             step = P.run_program(L, program)[2]
             assert step[1] == "class_loss" and step[2][0] == "T" and step[2][2] == (0,)
         assert P.difference(program) is None
+
+
+# -- histc finds the bin by division in the input's dtype (seed 135: float32 -0.0634542 over
+# its own range [x - 1, x + 1] is bin 1 of 4 in PyTorch; leafgrad divided in double: bin 2) ----
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_histc_bins_by_division_in_dtype(dtype):
+    rng = np.random.default_rng(135)
+    data = [(rng.standard_normal(300) * rng.choice([0.01, 1, 10], 300)).astype(dtype)
+            for _ in range(3)]
+    singles = list(rng.standard_normal(40).astype(dtype)) + [-0.06345421, -1e-8, 1e-8, 0.5]
+
+    def run(L):
+        out = []
+        for bins in (1, 3, 4, 7, 100):
+            for lo, hi in ((0, 0), (-1, 1), (-0.3, 0.7)):
+                for a in data:
+                    out.append(L.histc(L.tensor(a), bins, lo, hi))
+            for v in singles:
+                out.append(L.histc(L.tensor([v], dtype=getattr(L, dtype)), bins, 0, 0))
+        return out
+    same(run)
