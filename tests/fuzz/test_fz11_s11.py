@@ -342,3 +342,31 @@ def test_histc_bins_by_division_in_dtype(dtype):
                 out.append(L.histc(L.tensor([v], dtype=getattr(L, dtype)), bins, 0, 0))
         return out
     same(run)
+
+
+# -- an op without a derivative (NotImplemented node) on an integer tensor with a history
+# leaves its integer output without one, unrefused (seed 135: t // 2 raised "Autograd not
+# support dtype: Long"); in place the tensor keeps its own history ---------------------------------
+_INT_OPS = {
+    "floordiv": lambda L, t, w: t // 2, "floordiv_t": lambda L, t, w: t // L.tensor([2, 3, 4]),
+    "floor_divide": lambda L, t, w: L.floor_divide(t, 2),
+    "remainder_scalar_self": lambda L, t, w: L.remainder(5, t),
+    "heaviside": lambda L, t, w: L.heaviside(t, L.ones(2, 3, dtype=L.long)),
+    "bincount": lambda L, t, w: L.bincount(t.flatten()),
+    "remainder": lambda L, t, w: L.remainder(t, L.ones(2, 3, dtype=L.long)),
+    "floordiv_float": lambda L, t, w: t // w, "then_mul": lambda L, t, w: (t // 2) * 2,
+    "ifloordiv": lambda L, t, w: t.__ifloordiv__(2),
+}
+
+
+@pytest.mark.parametrize("op", list(_INT_OPS))
+def test_not_implemented_ops_on_integer_tensor_with_history(op):
+    from oracle import grad_fn_name
+
+    def run(L):
+        w = L.tensor(2.0, requires_grad=True)
+        t = L.zeros(2, 3, dtype=L.long)
+        t.fill_(w)
+        r = _INT_OPS[op](L, t, w)
+        return [r, r.requires_grad, grad_fn_name(r), grad_fn_name(t)]
+    same(run)
