@@ -370,3 +370,20 @@ def test_not_implemented_ops_on_integer_tensor_with_history(op):
         r = _INT_OPS[op](L, t, w)
         return [r, r.requires_grad, grad_fn_name(r), grad_fn_name(t)]
     same(run)
+
+
+# -- roll of an empty tensor is a clone before any dim is read (seed 135: dims=-5 on a 4-d
+# empty tensor raised in leafgrad) ------------------------------------------------------------------
+@pytest.mark.parametrize("shifts,dims", [(2, -5), ((1, 2), (0, 9)), (1, 7), ((1,), (-1,)),
+                                         ((1, 2), (0,)), (3, None), ((), ())])
+@pytest.mark.parametrize("shape", [(0, 1, 1, 4), (2, 0), (3, 2)])
+def test_roll_of_empty_tensor(shifts, dims, shape):
+    from oracle import grad_fn_name
+
+    def run(L):
+        x = L.ones(shape, dtype=L.float16).requires_grad_()
+        y = x.roll(shifts, dims) if dims is not None else x.roll(shifts)
+        out = [y, grad_fn_name(y)]
+        y.sum().backward()
+        return out + [x.grad]
+    same(run)
