@@ -387,3 +387,17 @@ def test_roll_of_empty_tensor(shifts, dims, shape):
         y.sum().backward()
         return out + [x.grad]
     same(run)
+
+
+# -- batch norm of a 1-d input reads its size(1): PyTorch's dim error, not a Python IndexError
+# (seed 137) --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("training", [False, True])
+@pytest.mark.parametrize("stats", [False, True])
+@pytest.mark.parametrize("affine", [False, True])
+def test_batch_norm_of_1d_input(training, stats, affine):
+    def run(L):
+        rm = L.zeros(0) if stats else None
+        rv = L.ones(0) if stats else None
+        w = L.ones(3) if affine else None
+        return L.nn.functional.batch_norm(L.ones(3), rm, rv, weight=w, training=training)
+    same(run)
