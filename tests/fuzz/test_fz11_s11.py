@@ -401,3 +401,23 @@ def test_batch_norm_of_1d_input(training, stats, affine):
         w = L.ones(3) if affine else None
         return L.nn.functional.batch_norm(L.ones(3), rm, rv, weight=w, training=training)
     same(run)
+
+
+# -- float16 var/std (Welford's) sum in float and round once (seed 137: var over 3 halves was
+# 1 ulp off: shifted, squared and summed in half) ---------------------------------------------------
+@pytest.mark.parametrize("shape,dim", [((6, 3), -1), ((6, 3), 0), ((5, 7), None), ((4, 1), -1),
+                                       ((2, 3, 4), (0, 2)), ((40,), 0), ((3, 300), 1)])
+@pytest.mark.parametrize("correction", [0, 1])
+def test_half_variance_rounds_once(shape, dim, correction):
+    import warnings
+    a = (np.random.default_rng(137).standard_normal(shape) * 3).astype(np.float16)
+    args = (dim,) if dim is not None else ()
+
+    def run(L):
+        x = L.tensor(a)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return [L.var(x, *args, correction=correction), L.std(x, *args, correction=correction),
+                    L.var_mean(x, *args, correction=correction),
+                    L.std_mean(x, *args, correction=correction)]
+    same(run)
