@@ -928,6 +928,10 @@ def _distance(L, r, x, y):
                                    keepdim=r.flip())
     if how == "pdist":
         a = x if x.dim() == 2 else x.reshape(x.shape[0] if x.dim() else 1, -1)
+        if a.shape[0] == 0 and a.shape[1]:
+            # torch 2.13's pdist backward of zero rows divides by n * n (SIGFPE, the
+            # process dies; seed 132): its forward only
+            a = a.detach()
         return F.pdist(a, p=r.pick([2.0, 1.0, 0.0, float("inf"), 3.0]))
     a = x if x.dim() >= 2 else x.reshape(1, -1)
     b = y if y.dim() >= 2 else y.reshape(1, -1)

@@ -97,6 +97,26 @@ def _predicates(L, r, x, y):
     return out
 
 
+def _polar_unsettled(a):
+    """Whether the gradient of ``a``'s nuclear norm, ``U Vh`` (the polar factor), is decided
+    by rounding: with a singular value at noise level (a rank-deficient matrix) the null-space
+    columns of U and V are any orthonormal bases, which LAPACK builds choose differently
+    (seed 132: a rank-1 3x3 float64 matrix, NumPy's and MKL's gradients differ by O(1) while
+    both are right); near it the factor's error grows as eps * sigma_max / sigma_min. Then
+    its forward only (over 1e2 in float32, 1e6 in float64: past the comparison's tolerance).
+    Decided by NumPy in float64 from the input's values, the same answer on both sides."""
+    import numpy as np
+    if a.dim() != 2 or str(a.dtype).split(".")[-1] not in ("float32", "float64") or \
+            not a.numel() or not a.requires_grad:
+        return False
+    arr = a.detach().numpy()
+    if not np.isfinite(arr).all():
+        return False
+    s = np.linalg.svd(arr.astype(np.float64), compute_uv=False)
+    with np.errstate(all="ignore"):
+        return bool(s[0] > (1e2 if arr.dtype == np.float32 else 1e6) * s[-1])
+
+
 # -- statistics ----------------------------------------------------------------------------------
 @op("statistics", arity=2, weight=1)
 def _statistics(L, r, x, y):
@@ -121,6 +141,8 @@ def _statistics(L, r, x, y):
     if how == "renorm":
         return _call(L, r, x, "renorm", r.pick([1, 2, 3.5]), r.dim(x), r.pick([0.5, 1.0, 5.0]))
     if how == "nuclear_norm":
+        if _polar_unsettled(m):
+            m = m.detach()
         return L.nuclear_norm(m, keepdim=r.flip()) if r.flip() else \
             L.norm(m, p="nuc") if m.dim() == 2 else L.nuclear_norm(m)
     name = how

@@ -139,7 +139,9 @@ def _pad(v, size: int, padding: int, align: bool, vectorized: bool):
     else:
         r, m1 = _reflect(v, -1, 2 * size - 1, vectorized)
     c, m2 = _clip(r, size, vectorized)
-    return c, m1 * m2
+    # the 2-d kernel masks the clipped slopes (clip_mult & grad: +0), the 3-d one multiplies
+    # (scale * -1 * 0 = -0): the sign shows in a negative gradient times it
+    return c, (np.where(m2 == 0, m2, m1) if vectorized else m1 * m2)
 
 
 class _Axis:
@@ -313,9 +315,12 @@ def _input_formula(n):
         g = grad.reshape(N, C, P)
         srcs, index = [], []
         for idx, valid, ws in _taps(axes, weights):
+            # PyTorch's kernels skip out-of-bounds taps (mask_scatter_add, safe_add): masked
+            # out, not multiplied by 0, so an inf or NaN gradient there adds nothing (seed 131)
+            invalid = _wrap(~valid[:, None, :])
             w = _product(ws)
-            mask = _wrap(valid.astype(g._data.dtype)[:, None, :])
-            srcs.append(g * mask if w is None else g * (w.reshape(N, 1, P) * mask))
+            src = g if w is None else g * w.reshape(N, 1, P)
+            srcs.append(src.masked_fill(invalid, 0.0))
             index.append(np.broadcast_to(idx[:, None, :], (N, C, P)))
         src = RECORDS["cat"].public(srcs, 2)
         dest = grad.new_zeros((N, C, math.prod(input_shape[2:])))
@@ -332,11 +337,22 @@ def _grid_formula(n):
             grid, input.shape, interpolation_mode, padding_mode, align_corners, n)
         g = grad.reshape(N, C, P)
         flat = input.reshape(N, C, math.prod(input.shape[2:]))
+        taps = []
+        for idx, valid, ws in _taps(axes, weights):
+            index = _wrap(np.ascontiguousarray(np.broadcast_to(idx[:, None, :], (N, C, P))))
+            taps.append((flat.gather(2, index), _wrap(~valid[:, None, :]), ws))
+        # Where the incoming gradient is inf or NaN, what counts is where it multiplies
+        # (seed 131): the 2-d kernel gathers masked values (0 out of bounds) and multiplies
+        # gOut last, the 3-d one skips out-of-bounds taps
+        if n == 2 and interpolation_mode == BILINEAR:
+            return _bilinear_2d_grid(g, taps, axes, grid.shape)
         parts = [None] * n
         tap_slopes = list(_taps(axes, slopes))
-        for t, (idx, valid, ws) in enumerate(_taps(axes, weights)):
-            index = _wrap(np.ascontiguousarray(np.broadcast_to(idx[:, None, :], (N, C, P))))
-            seen = (g * flat.gather(2, index)).sum(1) * _wrap(valid.astype(g._data.dtype))
+        for t, (values, invalid, ws) in enumerate(taps):
+            if n == 2:   # bicubic: val (masked to 0) * gOut * ...
+                seen = (g * values.masked_fill(invalid, 0.0)).sum(1)
+            else:
+                seen = (g * values).sum(1).masked_fill(invalid[:, 0, :], 0.0)
             ss = tap_slopes[t][2]
             for j in range(n):   # d(weight)/dv_j: this axis's slope times the others' weights
                 term = _product([ss[j] if e == j else ws[e] for e in range(n)])
@@ -346,6 +362,20 @@ def _grid_formula(n):
         return RECORDS["stack"].public(parts, -1).reshape(grid.shape)
     grid_sampler_grid.__name__ = f"grid_sampler_{n}d_grid"
     return grid_sampler_grid
+
+
+def _bilinear_2d_grid(g, taps, axes, grid_shape):
+    """The 2-d bilinear grid gradient grouped as ATen's vectorized kernel: per channel
+    ``gx += ((ne - nw) * s + (se - sw) * n) * gOut`` (and ``gy`` alike) with masked values,
+    then times the coordinate slopes."""
+    (nw, _, (e, s)), (ne, _, (w, _)), (sw, _, (_, n)), (se, _, _) = [
+        (values.masked_fill(invalid, 0.0), invalid, ws) for values, invalid, ws in taps]
+    N, _, P = g.shape
+    e, w, s, n = (t.reshape(N, 1, P) for t in (e, w, s, n))
+    gx = (((ne - nw) * s + (se - sw) * n) * g).sum(1)
+    gy = (((sw - nw) * e + (se - ne) * w) * g).sum(1)
+    parts = [gx * _wrap(axes[0].slope), gy * _wrap(axes[1].slope)]
+    return RECORDS["stack"].public(parts, -1).reshape(grid_shape)
 
 
 def _samples(n):

@@ -269,10 +269,14 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
                         v.view_fn = weakref.ref(self._grad_fn)
             _move_retain_grad(self, old_node, old_nr)
             return self
+        gained = not self._requires_grad
         self._grad_fn = node
         self._requires_grad = True
         self._output_nr = 0
         _move_retain_grad(self, old_node, old_nr)
+        if gained:
+            from .views import views_gain_grad
+            views_gain_grad(self)
     return self
 
 

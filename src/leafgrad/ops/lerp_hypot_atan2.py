@@ -15,6 +15,7 @@ from .pointwise_common import (inplace_of, not_implemented_for, number_minus, sc
                                tensors_only)
 from .registry import Sample, bind_method, defop, export_function, promote, promote_float
 from .select import _CPP_NAMES
+from .signed_zero import vector_lanes
 
 FAMILY = "pointwise"
 
@@ -32,15 +33,16 @@ def lerp_scalar(self, end, weight):
     if self.dtype.kind not in "fc":
         raise not_implemented_for("lerp_kernel_scalar", self)
     w = np.asarray(weight, np.float64 if self.dtype == np.float64 else np.float32)
-    return _lerp(self, end, w)
+    return _lerp(self, end, w, (self, end))
 
 
-def _lerp(self, end, weight):
+def _lerp(self, end, weight, operands):
     """PyTorch's lerp kernel: in the computing type (float32 for float16), a fused
     multiply-add on the side of the smaller weight (``weight * (end - self) + self`` or
     ``end - (end - self) * (1 - weight)``), rounded once to the tensor's dtype. float32's
     fused ops are computed in float64 (exact products), float64's with error-free
-    transformations (``_fma64``)."""
+    transformations (``_fma64``). ``operands``: the kernel's tensor inputs, for where its
+    vector loop runs (see ``_vector_zeros``)."""
     dtype = self.dtype
     if dtype == np.float16:
         self, end = self.astype(np.float32), end.astype(np.float32)
@@ -55,9 +57,28 @@ def _lerp(self, end, weight):
         out = np.where(small, _fma64(weight, diff, self), _fma64(-diff, rest, end))
     else:
         out = np.where(small, weight * diff + self, end - diff * rest)
+    out = _vector_zeros(out, small, weight, diff, rest, end, operands)
     if dtype == np.float16:
         out = out.astype(np.float32)   # (PyTorch rounds the float32 result to half)
     return out.astype(dtype, copy=False)
+
+
+def _vector_zeros(out, small, weight, diff, rest, end, operands):
+    """The sign of a zero result of the large-weight side where ATen's vector loop runs
+    (Note [signed zero ties] in signed_zero.py tells where): it computes
+    ``fmadd(weight - 1, end - self, end)``, the scalar loop ``end - (end - self) * (1 - weight)``;
+    at ``weight == 1`` or ``end == self`` the product is a zero whose sign differs between
+    the two (seed 133: lerp(-0., -0., 1.) is +0 in the vector lanes, -0 in the tail)."""
+    if out.dtype.kind != "f" or out.all():
+        return out
+    zero = (out == 0) & ~small & ((diff == 0) | (rest == 0))
+    if not zero.any():
+        return out
+    lanes = vector_lanes(*operands)
+    if lanes is None:
+        return out
+    with np.errstate(all="ignore"):
+        return np.where(zero & lanes, (weight - 1) * diff + end, out)
 
 
 def _split(a):
@@ -79,6 +100,9 @@ def _fma64(a, b, c):
         v = s - p
         t = (p - (s - v)) + (c - v)
         out = s + (t + e)
+        # an exact zero keeps the sign of p + c (fma(-0, x, -0) is -0; seed 133), where the
+        # correction's +0 would make it +0
+        out = np.where((out == 0) & (s == 0), s, out)
     # non-finite parts (infinities, NaN, overflow in the split) take the plain result
     return np.where(np.isfinite(out), out, p + c)
 
@@ -102,7 +126,7 @@ _lerp0 = defop("lerp", lerp_scalar, inputs=("self", "end"),
 def lerp_tensor(self, end, weight):
     """``self + weight * (end - self)`` for a tensor weight (LerpBackward1); the three arrive
     in their common dtype (see ``_lerp_tensor_rule``)."""
-    return _lerp(self, end, weight)
+    return _lerp(self, end, weight, (self, end, weight))
 
 
 def _lerp_tensor_rule(rec, args):

@@ -84,6 +84,9 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         raise NotImplementedError(f'"batch_norm" not implemented for '
                                   f"'{_type_name(input.dtype)}'")
     check_norm_dtypes(input.dtype, (weight, bias, running_mean, running_var))
+    if input.ndim < 2:   # the kernel reads input.size(1) (seed 137: a Python IndexError leaked)
+        from .shape import wrap_dim
+        wrap_dim(1, input.ndim)
     axes = _axes(input.ndim)
     c = input.shape[1]
     if training:

@@ -174,10 +174,18 @@ def histc(input, bins=100, min=0, max=0):
     if data.dtype.kind != "f":
         raise not_implemented_for("linspace_cpu" if data.dtype == np.bool_ else
                                   "histogram_cpu", data.dtype)
+    # ATen's histc: the bin by division in the input's dtype, between the ends of its
+    # linspace edges (no search against the edges, unlike torch.histogram), so float32
+    # rounds as PyTorch's (seed 135: -0.0634542 in [-1.0634542, 0.9365458] is bin 1 of 4:
+    # 0.99999994 * 4 / 2 in float; leafgrad divided in double: bin 2)
+    from .._ranges import linspace_values
+    edges = linspace_values(lo, hi, bins + 1, data.dtype)
+    left, right = edges[0], edges[-1]
     flat = data.reshape(-1)
-    flat = flat[(flat >= lo) & (flat <= hi)]
-    pos = ((flat.astype(np.float64) - lo) * bins / (hi - lo)).astype(np.int64)
-    pos = np.minimum(pos, bins - 1)
+    flat = flat[(flat >= left) & (flat <= right)]
+    with np.errstate(all="ignore"):
+        pos = ((flat - left) * data.dtype.type(bins) / (right - left)).astype(np.int64)
+    pos = np.clip(pos, 0, bins - 1)
     return _wrap(np.bincount(pos, minlength=bins).astype(data.dtype))
 
 

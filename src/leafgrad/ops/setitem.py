@@ -288,6 +288,7 @@ def setitem(self, index, value):
         value = _shaped_value(value, target, arrays is not None)
     # a real view is changed in place like any view: CopySlices on the base (ops/views.py)
     written = _writable_view(self, view, kind) if changed else self
+    del view   # (a view left holding the counter would send commit_inplace looking for views)
     where = np.arange(written._data.size).reshape(written._data.shape)
     commit_inplace(written, rec.public(written, np.asarray(where[key]), value),
                    expanded_ok=bool(same))

@@ -129,6 +129,31 @@ def hurwitz_zeta_array(s: float, x: np.ndarray) -> np.ndarray:
     return acc + tail
 
 
+def trigamma_array(x: np.ndarray) -> np.ndarray:
+    """ATen's ``trigamma`` step by step in the kernel's type (float for float16/float32,
+    double for float64): below 1/2 the reflection ``-pi^2 / sin(pi x)^2`` with ``sin`` of the
+    rounded ``pi * x``, six recurrence steps and a short asymptotic series. At the negative
+    integers ``sin(pi x)`` is not 0 in floating point, so PyTorch gives large finite values
+    there (float32 ``trigamma(-2) = 3.23e14``), ``inf`` only at 0 (seed 131)."""
+    t = np.float64 if x.dtype == np.float64 else np.float32
+    x = np.asarray(x, dtype=t)
+    one = t(1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        low = x < t(0.5)
+        pi = t(math.pi)
+        # (sinf of a float argument: the double sine rounded once)
+        s = np.sin((pi * x).astype(np.float64)).astype(t)
+        result = np.where(low, -((pi * pi) / (s * s)), t(0)).astype(t)
+        x = np.where(low, one - x, x).astype(t)
+        for _ in range(6):
+            result = result + one / (x * x)
+            x = x + one
+        ixx = one / (x * x)
+        result = result + (one + one / (t(2) * x)
+                           + ixx * (one / t(6) - ixx * (one / t(30) - ixx * (one / t(42))))) / x
+        return np.where(low, -result, result).astype(t, copy=False)
+
+
 def polygamma(n, self):
     """The ``n``-th derivative of digamma."""
     if n < 0:
@@ -136,41 +161,17 @@ def polygamma(n, self):
     dt = self.dtype if self.dtype.kind == "f" else np.float64
     if n == 0:
         return digamma_array(self).astype(dt, copy=False)
-    if n == 1 and dt in (np.float32, np.float64):
-        return _calc_trigamma(self.astype(dt, copy=False))
+    if n == 1:
+        return trigamma_array(np.asarray(self, dtype=dt)).astype(dt, copy=False)
     x = _float64(self)
     sign = 1.0 if n % 2 else -1.0
     out = sign * math.factorial(n) * hurwitz_zeta_array(n + 1.0, x)
     pole = (x <= 0) & (x == np.floor(x))
     out = np.where(pole, sign * np.inf, out)   # (PyTorch prints garbage at negative poles)
-    # at +inf trigamma's series gives 0, ATen's zeta (n >= 2) 0 * inf = NaN; at -inf
-    # trigamma's sin(pi x) is NaN, zeta calls it a pole (seed 124)
-    out = np.where(x == np.inf, 0.0 if n == 1 else np.nan, out)
-    if n == 1:
-        out = np.where(x == -np.inf, np.nan, out)
+    # at +inf ATen's zeta (n >= 2) gives 0 * inf = NaN; at -inf zeta calls it a pole
+    # (seed 124)
+    out = np.where(x == np.inf, np.nan, out)
     return out.astype(dt, copy=False)
-
-
-def _calc_trigamma(x):
-    """ATen's calc_trigamma in the input's dtype, step for step: below 1/2 the reflection
-    (-pi^2 / sin(pi x)^2, finite but huge at the negative poles, as PyTorch's), six terms of
-    1/x^2 stepping x, then the asymptotic series; its sinf taken as the rounded double sin."""
-    dt = x.dtype
-    f = dt.type
-    one, pi = f(1), f(math.pi)
-    with np.errstate(all="ignore"):
-        neg = x < f(0.5)
-        arg = pi * x
-        s = np.sin(arg.astype(np.float64)).astype(dt) if dt == np.float32 else np.sin(arg)
-        result = np.where(neg, f(0) - (pi * pi) / (s * s), f(0)).astype(dt)
-        x = np.where(neg, one - x, x).astype(dt)
-        for _ in range(6):
-            result = result + one / (x * x)
-            x = x + one
-        ixx = one / (x * x)
-        series = one / f(6) - ixx * (one / f(30) - ixx * (one / f(42)))
-        result = result + (one + one / (f(2) * x) + ixx * series) / x
-        return np.where(neg, -result, result).astype(dt, copy=False)
 
 
 def polygamma_self(grad, n, self):

@@ -195,17 +195,26 @@ def _apply(mode, input, output_size, scale_factors, align_corners=False):
 
 
 def _adjoint(mode, grad, input_shape, output_size, scale_factors, align_corners=False):
-    """The gradient w.r.t. the input (arrays): per dim, grad @ (out, in) interpolation
-    matrix, in the gradient's dtype."""
-    plan = _plan(mode, input_shape, output_size, scale_factors, align_corners, grad.dtype)
+    """The gradient w.r.t. the input (arrays): per dim, each output's gradient (times its
+    tap's weight) added onto the input positions it read, in the gradient's dtype. Added,
+    as ATen's backward kernels do, not a product with the dense (out, in) matrix: an inf or
+    NaN gradient reaches only the positions its output read (seed 132: 0 * NaN from the
+    matrix's zeros made every position NaN)."""
+    dtype = grad.dtype
+    plan = _plan(mode, input_shape, output_size, scale_factors, align_corners, dtype)
+    acc = _opmath(dtype) if dtype.kind == "f" else dtype   # (half sums in float)
+    grad = grad.astype(acc, copy=False)
     for d, (idx, w) in enumerate(plan):
         axis = 2 + d
-        matrix = np.zeros((idx.shape[1], input_shape[axis]))
-        rows = np.arange(idx.shape[1])
-        for k in range(idx.shape[0]):
-            np.add.at(matrix, (rows, idx[k]), 1.0 if w is None else w[k].astype(np.float64))
-        grad = np.swapaxes(np.swapaxes(grad, axis, -1) @ matrix.astype(grad.dtype), axis, -1)
-    return np.ascontiguousarray(grad)
+        g = np.moveaxis(grad, axis, -1)
+        lead = g.shape[:-1]
+        g = g.reshape(-1, g.shape[-1])
+        out = np.zeros((g.shape[0], input_shape[axis]), acc)
+        with np.errstate(all="ignore"):
+            for k in range(idx.shape[0]):
+                np.add.at(out, (slice(None), idx[k]), g if w is None else g * w[k].astype(acc))
+        grad = np.moveaxis(out.reshape(lead + (input_shape[axis],)), -1, axis)
+    return np.ascontiguousarray(grad.astype(dtype, copy=False))
 
 
 # -- the records ---------------------------------------------------------------------------------

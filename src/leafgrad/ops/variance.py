@@ -43,6 +43,11 @@ def _sum_sq_dev(x, axis, keepdim, welford=False):
     """The sum of squared deviations from the mean over ``axis``, as PyTorch's CPU kernels
     find it (Note [Variance paths])."""
     n = _count(x.shape, axis)
+    if x.dtype == np.float16:
+        # Welford's sums run in float for half (its opmath type), rounded once at the end
+        # (seed 137: var over 3 halves was 1 ulp off, shifted and squared in half)
+        x = x.astype(np.float32)
+        welford = True
     if n and x.dtype in (np.float32, np.float64) and n == x.size and not welford:
         # std_var_all_cpu: the mean as ``mean()`` gives it, then (x - mean)^2 added in
         # double one element at a time (a cumulative sum adds in that order)

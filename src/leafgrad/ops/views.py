@@ -44,7 +44,7 @@ from .registry import Sample, bind_method, defop, export_function
 
 __all__ = ["as_strided", "positions", "base_index", "dense", "rebase", "rebase_node", "refresh",
            "CopySlices", "check_view_inplace", "inherited_kind", "inference_view", "no_grad_view",
-           "views_follow_base"]
+           "views_follow_base", "views_gain_grad"]
 
 FAMILY = "views"
 _SUFFIX = re.compile(r"Backward\d*$")
@@ -355,6 +355,29 @@ def views_follow_base(base: Tensor) -> None:
             t._requires_grad = False
 
 
+def views_gain_grad(base: Tensor, skip=None) -> None:
+    """An in-place op gave ``base`` (which needed no gradient) a history: its views report
+    requires_grad through it, as PyTorch's (``is_view() && base.requires_grad()``), and as
+    the op bumped the shared version their histories regrow when next read (``refresh``);
+    views made under no_grad require grad with no history (Note [Views made under no_grad]).
+    (Seed 134: a view of a 0-d tensor changed by masked_fill_ with a value needing grad
+    went on as a constant: every op on it lost the gradient.)"""
+    import gc
+    import sys
+    # only base's slot, ``skip``'s and getrefcount's argument hold the counter: no other view
+    if sys.getrefcount(base._vc) <= (2 if skip is None else 3):
+        return
+    for t in gc.get_referrers(base._vc):
+        if not isinstance(t, Tensor) or t._base is not base or t._requires_grad or t is skip:
+            continue
+        kind = t._view_kind
+        if kind is not None and (kind in ("no_grad", "inference")
+                                 or kind[0] in ("no_grad", "inference")):
+            no_grad_view(t)
+        else:
+            t._requires_grad = True
+
+
 _VIEW_SLOT = object()   # an op node's first edge once CopySlices took it over (rebase_node)
 
 
@@ -389,10 +412,13 @@ def rebase_node(view: Tensor, op_node: Node) -> None:
                                        offset), overlapping)
     node._versions = None
     node._args = None
+    gained = not base._requires_grad
     base._grad_fn = node
     base._requires_grad = True
     base._output_nr = 0
     _regrow(view, base, size, stride, offset)
+    if gained:
+        views_gain_grad(base, skip=view)
 
 
 def _regrow(view, base, size, stride, offset):

@@ -9,6 +9,8 @@ tensor([[1, 0, 0],
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...ops.linalg import addmm_public as _addmm   # torch.addmm
@@ -45,17 +47,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input._data.ndim == 2:
         out = _linear_2d(input, weight, bias)   # Note [Fused linear] in ops/linear_fused.py
         return out if out is not None else _addmm(bias, input, weight.t())
-    torch = _torch()
-    if input.dim() == 0 or weight.dim() != 2:
-        return input.matmul(weight.t()) + bias
-    # PyTorch folds the leading dims into one matrix, runs addmm, then views back (their
-    # product, not -1: a reshape with -1 fails on zero elements, e.g. in_features == 0)
-    lead = 1
-    for s in input.shape[:-1]:
-        lead *= s
-    flat = input.reshape(lead, input.shape[-1])
-    out = torch.addmm(bias, flat, weight.t())
-    return out.view(*input.shape[:-1], weight.shape[0])
+    # at::linear: a bias addmm can take (1-d once squeezed, contiguous) over a contiguous
+    # input: the leading dims folded into one matrix, addmm, viewed back
+    # (_flatten_nd_linear); otherwise matmul, then the bias added in place (seed 133: an
+    # expanded 1-d input is not contiguous: AddBackward0 over matmul's nodes)
+    fusable = (bias.dim() == 1 or bias.squeeze().dim() == 1) and bias.is_contiguous()
+    if fusable and input.is_contiguous():
+        sizes = tuple(input.shape)
+        flat = input.reshape(math.prod(sizes[:-1]), sizes[-1])
+        out = _torch().addmm(bias, flat, weight.t())
+        return out.view(*sizes[:-1], out.shape[1])
+    return input.matmul(weight.t()).add_(bias)
 
 
 def _check_bilinear(input1, input2, weight, bias):
