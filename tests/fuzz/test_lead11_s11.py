@@ -210,3 +210,23 @@ def test_half_variance_in_float(fn):
                "var0": lambda: t.var(1, correction=0)}[fn]()
         return str(out.numpy().tolist())
     same_on_both(run)
+
+
+# -- max pooling where a window sees only padding (dilation past the input): -inf and an index
+# past the plane; its gradient is zero, not NumPy's IndexError (fuzz seed 138, helper fz11) -----
+@pytest.mark.parametrize("shape,k,s,p,d", [((1, 1, 1, 1), 2, 1, 1, 2), ((1, 1, 1), 2, 1, 1, 2),
+                                           ((1, 1, 1, 1, 1), 2, 1, 1, 2),
+                                           ((1, 1, 1, 3), 2, 1, 1, 2)])
+def test_max_pool_window_of_padding(shape, k, s, p, d):
+    def run(L):
+        x = L.ones(shape).requires_grad_()
+        f = {3: L.nn.functional.max_pool1d, 4: L.nn.functional.max_pool2d,
+             5: L.nn.functional.max_pool3d}[len(shape)]
+        try:
+            y, i = f(x, k, s, p, d, ceil_mode=True, return_indices=True)
+        except RuntimeError as exc:
+            return str(exc)
+        y.sum().backward()
+        return (str(y.detach().numpy().tolist()), i.numpy().tolist(),
+                x.grad.numpy().tolist())
+    same_on_both(run)

@@ -339,8 +339,20 @@ def scatter_flat(grad_output, indices, shape, n: int):
     if gx.size and indices.size:
         size = math.prod(shape[-n:])
         planes = gx.size // size
-        at = indices.reshape(planes, -1) + np.arange(0, gx.size, size)[:, None]
-        np.add.at(gx, at.reshape(-1), grad_output.reshape(-1))
+        idx = indices.reshape(planes, -1)
+        go = grad_output.reshape(-1)
+        outside = idx >= size
+        if outside.any():
+            # a window that sees only padding (dilation larger than the input) keeps the -inf
+            # it started from and an index past its plane; PyTorch's loop adds its gradient
+            # there unchecked (past the buffer, or into the next plane). Its output does not
+            # depend on the input: no gradient (before: NumPy's IndexError; fuzz seed 138)
+            keep = ~outside.reshape(-1)
+            at = (idx + np.arange(0, gx.size, size)[:, None]).reshape(-1)[keep]
+            np.add.at(gx, at, go[keep])
+            return gx.reshape(shape)
+        at = idx + np.arange(0, gx.size, size)[:, None]
+        np.add.at(gx, at.reshape(-1), go)
     return gx.reshape(shape)
 
 
