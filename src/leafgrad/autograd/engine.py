@@ -21,7 +21,9 @@ import numpy as np
 from .._zerotensor import check_mutable, is_zero_array
 from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap
+from .. import errors as _errors
 from .graph import MAX_SEQ, Node, OpNode, SavedOutput, anomaly as _anomaly
+from .graph import check_versions as _check_versions
 from . import reduce_grad as _reduce_grad
 from .reduce_grad import check_reshaped
 
@@ -282,6 +284,8 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                                 node._saved = None
                                 break
         else:
+            if isinstance(node, OpNode) and (not capturing or id(node) in needed):
+                _unpack_without_grads(node, retain_graph)
             grad_inputs = _NONES[len(edges)] if len(edges) < 8 else [None] * len(edges)
         for (fn, nr), g in zip(edges, grad_inputs):
             if fn is None:
@@ -404,6 +408,24 @@ def _add_to_buffer(buffers, node, nr, g):
         buffers[node] = buf
     old = buf[nr]
     buf[nr] = g if old is None else old + g
+
+
+def _unpack_without_grads(node, retain_graph: bool) -> None:
+    """A built-in node that no gradient reached: PyTorch's engine still calls it, and its
+    generated ``apply`` unpacks the saved variables before it looks at the (undefined)
+    gradients: a tensor changed in place since raises the version error, a node whose saved
+    values a backward already freed raises "backward through the graph a second time", and
+    without retain_graph the engine frees them after the call. Nothing is computed here (fuzz
+    seed 156: the sign output of slogdet, whose gradient stops at the node, over an input
+    changed in place)."""
+    saved = node._saved
+    if saved is None:
+        raise RuntimeError(_errors.BACKWARD_TWICE)
+    versions = node._versions
+    if versions is not None:
+        _check_versions(node, saved, versions)
+    if not retain_graph and saved:
+        _free(node)
 
 
 def _free(node) -> None:
