@@ -269,3 +269,51 @@ def test_nodes_reached_without_gradients(case):
             return str(exc)[:80]
         return str(x.grad)
     same_on_both(run)
+
+
+# -- which node a version error names for the output an in-place op on a view saved: the view's
+# node while the view still holds it as its grad_fn, else the op's own (seed 156: tanh_ on a view
+# then pow_ on it named AsStrided where PyTorch names Tanh) ---------------------------------------
+def _view_cases(L, case):
+    x = L.ones(3, requires_grad=True)
+    b = x * 1
+    v = b[0:1]
+    if case == "inplace_again":
+        v.tanh_()
+        v.pow_(0.5)
+    elif case == "base_changed":
+        v.tanh_()
+        b.mul_(2)
+    elif case == "add_after":
+        v.tanh_()
+        v.add_(1)
+    elif case == "view_deleted":
+        v.tanh_()
+        del v
+        b.mul_(2)
+    elif case == "grad_fn_read":
+        v.tanh_()
+        b.mul_(2)
+        _ = v.grad_fn
+    elif case == "exp_twice":
+        v.exp_()
+        v.pow_(0.5)
+        v.pow_(0.5)
+    else:   # two views
+        v.sigmoid_()
+        w = b[1:2]
+        w.exp_()
+        b.mul_(2)
+    return b
+
+
+@pytest.mark.parametrize("case", ["inplace_again", "base_changed", "add_after", "view_deleted",
+                                  "grad_fn_read", "exp_twice", "two_views"])
+def test_version_error_names_view_node(case):
+    def run(L):
+        try:
+            _view_cases(L, case).sum().backward()
+        except RuntimeError as exc:
+            return str(exc)
+        return "no error"
+    same_on_both(run)
