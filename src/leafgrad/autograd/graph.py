@@ -78,10 +78,8 @@ class _HookDict(dict):
 class SavedOutput:
     """The op's own result, saved without a reference back to the tensor (see Note above)."""
 
-    # view_fn (set only for an in-place op on a view): weak references to the view's node and
-    # to the view; PyTorch's version error names that node while it lives, which is while the
-    # view holds it as its grad_fn (a later in-place op on the view replaces it, and PyTorch's
-    # copy dies then: the error names the op's own node; fuzz seed 156)
+    # view_fn (set only for an in-place op on a view): a weak reference to the view's node,
+    # which PyTorch's version error names while it is alive
     # nr (set only for another differentiable output, saved by a multi-output op's formula
     # as ``result<nr>``): which output the version error names
     __slots__ = ("data", "vc", "view_fn", "nr")
@@ -534,12 +532,8 @@ def _check_version(node, value, version) -> None:
         current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
         if type(value) is SavedOutput:
             shape, dtype_t = value.data.shape, _wrap(value.data)
-            refs = getattr(value, "view_fn", None)
-            fn = None
-            if refs is not None:
-                fn, view = refs[0](), refs[1]()
-                if view is None or view._grad_fn is not fn:
-                    fn = None
+            ref = getattr(value, "view_fn", None)
+            fn = ref() if ref is not None else None
             producer = stripped_name(fn if fn is not None else node)
         else:
             shape, dtype_t = value._data.shape, value

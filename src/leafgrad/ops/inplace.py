@@ -266,7 +266,7 @@ def commit_inplace(self: Tensor, result: Tensor, rec: OpRecord | None = None,
                 import weakref
                 for v in node._saved:
                     if type(v) is SavedOutput:
-                        v.view_fn = (weakref.ref(self._grad_fn), weakref.ref(self))
+                        v.view_fn = weakref.ref(self._grad_fn)
             _move_retain_grad(self, old_node, old_nr)
             return self
         gained = not self._requires_grad
