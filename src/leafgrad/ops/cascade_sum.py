@@ -325,16 +325,17 @@ def _grouped_sum(a: np.ndarray, axes: tuple, keepdims: bool):
     return np.ascontiguousarray(_sequential(run, 1).reshape(out_shape))
 
 
-def _outer_sum(x: np.ndarray) -> np.ndarray:
+def _outer_sum(x: np.ndarray, scalar: bool = False) -> np.ndarray:
     """Sums of ``x`` (B, R, C), C-contiguous, over axis 1, in the order of PyTorch's outer
     reduction (a bias gradient: ``(N, out)`` over dim 0): the C kept elements are summed
     column by column over the R rows. Columns taken 4 vectors (or, below one vector of
     columns, 4 scalars) at a time run one block cascade down all R rows; the remaining
     columns go through ``row_sum`` (rows dealt to 4 ILP accumulators), like the inner
-    reduction's vectors. Each output is then added to 0. Returns (B, C)."""
+    reduction's vectors. Each output is then added to 0. Returns (B, C). ``scalar``: ATen's
+    scalar_outer_sum (a strided kept dim: ops/strided_sum.py), always 4 columns at a time."""
     c = x.shape[2]
     lanes = LANES[x.dtype]
-    group = 4 * lanes if c >= lanes else 4
+    group = 4 * lanes if c >= lanes and not scalar else 4
     split = c - c % group
     parts = []
     if split:

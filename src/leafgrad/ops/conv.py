@@ -356,8 +356,10 @@ def convolution_input(grad, input, weight, stride, padding, dilation, transposed
         return CONV_BACKWARD_TINPUT.public(grad, input, weight, stride, padding, dilation,
                                            groups)
     if _plain(grad, weight):
-        return _wrap(_conv_input_grad(grad._data, weight._data, input._data.shape, stride,
-                                      padding, dilation, groups, _shared_gm(grad)))
+        g, w = grad._data, weight._data
+        flat = conv_flat.usable(g.dtype, w.dtype, stride, groups) and conv_flat.input_grad_ok(w)
+        return _wrap(_conv_input_grad(g, w, input._data.shape, stride, padding, dilation,
+                                      groups, None if flat else _shared_gm(grad)))
     return _input_grad(grad, input, weight, stride, padding, dilation, groups)
 
 
@@ -366,8 +368,10 @@ def convolution_weight(grad, input, weight, stride, padding, dilation, transpose
         return CONV_BACKWARD_TWEIGHT.public(grad, input, weight, stride, padding, dilation,
                                             groups)
     if _plain(grad, weight) and input._data.size:
-        return _wrap(convolution_backward_weight(grad._data, input._data, weight._data, stride,
-                                                 padding, dilation, groups, _shared_gm(grad)))
+        g, x = grad._data, input._data
+        flat = conv_flat.usable(g.dtype, x.dtype, stride, groups)   # (it rebuilds, takes no gm)
+        return _wrap(convolution_backward_weight(g, x, weight._data, stride, padding, dilation,
+                                                 groups, None if flat else _shared_gm(grad)))
     return _weight_grad(grad, input, weight, stride, padding, dilation, groups)
 
 

@@ -87,22 +87,29 @@ def elementwise_strides(shape, operands) -> tuple:
                 return 1
         return 0
 
-    perm = list(range(nd - 1, -1, -1))   # perm[0]: the fastest-moving dim
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = insertion_order(list(range(nd - 1, -1, -1)), should_swap)   # [0]: fastest dim
     strides = [0] * nd
     step = 1
     for d in perm:
         strides[d] = step
         step *= shape[d]
     return tuple(strides)
+
+
+def insertion_order(perm: list, should_swap) -> list:
+    """TensorIterator's ``reorder_dimensions``: an insertion sort of ``perm`` (innermost
+    first) with ambiguous comparisons: ``should_swap(a, b)`` > 0 swaps, < 0 stops the scan,
+    0 looks further out. Sorts ``perm`` in place and returns it."""
+    for i in range(1, len(perm)):
+        j = i
+        for i0 in range(i - 1, -1, -1):
+            c = should_swap(perm[i0], perm[j])
+            if c > 0:
+                perm[i0], perm[j] = perm[j], perm[i0]
+                j = i0
+            elif c < 0:
+                break
+    return perm
 
 
 def strided_empty(shape, strides, dtype) -> np.ndarray:

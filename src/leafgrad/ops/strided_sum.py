@@ -17,7 +17,7 @@ additions follows from three steps, reproduced here:
    and at least one vector, else a contiguous outer reduction (:func:`_outer_sum`) when size1
    is kept with unit stride and at least a vector, else the scalar ``row_sum`` of each row
    (when size0's stride is the smaller or size1 < 4), else a scalar outer reduction
-   (:func:`_scalar_outer_sum`: four columns at a time);
+   (:func:`_outer_sum` with ``scalar``: four columns at a time);
    each row's sum is added to the output, which starts at 0, row after row (the outer dims in
    index order).
 
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cascade_sum import (LANES, MAX_EXACT, _multi_row_sum, _outer_sum, _row_sum, _sequential,
-                          cascade_sum_last)
+from .cascade_sum import LANES, MAX_EXACT, _outer_sum, _row_sum, _sequential, cascade_sum_last
+from .iter_layout import insertion_order
 
 __all__ = ["strided_sum"]
 
@@ -53,16 +53,7 @@ def _order(dims: list) -> list:
                 return 1
         return 0
 
-    for i in range(1, len(perm)):
-        j = i
-        for i0 in range(i - 1, -1, -1):
-            c = should_swap(perm[i0], perm[j])
-            if c > 0:
-                perm[i0], perm[j] = perm[j], perm[i0]
-                j = i0
-            elif c < 0:
-                break
-    return perm
+    return insertion_order(perm, should_swap)
 
 
 def _coalesce(perm: list) -> list:
@@ -134,7 +125,7 @@ def strided_sum(a: np.ndarray, axes: tuple, keepdims: bool):
         x = np.ascontiguousarray(_squeezed(a).transpose(_positions(a, outer_kept + red_order
                                                                       + inner_kept)))
         x = x.reshape(n_kept // size1, size0, size1)
-        out = (_outer_sum(x) if how == "outer" else _scalar_outer_sum(x)).reshape(-1)
+        out = _outer_sum(x, scalar=how == "scalar_outer").reshape(-1)
     else:
         x = np.ascontiguousarray(_squeezed(a).transpose(_positions(a, order + red_order)))
         rows = x.reshape(-1, size0)
@@ -146,21 +137,6 @@ def strided_sum(a: np.ndarray, axes: tuple, keepdims: bool):
     shape = tuple(1 if d in axes else s for d, s in enumerate(a.shape)) if keepdims else \
         tuple(s for d, s in enumerate(a.shape) if d not in axes)
     return out.reshape(shape)
-
-
-def _scalar_outer_sum(x: np.ndarray) -> np.ndarray:
-    """``scalar_outer_sum`` of ``x`` (B, R, C) over axis 1: columns four at a time, each with
-    ``multi_row_sum``'s block cascade down the rows; the last (< 4) columns with ``row_sum``;
-    each added to the output's 0."""
-    c = x.shape[2]
-    split = c - c % 4
-    parts = []
-    if split:
-        parts.append(_multi_row_sum(x[:, :, :split]))
-    if split < c:
-        parts.append(_row_sum(x[:, :, split:]))
-    out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
-    return out + x.dtype.type(0)
 
 
 def _run_size(run) -> int:
