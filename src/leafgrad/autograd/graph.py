@@ -539,10 +539,10 @@ def _check_version(node, value, version) -> None:
             shape, dtype_t = value._data.shape, value
             fn = value._grad_fn
             if value._base is not None and value._vc[0] != value._view_version:
-                try:   # PyTorch names a stale view's regrown node (AsStrided)
-                    fn = value.grad_fn
-                except RuntimeError:
-                    pass
+                # PyTorch names a stale view's regrown node (AsStrided); a view that may not
+                # regrow (an output of split/unbind: CreationMeta) raises its own error here,
+                # as PyTorch's SavedVariable::unpack asks for the grad_fn (fuzz seed 158)
+                fn = value.grad_fn
             producer = stripped_name(fn) if fn is not None else None
         which = f", which is output {_output_index(value, node, fn)} of {producer}," \
             if producer else ""
