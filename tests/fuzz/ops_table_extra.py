@@ -93,6 +93,22 @@ def _ill_conditioned(a):
     return bool((~(cond < (1e4 if arr.dtype == np.float32 else 1e10))).any())
 
 
+def _repeated(w):
+    """Whether eigenvalues ``w`` (ascending, per matrix) hold two so close that their
+    eigenvectors, whose rounding error is about ``eps ||A|| / gap``, are not settled to the
+    comparison's tolerance (a gap under 1e-3 max|w| in float32, 1e-8 in float64), repeated
+    ones included. Decided by NumPy from either side's values (they agree far closer)."""
+    import numpy as np
+    if w.dim() < 1 or w.shape[-1] < 2 or not w.dtype.is_floating_point:
+        return False
+    arr = w.detach().numpy().astype(np.float64)
+    if not np.isfinite(arr).all():
+        return False
+    rel = 1e-3 if str(w.dtype).endswith("float32") else 1e-8
+    tol = rel * np.abs(arr).max(axis=-1, keepdims=True)
+    return bool((np.diff(arr, axis=-1) <= tol).any())
+
+
 def _noise_to_zero(L, w):
     """Eigen- or singular values at rounding level, ``|w| <= 8 n eps max|w|`` (per matrix), made
     exactly 0 on both sides: a backward-stable solver's error is about ``n eps ||A||``, so
@@ -204,6 +220,12 @@ def _linalg_square(L, r, x):
         return _noise_to_zero(L, la.eigvalsh(a))
     if name == "eigh":
         w, v = la.eigh(_sym(L, r, a))
+        if _repeated(w):
+            # a repeated eigenvalue's eigenvectors are any orthonormal basis of its space
+            # (LAPACK's choice: NumPy's and MKL's differ, seed 158: a rank-1 3x3), and so is
+            # a gradient through w or v; the eigenvalues alone, without a graph
+            with L.no_grad():
+                return _noise_to_zero(L, w)
         # eigenvectors are defined up to sign: compare w and a sign-free |v| or v * v (not
         # v v^T: the identity plus rounding noise, which later steps amplify, fuzz seed 76)
         return _noise_to_zero(L, w), v.abs() if r.flip() else (v * v)
