@@ -186,6 +186,15 @@ def _inplace_mask_check(self, bound, other_shape):
 
 def clamp_tensor_self(grad, self, min, max):
     if min is not None and max is not None:
+        # PyTorch's ClampBackward0 computes the bounds' gradients first (its generated apply
+        # takes derivatives.yaml's keys sorted: "min, max" before "self"), so their in-place
+        # mask errors come first (fuzz seed 159; requires_grad stands for "wanted")
+        if min.requires_grad:
+            _inplace_mask_check(self, min, np.broadcast_shapes(min._data.shape,
+                                                               max._data.shape))
+        if max.requires_grad:
+            _inplace_mask_check(self, max, np.broadcast_shapes(min._data.shape,
+                                                               max._data.shape))
         # (self >= min).logical_and_(self <= max)
         _inplace_mask_check(self, min, np.broadcast_shapes(self._data.shape, max._data.shape))
     keep = None
