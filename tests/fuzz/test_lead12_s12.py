@@ -101,3 +101,50 @@ def test_clamp_tensor_backward_error_order(shapes, wanted):
             return str(exc)
         return [None if t.grad is None else t.grad.tolist() for t in (x, lo, hi)]
     same_on_both(run)
+
+
+# -- einsum's saved operands: PyTorch's decomposition saves the operands its multiplies read
+# (a later in-place change raises the version error at backward) and, for an operand summed
+# over a label no other operand has, only that sum (the operand may change; the gradient
+# stays). leafgrad's fused node saved the operands without versions: a silent gradient of the
+# changed values (seed 159) ---------------------------------------------------------------------
+_EINSUM_CASES = ["i,i->", "i,j->ij", "i,i->i", "i,j->", "ij,jk->ik", "ij,jk->", "ij,kl->jk",
+                 "bij,bjk->bik", "ij,j->i", "i,jk->ik", "ij,ij,ij->", "i,j,k->", "ij,jk,kl->il"]
+
+
+def _operands(L, equation):
+    ins = equation.split("->")[0].split(",")
+    sizes = {"i": 2, "j": 3, "k": 2, "l": 3, "b": 2}
+    rng = np.random.default_rng(len(equation))
+    return [L.tensor(rng.standard_normal([sizes[c] for c in spec]), dtype=L.float64,
+                     requires_grad=True) for spec in ins]
+
+
+@pytest.mark.parametrize("equation", _EINSUM_CASES)
+@pytest.mark.parametrize("changed", [None, 0, -1])
+def test_einsum_operand_changed_after(equation, changed):
+    def run(L):
+        leaves = _operands(L, equation)
+        ops = [t * 1 for t in leaves]
+        out = L.einsum(equation, *ops)
+        if changed is not None:
+            ops[changed].add_(1)
+        try:
+            grads = L.autograd.grad(out.sum(), leaves)
+        except RuntimeError as exc:
+            return "modified by an inplace operation" in str(exc), type(exc).__name__
+        return [np.round(g.numpy(), 12).tolist() for g in grads]
+    same_on_both(run)
+
+
+@pytest.mark.parametrize("equation", _EINSUM_CASES)
+def test_einsum_double_backward(equation):
+    def run(L):
+        leaves = _operands(L, equation)
+        out = L.einsum(equation, *leaves)
+        grads = L.autograd.grad((out * out).sum(), leaves, create_graph=True)
+        total = sum((g * g).sum() for g in grads)
+        second = L.autograd.grad(total, leaves, allow_unused=True)
+        return ([np.round(g.detach().numpy(), 10).tolist() for g in grads],
+                [None if g is None else np.round(g.numpy(), 8).tolist() for g in second])
+    same_on_both(run)

@@ -511,7 +511,9 @@ _DETACHED_INPLACE_MSG = (
 def check_versions(node, saved, versions) -> None:
     if DETACHED_INPLACE[0]:
         for i, (value, version) in enumerate(zip(saved, versions)):
-            if version is not None:
+            if type(version) is tuple:
+                _check_tuple(node, value, version)
+            elif version is not None:
                 if type(value) is not SavedOutput and value._grad_fn is None:
                     _check_not_detached(node, i)
                 _check_version(node, value, version)
@@ -519,14 +521,33 @@ def check_versions(node, saved, versions) -> None:
     for value, version in zip(saved, versions):
         if version is None:
             continue
+        if type(version) is tuple:
+            _check_tuple(node, value, version)
+            continue
         current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
         if current != version:
             _check_version(node, value, version)
 
 
-def _check_version(node, value, version) -> None:
+def _check_tuple(node, values, versions) -> None:
+    """Tensors saved as one argument (einsum's operands), each at its own version. What
+    PyTorch's einsum saves of an operand is a view of it (permuted, reshaped for bmm),
+    regrown after the change: its error names AsStrided (the view's shape is its own)."""
+    for value, version in zip(values, versions):
+        if value._vc[0] != version:
+            _check_version(node, value, version, "AsStrided")
+
+
+def _check_version(node, value, version, view_name=None) -> None:
     """Raise PyTorch's error if ``value`` is no longer at the ``version`` it was saved at."""
     current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
+    if current != version and view_name is not None:
+        raise with_change_note(RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{errors.tensor_type_str(value)} "
+            f"{errors.shape_str(value._data.shape)}], which is output 0 of {view_name}, is at "
+            f"version {current}; expected version {version} instead. {version_hint()}"),
+            value._vc)
     if current != version:
         value, version = _first_stale(node, value, version)
         current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
@@ -568,7 +589,7 @@ def _first_stale(node, value, version):
     aliases = record.extra.get("saved_aliases", {})
     best = None
     for name, (kind, _), v, r in zip(names, record.saved_sources, saved, versions):
-        if r is None or v is None:
+        if r is None or v is None or type(r) is tuple:   # (a tuple: _check_tuple's own)
             continue
         if (v.vc[0] if type(v) is SavedOutput else v._vc[0]) != r:
             key = (kind != "arg", aliases.get(name, name))

@@ -399,15 +399,24 @@ def _dispatch_list(rec, args: tuple):
         if _anomaly.enabled:
             _anomaly.record(node)
         saved = []
+        versions = None
         for kind, pos in rec.saved_sources:
             if kind == "shapes":
                 saved.append(tuple(t._data.shape for t in args[pos]))
             elif kind == "arg" and pos > 0:
-                saved.append(args[pos])
+                value = args[pos]
+                if type(value) is tuple and value and isinstance(value[0], Tensor):
+                    # tensors saved as one argument (einsum's operands): one version each,
+                    # checked at backward as any saved tensor's (never a silent gradient
+                    # of values changed in place: fuzz seed 159)
+                    if versions is None:
+                        versions = [None] * len(rec.saved_sources)
+                    versions[len(saved)] = tuple(t._vc[0] for t in value)
+                saved.append(value)
             else:
                 raise NotImplementedError(f"{rec.name}: list inputs save shapes only")
         node._saved = tuple(saved)
-        node._versions = None
+        node._versions = versions
         meta = [None if t._data.dtype == out.dtype else (t._data.shape, t._data.dtype)
                 for t in tensors]
         node._args = meta if any(m is not None for m in meta) else None

@@ -373,7 +373,7 @@ def einsum(equation, *operands):
     else:
         kind = "sum" if len(out) < len(set(ins[0])) else "permute"
     rec = _RECORDS[kind]
-    result = rec.public(list(operands), equation, tuple(operands))
+    result = rec.public(list(operands), equation, _saved_operands(ins, out, operands))
     # PyTorch's result is a view: of the operand for a permutation or diagonal, of a hidden
     # intermediate (bmm's output) for a contraction; an in-place change of it goes through
     # CopySlices (and, for the operand, changes it and bumps its version)
@@ -384,6 +384,27 @@ def einsum(equation, *operands):
         hidden._requires_grad = result._requires_grad
         _make_view(result, hidden, None, rec)
     return result
+
+
+def _saved_operands(ins, out, operands):
+    """What the backward reads of each operand (Note [Saved operands of einsum]).
+
+    PyTorch's einsum sums an operand over a label no other operand has (size 1 there)
+    before multiplying, and its multiply saves that sum, not the operand: changing the
+    operand in place afterwards is allowed and leaves the gradient as it was. The sums
+    (kept dims, so the formula's subscripts still fit) are saved here likewise; the other
+    operands are saved themselves, their versions checked at backward (dispatch's list path),
+    so a gradient is never computed from values changed since (fuzz seed 159)."""
+    if len(operands) < 2:
+        return tuple(operands)
+    sizes = [dict(zip(spec, t._data.shape)) for spec, t in zip(ins, operands)]
+    dims = [[] for _ in operands]
+    for c in set("".join(ins)) - set(out):
+        big = [k for k, own in enumerate(sizes) if own.get(c, 1) != 1]
+        if len(big) == 1:
+            dims[big[0]].append(ins[big[0]].index(c))
+    return tuple(t.sum(tuple(sorted(d)), keepdim=True) if d else t
+                 for t, d in zip(operands, dims))
 
 
 def _summed_first(ins, out, operands):
