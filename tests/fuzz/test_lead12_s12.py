@@ -109,12 +109,15 @@ def test_clamp_tensor_backward_error_order(shapes, wanted):
 # stays). leafgrad's fused node saved the operands without versions: a silent gradient of the
 # changed values (seed 159) ---------------------------------------------------------------------
 _EINSUM_CASES = ["i,i->", "i,j->ij", "i,i->i", "i,j->", "ij,jk->ik", "ij,jk->", "ij,kl->jk",
-                 "bij,bjk->bik", "ij,j->i", "i,jk->ik", "ij,ij,ij->", "i,j,k->", "ij,jk,kl->il"]
+                 "bij,bjk->bik", "ij,j->i", "i,jk->ik", "ij,ij,ij->", "i,j,k->", "ij,jk,kl->il",
+                 "ij->j", "ij->ji", "ij->", "ii->i"]
 
 
 def _operands(L, equation):
     ins = equation.split("->")[0].split(",")
     sizes = {"i": 2, "j": 3, "k": 2, "l": 3, "b": 2}
+    if equation == "ii->i":
+        sizes["i"] = 3
     rng = np.random.default_rng(len(equation))
     return [L.tensor(rng.standard_normal([sizes[c] for c in spec]), dtype=L.float64,
                      requires_grad=True) for spec in ins]
@@ -147,4 +150,27 @@ def test_einsum_double_backward(equation):
         second = L.autograd.grad(total, leaves, allow_unused=True)
         return ([np.round(g.detach().numpy(), 10).tolist() for g in grads],
                 [None if g is None else np.round(g.numpy(), 8).tolist() for g in second])
+    same_on_both(run)
+
+
+# -- index_add / index_copy save source itself (expand_as(source)) when it needs a gradient:
+# changing it in place before backward raises in PyTorch; leafgrad kept its shape only
+# (found by the saved-tensor survey, tests/test_saved_parity_s12.py) ----------------------------
+@pytest.mark.parametrize("op", ["index_add", "index_copy"])
+@pytest.mark.parametrize("wanted", [(True, True), (True, False), (False, True)])
+@pytest.mark.parametrize("source_shape", [(2, 4), (1, 4)])
+def test_index_add_copy_save_source(op, wanted, source_shape):
+    def run(L):
+        s = L.zeros(3, 4, requires_grad=wanted[0])
+        src = L.ones(source_shape, requires_grad=wanted[1])
+        a, b = s * 1, src * 1
+        idx = L.tensor([2, 0][:source_shape[0]])
+        out = getattr(L, op)(a, 0, idx, b)
+        with L.no_grad():
+            b.mul_(2)
+        try:
+            out.sum().backward()
+        except RuntimeError as exc:
+            return str(exc)
+        return [None if t.grad is None else t.grad.tolist() for t in (s, src)]
     same_on_both(run)

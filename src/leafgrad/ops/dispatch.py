@@ -405,10 +405,12 @@ def _dispatch_list(rec, args: tuple):
                 saved.append(tuple(t._data.shape for t in args[pos]))
             elif kind == "arg" and pos > 0:
                 value = args[pos]
-                if type(value) is tuple and value and isinstance(value[0], Tensor):
-                    # tensors saved as one argument (einsum's operands): one version each,
-                    # checked at backward as any saved tensor's (never a silent gradient
-                    # of values changed in place: fuzz seed 159)
+                if type(value) is tuple and value and isinstance(value[0], Tensor) and \
+                        rec.params[pos] in rec.extra.get("saved_tensor_args", ()):
+                    # tensors saved as one argument (einsum's operands, where PyTorch's
+                    # multiplies save them): one version each, checked at backward as any
+                    # saved tensor's (never a silent gradient of values changed in place:
+                    # fuzz seed 159)
                     if versions is None:
                         versions = [None] * len(rec.saved_sources)
                     versions[len(saved)] = tuple(t._vc[0] for t in value)

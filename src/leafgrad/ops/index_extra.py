@@ -58,11 +58,12 @@ def index_copy_self(grad, dim, index):
     return grad.index_fill(dim, index, 0)
 
 
-def index_copy_source(grad, dim, index, source_shape):
+def index_copy_source(grad, dim, index, source):
     # PyTorch's source.dim() > 0 ? grad.index_select(dim, index).expand_as(source)
-    # : grad.index_select(dim, index.squeeze(0)): its nodes under create_graph
-    if len(source_shape):
-        return grad.index_select(dim, index).expand(source_shape)
+    # : grad.index_select(dim, index.squeeze(0)): its nodes under create_graph. It saves
+    # source itself (expand_as), so changing it in place before backward raises
+    if source.dim():
+        return grad.index_select(dim, index).expand(source.shape)
     return grad.index_select(dim, index.reshape(()))
 
 

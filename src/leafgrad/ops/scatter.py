@@ -320,11 +320,12 @@ def index_add_self(grad):
     return grad
 
 
-def index_add_source(grad, dim, index, source_shape, alpha):
+def index_add_source(grad, dim, index, source, alpha):
     # PyTorch's maybe_multiply(source_dim > 0 ? grad.index_select(dim, index).expand_as(source)
-    # : grad.index_select(dim, index.squeeze(0)), alpha): its nodes under create_graph
-    if len(source_shape):
-        g = grad.index_select(dim, index.reshape(-1)).expand(source_shape)
+    # : grad.index_select(dim, index.squeeze(0)), alpha): its nodes under create_graph. It
+    # saves source itself (expand_as), so changing it in place before backward raises
+    if source.dim():
+        g = grad.index_select(dim, index.reshape(-1)).expand(source.shape)
     else:
         g = grad.index_select(dim, index.reshape(()))
     if alpha == 1:
