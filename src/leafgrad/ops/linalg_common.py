@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import _wrap
+from .dispatch import stale_first
 from .householder import geqrf
 
 
@@ -63,10 +64,14 @@ def check_low_precision(name, t):
 
 
 def check_matrix(name, t, square=True, arg="A"):
-    """At least 2-D (and square): PyTorch's linalg messages."""
+    """At least 2-D (and square): PyTorch's linalg messages. They come from the kernels'
+    meta functions, after autograd has read the input's grad_fn: a stale view that may not
+    regrow raises its own error first (fuzz seed 170: a split output, its base changed)."""
     if t.ndim < 2:
+        stale_first(None, (t,))
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
     if square and t.shape[-1] != t.shape[-2]:
+        stale_first(None, (t,))
         raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
                            f"{t.shape[-2]} by {t.shape[-1]} matrices")
 

@@ -24,6 +24,7 @@ from .iter_layout import RED
 from .registry import defop, export_function, bind_method, Sample
 from .joins import materialize_zeros, _cat
 from .linalg import matmul
+from .dispatch import stale_first
 from .linalg_common import (check_float, check_matrix, check_same_dtype, check_kernel,
                             check_solve_inputs, trsm, lapack_layout)
 from .linalg_decomp import _wellcond
@@ -237,6 +238,7 @@ _lu.node_class.n_outputs = 3
 
 def _checked(name, A):
     if A.ndim < 2:
+        stale_first(None, (A,))   # (the meta function's check: after autograd's)
         dims = ", ".join(str(s) for s in A.shape)
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: "
                            f"[{dims}] instead")
