@@ -1,0 +1,88 @@
+"""Findings of session 12's fresh fuzz seeds 160 onwards (helper fz12), each against torch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import leafgrad
+import torch
+from oracle import run_both
+
+
+def same(run):
+    """``run(lib)`` on both libraries; NaN-safe (compared as text)."""
+    mine, theirs = run_both(run)
+    assert repr(mine) == repr(theirs), f"\nleafgrad: {mine}\ntorch:    {theirs}"
+    return mine
+
+
+def error_of(call):
+    try:
+        call()
+    except Exception as exc:  # noqa: BLE001 - the error is what is compared
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+# -- lerp_'s meta checks (the end's dtype, a weight's with dimensions) come before
+# TensorIterator's overlap checks, after autograd's leaf check (seed 160: an expanded float
+# self with an int64 end named the overlap, torch the dtype) ---------------------------------
+_LERP_SELVES = {
+    "expanded": lambda L: L.tensor(1.0).expand(2),
+    "leaf_rg": lambda L: L.tensor([1.0, 2.0], requires_grad=True),
+    "plain": lambda L: L.tensor([1.0, 2.0]),
+    "int": lambda L: L.tensor([1, 2]),
+    "expanded_int": lambda L: L.tensor(1).expand(2),
+}
+_LERP_ENDS = {
+    "int0d": lambda L, s: L.tensor(3),
+    "int1d": lambda L, s: L.tensor([3, 4]),
+    "f64": lambda L, s: L.tensor([3.0, 4.0], dtype=L.float64),
+    "same": lambda L, s: L.tensor([3.0, 4.0], dtype=s.dtype),
+    "self": lambda L, s: s,
+}
+_LERP_WEIGHTS = {
+    "number": lambda L, s: 0.25,
+    "f64_1d": lambda L, s: L.tensor([0.5, 0.25], dtype=L.float64),
+    "f64_0d": lambda L, s: L.tensor(0.5, dtype=L.float64),
+    "int_1d": lambda L, s: L.tensor([1, 0]),
+    "same_1d": lambda L, s: L.tensor([0.5, 0.25], dtype=s.dtype),
+}
+
+
+@pytest.mark.parametrize("self_kind", list(_LERP_SELVES))
+@pytest.mark.parametrize("end_kind", list(_LERP_ENDS))
+@pytest.mark.parametrize("weight_kind", list(_LERP_WEIGHTS))
+def test_lerp_inplace_check_order(self_kind, end_kind, weight_kind):
+    def run(L):
+        s = _LERP_SELVES[self_kind](L)
+        end = _LERP_ENDS[end_kind](L, s)
+        w = _LERP_WEIGHTS[weight_kind](L, s)
+        err = error_of(lambda: s.lerp_(end, w))
+        return [err, s.detach().tolist() if err is None else None]
+    same(run)
+
+
+SEED_160_LERP = (
+    "Program(leaves=[Leaf(shape=(), dtype='float32', requires_grad=True, seed=396, scale=1.0), "
+    "Leaf(shape=(2, 3, 2, 4, 1), dtype='float32', requires_grad=True, seed=9773, scale=1.0), "
+    "Leaf(shape=(), dtype='int64', requires_grad=False, seed=4328, scale=1.0)], "
+    "steps=[Step(op='activation', seed=55362, no_grad=False), Step(op='expand', seed=16411, "
+    "no_grad=False), Step(op='inplace_binary', seed=187, no_grad=False)], "
+    "ending=Ending(kind='none', seed=2212, retain_graph=False, create_graph=False, twice=True, "
+    "allow_unused=False, give_gradient=True))")
+
+
+def _program_agrees(text, step=None):
+    import warnings
+    from tests.fuzz import programs as P
+    program = eval(text, vars(P))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if step is not None:
+            trace = P.run_program(torch, program)
+            assert any(t[0] == "step" and t[1] == step for t in trace)
+        assert P.difference(program) is None
+
+
+def test_seed_160_lerp_program():
+    _program_agrees(SEED_160_LERP, "inplace_binary")
