@@ -86,3 +86,33 @@ def _program_agrees(text, step=None):
 
 def test_seed_160_lerp_program():
     _program_agrees(SEED_160_LERP, "inplace_binary")
+
+
+# -- histc's "range of [a, b] is not finite" prints a NaN's sign: a range reduced from two or
+# more elements is x86's default NaN (-nan), a one-element tensor's (or a NaN min/max
+# argument) keeps its own sign (seed 161: histc of [log10(-2.09)] = [+nan] printed -nan) -------
+_NAN = float("nan")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("values", [[_NAN], [-_NAN], [[_NAN]], [_NAN, _NAN], [-_NAN, -_NAN],
+                                    [_NAN, 1.0], [1.0, -_NAN], [_NAN] * 17, [np.inf],
+                                    [-np.inf], [2.0]],
+                         ids=lambda v: "".join("-" if np.signbit(x) else "+"
+                                               for x in np.ravel(v)))
+def test_histc_nan_range_sign(values, dtype):
+    def run(L):
+        x = L.tensor(np.array(values, dtype=dtype))
+        return [error_of(lambda: L.histc(x, bins=2)), error_of(lambda: x.histc(3, 0, 0))]
+    same(run)
+
+
+@pytest.mark.parametrize("lo,hi", [(_NAN, _NAN), (-_NAN, -_NAN), (_NAN, 1.0), (0.0, -_NAN),
+                                   (-_NAN, 2.0)])
+def test_histc_nan_bounds_sign(lo, hi):
+    same(lambda L: error_of(lambda: L.histc(L.tensor([1.0, 2.0]), bins=2, min=lo, max=hi)))
+
+
+def test_histc_of_log10_of_negative():
+    # log10 of a negative number is +nan on both; a one-element range prints it so
+    same(lambda L: error_of(lambda: L.histc(L.log10(L.tensor([-2.0890594])), bins=1)))
