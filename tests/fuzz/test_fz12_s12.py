@@ -116,3 +116,51 @@ def test_histc_nan_bounds_sign(lo, hi):
 def test_histc_of_log10_of_negative():
     # log10 of a negative number is +nan on both; a one-element range prints it so
     same(lambda L: error_of(lambda: L.histc(L.log10(L.tensor([-2.0890594])), bins=1)))
+
+
+# -- a float32 1 x n matrix's singular value is sgesdd's |beta| of its Householder reflector,
+# slapy2(a[0], snrm2(a[1:])) with reference LAPACK's scaled snrm2, in float32 (seed 161: the
+# nuclear norm of a 1 x 24 matrix one ulp off, a floor_divide by it 1 vs 0) ------------------
+_SVD_VALUES = {
+    "svdvals": lambda L, t: L.linalg.svdvals(t),
+    "svd_S": lambda L, t: L.linalg.svd(t)[1],
+    "svd_reduced_S": lambda L, t: L.linalg.svd(t, full_matrices=False)[1],
+    "nuc": lambda L, t: L.linalg.matrix_norm(t, "nuc"),
+    "spectral": lambda L, t: L.linalg.matrix_norm(t, 2),
+    "torch_svd": lambda L, t: L.svd(t)[1],
+}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 17, 24, 40, 200])
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 1e4, 1e-30, 1e30])
+def test_float32_row_singular_value_bits(n, scale):
+    rng = np.random.default_rng(n)
+    v = (rng.standard_normal((4, 1, n)) * scale).astype(np.float32)
+    v[3] = 0
+    if n > 3:
+        v[1, 0, 2] = 0
+        v[2, 0, 0] = 0
+    for name, fn in _SVD_VALUES.items():
+        mine = fn(leafgrad, leafgrad.tensor(v)).numpy()
+        theirs = fn(torch, torch.tensor(v)).numpy()
+        assert np.array_equal(mine, theirs), (name, mine, theirs)
+
+
+def test_float32_row_nuclear_norm_with_gradient():
+    rng = np.random.default_rng(24)
+    v = rng.standard_normal((1, 24)).astype(np.float32)
+    outs = []
+    for L in (leafgrad, torch):
+        x = L.tensor(v, requires_grad=True)
+        y = L.linalg.matrix_norm(x, "nuc")
+        y.backward()
+        outs.append((y.item(), x.grad.numpy()))
+    assert outs[0][0] == outs[1][0]
+    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=1e-6, atol=1e-7)
+
+
+SEED_161_NUCLEAR_ROW = "Program(leaves=[Leaf(shape=(), dtype='float64', requires_grad=True, seed=32476, scale=1.0), Leaf(shape=(1, 3, 2, 4, 1), dtype='float32', requires_grad=True, seed=9020, scale=1.0)], steps=[Step(op='statistics', seed=590, no_grad=False), Step(op='pooling', seed=4579, no_grad=True), Step(op='grid_sample', seed=21454, no_grad=False), Step(op='getitem', seed=253, no_grad=False), Step(op='statistics', seed=3722, no_grad=False), Step(op='floor_divide', seed=1989, no_grad=False)], ending=Ending(kind='none', seed=3, retain_graph=None, create_graph=False, twice=True, allow_unused=False, give_gradient=True))"
+
+
+def test_seed_161_nuclear_norm_row_program():
+    _program_agrees(SEED_161_NUCLEAR_ROW, "statistics")
