@@ -39,6 +39,7 @@ def _in_memory_order(self: np.ndarray, flat: np.ndarray) -> np.ndarray:
 
 def _uniform_fwd(self, from_=0.0, to=1.0, *, generator=None):
     _float_only("check_uniform_bounds", self.dtype)
+    _check_uniform_bounds(self.dtype, float(from_), float(to))
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_num(from_)} > to={_num(to)}")
@@ -46,9 +47,29 @@ def _uniform_fwd(self, from_=0.0, to=1.0, *, generator=None):
     return _in_memory_order(self, flat)
 
 
+_SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def _check_uniform_bounds(np_dtype, from_, to):
+    """ATen's check_uniform_bounds before its ``from <= to``: both ends within the dtype's
+    finite range (a NaN or infinite end is out of bounds) and ``to - from`` (in double) not
+    past its largest value."""
+    d = np.dtype(np_dtype)
+    if d.name not in _SCALAR_TYPE_NAMES:
+        return
+    top = float(np.finfo(d).max)
+    for what, v in (("from", from_), ("to", to)):
+        if not -top <= v <= top:
+            raise RuntimeError(f"{what} is out of bounds for {_CPP_TYPE_NAMES[d.name]}")
+    if to - from_ > top:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                           f"{_SCALAR_TYPE_NAMES[d.name]}>::max(), but found to={to:g} and "
+                           f"from={from_:g} which result in to-from to exceed the limit")
+
+
 def _normal_fwd(self, mean=0.0, std=1.0, *, generator=None):
     _float_only("normal_kernel_cpu", self.dtype)
-    if std < 0:
+    if not std >= 0:   # (a NaN std too, as PyTorch's TORCH_CHECK(std >= 0.0))
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
     flat = _dist.normal(_rng(generator), self.size, self.dtype, float(mean), float(std),
                         self.flags.c_contiguous)

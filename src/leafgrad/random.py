@@ -391,7 +391,7 @@ def _zero_grad(grad):
 
 def _normal_tt(mean, std, *, generator=None):
     # PyTorch: out = empty(broadcast shape, mean's dtype).normal_(0, 1).mul_(std).add_(mean)
-    if (std < 0).any():
+    if std.size and not (std >= 0).all():   # (PyTorch: std.min().ge(0): NaN fails)
         raise RuntimeError(f"normal expects all elements of std >= 0.0")
     shape = np.broadcast_shapes(mean.shape, std.shape)
     z = _normal(_rng(generator), shape, mean.dtype)
@@ -405,7 +405,7 @@ def _normal_tf(mean, std=1.0, *, generator=None):
 
 def _normal_ft(std, mean=0.0, *, generator=None):
     # PyTorch: out = empty_like(std).normal_(0, 1).mul_(std).add_(full((), mean))
-    if (std < 0).any():
+    if std.size and not (std >= 0).all():   # (PyTorch: std.min().ge(0): NaN fails)
         raise RuntimeError("normal expects all elements of std >= 0.0")
     z = _normal(_rng(generator), std.shape, std.dtype) * std
     return z + np.asarray(mean, dtype=std.dtype)
@@ -468,7 +468,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             raise TypeError("normal() received an invalid combination of arguments - got "
                             "(float, float), but expected (Tensor mean, Tensor std) or "
                             "(float mean, float std, tuple of ints size)")
-        if std < 0:
+        if not std >= 0:   # (NaN fails, as PyTorch's TORCH_CHECK(std >= 0.0))
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(float(std))}")
         shape = size_arg("normal", (size,), star=False)
         d = check_dtype_arg("normal", dtype) or _dt.get_default_dtype()
@@ -478,7 +478,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if mean_t and std_t:
         return _NORMAL_TT.public(mean, std, generator=generator)
     if mean_t:
-        if std < 0:
+        if not std >= 0:   # (NaN fails, as PyTorch's TORCH_CHECK(std >= 0.0))
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(float(std))}")
         _float_only("normal_kernel_cpu", mean._data.dtype)
         return _NORMAL_TF.public(mean, float(std), generator=generator)
@@ -524,7 +524,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 def poisson(input, generator=None) -> Tensor:
     """Poisson samples with rates ``input``, in ``input``'s dtype."""
     _float_only("poisson_cpu", input._data.dtype)
-    if (input._data < 0).any():
+    if not (input._data >= 0).all():   # (a NaN rate too: PyTorch checks lambda >= 0)
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     # PyTorch's poisson kernel (rejection sampling) is not reproduced: NumPy draws, seeded
     # from the generator so that manual_seed still makes it repeatable.

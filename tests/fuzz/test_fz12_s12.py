@@ -164,3 +164,48 @@ SEED_161_NUCLEAR_ROW = "Program(leaves=[Leaf(shape=(), dtype='float64', requires
 
 def test_seed_161_nuclear_norm_row_program():
     _program_agrees(SEED_161_NUCLEAR_ROW, "statistics")
+
+
+# -- the samplers' parameter checks fail on NaN as PyTorch's TORCH_CHECK(std >= 0) does; a
+# uniform_ end outside the dtype's finite range (NaN, inf) or a to - from past its largest value
+# is ATen's check_uniform_bounds error (seed 161: normal(x, x.abs() + 0.1) with a NaN in x) ----
+_NAN_SAMPLERS = {
+    "normal_tt": lambda L: L.normal(L.tensor([1.0, 2.0]), L.tensor([1.0, _NAN])),
+    "normal_tt_all_nan": lambda L: L.normal(L.tensor([1.0, 2.0]), L.tensor([_NAN, _NAN])),
+    "normal_ft": lambda L: L.normal(0.5, L.tensor([1.0, _NAN], dtype=L.float64)),
+    "normal_tf": lambda L: L.normal(L.tensor([1.0, 2.0]), _NAN),
+    "normal_ff": lambda L: L.normal(0.0, _NAN, size=(2,)),
+    "normal_": lambda L: L.tensor([1.0, 2.0]).normal_(0.0, _NAN),
+    "normal_tt_empty": lambda L: L.normal(L.tensor([]), L.tensor([])),
+    "normal_tt_negzero": lambda L: L.normal(L.tensor([1.0]), L.tensor([-0.0])),
+    "normal_nan_mean": lambda L: L.tensor([1.0, 2.0]).normal_(_NAN, 1.0),
+    "poisson_nan": lambda L: L.poisson(L.tensor([1.0, _NAN])),
+    "poisson_neg": lambda L: L.poisson(L.tensor([1.0, -1.0])),
+    "uniform_nan_from": lambda L: L.tensor([1.0, 2.0]).uniform_(_NAN, 1.0),
+    "uniform_nan_to": lambda L: L.tensor([1.0, 2.0], dtype=L.float64).uniform_(0.0, _NAN),
+    "uniform_inf_from": lambda L: L.tensor([1.0, 2.0]).uniform_(-np.inf, 1.0),
+    "uniform_inf_to": lambda L: L.tensor([1.0, 2.0]).uniform_(0.0, np.inf),
+    "uniform_half_range": lambda L: L.tensor([1.0], dtype=L.float16).uniform_(0.0, 1e5),
+    "uniform_half_nan": lambda L: L.tensor([1.0], dtype=L.float16).uniform_(_NAN, 1.0),
+    "uniform_half_span": lambda L: L.tensor([1.0], dtype=L.float16).uniform_(-6e4, 6e4),
+    "uniform_float_span": lambda L: L.tensor([1.0]).uniform_(-3e38, 3e38),
+    "uniform_double_span": lambda L: L.tensor([1.0], dtype=L.float64).uniform_(-1e308, 1e308),
+    "uniform_reversed": lambda L: L.tensor([1.0], dtype=L.float16).uniform_(2.0, 1.0),
+    "uniform_int": lambda L: L.tensor([1, 2]).uniform_(0.0, _NAN),
+    "uniform_ok": lambda L: L.tensor([1.0, 2.0]).uniform_(-1.0, 2.0),
+}
+
+
+@pytest.mark.parametrize("case", list(_NAN_SAMPLERS))
+def test_sampler_parameter_checks(case):
+    def run(L):
+        L.manual_seed(0)
+        return error_of(lambda: _NAN_SAMPLERS[case](L))
+    same(run)
+
+
+SEED_161_NORMAL_NAN = "Program(leaves=[Leaf(shape=(1,), dtype='int64', requires_grad=False, seed=241, scale=1.0), Leaf(shape=(2, 1), dtype='float64', requires_grad=True, seed=13327, scale=1.0), Leaf(shape=(1, 1, 2), dtype='float16', requires_grad=True, seed=2702, scale=1.0)], steps=[Step(op='asin', seed=252, no_grad=False), Step(op='activation', seed=587, no_grad=True), Step(op='random_fill', seed=5737, no_grad=False), Step(op='class_loss', seed=481, no_grad=False), Step(op='scan_extra', seed=10940, no_grad=False), Step(op='random_fill', seed=5737, no_grad=False), Step(op='module', seed=370, no_grad=False), Step(op='atanh', seed=256, no_grad=False)], ending=Ending(kind='grad', seed=3164, retain_graph=False, create_graph=False, twice=False, allow_unused=True, give_gradient=False))"
+
+
+def test_seed_161_normal_nan_std_program():
+    _program_agrees(SEED_161_NORMAL_NAN, "random_fill")
