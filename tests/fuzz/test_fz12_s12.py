@@ -209,3 +209,30 @@ SEED_161_NORMAL_NAN = "Program(leaves=[Leaf(shape=(1,), dtype='int64', requires_
 
 def test_seed_161_normal_nan_std_program():
     _program_agrees(SEED_161_NORMAL_NAN, "random_fill")
+
+
+# -- the harness: embedding_bag's entries past the last offset (include_last_offset) are in no
+# bag; torch 2.13's backward scatters them all the same (a bad index there: a write outside the
+# gradient; seed 162 crashed torch), and its fast path (float32/float16 sums) reads their
+# gradient past the last bag. The fuzz table keeps them valid / leaves them out; where torch is
+# deterministic leafgrad follows it -------------------------------------------------------------
+@pytest.mark.parametrize("mode,dtype", [("sum", "float64"), ("mean", "float32"),
+                                        ("mean", "float64"), ("max", "float32"),
+                                        ("max", "float64")])   # (not float32 sums: torch's UB)
+def test_embedding_bag_entries_past_last_offset(mode, dtype):
+    w0 = np.random.default_rng(0).standard_normal((4, 2)).astype(dtype)
+
+    def run(L):
+        w = L.tensor(w0, requires_grad=True)
+        out = L.nn.functional.embedding_bag(L.tensor([3, 1, 1, 2, 1]), w, L.tensor([0, 1, 3]),
+                                            mode=mode, include_last_offset=True)
+        out.sum().backward()
+        return [out, w.grad]
+    same(run)
+
+
+SEED_162_EMBEDDING_BAG = "Program(leaves=[Leaf(shape=(1, 4, 1), dtype='float32', requires_grad=False, seed=25273, scale=1.0), Leaf(shape=(2, 1, 1), dtype='float32', requires_grad=True, seed=604, scale=1.0)], steps=[Step(op='scan_extra', seed=285, no_grad=False), Step(op='where', seed=1681, no_grad=False), Step(op='fold_unfold', seed=8231, no_grad=False), Step(op='embedding', seed=50, no_grad=False), Step(op='matmul', seed=183, no_grad=False), Step(op='scatter_family', seed=223, no_grad=False), Step(op='cosh', seed=31143, no_grad=False), Step(op='clamp_tensor', seed=828, no_grad=False)], ending=Ending(kind='grad', seed=102, retain_graph=None, create_graph=False, twice=False, allow_unused=True, give_gradient=True))"
+
+
+def test_seed_162_embedding_bag_program():
+    _program_agrees(SEED_162_EMBEDDING_BAG, "embedding")
