@@ -68,9 +68,11 @@ def _check_uniform_bounds(np_dtype, from_, to):
 
 
 def _normal_fwd(self, mean=0.0, std=1.0, *, generator=None):
-    _float_only("normal_kernel_cpu", self.dtype)
     if not std >= 0:   # (a NaN std too, as PyTorch's TORCH_CHECK(std >= 0.0))
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    if not self.size:   # (the checks of the arguments only: the kernel, which checks the
+        return self.copy()   # dtype, does not run on an empty tensor)
+    _float_only("normal_kernel_cpu", self.dtype)
     flat = _dist.normal(_rng(generator), self.size, self.dtype, float(mean), float(std),
                         self.flags.c_contiguous)
     return _in_memory_order(self, flat)
@@ -171,6 +173,8 @@ def _continuous(name, np_dtype, cpp_names=False):
 def _exponential_fwd(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    if not self.size:   # (no kernel, no dtype check)
+        return self.copy()
     _continuous("Exponential", self.dtype)
     flat = _dist.exponential(_rng(generator), self.size, lambd)
     return _in_memory_order(self, flat).astype(self.dtype)
@@ -179,6 +183,8 @@ def _exponential_fwd(self, lambd=1.0, *, generator=None):
 def _geometric_fwd(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    if not self.size:   # (no kernel, no dtype check)
+        return self.copy()
     if np.dtype(self.dtype).kind == "b":   # the kernel's dispatch: every type but bool
         raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
     flat = _dist.geometric(_rng(generator), self.size, p)
@@ -188,6 +194,8 @@ def _geometric_fwd(self, p, *, generator=None):
 def _log_normal_fwd(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    if not self.size:   # (no kernel, no dtype check)
+        return self.copy()
     if np.dtype(self.dtype).kind != "f":   # no dtype check of its own: the kernel's dispatch
         raise NotImplementedError(f'"log_normal_cpu" not implemented for '
                                   f"'{_type_name(self.dtype)}'")

@@ -236,3 +236,61 @@ SEED_162_EMBEDDING_BAG = "Program(leaves=[Leaf(shape=(1, 4, 1), dtype='float32',
 
 def test_seed_162_embedding_bag_program():
     _program_agrees(SEED_162_EMBEDDING_BAG, "embedding")
+
+
+# -- the normal/exponential/geometric/log_normal kernels do not run on an empty tensor, so their
+# dtype checks do not either (the argument checks do); normal(Tensor, Tensor) checks the output
+# dtype (mean's) in its kernel, then mul_(std)'s cast (seed 162: normal(x, 1.0) of an empty
+# bool tensor is an empty bool tensor; leafgrad raised) ----------------------------------------
+def _empty_sampler_cases(L):
+    z = lambda s, dt: L.zeros(s, dtype=getattr(L, dt))
+    o = lambda s, dt: L.ones(s, dtype=getattr(L, dt))
+    return {
+        "tt_bool": lambda: L.normal(o(2, "bool"), o(2, "bool")),
+        "tt_int_float": lambda: L.normal(o(2, "int64"), o(2, "float32")),
+        "tt_float_int": lambda: L.normal(o(2, "float32"), o(2, "int64")),
+        "tt_float_bool": lambda: L.normal(o(2, "float32"), o(2, "bool")),
+        "tt_empty_bool": lambda: L.normal(z(0, "bool"), z(0, "bool")),
+        "tt_empty_int_float": lambda: L.normal(z(0, "int64"), z(0, "float32")),
+        "tt_empty_bool_int": lambda: L.normal(z(0, "bool"), z(0, "int64")),
+        "tt_empty_broadcast": lambda: L.normal(z((0, 1), "int64"), z(2, "float32")),
+        "tf_empty_bool": lambda: L.normal(z(0, "bool"), 1.0),
+        "tf_empty_int_nan": lambda: L.normal(z(0, "int64"), _NAN),
+        "tf_int": lambda: L.normal(o(2, "int64"), 1.0),
+        "ft_empty_int": lambda: L.normal(1.0, z(0, "int64")),
+        "ft_int": lambda: L.normal(1.0, o(2, "int64")),
+        "ff_empty_int": lambda: L.normal(0.0, 1.0, size=(0,), dtype=L.int64),
+        "ff_int": lambda: L.normal(0.0, 1.0, size=(2,), dtype=L.int64),
+        "normal__empty_bool": lambda: z(0, "bool").normal_(),
+        "normal__empty_bool_nan": lambda: z(0, "bool").normal_(0, _NAN),
+        "normal__bool_nan": lambda: z(2, "bool").normal_(0, _NAN),
+        "normal__bool": lambda: z(2, "bool").normal_(),
+        "exponential_empty_bool": lambda: z(0, "bool").exponential_(),
+        "exponential_empty_int_negative": lambda: z(0, "int64").exponential_(-1.0),
+        "exponential_int": lambda: z(2, "int64").exponential_(),
+        "geometric_empty_bool": lambda: z(0, "bool").geometric_(0.5),
+        "geometric_bool": lambda: z(2, "bool").geometric_(0.5),
+        "log_normal_empty_int": lambda: z(0, "int64").log_normal_(),
+        "log_normal_int": lambda: z(2, "int64").log_normal_(),
+        "cauchy_empty_int": lambda: z(0, "int64").cauchy_(),
+        "uniform_empty_int": lambda: z(0, "int64").uniform_(),
+    }
+
+
+@pytest.mark.parametrize("case", list(_empty_sampler_cases(torch)))
+def test_sampler_dtype_checks_of_empty_tensors(case):
+    def run(L):
+        L.manual_seed(0)
+        try:
+            r = _empty_sampler_cases(L)[case]()
+        except Exception as exc:  # noqa: BLE001 - the error is what is compared
+            return f"{type(exc).__name__}: {exc}"
+        return [str(r.dtype), tuple(r.shape)]
+    same(run)
+
+
+SEED_162_NORMAL_EMPTY_BOOL = "Program(leaves=[Leaf(shape=(1,), dtype='float64', requires_grad=True, seed=393, scale=1.0), Leaf(shape=(), dtype='float32', requires_grad=True, seed=2206, scale=3.0)], steps=[Step(op='getitem', seed=6060, no_grad=False), Step(op='cast', seed=2261, no_grad=True), Step(op='cast', seed=180, no_grad=False), Step(op='random_fill', seed=1939, no_grad=False)], ending=Ending(kind='grad', seed=65536, retain_graph=False, create_graph=False, twice=False, allow_unused=True, give_gradient=False))"
+
+
+def test_seed_162_normal_of_empty_bool_program():
+    _program_agrees(SEED_162_NORMAL_EMPTY_BOOL, "random_fill")
