@@ -294,3 +294,27 @@ SEED_162_NORMAL_EMPTY_BOOL = "Program(leaves=[Leaf(shape=(1,), dtype='float64', 
 
 def test_seed_162_normal_of_empty_bool_program():
     _program_agrees(SEED_162_NORMAL_EMPTY_BOOL, "random_fill")
+
+
+# -- multi_margin_loss / multilabel_margin_loss refuse an input with no classes ((N, 0) or
+# (0,)), accept an empty batch ((0, C)) (seed 163: a (5, 0) input gave 0) --------------------
+@pytest.mark.parametrize("fn", ["multi_margin_loss", "multilabel_margin_loss"])
+@pytest.mark.parametrize("shape", [(5, 0), (2, 0), (0, 0), (0,), (1, 0, 2), (3,), (), (2, 3),
+                                   (0, 3)])
+def test_margin_losses_without_classes(fn, shape):
+    def run(L):
+        x = L.zeros(shape, requires_grad=True)
+        if fn == "multi_margin_loss":
+            t = L.zeros(shape[:1] if len(shape) == 2 else (), dtype=L.int64)
+        else:
+            t = L.zeros(shape, dtype=L.int64)
+        # ("none" only: torch reduces an empty batch to uninitialized memory)
+        return error_of(lambda: getattr(L.nn.functional, fn)(x, t, reduction="none")) or             [tuple(getattr(L.nn.functional, fn)(x, t, reduction="none").shape)]
+    same(run)
+
+
+SEED_163_MARGIN_NO_CLASSES = "Program(leaves=[Leaf(shape=(2, 4, 2), dtype='float32', requires_grad=False, seed=25, scale=3.0), Leaf(shape=(4, 2), dtype='float32', requires_grad=False, seed=43867, scale=3.0), Leaf(shape=(), dtype='float64', requires_grad=True, seed=15047, scale=1.0), Leaf(shape=(1, 1), dtype='float32', requires_grad=True, seed=465, scale=1.0)], steps=[Step(op='sinh', seed=58731, no_grad=True), Step(op='rearrange', seed=2054, no_grad=False), Step(op='linalg_square', seed=7436, no_grad=False), Step(op='diff_trapz', seed=258, no_grad=False), Step(op='class_loss', seed=65535, no_grad=False), Step(op='exp2', seed=20994, no_grad=False)], ending=Ending(kind='grad', seed=441, retain_graph=False, create_graph=True, twice=True, allow_unused=None, give_gradient=True))"
+
+
+def test_seed_163_margin_loss_without_classes_program():
+    _program_agrees(SEED_163_MARGIN_NO_CLASSES, "class_loss")
