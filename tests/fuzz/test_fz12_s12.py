@@ -318,3 +318,58 @@ SEED_163_MARGIN_NO_CLASSES = "Program(leaves=[Leaf(shape=(2, 4, 2), dtype='float
 
 def test_seed_163_margin_loss_without_classes_program():
     _program_agrees(SEED_163_MARGIN_NO_CLASSES, "class_loss")
+
+
+# -- the fuzz table: matrix_norm(ord="nuc") of a rank-deficient matrix: its gradient U Vh is
+# rounding's choice (as statistics' nuclear_norm, _polar_unsettled): forward only (seed 164) --
+SEED_164_NUC_RANK1 = "Program(leaves=[Leaf(shape=(1, 3), dtype='bool', requires_grad=False, seed=1023, scale=0.1), Leaf(shape=(4, 1), dtype='float64', requires_grad=True, seed=65495, scale=0.1), Leaf(shape=(1, 3), dtype='float64', requires_grad=True, seed=35886, scale=1.0)], steps=[Step(op='getitem', seed=4705, no_grad=False), Step(op='embedding', seed=65535, no_grad=True), Step(op='getitem', seed=65535, no_grad=False), Step(op='linalg_square', seed=12654, no_grad=False)], ending=Ending(kind='grad', seed=7473, retain_graph=None, create_graph=False, twice=False, allow_unused=False, give_gradient=True))"
+
+
+def test_seed_164_matrix_norm_nuc_rank_deficient_program():
+    _program_agrees(SEED_164_NUC_RANK1, "linalg_square")
+
+
+# -- mm / bmm / mv / matmul read their inputs' grad_fn before their shape and dtype checks: an
+# unbind output changed in place under no_grad raises its view error first (seed 164: bmm of a
+# 2-d such view said "batch1 must be a 3D tensor") ---------------------------------------------
+_STALE_PRODUCTS = {
+    "bmm": lambda L, x: L.bmm(x, x),
+    "bmm_3d": lambda L, x: L.bmm(x.unsqueeze(0), x.unsqueeze(0)),
+    "mm": lambda L, x: L.mm(x, x),
+    "mm_other": lambda L, x: L.mm(L.ones(2, 2, dtype=L.float64), x),
+    "mm_dtype": lambda L, x: L.mm(x, L.ones(3, 2)),
+    "matmul": lambda L, x: x @ x,
+    "matmul_0d": lambda L, x: L.matmul(x, L.tensor(1.0, dtype=L.float64)),
+    "matmul_batched": lambda L, x: L.matmul(L.ones(2, 2, 2, dtype=L.float64), x),
+    "mv": lambda L, x: L.mv(x, L.ones(2, dtype=L.float64)),
+    "mv_0d": lambda L, x: L.mv(L.tensor(1.0), x),
+    "mm_fits": lambda L, x: L.mm(x, x.t()),
+}
+
+
+@pytest.mark.parametrize("case", list(_STALE_PRODUCTS))
+@pytest.mark.parametrize("kind", ["unbind_no_grad", "regrowable"])
+def test_products_read_grad_fn_before_their_checks(case, kind):
+    def run(L):
+        a = L.tensor([[[0.5, 1.0, 2.0]]], dtype=L.float64, requires_grad=True)
+        if kind == "unbind_no_grad":
+            x, = a.unbind(-3)
+            with L.no_grad():
+                x.mul_(2)
+        else:   # a plain view whose base changed in place: it regrows, then the checks
+            b = a.clone()
+            x = b[0]
+            b.mul_(2)
+        try:
+            out = _STALE_PRODUCTS[case](L, x)
+        except Exception as exc:  # noqa: BLE001 - the error is what is compared
+            return f"{type(exc).__name__}: {exc}"
+        return [out, out.grad_fn.name(), x.grad_fn.name()]
+    same(run)
+
+
+SEED_164_STALE_BMM = "Program(leaves=[Leaf(shape=(), dtype='float16', requires_grad=False, seed=4332, scale=0.1), Leaf(shape=(), dtype='float32', requires_grad=True, seed=712, scale=1.0), Leaf(shape=(), dtype='float16', requires_grad=False, seed=1619, scale=1.0), Leaf(shape=(1, 1, 3), dtype='float64', requires_grad=True, seed=7803, scale=3.0)], steps=[Step(op='narrow_split', seed=11229, no_grad=False), Step(op='inplace_binary', seed=63, no_grad=True), Step(op='matmul', seed=473, no_grad=False)], ending=Ending(kind='none', seed=241, retain_graph=True, create_graph=False, twice=False, allow_unused=True, give_gradient=True))"
+
+
+def test_seed_164_bmm_of_stale_unbind_view_program():
+    _program_agrees(SEED_164_STALE_BMM, "matmul")
