@@ -373,3 +373,43 @@ SEED_164_STALE_BMM = "Program(leaves=[Leaf(shape=(), dtype='float16', requires_g
 
 def test_seed_164_bmm_of_stale_unbind_view_program():
     _program_agrees(SEED_164_STALE_BMM, "matmul")
+
+
+# -- embedding_bag's fast path needs the weight's column stride to be 1 even for a size-1
+# column, and unit-stride per-sample weights (seed 165: a (1, 1) weight of stride (1, 2): torch
+# ran the slow path, whose bad-index message differs) ---------------------------------------------
+def _bag_weights(L):
+    base = L.tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    return {
+        "contiguous": L.ones(4, 1), "column_of_2d": base[:, :1], "row_transposed": base[:1].t(),
+        "unsqueezed": L.arange(4.0).unsqueeze(1), "t_of_1xn": L.ones(1, 4).t(),
+        "first_of_3d": L.ones(2, 3, 1)[0], "first_transposed": L.ones(2, 1, 3)[0].t(),
+        "stepped": L.ones(4, 3)[:, ::2][:, :1], "mT_first": L.ones(2, 1, 4).mT[0],
+        "last_column": L.ones(4, 2)[:, 1:], "wide": L.ones(4, 2), "wide_T": L.ones(2, 4).t(),
+    }
+
+
+@pytest.mark.parametrize("weight", list(_bag_weights(torch)))
+@pytest.mark.parametrize("mode,psw", [("sum", None), ("mean", None), ("sum", "unit"),
+                                      ("sum", "stepped"), ("sum", "column")])
+def test_embedding_bag_fast_path_by_strides(weight, mode, psw):
+    def run(L):
+        w = _bag_weights(L)[weight]
+        kw = {"mode": mode}
+        if psw is not None:
+            kw["per_sample_weights"] = {"unit": L.ones(3), "stepped": L.ones(6)[::2],
+                                        "column": L.ones(3, 2)[:, 0]}[psw]
+        out = []
+        for idx in ([0, -1, 0], [0, 1, 0], [2, 5, 1]):
+            out.append(error_of(lambda: L.nn.functional.embedding_bag(
+                L.tensor(idx), w, L.tensor([0]), **kw)))
+        ok = L.nn.functional.embedding_bag(L.tensor([0, 1, 0]), w, L.tensor([0, 1]), **kw)
+        return out + [ok]
+    same(run)
+
+
+SEED_165_EMBEDDING_BAG_STRIDE = "Program(leaves=[Leaf(shape=(1, 2, 1), dtype='float32', requires_grad=True, seed=679, scale=1.0), Leaf(shape=(2, 1), dtype='float64', requires_grad=True, seed=3511, scale=1.0), Leaf(shape=(), dtype='float16', requires_grad=True, seed=3000, scale=1.0), Leaf(shape=(2, 1), dtype='float32', requires_grad=True, seed=17, scale=0.1)], steps=[Step(op='eq', seed=738, no_grad=False), Step(op='pointwise_extra', seed=11764, no_grad=False), Step(op='getitem', seed=278, no_grad=False), Step(op='class_loss', seed=7054, no_grad=False), Step(op='embedding', seed=419, no_grad=False), Step(op='linalg_square', seed=108, no_grad=False), Step(op='inplace_shape', seed=543, no_grad=False), Step(op='embedding', seed=32200, no_grad=False)], ending=Ending(kind='backward', seed=52344, retain_graph=False, create_graph=False, twice=True, allow_unused=None, give_gradient=False))"
+
+
+def test_seed_165_embedding_bag_size1_column_stride_program():
+    _program_agrees(SEED_165_EMBEDDING_BAG_STRIDE, "embedding")
