@@ -39,6 +39,7 @@ def _in_memory_order(self: np.ndarray, flat: np.ndarray) -> np.ndarray:
 
 def _uniform_fwd(self, from_=0.0, to=1.0, *, generator=None):
     _float_only("check_uniform_bounds", self.dtype)
+    _check_uniform_bounds(self.dtype, float(from_), float(to))
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_num(from_)} > to={_num(to)}")
@@ -46,10 +47,32 @@ def _uniform_fwd(self, from_=0.0, to=1.0, *, generator=None):
     return _in_memory_order(self, flat)
 
 
+_SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def _check_uniform_bounds(np_dtype, from_, to):
+    """ATen's check_uniform_bounds before its ``from <= to``: both ends within the dtype's
+    finite range (a NaN or infinite end is out of bounds) and ``to - from`` (in double) not
+    past its largest value."""
+    d = np.dtype(np_dtype)
+    if d.name not in _SCALAR_TYPE_NAMES:
+        return
+    top = float(np.finfo(d).max)
+    for what, v in (("from", from_), ("to", to)):
+        if not -top <= v <= top:
+            raise RuntimeError(f"{what} is out of bounds for {_CPP_TYPE_NAMES[d.name]}")
+    if to - from_ > top:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                           f"{_SCALAR_TYPE_NAMES[d.name]}>::max(), but found to={to:g} and "
+                           f"from={from_:g} which result in to-from to exceed the limit")
+
+
 def _normal_fwd(self, mean=0.0, std=1.0, *, generator=None):
-    _float_only("normal_kernel_cpu", self.dtype)
-    if std < 0:
+    if not std >= 0:   # (a NaN std too, as PyTorch's TORCH_CHECK(std >= 0.0))
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(std)}")
+    if not self.size:   # (the checks of the arguments only: the kernel, which checks the
+        return self.copy()   # dtype, does not run on an empty tensor)
+    _float_only("normal_kernel_cpu", self.dtype)
     flat = _dist.normal(_rng(generator), self.size, self.dtype, float(mean), float(std),
                         self.flags.c_contiguous)
     return _in_memory_order(self, flat)
@@ -150,6 +173,8 @@ def _continuous(name, np_dtype, cpp_names=False):
 def _exponential_fwd(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}")
+    if not self.size:   # (no kernel, no dtype check)
+        return self.copy()
     _continuous("Exponential", self.dtype)
     flat = _dist.exponential(_rng(generator), self.size, lambd)
     return _in_memory_order(self, flat).astype(self.dtype)
@@ -158,6 +183,8 @@ def _exponential_fwd(self, lambd=1.0, *, generator=None):
 def _geometric_fwd(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_num(p)}")
+    if not self.size:   # (no kernel, no dtype check)
+        return self.copy()
     if np.dtype(self.dtype).kind == "b":   # the kernel's dispatch: every type but bool
         raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
     flat = _dist.geometric(_rng(generator), self.size, p)
@@ -167,6 +194,8 @@ def _geometric_fwd(self, p, *, generator=None):
 def _log_normal_fwd(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_num(std)}")
+    if not self.size:   # (no kernel, no dtype check)
+        return self.copy()
     if np.dtype(self.dtype).kind != "f":   # no dtype check of its own: the kernel's dispatch
         raise NotImplementedError(f'"log_normal_cpu" not implemented for '
                                   f"'{_type_name(self.dtype)}'")

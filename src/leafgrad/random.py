@@ -391,22 +391,35 @@ def _zero_grad(grad):
 
 def _normal_tt(mean, std, *, generator=None):
     # PyTorch: out = empty(broadcast shape, mean's dtype).normal_(0, 1).mul_(std).add_(mean)
-    if (std < 0).any():
+    if std.size and not (std >= 0).all():   # (PyTorch: std.min().ge(0): NaN fails)
         raise RuntimeError(f"normal expects all elements of std >= 0.0")
     shape = np.broadcast_shapes(mean.shape, std.shape)
+    if _count(shape):
+        _float_only("normal_kernel_cpu", mean.dtype)
+    else:   # (normal_ skips an empty tensor's kernel; mul_(std) still checks the cast)
+        common = _dt.result_type(_wrap(mean[:0]), _wrap(std[:0])).np
+        if not np.can_cast(common, mean.dtype, "same_kind") or (
+                mean.dtype == np.bool_ and common != np.bool_):
+            raise RuntimeError(f"result type {_type_name(common)} can't be cast to the "
+                               f"desired output type {_type_name(mean.dtype)}")
+        return np.empty(shape, mean.dtype)
     z = _normal(_rng(generator), shape, mean.dtype)
     return (z * std).astype(mean.dtype, copy=False) + mean
 
 
 def _normal_tf(mean, std=1.0, *, generator=None):
     # PyTorch: out = empty_like(mean).normal_(0, std).add_(mean)
+    if not mean.size:
+        return np.empty(mean.shape, mean.dtype)
     return _normal(_rng(generator), mean.shape, mean.dtype, 0.0, std) + mean
 
 
 def _normal_ft(std, mean=0.0, *, generator=None):
     # PyTorch: out = empty_like(std).normal_(0, 1).mul_(std).add_(full((), mean))
-    if (std < 0).any():
+    if std.size and not (std >= 0).all():   # (PyTorch: std.min().ge(0): NaN fails)
         raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not std.size:
+        return np.empty(std.shape, std.dtype)
     z = _normal(_rng(generator), std.shape, std.dtype) * std
     return z + np.asarray(mean, dtype=std.dtype)
 
@@ -468,21 +481,24 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             raise TypeError("normal() received an invalid combination of arguments - got "
                             "(float, float), but expected (Tensor mean, Tensor std) or "
                             "(float mean, float std, tuple of ints size)")
-        if std < 0:
+        if not std >= 0:   # (NaN fails, as PyTorch's TORCH_CHECK(std >= 0.0))
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(float(std))}")
         shape = size_arg("normal", (size,), star=False)
         d = check_dtype_arg("normal", dtype) or _dt.get_default_dtype()
-        _float_only("normal_kernel_cpu", d.np)
+        if _count(shape):   # (an empty tensor's kernel is skipped, its dtype check too)
+            _float_only("normal_kernel_cpu", d.np)
         data = _normal(_rng(generator, "normal"), shape, d.np, float(mean), float(std))
         return _finish(data, requires_grad, device, "normal", out, pin_memory)
     if mean_t and std_t:
         return _NORMAL_TT.public(mean, std, generator=generator)
     if mean_t:
-        if std < 0:
+        if not std >= 0:   # (NaN fails, as PyTorch's TORCH_CHECK(std >= 0.0))
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_num(float(std))}")
-        _float_only("normal_kernel_cpu", mean._data.dtype)
+        if mean._data.size:
+            _float_only("normal_kernel_cpu", mean._data.dtype)
         return _NORMAL_TF.public(mean, float(std), generator=generator)
-    _float_only("normal_kernel_cpu", std._data.dtype)
+    if std._data.size:
+        _float_only("normal_kernel_cpu", std._data.dtype)
     return _NORMAL_FT.public(std, float(mean), generator=generator)
 
 
@@ -524,7 +540,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 def poisson(input, generator=None) -> Tensor:
     """Poisson samples with rates ``input``, in ``input``'s dtype."""
     _float_only("poisson_cpu", input._data.dtype)
-    if (input._data < 0).any():
+    if not (input._data >= 0).all():   # (a NaN rate too: PyTorch checks lambda >= 0)
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     # PyTorch's poisson kernel (rejection sampling) is not reproduced: NumPy draws, seeded
     # from the generator so that manual_seed still makes it repeatable.

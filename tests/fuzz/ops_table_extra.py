@@ -261,6 +261,12 @@ def _linalg_square(L, r, x):
         return a.trace() if a.dim() == 2 or r.flip(0.1) else a.diagonal(0, -2, -1).sum(-1)
     if name == "matrix_norm":
         ord_ = r.pick(["fro", "nuc", 1, -1, float("inf"), 2, -2])
+        if ord_ == "nuc":
+            # the nuclear norm's gradient U Vh of a rank-deficient matrix is rounding's
+            # choice (see _polar_unsettled; seed 164: a rank-1 3x3 float64): its forward only
+            from .ops_table_more import _polar_unsettled
+            if _polar_unsettled(a):
+                a = a.detach()
         return la.matrix_norm(a, ord=ord_, keepdim=r.flip())
     if name == "cond":
         return la.cond(_well(L, r, a), p=r.pick([None, "fro", 1, float("inf")]))
@@ -866,6 +872,17 @@ def _embedding(L, r, x, y):
     # torch 2.13 crashes (heap corruption) on include_last_offset=True with a single offset,
     # i.e. zero bags: never drawn
     kw = {"mode": mode, "include_last_offset": r.flip(0.2) and offsets.shape[0] > 1}
+    if kw["include_last_offset"] and n and int(offsets[-1]) < flat.shape[0]:
+        # the indices past the last offset are in no bag. torch 2.13's forward skips their
+        # range check but its backward still scatters them: a bad one writes outside the
+        # gradient (a crash, or garbage; seed 162), so keep them valid. Its fast path (sums
+        # of float32/float16 rows) reads their gradient past the last bag (uninitialized
+        # memory): there, no entries past the last offset
+        last = int(offsets[-1])
+        if mode == "sum" and weight.dtype in (L.float32, L.float16):
+            flat = flat[:last]
+        else:
+            flat = L.cat([flat[:last], flat[last:].clamp(0, n - 1)])
     if mode == "sum" and r.flip(0.3) and weight.dtype.is_floating_point:
         kw["per_sample_weights"] = _flat_to(L, x.to(weight.dtype), flat.shape[0]) \
             if x.numel() and flat.shape[0] else None

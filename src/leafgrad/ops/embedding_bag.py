@@ -35,15 +35,18 @@ def _np(value):
     return getattr(value, "_data", value)
 
 
-def _fast(weight, mode, padding_idx):
+def _fast(weight, mode, padding_idx, per_sample_weights=None):
     """Whether PyTorch's CPU kernel takes its fast (FBGEMM) path: sums and means of float32 or
     float16 rows (unit column stride), no ``padding_idx``; maxima and doubles go the slow
     way. The two differ in which entries count with ``include_last_offset`` and in how a bad
-    index is reported."""
+    index is reported. Weighted sums also need unit-stride per-sample weights."""
+    if per_sample_weights is not None and per_sample_weights.size and \
+            per_sample_weights.strides[0] != per_sample_weights.itemsize:
+        return False
     return (mode != _MAX and weight.dtype in (np.float32, np.float16)
             and (padding_idx is None or padding_idx < 0)
-            and (weight.shape[1] <= 1 or weight.strides[1] == weight.itemsize
-                 or not weight.size))   # (an empty array's NumPy strides say nothing)
+            and (weight.strides[1] == weight.itemsize   # (a size-1 column's stride too:
+                 or not weight.size))   # seed 165) (an empty array's NumPy strides say nothing)
 
 
 _I_CHECK = ("Expected i < index_size to be true, but got false.  (Could this error message be "
@@ -137,7 +140,7 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
                            "following scalar types: Half, BFloat16, Float, Double; but got "
                            f"{name} instead (while checking arguments for embedding_bag)")
     indices, offsets = _np(indices), _np(offsets)
-    fast = _fast(weight, mode, padding_idx)
+    fast = _fast(weight, mode, padding_idx, per_sample_weights)
     n_bags, bag, keep, counts = _bags(indices, offsets, include_last_offset, padding_idx,
                                       weight.shape[0], fast)
     idx = np.asarray(indices).reshape(-1)

@@ -27,6 +27,12 @@ def _check_end(self, end):
                            f"dtype {_CPP_NAMES[end.dtype.name]}")
 
 
+def _check_weight(self, weight):
+    if weight.ndim and weight.dtype != self.dtype:
+        raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `weight` but "
+                           f"got dtype {_CPP_NAMES[weight.dtype.name]}")
+
+
 def lerp_scalar(self, end, weight):
     """``self + weight * (end - self)`` for a number weight (LerpBackward0)."""
     _check_end(self, end)
@@ -136,9 +142,7 @@ def _lerp_tensor_rule(rec, args):
     integral self with a 0-d float weight computes in float)."""
     self, end, weight = args[0]._data, args[1]._data, args[2]._data
     _check_end(self, end)
-    if weight.ndim and weight.dtype != self.dtype:
-        raise RuntimeError(f"expected dtype {_CPP_NAMES[self.dtype.name]} for `weight` but "
-                           f"got dtype {_CPP_NAMES[weight.dtype.name]}")
+    _check_weight(self, weight)
     common = _dt.result_type(*args[:3]).np
     if common.kind not in "fc":
         raise not_implemented_for("lerp_kernel_tensor", common)
@@ -176,8 +180,19 @@ def lerp(input, end, weight):
 
 export_function("lerp", lerp)
 bind_method("lerp", lerp)
-_lerp_inplace_saving = inplace_of(lerp, "lerp_")
-_lerp_inplace_plain = inplace_of(lerp, "lerp_", saves_self=False)
+
+
+def _lerp_meta(self, end, weight):
+    """lerp's meta checks (dtypes), which PyTorch runs before TensorIterator's overlap checks
+    (seed 160: an expanded float ``self`` with an int64 ``end`` names the dtype)."""
+    if isinstance(self, Tensor) and isinstance(end, Tensor):
+        _check_end(self, end)
+        if isinstance(weight, Tensor):
+            _check_weight(self, weight)
+
+
+_lerp_inplace_saving = inplace_of(lerp, "lerp_", precheck=_lerp_meta)
+_lerp_inplace_plain = inplace_of(lerp, "lerp_", saves_self=False, precheck=_lerp_meta)
 
 
 def lerp_(self, end, weight):

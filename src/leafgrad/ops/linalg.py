@@ -29,6 +29,7 @@ from ..grad_mode import state as _mode
 from ..tensor import Tensor, _wrap, bump_version
 # (_cname, _tname, _check_dot, _check_tensor, _no_bool: products.py, distance.py and
 # matmul_extra.py import them from here)
+from .dispatch import stale_first
 from .matmul_graph import matmul_graph
 from .matmul_checks import (  # noqa: F401
     _cname, _tname, _check_tensor, _same_dtype_mm, _check_dot, _check_mv, _no_bool, _check_mm,
@@ -264,6 +265,15 @@ _transposed = defop("matmul_transposed", matmul_forward, derivatives=_DERIVS, dt
 
 
 # -- the public functions: checks with PyTorch's messages (matmul_checks.py), then the record --
+def _grad_fns_first(input, other):
+    """PyTorch's autograd reads each input's grad_fn before the kernel's checks run: a view
+    whose base changed in place regrows its history, or raises the error of a view autograd
+    cannot rebase (an unbind output changed under no_grad; seed 164), before any shape or
+    dtype error of mm / bmm / mv (``stale_first``)."""
+    if input._base is not None or other._base is not None:
+        stale_first(None, (input, other))
+
+
 def matmul(input, other):
     """Matrix product with NumPy's/PyTorch's rank rules (1-D operands, batch broadcasting).
 
@@ -281,6 +291,7 @@ def matmul(input, other):
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
+    _grad_fns_first(input, other)   # (then the product ops' checks)
     if da == 2 and db == 2:
         _check_mm(a.shape, b.shape)
         _same_dtype_mm(a, b)
@@ -349,6 +360,7 @@ def mm(input, mat2):
     """Product of two matrices."""
     _check_tensor("mm", input, 1, "input")
     _check_tensor("mm", mat2, 2, "mat2")
+    _grad_fns_first(input, mat2)
     a, b = input._data, mat2._data
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -364,6 +376,7 @@ def bmm(input, mat2):
     """Batched product of two 3-D tensors with the same batch size."""
     _check_tensor("bmm", input, 1, "input")
     _check_tensor("bmm", mat2, 2, "mat2")
+    _grad_fns_first(input, mat2)
     a, b = input._data, mat2._data
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -390,6 +403,7 @@ def mv(input, vec):
     """Matrix-vector product."""
     _check_tensor("mv", input, 1, "input")
     _check_tensor("mv", vec, 2, "vec")
+    _grad_fns_first(input, vec)
     a, b = input._data, vec._data
     if a.ndim == 0:   # PyTorch reads input.size(0) first
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")

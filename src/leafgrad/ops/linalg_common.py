@@ -250,13 +250,26 @@ def _slascl(a: np.ndarray, cfrom, cto) -> np.ndarray:
             return a
 
 
+def _svd32(A: np.ndarray, **kwargs):
+    """``np.linalg.svd`` of finite float32 matrices, with sgesdd's value of a 1 x n matrix
+    (Note [gesdd of a row] in linalg_gesdd_row.py)."""
+    out = np.linalg.svd(A, **kwargs)
+    if A.shape[-2] != 1 or not A.size:
+        return out
+    from .linalg_gesdd_row import row_singular_values
+    S = row_singular_values(A)
+    if isinstance(out, np.ndarray):
+        return S
+    return type(out)(out[0], S, out[2])
+
+
 def _svd_scaled32(A: np.ndarray, **kwargs):
     """``np.linalg.svd`` of finite float32 matrices with sgesdd's scaling (Note [gesdd
     scaling])."""
     anrm = np.abs(A).max(axis=(-2, -1))
     odd = ((anrm > 0) & (anrm < _SMLNUM)) | (anrm > _BIGNUM)
     if not odd.any():
-        return np.linalg.svd(A, **kwargs)
+        return _svd32(A, **kwargs)
     flat = A.reshape((-1,) + A.shape[-2:]).copy()
     norms = anrm.reshape(-1)
     targets = {}
@@ -264,7 +277,7 @@ def _svd_scaled32(A: np.ndarray, **kwargs):
         target = _SMLNUM if norms[i] < _SMLNUM else _BIGNUM
         targets[i] = target
         flat[i] = _slascl(flat[i], norms[i], target)
-    out = np.linalg.svd(flat, **kwargs)
+    out = _svd32(flat, **kwargs)
     S = out if isinstance(out, np.ndarray) else out[1]
     for i, target in targets.items():
         S[i] = _slascl(S[i], target, norms[i])

@@ -205,16 +205,20 @@ def _requires_any(args, kwargs):
     return False
 
 
-def inplace_of(fn, name, saves_self=True, overlap_checks=True):
+def inplace_of(fn, name, saves_self=True, overlap_checks=True, precheck=None):
     """The in-place variant of a public wrapper ``fn`` (for ops that are not one record).
 
     As in the registry's own in-place variants: when the recorded formula needs the old
     ``self``, it is computed from a copy so that overwriting ``self`` does not invalidate it.
     ``overlap_checks=False`` for the ops PyTorch lets write through an expanded view
-    (``masked_fill_``; Note [Memory overlap] in overlap.py).
+    (``masked_fill_``; Note [Memory overlap] in overlap.py). ``precheck(self, *args)``: the
+    kernel's meta checks that PyTorch runs before TensorIterator's overlap checks (after
+    autograd's in-place checks).
     """
     def inplace(self, *args, **kwargs):
         inplace_check(self, args, kwargs)
+        if precheck is not None:
+            precheck(self, *args, **kwargs)
         if overlap_checks:
             check_write(self, args, kwargs)
         src = self

@@ -143,9 +143,14 @@ _bincount_weighted = defop(
     grad_fn_name="NotImplemented", dtype="same", methods=(), functions=(), family=FAMILY)
 
 
-def _edge_text(x, from_data):
-    # C++'s default stream format; a NaN found in the data prints as -nan
-    return "-nan" if from_data and np.isnan(x) else f"{x:g}"
+def _edge_text(x, reduced):
+    """C++'s default stream format, which prints a NaN's sign. A NaN that ATen's min/max
+    reduction found among two or more elements is x86's default NaN (-nan); one element's
+    range, or a NaN ``min``/``max`` argument, keeps its own sign (seed 161: histc of a
+    one-element tensor holding log10(-2)'s +nan)."""
+    if np.isnan(x):
+        return "-nan" if reduced or np.signbit(x) else "nan"
+    return f"{x:g}"
 
 
 def histc(input, bins=100, min=0, max=0):
@@ -159,7 +164,10 @@ def histc(input, bins=100, min=0, max=0):
     lo, hi = float(min), float(max)
     from_data = lo == hi and data.size > 0
     if from_data:
-        lo, hi = float(data.min()), float(data.max())
+        if data.size == 1:   # (the element itself: a NaN keeps its sign)
+            lo = hi = float(data.reshape(-1)[0])
+        else:
+            lo, hi = float(data.min()), float(data.max())
         if lo == hi and np.isinf(lo) and data.dtype in (np.float32, np.float64):
             # (what PyTorch reports for a range of one infinite value)
             big = float(np.finfo(data.dtype).max)
@@ -167,8 +175,9 @@ def histc(input, bins=100, min=0, max=0):
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{_edge_text(lo, from_data)}, "
-                           f"{_edge_text(hi, from_data)}] is not finite")
+        reduced = from_data and data.size > 1
+        raise RuntimeError(f"torch.histc: range of [{_edge_text(lo, reduced)}, "
+                           f"{_edge_text(hi, reduced)}] is not finite")
     if not lo < hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     if data.dtype.kind != "f":
