@@ -292,3 +292,99 @@ def test_norm_layers_one_value_residue_backward(dtype):
         z.sum().backward()
         return _bits(z), x.grad, w.grad, b.grad
     same_on_both(run)
+
+
+# -- views made under no_grad (and views of them, made either way) changed in place with grad
+# mode on or off, through themselves, their view's base or the root: PyTorch's CreationMeta
+# errors, or the change and its gradient (seed 155); an expanded view's own views written in
+# place (NumPy refused its read-only memory a writable alias: a wrong overlap error) ----------
+_CM_VIEWS = ["slice", "unbind", "split", "chunk", "t", "view", "detach", "diag", "expand",
+             "select", "narrow", "unflatten"]
+
+
+def _cm_view(t, how):
+    if how == "slice":
+        return t[0:2]
+    if how in ("unbind", "split", "chunk"):
+        return (t.unbind(0) if how == "unbind" else t.split(1, 0) if how == "split"
+                else t.chunk(2, 0))[0]
+    if how == "t":
+        return t.t() if t.dim() == 2 else t[:]
+    if how == "view":
+        return t.view(t.shape)
+    if how == "detach":
+        return t.detach()
+    if how == "diag":
+        return t.diagonal() if t.dim() == 2 else t[1:]
+    if how == "expand":
+        return t.expand(t.shape)
+    if how == "select":
+        return t[0]
+    if how == "narrow":
+        return t.narrow(0, 0, 1)
+    return t.unflatten(0, (1, t.shape[0]))
+
+
+def _cm_program(L, base_rg, v1, m1, v2, m2, op, opmode, other_rg):
+    def mode(m):
+        return L.no_grad() if m == "no_grad" else L.enable_grad()
+    x = L.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=base_rg)
+    b = x * 1 if base_rg else x.clone()
+    out = []
+    try:
+        with mode(m1):
+            a = _cm_view(b, v1)
+        with mode(m2):
+            c = _cm_view(a, v2)
+        o = L.tensor(2.0, requires_grad=other_rg)
+        with mode(opmode):
+            if op == "mul_":
+                c.mul_(o)
+            elif op == "a_mul_":
+                a.mul_(o)
+            elif op == "b_mul_":
+                b.mul_(o)
+            elif op == "zero_":
+                c.zero_()
+            else:
+                c[...] = o
+        out += [c.requires_grad, type(c.grad_fn).__name__, a.requires_grad,
+                type(a.grad_fn).__name__]
+        s = c.sum() + a.sum() + b.sum()
+        out.append(type(s.grad_fn).__name__)
+        if s.requires_grad:
+            s.backward()
+            out.append(x.grad)
+    except RuntimeError as exc:
+        out.append(str(exc))
+    return out
+
+
+def _cm_cases(n, seed):
+    r = random.Random(seed)
+    for _ in range(n):
+        yield (r.choice([True, False]), r.choice(_CM_VIEWS), r.choice(["grad", "no_grad"]),
+               r.choice(_CM_VIEWS), r.choice(["grad", "no_grad"]),
+               r.choice(["mul_", "a_mul_", "b_mul_", "zero_", "set"]),
+               r.choice(["grad", "no_grad"]), r.choice([False, True]))
+
+
+@pytest.mark.parametrize("case", list(_cm_cases(200, 155)))
+def test_no_grad_views_changed_in_place(case):
+    same_on_both(lambda L: _cm_program(L, *case))
+
+
+@pytest.mark.parametrize("sub", ["diag", "row", "t", "col", "self", "unsqueeze"])
+@pytest.mark.parametrize("shape", [(2, 2), (1, 3)])
+def test_expanded_view_subviews_written(sub, shape):
+    def run(L):
+        b = L.arange(float(np.prod(shape))).reshape(shape)
+        a = b.expand(2, shape[1]) if shape[0] == 1 else b.expand(b.shape)
+        c = {"diag": lambda: a.diagonal(), "row": lambda: a[0], "t": lambda: a.t(),
+             "col": lambda: a[:, 0], "self": lambda: a, "unsqueeze": lambda: a.unsqueeze(0)}[sub]()
+        try:
+            c.mul_(2)
+        except RuntimeError as exc:
+            return str(exc)
+        return b, c
+    same_on_both(run)
