@@ -82,7 +82,9 @@ def fma64(a, b, c) -> np.ndarray:
     th = c + hi
     bb = th - c
     tl = (c - (th - bb)) + (hi - bb)                          # c + hi == th + tl exactly
-    return th + _sum_round_odd(tl, lo)
+    low = _sum_round_odd(tl, lo)
+    # an exact sum is th itself, with its sign: (-0) * x + (-0) is -0, not th + (+0)
+    return np.where(low == 0, th, th + low)
 
 
 # -- the float32 log of avx_mathfun.h (cephes logf), with GCC's FMA contractions ------------

@@ -283,6 +283,9 @@ def _execute(roots, seeds, retain_graph, create_graph, inputs, accumulate, fresh
                             if saved[i] is not None:
                                 node._saved = None
                                 break
+                    # what the node saved dies now, as in PyTorch's engine (a CopySlices'
+                    # in-place node, with the view's old history it holds: engine._free)
+                    saved = None
         else:
             if isinstance(node, OpNode) and (not capturing or id(node) in needed):
                 _unpack_without_grads(node, retain_graph)

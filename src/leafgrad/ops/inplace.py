@@ -118,6 +118,12 @@ def old_value(self: Tensor) -> Tensor:
     if INTEGER_HISTORY[0] and self._requires_grad and self._data.dtype.kind not in "fc":
         from .dispatch import integer_history_error   # PyTorch's saved clone is refused
         raise integer_history_error(self._data.dtype)
+    if self._requires_grad and self._base is not None and self._vc[0] != self._view_version:
+        # a view whose base changed in place regrows its history first, as PyTorch's op reads
+        # its grad_fn: the op's node holds the new one (the old one may die: a version error
+        # then names the op that saved it, not a stale AsStrided)
+        from .dispatch import refresh_view
+        refresh_view(self)
     t = _wrap(self._data.copy())
     t._grad_fn = self._grad_fn
     t._requires_grad = self._requires_grad

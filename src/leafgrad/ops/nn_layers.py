@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._exactmath import fma32
+from .._exactmath import fma32, fma64
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from ..grad_mode import state as _mode
@@ -87,12 +87,20 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     mean = x.mean(axis=axes, keepdims=True)
     centered = x - mean
     var = np.mean(centered * centered, axis=axes, keepdims=True)
-    centered *= 1.0 / np.sqrt(var + eps)
+    rstd = 1.0 / np.sqrt(var + eps)
+    # PyTorch's kernel: (x - mean) * rstd, then * gamma + beta fused; with a bias and no
+    # weight (its gamma 1) the compiler folds it to one fma of (x - mean) and rstd
+    if bias is not None:
+        fma = fma32 if x.dtype == np.float32 else fma64
+        if weight is not None:
+            centered *= rstd
+            return fma(centered, weight, bias)
+        return fma(centered, rstd, bias)
+    centered *= rstd
     if weight is not None:
         centered *= weight
-    # PyTorch's kernel adds a zero bias when there is none: a zero result is +0
-    centered += bias if bias is not None else 0.0
-    return centered.astype(input.dtype, copy=False)
+    centered += 0.0   # PyTorch's kernel adds a zero bias when there is none: a zero is +0
+    return centered
 
 
 def _layer_norm_half(x, mean, var, weight, bias, eps):

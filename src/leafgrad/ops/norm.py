@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exactmath import fma32, fma64
 from ..grad_mode import state as _mode
 from ..tensor import _wrap
 from .iter_layout import suggested_layout
@@ -116,11 +117,20 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         out = input.astype(f) * alpha.reshape(shape)
         out += beta.reshape(shape)
         return out.astype(np.float16)
-    scale = invstd if weight is None else invstd * weight
-    shift = -mean * scale if bias is None else bias - mean * scale
-    out = input * scale.astype(input.dtype).reshape(shape)
-    out += shift.astype(input.dtype).reshape(shape)
-    return out
+    # PyTorch's kernel, in the input's type: alpha = invstd * weight, beta = bias - mean *
+    # alpha fused, then input * alpha + beta fused (a channel of one value leaves the rounding
+    # residue of its product, not 0; fuzz seeds 152, 154). Training saves mean and invstd
+    # (computed in double) in the input's type; eval takes invstd in it from the start.
+    dt = input.dtype.type
+    if training:
+        mean, invstd = mean.astype(dt), invstd.astype(dt)
+    else:
+        mean = running_mean._data.astype(dt)
+        invstd = dt(1) / np.sqrt(running_var._data.astype(dt) + dt(eps))
+    alpha = invstd if weight is None else invstd * weight
+    fma = fma32 if dt is np.float32 else fma64
+    beta = fma(-mean, alpha, np.zeros_like(alpha) if bias is None else bias)
+    return fma(input, alpha.reshape(shape), beta.reshape(shape))
 
 
 def _batch_stats(input, running_mean, running_var, training, eps):
@@ -199,17 +209,36 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
                                   f"'{_type_name(input.dtype)}'")
     if input.size == 0:   # no group to normalize (PyTorch's kernel returns at once)
         return np.zeros(input.shape, input.dtype)
-    x = input.reshape(N, group, -1)
+    x = np.ascontiguousarray(input).reshape(N, group, -1)   # PyTorch's output is contiguous
     acc = x.astype(_acc(input.dtype), copy=False)
     mean = acc.mean(axis=-1, keepdims=True)
     var = np.square(acc - mean).mean(axis=-1, keepdims=True)
-    xhat = ((acc - mean) / np.sqrt(var + eps)).astype(input.dtype, copy=False)
-    out = xhat.reshape(N, C, -1)
-    if weight is not None:
-        out = out * weight[:, None]
-    if bias is not None:
-        out = out + bias[:, None]
-    return np.ascontiguousarray(out, dtype=input.dtype).reshape(input.shape)
+    if input.dtype == _F16:
+        xhat = ((acc - mean) / np.sqrt(var + eps)).astype(input.dtype, copy=False)
+        out = xhat.reshape(N, C, -1)
+        if weight is not None:
+            out = out * weight[:, None]
+        if bias is not None:
+            out = out + bias[:, None]
+        return np.ascontiguousarray(out, dtype=input.dtype).reshape(input.shape)
+    # PyTorch's kernel, in the input's type: mean, var, and rstd = 1 / sqrt(var + eps) (eps a
+    # double there: in double, then rounded); without weight and bias (x - mean) * rstd; else
+    # per channel scale = rstd * gamma, bias = -scale * mean + beta fused, then scale * x +
+    # bias fused (a group of one value leaves the rounding residue of its product, not 0;
+    # fuzz seeds 151-154)
+    dt = input.dtype.type
+    rstd = (1.0 / np.sqrt(var.astype(dt).astype(np.float64) + eps)).astype(dt)
+    mean = mean.astype(dt)
+    if weight is None and bias is None:
+        return ((x - mean) * rstd).reshape(input.shape)
+    d = C // group
+    scale = rstd if weight is None else rstd * weight.reshape(group, d)   # (N, group, d)
+    scale = np.broadcast_to(scale, (N, group, d))
+    beta = np.zeros((group, d), dt) if bias is None else bias.reshape(group, d)
+    fma = fma32 if dt is np.float32 else fma64
+    shift = fma(-scale, np.broadcast_to(mean, scale.shape), np.broadcast_to(beta, scale.shape))
+    out = fma(x.reshape(N, group, d, -1), scale[..., None], shift[..., None])
+    return out.reshape(input.shape)
 
 
 def _group_xhat(input, N, group, eps):

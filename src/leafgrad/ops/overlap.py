@@ -111,7 +111,21 @@ def writable(data: np.ndarray) -> np.ndarray:
     try:
         alias.flags.writeable = True
     except ValueError:
-        raise RuntimeError(INTERNAL_OVERLAP) from None
+        # a view of the read-only view (an expanded tensor's diagonal, row, transpose): NumPy
+        # refuses it the flag, so alias the writable memory under it directly
+        root = data
+        while root.base is not None:
+            base = root.base
+            if not isinstance(base, np.ndarray):   # as_strided's holder of the array
+                base = getattr(base, "base", None)
+                if not isinstance(base, np.ndarray):
+                    break
+            root = base
+        if not root.flags.writeable or not root.flags.c_contiguous:
+            raise RuntimeError(INTERNAL_OVERLAP) from None
+        offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        alias = np.ndarray(data.shape, data.dtype, buffer=root, offset=offset,
+                           strides=data.strides)
     return alias
 
 

@@ -318,6 +318,14 @@ def _writable_view(self, view, kind):
     v._view_version = self._vc[0]
     v._requires_grad = self._requires_grad
     v._view_kind = kind
+    if self._requires_grad and self._base is not None and self._vc[0] != self._view_version:
+        from .dispatch import refresh_view
+        refresh_view(self)   # PyTorch's indexing reads self's grad_fn: a stale view regrows it
+    if self._requires_grad and self._grad_fn is not None:
+        # PyTorch's written view's node (SelectBackward0, ...) leads to self's: the op's node
+        # keeps self's history alive through its first edge, as in ops/views.py's rebase_node
+        # (a version error then names the view's AsStrided: fuzz seed 156)
+        v._grad_fn, v._output_nr = self._grad_fn, self._output_nr
     return v
 
 

@@ -378,9 +378,6 @@ def views_gain_grad(base: Tensor, skip=None) -> None:
             t._requires_grad = True
 
 
-_VIEW_SLOT = object()   # an op node's first edge once CopySlices took it over (rebase_node)
-
-
 def rebase(view: Tensor, result: Tensor) -> None:
     """Make ``view``'s base carry the in-place op recorded on ``result`` (a CopySlices)."""
     rebase_node(view, result._grad_fn)
@@ -399,12 +396,11 @@ def rebase_node(view: Tensor, op_node: Node) -> None:
     else:
         first = (None, 0)
     node._edges = (first,) + tuple(op_node._edges[1:])
-    # PyTorch's CopySlices takes the op's edges but the first: the op's node no longer holds
-    # the view's old history, which then dies with the view's next in-place change (a version
-    # error names the op, not an AsStrided nobody holds: fuzz seed 80). The first gradient
-    # is still computed (a placeholder, not None, keeps its formula running)
-    if op_node._edges and op_node._edges[0][0] is not None:
-        op_node._edges = ((_VIEW_SLOT, 0),) + tuple(op_node._edges[1:])
+    # PyTorch's CopySlices takes the op's edges but the first, which the op's node keeps: the
+    # view's old history lives while the op's node does, that is until a backward without
+    # retain_graph runs this CopySlices and frees it (engine._free). A version error for the
+    # output the op saved names the view's node while it lives, else the op (fuzz seeds 80,
+    # 156)
     # a stride-0 dim of size > 1: PyTorch's backward refuses it (_check_slice_copy)
     # (an empty view overlaps nothing: NumPy may give its dims stride 0; fuzz seed 51)
     overlapping = 0 not in size and any(st == 0 and n > 1 for n, st in zip(size, stride))
