@@ -195,3 +195,20 @@ def test_linalg_checks_after_stale_view(fn, shape):
             return str(exc)
         return type(r).__name__
     same_on_both(run)
+
+
+# -- layer_norm's weight gradient forms xhat as PyTorch's backward kernel does, x * rstd +
+# (-rstd * mean) fused: over one element that is a rounding residue, not 0, so an infinite
+# gradient gives inf, not nan (seed 157) ------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("seed_value", [float("inf"), -float("inf"), 1e30, 1.0])
+@pytest.mark.parametrize("rows", [1, 3])
+def test_layer_norm_weight_grad_over_one_element(dtype, seed_value, rows):
+    x = np.array([[0.37], [-1.3], [2.9]][:rows], dtype=dtype)
+
+    def run(L):
+        w = L.ones(1, dtype=getattr(L, dtype), requires_grad=True)
+        y = L.nn.functional.layer_norm(L.tensor(x), (1,), w)
+        (g,) = L.autograd.grad(y, w, L.full_like(y, seed_value))
+        return str(g.numpy().tolist())
+    same_on_both(run)

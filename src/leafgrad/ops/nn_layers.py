@@ -20,7 +20,7 @@ import numpy as np
 
 from .._exactmath import fma32, fma64
 from .. import dtypes as _dt
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap
 from ..grad_mode import state as _mode
 from .iter_layout import CONTIG
 from .norm import check_norm_dtypes
@@ -156,8 +156,20 @@ def layer_norm_weight(grad, input, normalized_shape, weight, bias, eps):
     _check_backward_types(input, normalized_shape, weight, bias)
     if _mode.grad_enabled:
         return joint_layer_norm(1, grad, input, normalized_shape, weight, bias, eps)
-    xhat, _, _ = _normalized(input, normalized_shape, eps)
+    x = input._data
     lead = list(range(input.dim() - len(normalized_shape)))
+    if x.dtype.char in "fd" and np.isfinite(x).all():
+        # PyTorch's backward kernel forms xhat as ``x * rstd + (-rstd * mean)`` fused: for a
+        # row of one value that is the product's rounding error, not 0, which a later inf or
+        # huge gradient turns into inf where 0 gives nan (fuzz seed 157)
+        dims = tuple(range(len(lead), x.ndim))
+        mean = x.mean(axis=dims, keepdims=True)
+        centered = x - mean
+        rstd = 1.0 / np.sqrt(np.mean(centered * centered, axis=dims, keepdims=True) + eps)
+        fma = fma32 if x.dtype == np.float32 else fma64
+        xhat = _wrap(np.asarray(fma(x, rstd, -rstd * mean), dtype=x.dtype))
+    else:
+        xhat, _, _ = _normalized(input, normalized_shape, eps)
     out = grad * xhat
     return out.sum(lead) if lead else out
 
