@@ -394,7 +394,9 @@ def _dispatch_list(rec, args: tuple):
     if rec.differentiable and _mode.grad_enabled and any(t._requires_grad for t in tensors):
         node = rec.node_class.__new__(rec.node_class)
         node._seq = MAX_SEQ if node._max_priority else _next_seq()
-        node._edges = tuple(((t._grad_fn, t._output_nr) if t._grad_fn is not None else (t, 0))
+        node._edges = tuple(((t._grad_fn, t._output_nr) if t._grad_fn is not None else
+                             _NO_EDGE if t._meta is not None and t._meta.get("no_grad_view")
+                             else (t, 0))
                             if t._requires_grad else _NO_EDGE for t in tensors)
         if _anomaly.enabled:
             _anomaly.record(node)
@@ -523,8 +525,21 @@ def _record_general(rec, args: tuple, results) -> None:
             if a._base is not None and a._vc[0] != a._view_version:
                 refresh_view(a)   # its base changed in place since: see ops/views.py
             fn = a._grad_fn
-            edges.append((fn, a._output_nr) if fn is not None else (a, 0))
-            mask |= bit
+            if fn is not None:
+                edges.append((fn, a._output_nr))
+                mask |= bit
+            elif a._meta is None or not a._meta.get("no_grad_view") \
+                    or len(rec.input_pos) == 1:
+                edges.append((a, 0))
+                mask |= bit
+            else:
+                # a view made under no_grad has no accumulator: PyTorch's edge to it is
+                # invalid, and with several inputs its generated code saves a value used only
+                # by that input's formula under should_compute_output, so nothing is saved
+                # for it (the graph then survives a second backward: fuzz seed 171). With one
+                # input it saves unguarded: the node saves what it saves (and no gradient
+                # reaches the view: accumulate_grad)
+                edges.append(_NO_EDGE)
             d = a._data
             if single and (d.shape != out_data.shape or d.dtype != out_data.dtype):
                 if meta is None:

@@ -51,14 +51,25 @@ def make_recorder(rec):
              "    meta = None",
              "    mask = 0"]
     for k, p in enumerate(rec.input_pos):
+        # a view made under no_grad (no accumulator) is no edge, and with several inputs
+        # nothing is saved for its gradient (_record_general's comment); one input's node
+        # saves what it saves whatever its edge, as PyTorch's
+        edge = [f"        e{k} = (fn, a._output_nr) if fn is not None else (a, 0)",
+                f"        mask |= {1 << k}"] if n == 1 else [
+            "        if fn is not None:",
+            f"            e{k} = (fn, a._output_nr)",
+            f"            mask |= {1 << k}",
+            "        elif a._meta is None or not a._meta.get('no_grad_view'):",
+            f"            e{k} = (a, 0)",
+            f"            mask |= {1 << k}",
+            "        else:",
+            f"            e{k} = _NO_EDGE"]
         lines += [
             f"    a = args[{p}]",
             "    if isinstance(a, Tensor) and a._requires_grad:",
             "        if a._base is not None and a._vc[0] != a._view_version:",
             "            _refresh_view(a)",
-            "        fn = a._grad_fn",
-            f"        e{k} = (fn, a._output_nr) if fn is not None else (a, 0)",
-            f"        mask |= {1 << k}",
+            "        fn = a._grad_fn"] + edge + [
             "        d = a._data",
             "        if d.shape != oshape or d.dtype != odtype:",
             "            if meta is None:",
