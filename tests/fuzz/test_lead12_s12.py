@@ -238,3 +238,30 @@ def test_op_on_no_grad_view_saves_nothing_for_it(op):
         out.append(None if leaf.grad is None else leaf.grad.tolist())
         return out
     same_on_both(run)
+
+
+# -- float32 pow rounded once from float64: PyTorch's Sleef / C library powf are correctly
+# rounded but for ~2% of values, NumPy's float32 power matched them in ~80% (found beside
+# seed 171's float64 pow). The agreement is measured, not exact: Sleef's own misroundings
+# are not reproduced ------------------------------------------------------------------------------
+@pytest.mark.parametrize("form", ["tensor", "scalar_0.8", "scalar_-1.5", "scalar_7", "base_2",
+                                  "base_10"])
+def test_float32_pow_agrees_with_torch(form):
+    import torch
+    import leafgrad
+    rng = np.random.default_rng(12)
+    a = rng.uniform(0.01, 10, 20000).astype(np.float32)
+    b = rng.uniform(-3, 3, 20000).astype(np.float32)
+    kind, _, value = form.partition("_")
+
+    def run(L):
+        x, y = L.tensor(a), L.tensor(b)
+        if kind == "tensor":
+            return L.pow(x, y).numpy()
+        if kind == "scalar":
+            return L.pow(x, float(value)).numpy()
+        return L.pow(float(value), y).numpy()
+    mine, theirs = run(leafgrad), run(torch)
+    assert mine.dtype == theirs.dtype == np.float32
+    np.testing.assert_allclose(mine, theirs, rtol=2e-7)
+    assert np.mean(mine == theirs) > 0.97

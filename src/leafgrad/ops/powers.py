@@ -37,6 +37,19 @@ def _int_pow(base, exponent):
     return np.where(e < 0, neg, safe).astype(safe.dtype)
 
 
+_F32 = np.dtype(np.float32)
+_F64 = np.float64
+_NUMPY_FAST = (0, 0.5, 1, 2, -1)   # NumPy's own fast paths: a product, sqrt, a reciprocal
+
+
+def _power32(base, exponent):
+    """float32 ``base ** exponent`` rounded once from float64. PyTorch's kernel calls Sleef's
+    powf on vectors and the C library's powf on the rest, both correctly rounded but for ~2%
+    of values; NumPy's float32 power matches them in ~80% of values, this in ~98%."""
+    with np.errstate(all="ignore"):
+        return np.power(np.asarray(base, _F64), np.asarray(exponent, _F64)).astype(np.float32)
+
+
 def pow_scalar(self, exponent):
     """``self ** exponent`` for a number exponent (PowBackward0)."""
     if self.dtype == np.bool_:
@@ -54,6 +67,9 @@ def pow_scalar(self, exponent):
         if exponent == -0.5 and self.dtype != np.float16:   # rsqrt: NaN at -inf and -inf at -0.0, where libm pow gives 0, inf
             with np.errstate(divide="ignore", invalid="ignore"):
                 return self.dtype.type(1) / np.sqrt(self)
+        if self.dtype == _F32 and exponent not in _NUMPY_FAST \
+                and not isinstance(exponent, complex):
+            return _power32(self, np.float32(exponent))
     return np.power(self, exponent)
 
 
@@ -87,6 +103,8 @@ def pow_tensor(self, exponent):
         raise not_implemented_for("pow", np.bool_)
     if self.dtype.kind in "iu":
         return _int_pow(self, exponent)
+    if self.dtype == _F32 and exponent.dtype == _F32:
+        return _power32(self, exponent)
     return np.power(self, exponent)
 
 
@@ -126,6 +144,8 @@ def pow_scalar_base(self, exponent):
         raise not_implemented_for("pow", np.bool_)
     if exponent.dtype.kind in "iu":
         return _int_pow(int_scalar(self, exponent), exponent)
+    if exponent.dtype == _F32 and not isinstance(self, complex):
+        return _power32(np.float32(self), exponent)
     return np.power(self, exponent)
 
 
