@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .. import _vml
 from .._zerotensor import zerotensor
 from ..tensor import Tensor
 from .pointwise_common import inplace_of, not_implemented_for, number_minus, zeros_grad
@@ -83,20 +84,20 @@ def positive_nan(fn):
     return kernel
 
 
-_log, _log2, _log10, _log1p, _sqrt = (positive_nan(f) for f in (np.log, np.log2, np.log10,
+_log, _log2, _log10, _log1p, _sqrt = (positive_nan(f) for f in (_vml.log, np.log2, np.log10,
                                                                  np.log1p, np.sqrt))
 
 
 def exp(self):
     """``e ** self``."""
-    return np.exp(self)
+    return _vml.exp(self)
 
 
 def exp_self(grad, result):
     return grad * result
 
 
-_unary("exp", exp, exp_self, kernel=np.exp)
+_unary("exp", exp, exp_self, kernel=_vml.exp)
 
 
 def exp2(self):
@@ -305,7 +306,7 @@ _unary("cosh", cosh, cosh_self)
 
 def tanh(self):
     """Hyperbolic tangent."""
-    return np.tanh(self)
+    return _vml.tanh(self)
 
 
 def tanh_self(grad, result):
@@ -314,7 +315,7 @@ def tanh_self(grad, result):
     return _TANH_BACKWARD.dispatch(_TANH_BACKWARD, (grad, result))
 
 
-_unary("tanh", tanh, tanh_self, kernel=np.tanh)
+_unary("tanh", tanh, tanh_self, kernel=_vml.tanh)
 
 
 def asinh(self):
