@@ -125,3 +125,49 @@ def test_mkl_ops_inplace_and_float64_unchanged(op):
     got = getattr(leafgrad, op)(leafgrad.from_numpy(d)).numpy()
     with np.errstate(all="ignore"):
         assert np.array_equal(got.view(np.uint64), getattr(np, op)(d).view(np.uint64))
+
+
+# -- expm1: Sleef's expm1f16_u10 over every element (Note [Sleef's expm1f]) ----------------
+def test_expm1_float32_bits_equal_torch():
+    x = _samples(21, 100000)
+    rng = np.random.default_rng(5)
+    tiny = (np.exp2(rng.uniform(-30, -10, 20000)) * rng.choice([-1, 1], 20000)).astype(F32)
+    x = np.concatenate([x, tiny, SPECIALS, np.float32([-16.63, -16.64, -17.0, 88.72, 88.73])])
+    got = leafgrad.expm1(leafgrad.from_numpy(x)).numpy()
+    want = torch.expm1(torch.from_numpy(x)).numpy()
+    assert np.array_equal(_bits(got), _bits(want))
+
+
+def test_expm1_float32_exact_emulation():
+    """The slow, step-by-step emulation equals torch on values where the correctly rounded
+    answer is not Sleef's (what the fast path hands it)."""
+    from leafgrad._sleef_f32 import expm1f_u10
+    x = _samples(22, 50000)
+    want = torch.expm1(torch.from_numpy(x)).numpy()
+    with np.errstate(all="ignore"):
+        rounded = np.expm1(x.astype(np.float64)).astype(F32)
+    assert np.mean(_bits(rounded) != _bits(want)) > 0.001    # there are such values
+    assert np.array_equal(_bits(expm1f_u10(x)), _bits(want))
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_expm1_float32_layouts(threads):
+    x = _samples(23)
+    old_t, old_l = torch.get_num_threads(), leafgrad.get_num_threads()
+    torch.set_num_threads(threads)
+    leafgrad.set_num_threads(threads)
+    try:
+        for name, take in LAYOUTS.items():
+            a = take(x)
+            got = leafgrad.expm1(leafgrad.from_numpy(a)).numpy()
+            want = torch.expm1(torch.from_numpy(a)).numpy()
+            assert np.array_equal(_bits(got), _bits(want)), name
+        for v in SPECIALS[:12]:
+            for shape in ((), (1,)):
+                a = np.full(shape, v, F32)
+                got = leafgrad.expm1(leafgrad.from_numpy(a)).numpy()
+                want = torch.expm1(torch.from_numpy(a)).numpy()
+                assert got.shape == want.shape and np.array_equal(_bits(got), _bits(want))
+    finally:
+        torch.set_num_threads(old_t)
+        leafgrad.set_num_threads(old_l)

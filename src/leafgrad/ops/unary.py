@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .. import _vml
+from .._sleef_f32 import expm1f
 from .._zerotensor import zerotensor
 from ..tensor import Tensor
 from .pointwise_common import inplace_of, not_implemented_for, number_minus, zeros_grad
@@ -121,6 +122,8 @@ _unary("exp2", exp2, exp2_self)
 
 def expm1(self):
     """``exp(self) - 1``, accurate near 0."""
+    if self.dtype == np.float32:
+        return expm1f(self)   # Sleef's bits (Note [Sleef's expm1f])
     return np.expm1(self)
 
 
@@ -128,7 +131,7 @@ def expm1_self(grad, result):
     return grad * _by_number("add_scalar", result, 1)
 
 
-_unary("expm1", expm1, expm1_self)
+_unary("expm1", expm1, expm1_self, kernel=expm1)
 
 
 def log(self):
