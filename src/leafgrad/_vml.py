@@ -20,7 +20,9 @@ accurate to a few ulps and match MKL on only 60% (exp) to 90% (log) of values. R
 NumPy's float64 result (a few float64 ulps from the exact value) to float32 gives the
 correctly rounded value but in about 2^-27 of cases. Session 12's survey against torch 2.13
 (float32, millions of values over several ranges): exp 61% -> 99.0%, tanh 68% -> 99.9%,
-log 90% -> 96%, sin 85-92% -> 95%, cos 81-89% -> 95%. What is left is MKL's own rounding
+log 90% -> 92-99%, log10 51% -> 99.9%, log2 91% -> 99.9%, atan 74% -> 94%, asin 90% -> 96%,
+acos 64% -> 96%, tan 73% -> 82%; sin 85-92% -> 95% and cos 81-89% -> 95% would cost
+5-10x torch's time (NumPy's float64 sin and cos have no SIMD loop): left on float32. What is left is MKL's own rounding
 near midpoints (and, for sin/cos/log, its ~0.55 ulp errors), which no exact rule of ours
 reproduces; float64 stays NumPy's (MKL's double functions are not correctly rounded either).
 
@@ -33,17 +35,19 @@ import math
 
 import numpy as np
 
-__all__ = ["exp", "log", "sin", "cos", "tanh"]
+__all__ = ["exp", "log", "sin", "cos", "tanh", "log2", "log10", "tan", "asin", "acos", "atan",
+           "sinh", "cosh", "exp2", "atanh"]
 
 _F32 = np.float32
 _F64 = np.float64
 _FIRST = {0: (), 1: (0,), 2: (0, 0), 3: (0, 0, 0), 4: (0, 0, 0, 0)}
 
 
-def _through_double(ufunc, scalar, odd=False):
+def _through_double(ufunc, scalar, odd=False, nan_in=False):
     """``ufunc`` for float32 arrays, computed in float64 and rounded once; other dtypes as
     ``ufunc`` computes them. ``odd``: the result takes the input's sign (NumPy's float64
-    ``tanh`` drops a NaN's, MKL keeps it)."""
+    ``tanh`` drops a NaN's, MKL keeps it); ``nan_in``: a NaN input is the answer (NumPy's
+    ``arccos`` flips its sign)."""
     def kernel(x):
         if x.dtype != _F32:
             return ufunc(x)
@@ -61,6 +65,8 @@ def _through_double(ufunc, scalar, odd=False):
         out = y.astype(_F32)
         if odd:
             np.copysign(out, x, out=out)
+        if nan_in:
+            np.copyto(out, x, where=np.isnan(x))
         return out
     kernel.__name__ = kernel.__qualname__ = ufunc.__name__
     kernel.__doc__ = f"float32 ``{ufunc.__name__}`` rounded once from float64 (Note [MKL's " \
@@ -73,3 +79,16 @@ log = _through_double(np.log, math.log)
 sin = _through_double(np.sin, math.sin)
 cos = _through_double(np.cos, math.cos)
 tanh = _through_double(np.tanh, math.tanh, odd=True)
+log2 = _through_double(np.log2, math.log2)
+log10 = _through_double(np.log10, math.log10)
+tan = _through_double(np.tan, math.tan)
+asin = _through_double(np.arcsin, math.asin)
+acos = _through_double(np.arccos, math.acos, nan_in=True)
+atan = _through_double(np.arctan, math.atan)
+# not MKL's: Sleef's u10 functions in ATen's vector loops, the C library's in its scalar
+# tails, both within about an ulp of exact; rounding once matches 99.7-99.9% of float32
+# values (NumPy's float32 loops: 63-92%)
+sinh = _through_double(np.sinh, math.sinh)
+cosh = _through_double(np.cosh, math.cosh)
+exp2 = _through_double(np.exp2, math.exp2)
+atanh = _through_double(np.arctanh, math.atanh)

@@ -85,7 +85,7 @@ def positive_nan(fn):
     return kernel
 
 
-_log, _log2, _log10, _log1p, _sqrt = (positive_nan(f) for f in (_vml.log, np.log2, np.log10,
+_log, _log2, _log10, _log1p, _sqrt = (positive_nan(f) for f in (_vml.log, _vml.log2, _vml.log10,
                                                                  np.log1p, np.sqrt))
 
 
@@ -103,7 +103,7 @@ _unary("exp", exp, exp_self, kernel=_vml.exp)
 
 def exp2(self):
     """``2 ** self``."""
-    return np.exp2(self)
+    return _vml.exp2(self)
 
 
 def _by_number(op, t, number):
@@ -237,7 +237,7 @@ _unary("cos", cos, cos_self, kernel=np.cos)
 
 def tan(self):
     """Tangent."""
-    return np.tan(self)
+    return _vml.tan(self)
 
 
 def tan_self(grad, result):
@@ -249,7 +249,7 @@ _unary("tan", tan, tan_self, samples=_unary_samples(-1.2, 1.2))
 
 def asin(self):
     """Inverse sine."""
-    return np.arcsin(self)
+    return _vml.asin(self)
 
 
 def asin_self(grad, self):
@@ -261,7 +261,7 @@ _unary("asin", asin, asin_self, aliases=("arcsin",), samples=_unary_samples(-0.9
 
 def acos(self):
     """Inverse cosine."""
-    return np.arccos(self)
+    return _vml.acos(self)
 
 
 def acos_self(grad, self):
@@ -273,7 +273,7 @@ _unary("acos", acos, acos_self, aliases=("arccos",), samples=_unary_samples(-0.9
 
 def atan(self):
     """Inverse tangent."""
-    return np.arctan(self)
+    return _vml.atan(self)
 
 
 def atan_self(grad, self):
@@ -285,7 +285,7 @@ _unary("atan", atan, atan_self, aliases=("arctan",))
 
 def sinh(self):
     """Hyperbolic sine."""
-    return np.sinh(self)
+    return _vml.sinh(self)
 
 
 def sinh_self(grad, self):
@@ -297,7 +297,7 @@ _unary("sinh", sinh, sinh_self)
 
 def cosh(self):
     """Hyperbolic cosine."""
-    return np.cosh(self)
+    return _vml.cosh(self)
 
 
 def cosh_self(grad, self):
@@ -347,7 +347,7 @@ _unary("acosh", acosh, acosh_self, aliases=("arccosh",), samples=_unary_samples(
 
 def atanh(self):
     """Inverse hyperbolic tangent."""
-    return np.arctanh(self)
+    return _vml.atanh(self)
 
 
 def atanh_self(grad, self):
