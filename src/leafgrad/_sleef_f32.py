@@ -119,12 +119,15 @@ _WIDTH = np.uint64(2 * int(_NEAR * 2 ** 29))
 
 
 def expm1f(a: np.ndarray) -> np.ndarray:
-    """float32 ``expm1`` as PyTorch's kernel (Sleef's; Note [Sleef's expm1f])."""
-    shape = a.shape
-    a = a.reshape(-1)
-    y = a.astype(_F64)
-    np.expm1(y, out=y)
-    out = y.astype(_F32)
+    """float32 ``expm1`` as PyTorch's kernel (Sleef's; Note [Sleef's expm1f]); the output
+    laid out as a ufunc's."""
+    a = np.asarray(a)
+    if a.flags.c_contiguous:
+        y = a.astype(_F64)
+        np.expm1(y, out=y)
+    else:
+        y = np.expm1(a, dtype=_F64)
+    out = np.asarray(y.astype(_F32))
     bits = y.view(np.uint64)
     bits += _SHIFT
     bits &= _LOW29
@@ -134,6 +137,5 @@ def expm1f(a: np.ndarray) -> np.ndarray:
     near |= a > _EXPM1_HI
     near |= a < _EXPM1_LO
     if near.any():
-        where = np.flatnonzero(near)
-        out[where] = expm1f_u10(a[where])
-    return out.reshape(shape)
+        out[near] = expm1f_u10(a[near])
+    return out

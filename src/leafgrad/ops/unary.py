@@ -86,7 +86,7 @@ def positive_nan(fn):
 
 
 _log, _log2, _log10, _log1p, _sqrt = (positive_nan(f) for f in (_vml.log, _vml.log2, _vml.log10,
-                                                                 np.log1p, np.sqrt))
+                                                                 _vml.log1p, np.sqrt))
 
 
 def exp(self):
