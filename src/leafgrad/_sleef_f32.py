@@ -9,11 +9,11 @@ pair (``expk2f``: ``q = rint(a / ln 2)``, ``s = a - q ln 2`` in two parts, a deg
 polynomial whose low terms are float-float steps, then ``2^q``), subtracts 1 in
 float-float and rounds the pair's sum once. Its error is a few 2^-30 relative: its answer
 is the correctly rounded one except where the exact value lies within ~0.01 float32 ulp of
-a rounding midpoint. ``expm1f`` therefore rounds NumPy's float64 ``expm1`` (a few float64
-ulps from exact) and redoes with the exact float-float steps (``expm1f_u10``) only the
-elements whose float64 value lies within ``_NEAR`` of a midpoint; it also applies Sleef's
-bounds (``inf`` above 88.7228, ``-1`` below -16.6355, where the exact value still rounds to
-``-0.99999994``).
+a rounding midpoint. ``expm1f`` rounds NumPy's float64 ``expm1`` (a few float64 ulps from
+exact) and applies Sleef's bounds (``-1`` below -16.6355, where the exact value still
+rounds to ``-0.99999994``); with ``exact=True`` it also redoes with the float-float steps
+(``expm1f_u10``) the elements whose float64 value lies near a midpoint (Note [Sleef's
+expm1f, the cost]).
 """
 from __future__ import annotations
 
@@ -118,9 +118,12 @@ _SHIFT = np.uint64(0x10000000 + int(_NEAR * 2 ** 29))   # midpoint - width at 0
 _WIDTH = np.uint64(2 * int(_NEAR * 2 ** 29))
 
 
-def expm1f(a: np.ndarray) -> np.ndarray:
+def expm1f(a: np.ndarray, exact: bool = False) -> np.ndarray:
     """float32 ``expm1`` as PyTorch's kernel (Sleef's; Note [Sleef's expm1f]); the output
-    laid out as a ufunc's."""
+    laid out as a ufunc's. Without ``exact``, the correctly rounded value within Sleef's
+    bounds (99.7% of values equal Sleef's); with it, Sleef's bits: the elements near a
+    midpoint (~8% of them) redone step by step, ~1 ms whenever there is one (NumPy calls on
+    small arrays): too slow to be the default (Note [Sleef's expm1f, the cost])."""
     a = np.asarray(a)
     if a.flags.c_contiguous:
         y = a.astype(_F64)
@@ -128,6 +131,9 @@ def expm1f(a: np.ndarray) -> np.ndarray:
     else:
         y = np.expm1(a, dtype=_F64)
     out = np.asarray(y.astype(_F32))
+    if not exact:
+        np.copyto(out, -_ONE, where=a < _EXPM1_LO)   # Sleef's -1 (exact: -0.99999994)
+        return out
     bits = y.view(np.uint64)
     bits += _SHIFT
     bits &= _LOW29
@@ -139,3 +145,15 @@ def expm1f(a: np.ndarray) -> np.ndarray:
     if near.any():
         out[near] = expm1f_u10(a[near])
     return out
+
+
+# Note [Sleef's expm1f, the cost]
+# The exact path costs three float64 passes and a bit test per element, cheap, but the
+# step-by-step emulation of the elements near a midpoint is ~150 NumPy calls (each fma
+# checked for double rounding), ~0.8 ms on this machine whatever their number, and with
+# the bound it needs (0.04 ulp, plus 2^-24 / |a| for small |a|) about 8% of elements are
+# near: any array of more than a few elements pays it (1,000 elements: ~1 ms, torch 2 us).
+# What would make it affordable: a float64 model of Sleef's float-float value (its
+# polynomial with its coefficients, on its exactly reduced argument: ~35 NumPy calls,
+# ~25 us per 1,000 elements), whose distance to a midpoint bounds Sleef's rounding
+# to ~2^-14 ulp, so the emulation would run on ~0.01% of elements.
