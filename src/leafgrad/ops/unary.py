@@ -87,6 +87,18 @@ def positive_nan(fn):
 
 _log, _log2, _log10, _log1p, _sqrt = (positive_nan(f) for f in (_vml.log, _vml.log2, _vml.log10,
                                                                  _vml.log1p, np.sqrt))
+_SLEEF_NAN32 = np.uint32(0xFFFFFFFF).view(np.float32)
+
+
+def _log1p_kernel(x):
+    """log1p; float32 below -1 gives Sleef's NaN, all bits set (its log1pf ORs a NaN mask
+    into the result), not +NaN."""
+    out = _log1p(x)
+    if x.dtype == np.float32 and out.ndim and (x < -1).any():
+        out[x < -1] = _SLEEF_NAN32
+    elif x.dtype == np.float32 and not out.ndim and x < -1:
+        out = np.asarray(_SLEEF_NAN32)
+    return out
 
 
 def exp(self):
@@ -172,7 +184,7 @@ _unary("log10", log10, log10_self, samples=_unary_samples(0.1, 3.0))
 
 def log1p(self):
     """``log(1 + self)``, accurate near 0."""
-    return _log1p(self)
+    return _log1p_kernel(self)
 
 
 def log1p_self(grad, self):
