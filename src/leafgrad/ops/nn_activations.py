@@ -21,7 +21,8 @@ import numpy as np
 
 from .iter_layout import CONTIG, OWN
 from .signed_zero import keep_self
-from .. import dtypes as _dt
+from .. import _vml, dtypes as _dt
+from .._sleef_f32 import expm1f
 from .pointwise_common import inplace_of, not_implemented_formula, number_minus, zeros_grad
 from .registry import RECORDS, Sample, defop, export_function
 
@@ -142,7 +143,10 @@ LEAKY_RELU_INPLACE, leaky_relu_ = _inplace_record(
 def _elu(self, alpha, scale, input_scale):
     x = _f32(self)
     # min(x, 0): no overflow warning from exp on the branch np.where drops
-    negative = np.expm1(keep_self(np.minimum, x, x.dtype.type(0)) * input_scale) * (alpha * scale)
+    z = keep_self(np.minimum, x, x.dtype.type(0)) * input_scale
+    # float32: PyTorch's vector lanes take Sleef's expm1f: rounded once from float64 within
+    # Sleef's bounds, as near as affordable (Note [Sleef's expm1f] in _sleef_f32.py)
+    negative = (expm1f(z) if z.dtype == np.float32 else np.expm1(z)) * (alpha * scale)
     return _out(np.where(x > 0, x * scale, negative), self)
 
 
@@ -282,6 +286,8 @@ hardtanh_ = inplace_of(HARDTANH.public, "hardtanh_")
 def log_sigmoid(self):
     """``log(sigmoid(self)) = min(self, 0) - log1p(exp(-|self|))``, finite everywhere."""
     x = _f32(self)
+    if x.dtype == np.float32:   # each step rounded once, as Sleef's and libm's nearly are
+        return _out(np.minimum(x, 0) - _vml.log1p(_vml.exp(-np.abs(x))), self)
     return _out(np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), self)
 
 
@@ -362,6 +368,8 @@ def hardswish_backward_self(grad, grad_output, self):
 def mish(self):
     """``self * tanh(softplus(self))``."""
     x = _f32(self)
+    if x.dtype == np.float32:   # PyTorch's kernel: x * tanh(log1p(exp(x))), each step rounded
+        return _out(x * _vml.tanh(_vml.log1p(_vml.exp(x))), self)
     return _out(x * np.tanh(np.logaddexp(0, x)), self)
 
 
@@ -450,7 +458,7 @@ def glu(self, dim=-1):
     """``a * sigmoid(b)`` for the two halves ``a, b`` of ``self`` along ``dim``."""
     x = _f32(self)
     (a, b), _ = _halves(x, dim)
-    return _out(a / (1 + np.exp(-b)), self)
+    return _out(a / (1 + (_vml.exp(-b) if b.dtype == np.float32 else np.exp(-b))), self)
 
 
 def glu_self(grad, self, dim):

@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from .. import _vml
+from .._sleef_f32 import expm1f
 from .._zerotensor import zerotensor
 from ..tensor import Tensor
 from .pointwise_common import inplace_of, not_implemented_for, number_minus, zeros_grad
@@ -83,25 +85,37 @@ def positive_nan(fn):
     return kernel
 
 
-_log, _log2, _log10, _log1p, _sqrt = (positive_nan(f) for f in (np.log, np.log2, np.log10,
-                                                                 np.log1p, np.sqrt))
+_log, _log2, _log10, _log1p, _sqrt = (positive_nan(f) for f in (_vml.log, _vml.log2, _vml.log10,
+                                                                 _vml.log1p, np.sqrt))
+_SLEEF_NAN32 = np.uint32(0xFFFFFFFF).view(np.float32)
+
+
+def _log1p_kernel(x):
+    """log1p; float32 below -1 gives Sleef's NaN, all bits set (its log1pf ORs a NaN mask
+    into the result), not +NaN."""
+    out = _log1p(x)
+    if x.dtype == np.float32 and out.ndim and (x < -1).any():
+        out[x < -1] = _SLEEF_NAN32
+    elif x.dtype == np.float32 and not out.ndim and x < -1:
+        out = np.asarray(_SLEEF_NAN32)
+    return out
 
 
 def exp(self):
     """``e ** self``."""
-    return np.exp(self)
+    return _vml.exp(self)
 
 
 def exp_self(grad, result):
     return grad * result
 
 
-_unary("exp", exp, exp_self, kernel=np.exp)
+_unary("exp", exp, exp_self, kernel=_vml.exp)
 
 
 def exp2(self):
     """``2 ** self``."""
-    return np.exp2(self)
+    return _vml.exp2(self)
 
 
 def _by_number(op, t, number):
@@ -120,6 +134,8 @@ _unary("exp2", exp2, exp2_self)
 
 def expm1(self):
     """``exp(self) - 1``, accurate near 0."""
+    if self.dtype == np.float32:
+        return expm1f(self)   # Sleef's bits (Note [Sleef's expm1f])
     return np.expm1(self)
 
 
@@ -127,7 +143,7 @@ def expm1_self(grad, result):
     return grad * _by_number("add_scalar", result, 1)
 
 
-_unary("expm1", expm1, expm1_self)
+_unary("expm1", expm1, expm1_self, kernel=expm1)
 
 
 def log(self):
@@ -168,7 +184,7 @@ _unary("log10", log10, log10_self, samples=_unary_samples(0.1, 3.0))
 
 def log1p(self):
     """``log(1 + self)``, accurate near 0."""
-    return _log1p(self)
+    return _log1p_kernel(self)
 
 
 def log1p_self(grad, self):
@@ -233,7 +249,7 @@ _unary("cos", cos, cos_self, kernel=np.cos)
 
 def tan(self):
     """Tangent."""
-    return np.tan(self)
+    return _vml.tan(self)
 
 
 def tan_self(grad, result):
@@ -245,7 +261,7 @@ _unary("tan", tan, tan_self, samples=_unary_samples(-1.2, 1.2))
 
 def asin(self):
     """Inverse sine."""
-    return np.arcsin(self)
+    return _vml.asin(self)
 
 
 def asin_self(grad, self):
@@ -257,7 +273,7 @@ _unary("asin", asin, asin_self, aliases=("arcsin",), samples=_unary_samples(-0.9
 
 def acos(self):
     """Inverse cosine."""
-    return np.arccos(self)
+    return _vml.acos(self)
 
 
 def acos_self(grad, self):
@@ -269,7 +285,7 @@ _unary("acos", acos, acos_self, aliases=("arccos",), samples=_unary_samples(-0.9
 
 def atan(self):
     """Inverse tangent."""
-    return np.arctan(self)
+    return _vml.atan(self)
 
 
 def atan_self(grad, self):
@@ -281,7 +297,7 @@ _unary("atan", atan, atan_self, aliases=("arctan",))
 
 def sinh(self):
     """Hyperbolic sine."""
-    return np.sinh(self)
+    return _vml.sinh(self)
 
 
 def sinh_self(grad, self):
@@ -293,7 +309,7 @@ _unary("sinh", sinh, sinh_self)
 
 def cosh(self):
     """Hyperbolic cosine."""
-    return np.cosh(self)
+    return _vml.cosh(self)
 
 
 def cosh_self(grad, self):
@@ -305,7 +321,7 @@ _unary("cosh", cosh, cosh_self)
 
 def tanh(self):
     """Hyperbolic tangent."""
-    return np.tanh(self)
+    return _vml.tanh(self)
 
 
 def tanh_self(grad, result):
@@ -314,7 +330,7 @@ def tanh_self(grad, result):
     return _TANH_BACKWARD.dispatch(_TANH_BACKWARD, (grad, result))
 
 
-_unary("tanh", tanh, tanh_self, kernel=np.tanh)
+_unary("tanh", tanh, tanh_self, kernel=_vml.tanh)
 
 
 def asinh(self):
@@ -343,7 +359,7 @@ _unary("acosh", acosh, acosh_self, aliases=("arccosh",), samples=_unary_samples(
 
 def atanh(self):
     """Inverse hyperbolic tangent."""
-    return np.arctanh(self)
+    return _vml.atanh(self)
 
 
 def atanh_self(grad, self):
