@@ -265,3 +265,19 @@ def test_float32_pow_agrees_with_torch(form):
     assert mine.dtype == theirs.dtype == np.float32
     np.testing.assert_allclose(mine, theirs, rtol=2e-7)
     assert np.mean(mine == theirs) > 0.97
+
+
+# -- adaptive max pooling's backward over no planes leaked NumPy's reshape error (seed 172) ---
+@pytest.mark.parametrize("n,shape", [(1, (0, 1)), (1, (0, 3)), (1, (2, 0, 3)), (2, (0, 2, 2)),
+                                     (2, (1, 0, 3, 3)), (3, (0, 1, 2, 2))])
+def test_adaptive_max_pool_backward_without_planes(n, shape):
+    def run(L):
+        x = L.zeros(shape, dtype=L.float64, requires_grad=True)
+        pool = getattr(L.nn.functional, f"adaptive_max_pool{n}d")
+        try:
+            y, idx = pool(x * 1, 1, return_indices=True)
+            (g,) = L.autograd.grad(y.sum(), x)
+        except RuntimeError as exc:
+            return str(exc)
+        return tuple(y.shape), tuple(idx.shape), tuple(g.shape)
+    same_on_both(run)

@@ -109,6 +109,9 @@ def _scatter(grad_output, indices, self_shape, n):
     """Each output's gradient added to the input position ``indices`` names."""
     planes = math.prod(self_shape[:-n]) if len(self_shape) > n else 1
     size = math.prod(self_shape[-n:])
+    if not planes or not indices.size:   # (no planes: NumPy can't infer a row length of 0;
+        # fuzz seed 172)
+        return np.zeros(self_shape, grad_output.dtype)
     flat = (np.arange(planes)[:, None] * size + indices.reshape(planes, -1)).ravel()
     g = np.bincount(flat, weights=grad_output.reshape(-1), minlength=planes * size)
     return g.astype(grad_output.dtype, copy=False).reshape(self_shape)
