@@ -413,3 +413,31 @@ SEED_165_EMBEDDING_BAG_STRIDE = "Program(leaves=[Leaf(shape=(1, 2, 1), dtype='fl
 
 def test_seed_165_embedding_bag_size1_column_stride_program():
     _program_agrees(SEED_165_EMBEDDING_BAG_STRIDE, "embedding")
+
+
+# -- max_unpool of an empty batch ((0, C, ...)): the planes' sizes spelt out (reshape(planes,
+# -1) is ambiguous with no planes), forward and backward (seed 166: max_unpool1d of (0, 4, 1)) --
+@pytest.mark.parametrize("n,shape", [(1, (0, 4, 1)), (1, (0, 4, 2)), (1, (3, 0, 2)), (1, (0, 2)),
+                                     (2, (0, 2, 2, 2)), (2, (0, 1, 1)), (2, (2, 0, 2, 2)),
+                                     (3, (0, 1, 2, 2, 2)), (3, (1, 0, 2, 2, 2)),
+                                     (2, (1, 2, 2, 2))])
+@pytest.mark.parametrize("kernel,out_size", [(1, 1), (1, 2), (2, 1), (2, 2)])
+def test_max_unpool_of_empty_batch(n, shape, kernel, out_size):
+    def run(L):
+        F = L.nn.functional
+        x = L.ones(shape, dtype=L.float64, requires_grad=True)
+        try:
+            out, idx = getattr(F, f"max_pool{n}d")(x, kernel, return_indices=True)
+            r = getattr(F, f"max_unpool{n}d")(out, idx, out_size)
+            g, = L.autograd.grad(r.sum(), x, allow_unused=True)
+        except Exception as exc:  # noqa: BLE001 - the error is what is compared
+            return f"{type(exc).__name__}: {exc}"
+        return [r, r.grad_fn.name(), g]
+    same(run)
+
+
+SEED_166_UNPOOL_EMPTY = "Program(leaves=[Leaf(shape=(1,), dtype='float64', requires_grad=True, seed=65535, scale=1.0), Leaf(shape=(3, 1, 4), dtype='float32', requires_grad=True, seed=1486, scale=1.0), Leaf(shape=(4, 4), dtype='float32', requires_grad=True, seed=15197, scale=1.0), Leaf(shape=(1, 1, 4), dtype='float64', requires_grad=True, seed=1410, scale=0.1)], steps=[Step(op='join', seed=44, no_grad=False), Step(op='split_extra', seed=46, no_grad=False), Step(op='transpose', seed=1280, no_grad=False), Step(op='transpose', seed=9789, no_grad=False), Step(op='narrow_split', seed=27723, no_grad=False), Step(op='addcmul', seed=1272, no_grad=False), Step(op='index_ops', seed=7138, no_grad=False), Step(op='pool_more', seed=11160, no_grad=False)], ending=Ending(kind='grad', seed=543, retain_graph=False, create_graph=False, twice=False, allow_unused=False, give_gradient=True))"
+
+
+def test_seed_166_max_unpool_empty_batch_program():
+    _program_agrees(SEED_166_UNPOOL_EMPTY, "pool_more")
