@@ -441,3 +441,42 @@ SEED_166_UNPOOL_EMPTY = "Program(leaves=[Leaf(shape=(1,), dtype='float64', requi
 
 def test_seed_166_max_unpool_empty_batch_program():
     _program_agrees(SEED_166_UNPOOL_EMPTY, "pool_more")
+
+
+# -- an integer division by zero is the kernel's error: in place, TensorIterator's output shape
+# and dtype checks come first (seed 168: floor_divide_ of a 0-d tensor by (1, 4) zeros) -------
+_INT_DIV_CASES = {
+    "floor_divide_bool0": lambda L: L.tensor(1).floor_divide_(L.zeros((), dtype=L.bool)),
+    "floor_divide_bool_bcast": lambda L: L.tensor(1).floor_divide_(L.zeros(1, 4, dtype=L.bool)),
+    "floor_divide_int_bcast": lambda L: L.tensor(1).floor_divide_(L.zeros(1, 4, dtype=L.int64)),
+    "div_floor_bcast": lambda L: L.tensor(1).div_(L.zeros(1, 4, dtype=L.bool),
+                                                  rounding_mode="floor"),
+    "div_trunc_bcast": lambda L: L.tensor(1).div_(L.zeros(1, 4, dtype=L.int64),
+                                                  rounding_mode="trunc"),
+    "remainder_bcast": lambda L: L.tensor(1).remainder_(L.zeros(1, 4, dtype=L.int64)),
+    "fmod_bcast": lambda L: L.tensor(1).fmod_(L.zeros(1, 4, dtype=L.int64)),
+    "out_of_place": lambda L: L.tensor(1).floor_divide(L.zeros(1, 4, dtype=L.int64)),
+    "same_shape": lambda L: L.tensor([1, 2]).floor_divide_(L.zeros(2, dtype=L.int64)),
+    "int_into_bool": lambda L: L.tensor(True).floor_divide_(L.zeros((), dtype=L.int64)),
+    "uint8": lambda L: L.tensor([1], dtype=L.uint8).remainder_(L.tensor([0], dtype=L.uint8)),
+    "float_into_int": lambda L: L.tensor([1]).floor_divide_(L.tensor([0.0])),
+    "mixed_rank": lambda L: L.tensor([1]).floor_divide_(L.tensor([[0]], dtype=L.int64)),
+    "nonzero": lambda L: L.tensor([7, -7]).floor_divide_(L.tensor([2, 2])),
+}
+
+
+@pytest.mark.parametrize("case", list(_INT_DIV_CASES))
+def test_integer_division_by_zero_after_output_checks(case):
+    def run(L):
+        try:
+            return _INT_DIV_CASES[case](L)
+        except RuntimeError as exc:   # (a RuntimeError on both sides)
+            return f"{type(exc).__name__}: {exc}"
+    same(run)
+
+
+SEED_168_FLOOR_DIVIDE_BCAST = "Program(leaves=[Leaf(shape=(), dtype='float16', requires_grad=True, seed=19072, scale=1.0), Leaf(shape=(1, 4), dtype='float32', requires_grad=True, seed=545, scale=0.1), Leaf(shape=(), dtype='float32', requires_grad=True, seed=177, scale=3.0)], steps=[Step(op='reduce_values_indices', seed=2317, no_grad=False), Step(op='logit', seed=454, no_grad=False), Step(op='dunder_tensor', seed=62196, no_grad=False), Step(op='log', seed=207, no_grad=False), Step(op='reduce_values_indices', seed=6247, no_grad=False), Step(op='pointwise_rare', seed=96, no_grad=False), Step(op='linalg_square', seed=331, no_grad=False), Step(op='getitem', seed=2993, no_grad=False)], ending=Ending(kind='none', seed=728, retain_graph=None, create_graph=False, twice=False, allow_unused=None, give_gradient=True))"
+
+
+def test_seed_168_floor_divide_inplace_broadcast_program():
+    _program_agrees(SEED_168_FLOOR_DIVIDE_BCAST, "pointwise_rare")
