@@ -109,6 +109,15 @@ def _repeated(w):
     return bool((np.diff(arr, axis=-1) <= tol).any())
 
 
+def _ill_conditioned_mask(a):
+    """Per matrix of the batch ``a`` (as ``_ill_conditioned``): a NumPy bool array."""
+    import numpy as np
+    arr = a.detach().numpy().astype(np.float64)
+    with np.errstate(all="ignore"):
+        cond = np.linalg.cond(arr)
+    return ~(cond < (1e4 if str(a.dtype).endswith("float32") else 1e10))
+
+
 def _noise_to_zero(L, w):
     """Eigen- or singular values at rounding level, ``|w| <= 8 n eps max|w|`` (per matrix), made
     exactly 0 on both sides: a backward-stable solver's error is about ``n eps ||A||``, so
@@ -198,8 +207,12 @@ def _linalg_square(L, r, x):
             # numerically singular: whether elimination meets an exactly zero pivot (sign 0,
             # log -inf) or a rounding-sized one (log -27) is rounding's choice (seed 111, a
             # rank-1 float32 matrix); what both give is the determinant, about 0. No graph.
+            # The determinant of a numerically singular matrix is itself rounding noise
+            # (seed 168: 4.9e-31 vs 3.6e-31, then a log of it -69.8 vs -70.1): exactly 0 there
             with L.no_grad():
-                return out[0] * out[1].exp(), out[0].dtype, out[1].dtype
+                det = out[0] * out[1].exp()
+                det = det.masked_fill(L.tensor(_ill_conditioned_mask(a)), 0.0)
+                return det, out[0].dtype, out[1].dtype
         return out
     if name == "logdet":
         return _call(L, r, _spd(L, r, a), "logdet")

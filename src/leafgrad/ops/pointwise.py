@@ -356,7 +356,10 @@ def _check_int_zero(a, b, kernel):
         if kind == "b":
             raise not_implemented_for(kernel, np.bool_)
         if 0 not in shape:   # (per element: an empty result divides nothing; fuzz seed 111)
-            raise RuntimeError("ZeroDivisionError")
+            # the kernel's error, after TensorIterator's: in place, the output's shape and
+            # dtype are checked first (as _AlphaError; seed 168: an int tensor's
+            # floor_divide_ by zeros of a broadcasting shape names the shape)
+            raise _AlphaError("ZeroDivisionError")
 
 
 def _floor_divide(a, b):

@@ -369,8 +369,10 @@ def gather_flat(grad, idx, n: int):
     """``grad``'s values at the flat plane positions ``idx`` (the adjoint of scattering to
     them); ``idx`` has the output's shape, its last ``n`` dims the output's plane."""
     lead = idx.shape[:-n]
-    flat = grad.reshape(lead + (-1,))
-    return flat.gather(len(lead), _wrap(idx.reshape(lead + (-1,)))).reshape(idx.shape)
+    # (the plane sizes spelt out: -1 is ambiguous when a lead dim is 0, an empty batch)
+    flat = grad.reshape(lead + (math.prod(grad.shape[-n:]),))
+    return flat.gather(len(lead), _wrap(idx.reshape(lead + (math.prod(idx.shape[-n:]),)))
+                       ).reshape(idx.shape)
 
 
 def _backward_grad_output(n):

@@ -63,14 +63,15 @@ def _forward(n):
         lead = self.shape[:-n]
         planes = math.prod(lead)
         size = math.prod(output_size)
-        idx = indices.reshape(planes, -1)
+        per = math.prod(self.shape[-n:])   # (not -1: no planes, as an empty batch, is fine)
+        idx = indices.reshape(planes, per)
         bad = (idx < 0) | (idx >= size)
         if bad.any():   # PyTorch names the last invalid index it meets (on one thread)
             last = idx.reshape(-1)[np.flatnonzero(bad.reshape(-1))[-1]]
             raise RuntimeError(f"Found an invalid max index: {last} (output volumes are of size "
                                f"{'x'.join(map(str, output_size))})")
         out = np.zeros((planes, size), self.dtype)
-        np.put_along_axis(out, idx, self.reshape(planes, -1), axis=1)
+        np.put_along_axis(out, idx, self.reshape(planes, per), axis=1)
         return out.reshape(lead + tuple(output_size))
     max_unpool.__name__ = f"max_unpool{n}d"
     return max_unpool
