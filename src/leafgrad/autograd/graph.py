@@ -539,10 +539,10 @@ def _check_version(node, value, version) -> None:
             shape, dtype_t = value._data.shape, value
             fn = value._grad_fn
             if value._base is not None and value._vc[0] != value._view_version:
-                try:   # PyTorch names a stale view's regrown node (AsStrided)
-                    fn = value.grad_fn
-                except RuntimeError:
-                    pass
+                # PyTorch's unpack reads a saved view's grad_fn first: a stale view regrows
+                # (its AsStrided is named), or one autograd cannot regrow (made under no_grad,
+                # a multi-output view) raises its own error (fuzz seed 155)
+                fn = value.grad_fn
             producer = stripped_name(fn) if fn is not None else None
         which = f", which is output {_output_index(value, node, fn)} of {producer}," \
             if producer else ""

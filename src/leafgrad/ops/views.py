@@ -445,8 +445,9 @@ def refresh(view: Tensor) -> None:
     base = view._base
     kind = view._view_kind
     if kind is not None and base._requires_grad:
-        if _mode.grad_enabled:
-            check_view_inplace(view, indirect=True)
+        # PyTorch's grad_fn() checks whatever the grad mode (a saved view unpacked by a
+        # backward, a grad_fn read under no_grad: fuzz seed 155)
+        check_view_inplace(view, indirect=True)
         if kind in ("no_grad", "inference") or kind[0] in ("no_grad", "inference"):
             return   # no history to regrow: it stays a leaf (Note [Views made under no_grad])
     view._view_version = base._vc[0]
