@@ -458,3 +458,32 @@ def test_saved_no_grad_view_of_view(case):
         except RuntimeError as exc:
             return str(exc)
     same_on_both(run)
+
+
+# -- group_norm of a float16 input with a float32 weight: PyTorch's mixed-type forward saves mean
+# and rstd in float32, so the gradients are float32 and the engine casts the input's back to
+# float16 (ToCopyBackward0 under create_graph; fuzz seed 138) -----------------------------------
+@pytest.mark.parametrize("shape,groups", [((2, 4, 3), 2), ((1, 2), 1), ((2, 2, 2), 2),
+                                          ((1, 6, 2), 3)])
+@pytest.mark.parametrize("wb", ["w", "wb"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_group_norm_mixed_types(shape, groups, wb, create_graph):
+    def run(L):
+        rng = np.random.default_rng(2)
+        x = L.tensor(rng.standard_normal(shape), dtype=L.float16, requires_grad=True)
+        c = shape[1]
+        w = L.tensor(rng.standard_normal(c), dtype=L.float32, requires_grad=True)
+        b = L.tensor(rng.standard_normal(c), dtype=L.float32, requires_grad=True) \
+            if "b" in wb else None
+        y = L.nn.functional.group_norm(x, groups, w, b)
+        inputs = [t for t in (x, w, b) if t is not None]
+        gs = L.autograd.grad((y.float() ** 2).sum(), inputs, create_graph=create_graph)
+        # (the input's gradient cancels in float16: compared to 0.01)
+        out = [y, [(g.dtype, type(g.grad_fn).__name__) for g in gs],
+               [round(float(v), 2) for v in gs[0].reshape(-1).tolist()],
+               [g.float() for g in gs[1:]]]
+        if create_graph:   # (float16 rounding noise of ~1e-4 relative: compared to 0.1)
+            g2 = L.autograd.grad(gs[1].sum(), [w])[0]
+            out.append((g2.dtype, [round(float(v), 1) for v in g2.tolist()]))
+        return out
+    same_on_both(run)
