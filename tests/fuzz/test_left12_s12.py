@@ -388,3 +388,102 @@ def test_expanded_view_subviews_written(sub, shape):
             return str(exc)
         return b, c
     same_on_both(run)
+
+
+# -- F.bilinear as at::bilinear: inputs flattened to rows, one _trilinear (TrilinearBackward0,
+# whose gradients are _trilinear again), reshaped back, the bias added (fuzz seed 142) --------
+def _names(t, depth=5):
+    out, stack = [], [(t.grad_fn, 0)]
+    while stack:
+        fn, d = stack.pop()
+        if fn is None:
+            out.append(None)
+            continue
+        out.append(type(fn).__name__)
+        if d < depth:
+            stack.extend((g, d + 1) for g, _ in reversed(fn.next_functions))
+    return out
+
+
+@pytest.mark.parametrize("xs,ys", [((2, 3), (2, 4)), ((1, 3), (1, 4)), ((2, 1, 3), (2, 1, 4)),
+                                   ((3,), (4,)), ((0, 3), (0, 4))])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("rg", ["x", "w", "all"])
+def test_bilinear_graph(xs, ys, bias, rg):
+    def run(L):
+        rng = np.random.default_rng(1)
+        dt = L.float64
+        x = L.tensor(rng.standard_normal(xs), dtype=dt, requires_grad=rg in ("x", "all"))
+        y = L.tensor(rng.standard_normal(ys), dtype=dt, requires_grad=rg == "all")
+        w = L.tensor(rng.standard_normal((2, xs[-1], ys[-1])), dtype=dt,
+                     requires_grad=rg in ("w", "all"))
+        b = L.tensor(rng.standard_normal(2), dtype=dt, requires_grad=True) if bias else None
+        try:
+            r = L.nn.functional.bilinear(x, y, w, b)
+        except RuntimeError as exc:
+            return str(exc)
+        inputs = [t for t in (x, y, w) if t.requires_grad]
+        gs = L.autograd.grad((r * r).sum(), inputs, create_graph=True)
+        second = L.autograd.grad(sum(g.sum() for g in gs), inputs, allow_unused=True)
+        return (_names(r), r, [_names(g) for g in gs], gs,
+                [None if g is None else g for g in second])
+    same_on_both(run)
+
+
+# -- a view made under no_grad, viewed again and saved by an op, whose base then changes in place:
+# PyTorch's unpack reads the saved view's grad_fn, which raises the CreationMeta error (not the
+# version error); reading grad_fn under no_grad raises it too (fuzz seed 155) -----------------
+@pytest.mark.parametrize("case", ["pool", "mul", "exp", "none", "gradfn_nograd", "gradfn",
+                                  "unbind_saved", "retain"])
+def test_saved_no_grad_view_of_view(case):
+    def run(L):
+        x = L.ones(2, requires_grad=True) * 1
+        if case == "unbind_saved":
+            u = x.unbind(0)[0].unsqueeze(0)
+        else:
+            with L.no_grad():
+                v = x[0:1]
+            u = v.unsqueeze(0)
+        try:
+            y = (L.nn.functional.max_pool1d(u, 1) if case == "pool" else u.exp()
+                 if case == "exp" else u * 2 if case == "none" else u * u)
+            x.mul_(2)
+            if case == "gradfn_nograd":
+                with L.no_grad():
+                    return type(u.grad_fn).__name__
+            if case == "gradfn":
+                return type(u.grad_fn).__name__
+            y.sum().backward(retain_graph=case == "retain")
+            return "ok"
+        except RuntimeError as exc:
+            return str(exc)
+    same_on_both(run)
+
+
+# -- group_norm of a float16 input with a float32 weight: PyTorch's mixed-type forward saves mean
+# and rstd in float32, so the gradients are float32 and the engine casts the input's back to
+# float16 (ToCopyBackward0 under create_graph; fuzz seed 138) -----------------------------------
+@pytest.mark.parametrize("shape,groups", [((2, 4, 3), 2), ((1, 2), 1), ((2, 2, 2), 2),
+                                          ((1, 6, 2), 3)])
+@pytest.mark.parametrize("wb", ["w", "wb"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_group_norm_mixed_types(shape, groups, wb, create_graph):
+    def run(L):
+        rng = np.random.default_rng(2)
+        x = L.tensor(rng.standard_normal(shape), dtype=L.float16, requires_grad=True)
+        c = shape[1]
+        w = L.tensor(rng.standard_normal(c), dtype=L.float32, requires_grad=True)
+        b = L.tensor(rng.standard_normal(c), dtype=L.float32, requires_grad=True) \
+            if "b" in wb else None
+        y = L.nn.functional.group_norm(x, groups, w, b)
+        inputs = [t for t in (x, w, b) if t is not None]
+        gs = L.autograd.grad((y.float() ** 2).sum(), inputs, create_graph=create_graph)
+        # (the input's gradient cancels in float16: compared to 0.01)
+        out = [y, [(g.dtype, type(g.grad_fn).__name__) for g in gs],
+               [round(float(v), 2) for v in gs[0].reshape(-1).tolist()],
+               [g.float() for g in gs[1:]]]
+        if create_graph:   # (float16 rounding noise of ~1e-4 relative: compared to 0.1)
+            g2 = L.autograd.grad(gs[1].sum(), [w])[0]
+            out.append((g2.dtype, [round(float(v), 1) for v in g2.tolist()]))
+        return out
+    same_on_both(run)

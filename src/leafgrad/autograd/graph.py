@@ -560,9 +560,9 @@ def _check_version(node, value, version, view_name=None) -> None:
             shape, dtype_t = value._data.shape, value
             fn = value._grad_fn
             if value._base is not None and value._vc[0] != value._view_version:
-                # PyTorch names a stale view's regrown node (AsStrided); a view that may not
-                # regrow (an output of split/unbind: CreationMeta) raises its own error here,
-                # as PyTorch's SavedVariable::unpack asks for the grad_fn (fuzz seed 158)
+                # PyTorch's unpack reads a saved view's grad_fn first: a stale view regrows
+                # (its AsStrided is named), or one autograd cannot regrow (made under no_grad,
+                # a multi-output view) raises its own error (fuzz seeds 155, 158)
                 fn = value.grad_fn
             producer = stripped_name(fn) if fn is not None else None
         which = f", which is output {_output_index(value, node, fn)} of {producer}," \

@@ -62,7 +62,7 @@ FUNCTIONS = {
     "shrink": (
         "hardshrink rrelu rrelu_"),
     "nn_layers": (
-        "constant_pad_nd embedding layer_norm"),
+        "_trilinear constant_pad_nd embedding layer_norm"),
     "xlogy": (
         "xlogy xlogy_"),
     "conv": (
@@ -119,7 +119,7 @@ RECORDS = {
         "hardshrink hardshrink_backward rrelu_with_noise rrelu_with_noise_ "
         "rrelu_with_noise_backward softshrink softshrink_backward"),
     "nn_layers": (
-        "constant_pad_nd embedding embedding_dense_backward layer_norm "
+        "_trilinear constant_pad_nd embedding embedding_dense_backward layer_norm "
         "native_batch_norm native_batch_norm_backward native_group_norm "
         "native_layer_norm_backward"),
     "xlogy": (

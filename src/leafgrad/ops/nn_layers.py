@@ -29,7 +29,7 @@ from .registry import Sample, defop
 
 FAMILY = "nn_layers"
 
-__all__ = ["CONSTANT_PAD_ND", "EMBEDDING", "LAYER_NORM", "embedding_renorm_"]
+__all__ = ["CONSTANT_PAD_ND", "EMBEDDING", "LAYER_NORM", "TRILINEAR", "embedding_renorm_"]
 
 _F16 = np.dtype(np.float16)
 
@@ -372,3 +372,47 @@ def _pad_samples(make, shapes):
 CONSTANT_PAD_ND = defop(
     "constant_pad_nd", constant_pad_nd, derivatives={"self": constant_pad_nd_self},
     dtype="same", methods=(), family=FAMILY, samples=_pad_samples)
+
+
+# -- _trilinear (F.bilinear) ---------------------------------------------------------------------
+def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    """ATen's ``_trilinear``: the three inputs, each unsqueezed at its ``expand`` dims to one
+    rank, multiplied and summed over ``sumdim`` (those dims dropped). As ATen, the product of
+    the first two is summed first over the summed dims the third lacks, then with the third."""
+    total = i1.ndim + len(expand1)
+    letters = "abcdefghijklmnopqrstuvwxyz"[:total]
+    subs = ["".join(letters[d] for d in range(total) if d not in ex)
+            for ex in (expand1, expand2, expand3)]
+    out = "".join(letters[d] for d in range(total) if d not in sumdim)
+    shape = []
+    for d in range(total):
+        if d in sumdim:
+            continue
+        size = 1
+        for t, ex, s in zip((i1, i2, i3), (expand1, expand2, expand3), subs):
+            if d not in ex:
+                size = t.shape[s.index(letters[d])]
+        shape.append(size)
+    if 0 in i1.shape or 0 in i2.shape or 0 in i3.shape:
+        return np.zeros(shape, i1.dtype)
+    first = "".join(c for c in letters
+                    if (c in subs[0] or c in subs[1])
+                    and (c in out or letters.index(c) not in expand3 or c in subs[2]))
+    ab = np.einsum(f"{subs[0]},{subs[1]}->{first}", i1, i2)
+    return np.einsum(f"{first},{subs[2]}->{out}", ab, i3).astype(i1.dtype, copy=False)
+
+
+def _trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim,
+                        output_mask):
+    """PyTorch's _trilinear_backward: each gradient is a _trilinear of the gradient and the
+    other two inputs, the gradient taking the summed dims' place."""
+    pub = TRILINEAR.public
+    return (pub(grad, i2, i3, sumdim, expand2, expand3, expand1) if output_mask[0] else None,
+            pub(i1, grad, i3, expand1, sumdim, expand3, expand2) if output_mask[1] else None,
+            pub(i1, i2, grad, expand1, expand2, sumdim, expand3) if output_mask[2] else None)
+
+
+TRILINEAR = defop(
+    "_trilinear", _trilinear, inputs=("i1", "i2", "i3"),
+    derivatives={("i1", "i2", "i3"): _trilinear_backward}, dtype="same",
+    grad_fn_name="TrilinearBackward0", methods=(), family=FAMILY)

@@ -213,32 +213,26 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     acc = x.astype(_acc(input.dtype), copy=False)
     mean = acc.mean(axis=-1, keepdims=True)
     var = np.square(acc - mean).mean(axis=-1, keepdims=True)
+    # (float16: the same in float32, rounded to half once, as PyTorch's kernels in opmath)
+    dt = np.float32 if input.dtype == _F16 else input.dtype.type
     if input.dtype == _F16:
-        xhat = ((acc - mean) / np.sqrt(var + eps)).astype(input.dtype, copy=False)
-        out = xhat.reshape(N, C, -1)
-        if weight is not None:
-            out = out * weight[:, None]
-        if bias is not None:
-            out = out + bias[:, None]
-        return np.ascontiguousarray(out, dtype=input.dtype).reshape(input.shape)
-    # PyTorch's kernel, in the input's type: mean, var, and rstd = 1 / sqrt(var + eps) (eps a
-    # double there: in double, then rounded); without weight and bias (x - mean) * rstd; else
-    # per channel scale = rstd * gamma, bias = -scale * mean + beta fused, then scale * x +
-    # bias fused (a group of one value leaves the rounding residue of its product, not 0;
-    # fuzz seeds 151-154)
-    dt = input.dtype.type
+        x = x.astype(dt)
+        weight = None if weight is None else weight.astype(dt, copy=False)
+        bias = None if bias is None else bias.astype(dt, copy=False)
     rstd = (1.0 / np.sqrt(var.astype(dt).astype(np.float64) + eps)).astype(dt)
     mean = mean.astype(dt)
     if weight is None and bias is None:
-        return ((x - mean) * rstd).reshape(input.shape)
-    d = C // group
-    scale = rstd if weight is None else rstd * weight.reshape(group, d)   # (N, group, d)
-    scale = np.broadcast_to(scale, (N, group, d))
-    beta = np.zeros((group, d), dt) if bias is None else bias.reshape(group, d)
-    fma = fma32 if dt is np.float32 else fma64
-    shift = fma(-scale, np.broadcast_to(mean, scale.shape), np.broadcast_to(beta, scale.shape))
-    out = fma(x.reshape(N, group, d, -1), scale[..., None], shift[..., None])
-    return out.reshape(input.shape)
+        out = (x - mean) * rstd
+    else:
+        d = C // group
+        scale = rstd if weight is None else rstd * weight.reshape(group, d)   # (N, group, d)
+        scale = np.broadcast_to(scale, (N, group, d))
+        beta = np.zeros((group, d), dt) if bias is None else bias.reshape(group, d)
+        fma = fma32 if dt is np.float32 else fma64
+        shift = fma(-scale, np.broadcast_to(mean, scale.shape),
+                    np.broadcast_to(beta, scale.shape))
+        out = fma(x.reshape(N, group, d, -1), scale[..., None], shift[..., None])
+    return out.reshape(input.shape).astype(input.dtype, copy=False)
 
 
 def _group_xhat(input, N, group, eps):
@@ -254,12 +248,24 @@ def native_group_norm_input(grad, input, weight, N, C, group, eps):
     if input._data.size == 0:
         return _wrap(np.zeros(input._data.shape, input._data.dtype))
     if _mode.grad_enabled:   # PyTorch's nodes (see _GroupGraph)
-        return _GroupGraph(grad, input, N, C, group, eps).input(weight, input.shape)
+        return _GroupGraph(grad, input, N, C, group, eps, weight).input(weight, input.shape)
+    dtype = input.dtype
+    grad, input = _mixed_up(grad, input, weight)
     xhat, invstd = _group_xhat(input, N, group, eps)
     gy = grad if weight is None else grad * weight.reshape(_channel_shape(grad.dim(), C))
     gy = gy.reshape(N, group, -1)
     inner = gy - gy.mean(-1, keepdim=True) - xhat * (gy * xhat).mean(-1, keepdim=True)
-    return (inner * invstd).reshape(input.shape)
+    out = (inner * invstd).reshape(input.shape)
+    # (a float32 weight of a float16 input: the engine casts the gradient to the input's type)
+    return out if out.dtype == dtype else out.to(dtype)
+
+
+def _mixed_up(grad, input, weight):
+    """A float16 input with a float32 weight: PyTorch's mixed-type backward kernel computes in
+    float32 (its mean and rstd are float32)."""
+    if weight is not None and weight.dtype != input.dtype:
+        return grad.to(weight.dtype), input.to(weight.dtype)
+    return grad, input
 
 
 def _gn_rows(t, N, C, group):
@@ -274,8 +280,13 @@ class _GroupGraph:
     PyTorch differentiates the forward's saved mean / rstd (its outputs); here they are
     leafgrad expressions of the input, with the same derivatives."""
 
-    def __init__(self, grad, input, N, C, group, eps):
+    def __init__(self, grad, input, N, C, group, eps, weight=None):
         xs = input.reshape(N, group, -1)
+        if weight is not None and weight.dtype != input.dtype:
+            # mixed types (a float16 input, float32 weight): PyTorch's forward saves mean and
+            # rstd in the weight's type, so the gradients are float32 and the engine casts the
+            # input's back (ToCopyBackward0; fuzz seed 138)
+            xs = xs.to(weight.dtype)
         mean = xs.mean(-1)
         centered = xs - mean.unsqueeze(-1)
         rstd = (centered * centered).mean(-1).add(eps).rsqrt()
@@ -306,7 +317,9 @@ class _GroupGraph:
         r, mean, s = self.rstd, self.mean, 1.0 / self.n if self.n else float("inf")
         b = scale((db * mean - ds) * (r * r * r), s)
         c = -b * mean - scale(db * r, s)
-        return (a * self.dy + b * self.x + c).view(shape)
+        out = (a * self.dy + b * self.x + c).view(shape)
+        # mixed types: the engine casts the float32 gradient to the input's type (ToCopy)
+        return out if out.dtype == self.x.dtype else out.to(self.x.dtype)
 
     def weight(self):
         ds, db = self.sums()
@@ -320,7 +333,8 @@ def native_group_norm_weight(grad, input, weight, N, C, group, eps):
     if input._data.size == 0:   # no sample: zero; samples of no element: NaN statistics
         return _wrap(np.full((C,), 0 if N == 0 else np.nan, input._data.dtype))
     if _mode.grad_enabled:   # PyTorch's nodes (see _GroupGraph)
-        return _GroupGraph(grad, input, N, C, group, eps).weight()
+        return _GroupGraph(grad, input, N, C, group, eps, weight).weight()
+    grad, input = _mixed_up(grad, input, weight)
     xhat, _ = _group_xhat(input, N, group, eps)
     return (grad * xhat.reshape(input.shape)).sum(list(_axes(grad.dim())))
 
@@ -333,6 +347,8 @@ def native_group_norm_bias(grad, input, weight, N, C, group, eps):
         if _mode.grad_enabled:
             raise RuntimeError(f"shape '[0]' is invalid for input of size {C}")
         raise RuntimeError("tensor does not have a device")
+    if not _mode.grad_enabled and weight.dtype != grad.dtype:
+        grad = grad.to(weight.dtype)   # the mixed-type kernel sums in float32
     return grad.sum(list(_axes(grad.dim())))
 
 
@@ -344,7 +360,7 @@ def native_group_norm_backward(grad, input, weight, N, C, group, eps, output_mas
         return [f(*args) if m else None for f, m in zip(
             (native_group_norm_input, native_group_norm_weight, native_group_norm_bias),
             output_mask)]
-    graph = _GroupGraph(grad, input, N, C, group, eps)   # PyTorch's nodes (see _GroupGraph)
+    graph = _GroupGraph(grad, input, N, C, group, eps, weight)   # PyTorch's nodes (see _GroupGraph)
     if output_mask[0] or output_mask[1] or output_mask[2]:
         graph.sums()
     g_input = graph.input(weight, input.shape) if output_mask[0] else None

@@ -445,8 +445,9 @@ def refresh(view: Tensor) -> None:
     base = view._base
     kind = view._view_kind
     if kind is not None and base._requires_grad:
-        # PyTorch's grad_fn getter refuses whatever the grad mode (handle_view_on_rebase),
-        # and the view stays stale: asking again raises again (fuzz seed 158)
+        # PyTorch's grad_fn() checks whatever the grad mode (a saved view unpacked by a
+        # backward, a grad_fn read under no_grad: fuzz seeds 155, 158;
+        # the view stays stale: asking again raises again)
         check_view_inplace(view, indirect=True)
         if kind in ("no_grad", "inference") or kind[0] in ("no_grad", "inference"):
             return   # no history to regrow: it stays a leaf (Note [Views made under no_grad])

@@ -94,8 +94,13 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
                         for n, t in named)
         raise RuntimeError(f"All tensors must have the same dtype, got {got}")
     _check_bilinear(input1, input2, weight, bias)
-    torch = _torch()
-    out = torch.einsum("...i,kij,...j->...k", input1, weight, input2)
+    # at::bilinear: both inputs flattened to rows, one _trilinear (TrilinearBackward0), the
+    # result reshaped back, then the bias added (fuzz seed 142: its grad_fn)
+    from ...ops.nn_layers import TRILINEAR
+    out_size = tuple(input1.shape[:-1]) + (weight.shape[0],)
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    out = TRILINEAR.public(x1, weight, x2, [1, 3], [0], [1, 2], [2, 3]).reshape(out_size)
     return out if bias is None else out + bias
 
 
