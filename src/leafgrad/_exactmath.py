@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["fma32", "fma64", "log_ps", "sincos_ps"]
+__all__ = ["fma32", "fma64", "fused", "log_ps", "sincos_ps"]
 
 _F32 = np.float32
 _F64 = np.float64
@@ -85,6 +85,25 @@ def fma64(a, b, c) -> np.ndarray:
     low = _sum_round_odd(tl, lo)
     # an exact sum is th itself, with its sign: (-0) * x + (-0) is -0, not th + (+0)
     return np.where(low == 0, th, th + low)
+
+
+# Note [Fused up to a size]
+# The normalization layers round their last multiply-adds once, as PyTorch's kernels do
+# (ops/norm.py, ops/nn_layers.py): fma32 costs ~2x NumPy's two roundings, fma64 ~5x (a
+# (64, 512) float64 layer_norm: 0.3 -> 1.5 ms). Over FUSED_MAX elements (per type) they take
+# the two roundings, at NumPy's speed: the two differ by at most one rounding of the
+# product, and the statistics (two-pass here, Welford in ATen) already differ in the last
+# place for many rows at such sizes. Tests, the fuzz and small models stay under it.
+FUSED_MAX = {np.dtype(np.float32): 1 << 16, np.dtype(np.float64): 1 << 12}
+
+
+def fused(a, b, c, size: int) -> np.ndarray:
+    """``a * b + c`` in the operands' float type (float32 or float64): rounded once for up
+    to ``FUSED_MAX`` elements (``size``), else twice (Note [Fused up to a size])."""
+    dtype = np.result_type(a, b, c)
+    if size > FUSED_MAX[dtype]:
+        return np.asarray(np.multiply(a, b, dtype=dtype) + c, dtype=dtype)
+    return np.asarray((fma32 if dtype == _F32 else fma64)(a, b, c), dtype=dtype)
 
 
 # -- the float32 log of avx_mathfun.h (cephes logf), with GCC's FMA contractions ------------

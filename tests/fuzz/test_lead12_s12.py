@@ -281,3 +281,35 @@ def test_adaptive_max_pool_backward_without_planes(n, shape):
             return str(exc)
         return tuple(y.shape), tuple(idx.shape), tuple(g.shape)
     same_on_both(run)
+
+
+# -- normalization layers over FUSED_MAX elements take NumPy's two roundings (Note [Fused up to
+# a size] in _exactmath.py): values within a rounding of PyTorch's, dtypes and shapes equal
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layer", ["layer_norm", "batch_norm", "group_norm", "batch_norm_eval"])
+def test_large_normalization_fast_path(dtype, layer):
+    from leafgrad._exactmath import FUSED_MAX
+    n = FUSED_MAX[np.dtype(dtype)] * 2
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((n // 64, 4, 16)).astype(dtype)
+    w = rng.standard_normal(4).astype(dtype)
+    b = rng.standard_normal(4).astype(dtype)
+
+    def run(L):
+        F = L.nn.functional
+        t, tw, tb = L.tensor(x), L.tensor(w), L.tensor(b)
+        if layer == "layer_norm":
+            out = F.layer_norm(t.transpose(1, 2), (4,), tw, tb)
+        elif layer == "batch_norm":
+            out = F.batch_norm(t, None, None, tw, tb, True)
+        elif layer == "batch_norm_eval":
+            out = F.batch_norm(t, L.tensor(w * 0.1), L.tensor(np.abs(b) + 0.5), tw, tb, False)
+        else:
+            out = F.group_norm(t, 2, tw, tb)
+        return out.numpy()
+    import torch
+    import leafgrad
+    mine, theirs = run(leafgrad), run(torch)
+    assert mine.dtype == theirs.dtype and mine.shape == theirs.shape
+    np.testing.assert_allclose(mine, theirs, rtol=1e-5 if dtype == "float32" else 1e-12,
+                               atol=1e-5 if dtype == "float32" else 1e-12)

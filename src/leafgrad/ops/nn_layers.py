@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._exactmath import fma32, fma64
+from .._exactmath import fma32, fused
 from .. import dtypes as _dt
 from ..tensor import Tensor, _wrap
 from ..grad_mode import state as _mode
@@ -91,11 +91,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     # PyTorch's kernel: (x - mean) * rstd, then * gamma + beta fused; with a bias and no
     # weight (its gamma 1) the compiler folds it to one fma of (x - mean) and rstd
     if bias is not None:
-        fma = fma32 if x.dtype == np.float32 else fma64
         if weight is not None:
             centered *= rstd
-            return fma(centered, weight, bias)
-        return fma(centered, rstd, bias)
+            return fused(centered, weight, bias, x.size)
+        return fused(centered, rstd, bias, x.size)
     centered *= rstd
     if weight is not None:
         centered *= weight
@@ -166,8 +165,7 @@ def layer_norm_weight(grad, input, normalized_shape, weight, bias, eps):
         mean = x.mean(axis=dims, keepdims=True)
         centered = x - mean
         rstd = 1.0 / np.sqrt(np.mean(centered * centered, axis=dims, keepdims=True) + eps)
-        fma = fma32 if x.dtype == np.float32 else fma64
-        xhat = _wrap(np.asarray(fma(x, rstd, -rstd * mean), dtype=x.dtype))
+        xhat = _wrap(fused(x, rstd, -rstd * mean, x.size))
     else:
         xhat, _, _ = _normalized(input, normalized_shape, eps)
     out = grad * xhat

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._exactmath import fma32, fma64
+from .._exactmath import fma32, fma64, fused
 from ..grad_mode import state as _mode
 from ..tensor import _wrap
 from .iter_layout import suggested_layout
@@ -130,7 +130,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     alpha = invstd if weight is None else invstd * weight
     fma = fma32 if dt is np.float32 else fma64
     beta = fma(-mean, alpha, np.zeros_like(alpha) if bias is None else bias)
-    return fma(input, alpha.reshape(shape), beta.reshape(shape))
+    return fused(input, alpha.reshape(shape), beta.reshape(shape), input.size)
 
 
 def _batch_stats(input, running_mean, running_var, training, eps):
@@ -231,7 +231,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
         fma = fma32 if dt is np.float32 else fma64
         shift = fma(-scale, np.broadcast_to(mean, scale.shape),
                     np.broadcast_to(beta, scale.shape))
-        out = fma(x.reshape(N, group, d, -1), scale[..., None], shift[..., None])
+        out = fused(x.reshape(N, group, d, -1), scale[..., None], shift[..., None], x.size)
     return out.reshape(input.shape).astype(input.dtype, copy=False)
 
 
