@@ -116,6 +116,7 @@ class Node:
     saved_is_tensor: tuple | None = None   # per saved name: does freeing it count? (engine)
     _tensor_slots: tuple | None = None     # op nodes: see Note [Node class constants]
     _reverse_grads: bool = True            # op nodes: see make_node_class
+    _order = None                          # op nodes: their formulas' own order, if any
     n_outputs: int = 1
     runs_without_grads: bool = False   # run even when every incoming grad is None (Function)
     _max_priority: bool = False   # numbered MAX_SEQ, not next_seq() (NotImplemented)
@@ -262,6 +263,10 @@ def make_node_class(grad_fn_name: str, saved_names: tuple, record) -> type:
         # nodes in that order); a few (atan2, the mse / huber / smooth_l1 / cdist backwards)
         # first input first: their records say grads_in_order=True
         "_reverse_grads": not record.extra.get("grads_in_order", False),
+        # a few generated nodes compute their inputs' gradients in another order in every
+        # mode (PyTorch's codegen takes derivatives.yaml's keys sorted: clamp's "min, max"
+        # before "self"): the input indices in that order
+        "_order": record.extra.get("formula_order"),
         "_plain": record.n_outputs == 1 and not record.list_input and not joint,
         "_max_priority": grad_fn_name == "NotImplemented"}
     if node_class_module is not None:
@@ -367,6 +372,8 @@ class OpNode(Node):
             return self._apply_general(grads, saved, create_graph, calls)
         grad = grads[0]
         meta = self._args
+        if self._order is not None:
+            return self._apply_reversed(grad, saved, calls, meta, self._order)
         if create_graph and self._reverse_grads:
             return self._apply_reversed(grad, saved, calls, meta)
         out = []
@@ -393,15 +400,16 @@ class OpNode(Node):
             i += 1
         return out
 
-    def _apply_reversed(self, grad, saved, calls, meta):
+    def _apply_reversed(self, grad, saved, calls, meta, order=None):
         """Under create_graph, most nodes compute the last input's gradient first, as
         PyTorch's generated nodes do: the order of the nodes made (their sequence numbers),
         so of a later backward's sums, follows (float16 rounds differently otherwise).
         Without create_graph the inputs' order stays: it decides the first error of ops
-        whose PyTorch formula is one function for all inputs (clamp's min before max)."""
+        whose PyTorch formula is one function for all inputs (clamp's min before max).
+        ``order``: the node's own order in every mode (``_order``)."""
         edges = self._edges
         out = [None] * len(edges)
-        for i in range(len(edges) - 1, -1, -1):
+        for i in (range(len(edges) - 1, -1, -1) if order is None else order):
             call = calls[i]
             if edges[i][0] is None or call is None:
                 continue

@@ -264,10 +264,10 @@ def make_apply(cls):
            "_check_version": graph._check_version, "_DETACHED": graph.DETACHED_INPLACE,
            "_conform": graph._conform, "_new": object.__new__, "_Tensor": Tensor,
            "_inference_depth": _inference_depth, "_mode": _mode}
-    names = []
-    for k, call in enumerate(cls._calls):
+    names = [f"g{k}" for k in range(len(cls._calls))]
+    for k in (cls._order or range(len(cls._calls))):   # (a node's own order: graph._order)
+        call = cls._calls[k]
         g = f"g{k}"
-        names.append(g)
         if call is None:
             lines.append(f"    {g} = None")
             continue

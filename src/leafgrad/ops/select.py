@@ -186,15 +186,6 @@ def _inplace_mask_check(self, bound, other_shape):
 
 def clamp_tensor_self(grad, self, min, max):
     if min is not None and max is not None:
-        # PyTorch's ClampBackward0 computes the bounds' gradients first (its generated apply
-        # takes derivatives.yaml's keys sorted: "min, max" before "self"), so their in-place
-        # mask errors come first (fuzz seed 159; requires_grad stands for "wanted")
-        if min.requires_grad:
-            _inplace_mask_check(self, min, np.broadcast_shapes(min._data.shape,
-                                                               max._data.shape))
-        if max.requires_grad:
-            _inplace_mask_check(self, max, np.broadcast_shapes(min._data.shape,
-                                                               max._data.shape))
         # (self >= min).logical_and_(self <= max)
         _inplace_mask_check(self, min, np.broadcast_shapes(self._data.shape, max._data.shape))
     keep = None
@@ -236,6 +227,10 @@ _clamp0 = defop("clamp_tensor", clamp_tensor, inputs=("self", "min", "max"),
                 derivatives={"self": clamp_tensor_self, "min": clamp_tensor_min,
                              "max": clamp_tensor_max},
                 grad_fn_name="ClampBackward0", dtype=promote_args(0, 1, 2), methods=(),
+                # PyTorch's ClampBackward0 computes the bounds' gradients before self's
+                # (derivatives.yaml's keys sorted: "min, max" < "self"), so their in-place
+                # mask errors come first (fuzz seed 159)
+                formula_order=(1, 2, 0),
                 functions=(), samples=_clamp_tensor_samples, family=FAMILY)
 
 
