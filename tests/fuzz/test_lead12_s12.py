@@ -313,3 +313,26 @@ def test_large_normalization_fast_path(dtype, layer):
     assert mine.dtype == theirs.dtype and mine.shape == theirs.shape
     np.testing.assert_allclose(mine, theirs, rtol=1e-5 if dtype == "float32" else 1e-12,
                                atol=1e-5 if dtype == "float32" else 1e-12)
+
+
+# -- what PyTorch saves unguarded (a value two formulas read) is saved whenever a node is
+# made, even when every input is a view made under no_grad (no valid edge): a second
+# backward then raises for it (seed 173: a / c with c such a view, DivBackward0's other) -----
+@pytest.mark.parametrize("op", ["a / c", "c / a", "L.lerp(a, c, c)", "L.atan2(c, a)", "c.pow(c)",
+                                "a * c"])
+def test_unguarded_saves_without_valid_edges(op):
+    def run(L):
+        leaf = L.tensor([1.5, -2.0], requires_grad=True)
+        with L.no_grad():
+            c = leaf.t()
+        a = L.tensor([0.5, 4.0])
+        m = eval(op, {"L": L, "a": a, "c": c})
+        out = [type(m.grad_fn).__name__, m.requires_grad]
+        for _ in range(2):
+            try:
+                m.sum().backward()
+                out.append("ok")
+            except RuntimeError as exc:
+                out.append(str(exc))
+        return out
+    same_on_both(run)

@@ -489,9 +489,14 @@ _KINDS = {"arg": _ARG, "result": _RESULT, "shape": _SHAPE, "dtype": _DTYPE,
 
 
 def _plan(rec, mask):
-    """What to save when the inputs in ``mask`` need gradients: (index, kind, position)."""
+    """What to save when the inputs in ``mask`` need gradients: (index, kind, position).
+    What PyTorch saves unguarded (every input's bit: registry's saved_plan) is saved whenever
+    a node is made, even when no input has a valid edge (all views made under no_grad: fuzz
+    seed 173, a DivBackward0 whose ``other`` is one)."""
+    every = (1 << len(rec.input_pos)) - 1
     plan = tuple((i, _KINDS[kind], pos)
-                 for i, (kind, pos, users) in enumerate(rec.saved_plan) if mask & users)
+                 for i, (kind, pos, users) in enumerate(rec.saved_plan)
+                 if mask & users or users == every)
     rec.plans[mask] = plan
     return plan
 
