@@ -64,6 +64,8 @@ def _through_double(ufunc, scalar, nan_in=False):
                 out = x.copy()
                 out[_FIRST[x.ndim]] = value
                 return out
+        if type(x) is not np.ndarray:   # a NumPy scalar the scalar path did not answer
+            x = np.asarray(x)            # (math.exp overflowed: fuzz seed 1213)
         if x.flags.c_contiguous:
             y = x.astype(_F64)
             ufunc(y, out=y)

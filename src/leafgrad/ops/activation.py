@@ -359,9 +359,14 @@ def softplus_backward(grad_output, self, beta, threshold):
     """``grad_output * sigmoid(beta * self)`` (``grad_output`` where ``beta * self`` is above
     the threshold): PyTorch's softplus_backward, one op (SoftplusBackwardBackward0)."""
     x = self.astype(np.float32) if self.dtype == _F16 else self
-    z = x * beta
-    d = np.where(z > threshold, 1.0, sigmoid(z)).astype(x.dtype, copy=False)
-    return (grad_output * d).astype(grad_output.dtype, copy=False)
+    xb = x * beta
+    # PyTorch's kernel: z = exp(x * beta), grad * z / (z + 1): below the range of exp(-x)
+    # that keeps the denormal z (softplus'(-100) is 3.8e-44 in float32, not 0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = _vml.exp(xb) if xb.dtype == _F32 else np.exp(xb)
+        g = grad_output.astype(x.dtype, copy=False)
+        out = np.where(xb > threshold, g, g * z / (z + 1))
+    return np.asarray(out).astype(grad_output.dtype, copy=False)
 
 
 def softplus_backward_grad_output(grad, self, beta, threshold):

@@ -298,7 +298,12 @@ def log_sigmoid_self(grad, self):
 def log_sigmoid_backward(grad_output, self):
     """``grad_output * sigmoid(-self)`` (``1 / (1 + exp(self))`` is 0, not NaN, at +inf)."""
     x = _f32(self)
-    return _out(_f32(grad_output) / (1 + np.exp(x)), grad_output)
+    # PyTorch's kernel: z = exp(-|x|), grad * (max_deriv - sign * z / (1 + z)), so a large x
+    # keeps the denormal z (logsigmoid'(100) is 3.8e-44 in float32, not 0)
+    z = _vml.exp(-np.abs(x)) if x.dtype == np.float32 else np.exp(-np.abs(x))
+    neg = x < 0
+    d = np.where(neg, 1, 0) - np.where(neg, 1, -1) * (z / (1 + z))
+    return _out(_f32(grad_output) * d.astype(x.dtype, copy=False), grad_output)
 
 
 def log_sigmoid_backward_grad_output(grad, self):
