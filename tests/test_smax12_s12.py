@@ -176,3 +176,15 @@ def test_avx2_lanes():
     out = subprocess.run([sys.executable, "-c", _AVX2_SCRIPT], env=env, cwd=root,
                          capture_output=True, text=True, timeout=300)
     assert out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("shape,dim", [((10, 64), 0), ((64, 10), 0), ((8, 10, 33), 1),
+                                       ((100, 7), 0), ((5, 40, 17), 1)])
+def test_other_dims_match_rate(shape, dim):
+    # float64 exp rounded once, the sum in the dim's order (before: softmax 51-66% of the
+    # values equal torch's, log_softmax 92-95%)
+    x = (np.random.default_rng(sum(shape)).standard_normal(shape) * 3).astype(np.float32)
+    for name, floor in (("softmax", 0.85), ("log_softmax", 0.97)):
+        want = getattr(torch, name)(torch.from_numpy(x), dim).numpy()
+        got = getattr(leafgrad, name)(leafgrad.tensor(x), dim).numpy()
+        assert np.mean(_bits(got) == _bits(want)) >= floor, (name, shape, dim)
