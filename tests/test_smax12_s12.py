@@ -147,33 +147,39 @@ def test_float64_unchanged():
         assert got.dtype == np.float64
 
 
-_AVX2_SCRIPT = """
+_ISA_SCRIPT = """
 import sys, numpy as np, torch, leafgrad
 from leafgrad.ops import nn_ops
 sys.path.insert(0, '.')
-from tests.test_smax12_s12 import _agreeing
-assert torch.backends.cpu.get_cpu_capability() == 'AVX2' and nn_ops._LANES == 8
+from tests.test_smax12_s12 import _agreeing, _data
+cap = sys.argv[1]
+assert torch.backends.cpu.get_cpu_capability() == cap.upper() and nn_ops._LANES == 8
 for n in (3, 9, 17, 37, 64, 250):
-    x = _agreeing(100, n, n)
+    x = _agreeing(100, n, n) if cap == 'avx2' else _data(100, n, n)
     want = torch.softmax(torch.from_numpy(x), 1).numpy()
     got = leafgrad.softmax(leafgrad.tensor(x), 1).numpy()
-    assert np.array_equal(got.view(np.int32), want.view(np.int32)), n
+    rate = np.mean(got.view(np.int32) == want.view(np.int32))
+    # avx2: Sleef's expf, exact where it rounds correctly; default: glibc's expf per lane
+    # (correctly rounded but for rare cases) and the lanes folded in order
+    assert rate == 1 if cap == 'avx2' else rate >= 0.99, (n, rate)
 print('ok')
 """
 
 
-def test_avx2_lanes():
-    # ATEN_CPU_CAPABILITY=avx2: 8 lanes (Vectorized<float> of AVX2), in torch and leafgrad
+@pytest.mark.parametrize("cap", ["avx2", "default"])
+def test_other_isa_lanes(cap):
+    # ATEN_CPU_CAPABILITY=avx2 / default: 8 lanes (Vectorized<float> of AVX2 / the generic
+    # one), in torch and leafgrad
     import os
     import subprocess
     import sys
     from leafgrad import _cpu
     if _cpu.aten_capability({}) not in ("AVX512", "AVX2"):
-        pytest.skip("not an AVX2 machine")
+        pytest.skip("not an x86 machine with AVX2")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, ATEN_CPU_CAPABILITY="avx2",
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=cap,
                PYTHONPATH=os.pathsep.join([os.path.join(root, "src"), root]))
-    out = subprocess.run([sys.executable, "-c", _AVX2_SCRIPT], env=env, cwd=root,
+    out = subprocess.run([sys.executable, "-c", _ISA_SCRIPT, cap], env=env, cwd=root,
                          capture_output=True, text=True, timeout=300)
     assert out.stdout.strip() == "ok", out.stderr[-2000:]
 

@@ -149,9 +149,13 @@ def log_softmax(self, dim, dtype=None):
 # log): the same float64 exp and log up to _EXACT_EXP_MAX elements (PyTorch's scalar tail,
 # positions past the last full vector of the inner size, uses glibc's expf: correctly
 # rounded). Softmax 51-66% -> 90-100%, log_softmax 92-95% -> 99-100%.
+# ATEN_CPU_CAPABILITY=default (x86): Vectorized<float> is 8 lanes of std::exp (glibc's,
+# correctly rounded), its lanes folded in order: softmax ~100% equal. (Other CPUs, NEON or
+# SVE, have their own Vectorized<float>: not modelled, they get the DEFAULT order.)
 _F32 = np.float32
 _F64 = np.float64
 _LANES = 16 if ATEN_CAPABILITY == "AVX512" else 8   # Vectorized<float>::size()
+_LANE_TREE = ATEN_CAPABILITY != "DEFAULT"   # (AVX2/AVX-512 vec_reduce_all's shuffles)
 _EXACT_EXP_MAX = 32768   # elements: exp through float64 up to here
 
 
@@ -165,8 +169,8 @@ def _vec_sum(e):
     """``vec::reduce_all`` of ``+`` over the last dim of a float32 array (keepdims):
     ``_LANES`` lanes, lane k summing the k-th value of each full vector in order, the
     row's tail added into the first lanes, then the lanes paired as vec_reduce_all's
-    shuffles do (k with k + 8, then + 4, + 2, + 1). A row shorter than one vector is
-    summed one by one, in order."""
+    shuffles do (k with k + 8, then + 4, + 2, + 1; ATen's DEFAULT build: in order). A row
+    shorter than one vector is summed one by one, in order."""
     n = e.shape[-1]
     w = _LANES
     if n < w:   # (a running sum is in order; np.add.reduce would pair from 8 values on)
@@ -178,6 +182,8 @@ def _vec_sum(e):
     lanes = np.add.reduce(np.ascontiguousarray(rows), axis=0).reshape(e.shape[:-1] + (w,))
     if n > m:
         lanes[..., :n - m] += e[..., m:]
+    if not _LANE_TREE:   # the generic vec_reduce_all folds the lanes one by one
+        return np.add.accumulate(lanes, axis=-1)[..., -1:]
     while w > 1:
         w //= 2
         lanes = lanes[..., :w] + lanes[..., w:2 * w]
