@@ -33,6 +33,7 @@ __all__ = ["cross_entropy_2d"]
 _ndarray = np.ndarray
 _max = np.maximum.reduce
 _add = np.add.reduce
+_F32 = np.dtype(np.float32)
 _exp = np.exp
 _log = np.log
 _subtract = np.subtract
@@ -47,7 +48,7 @@ def _setup():
     from ..nn.parameter import Parameter
     from . import nll_loss, nn_ops
     _ST[:] = [{Tensor, Parameter}, RECORDS["log_softmax"], nll_loss.NLL_LOSS,
-              nn_ops._shifted, nll_loss._flat]
+              nn_ops._shifted, nll_loss._flat, nn_ops._log_softmax_f32_shifted]
 
 
 def cross_entropy_2d(input, target, ignore_index):
@@ -55,7 +56,7 @@ def cross_entropy_2d(input, target, ignore_index):
     reduction for the everyday case, else None (Note above)."""
     if not _ST:
         _setup()
-    plain, log_softmax, nll, shifted, flat = _ST
+    plain, log_softmax, nll, shifted, flat, f32_lastdim = _ST
     if type(input) not in plain or type(target) is not Tensor or not _mode.grad_enabled:
         return None
     xd = input._data
@@ -71,9 +72,12 @@ def cross_entropy_2d(input, target, ignore_index):
     record = _dispatch.record_node   # read each call: integer_history_seen rebinds it
     # log_softmax(input, 1): nn_ops.log_softmax's forward for a non-empty matrix
     z = shifted(xd, 1)
-    lse = _add(_exp(z), axis=1, keepdims=True)
-    _log(lse, out=lse)
-    z -= lse
+    if xd.dtype == _F32:   # Note [float32 softmax over the last dim] in nn_ops
+        z = f32_lastdim(z)
+    else:
+        lse = _add(_exp(z), axis=1, keepdims=True)
+        _log(lse, out=lse)
+        z -= lse
     log_probs = _wrap(z)
     if input._requires_grad:
         record(log_softmax, (input, 1, None), (log_probs,))
