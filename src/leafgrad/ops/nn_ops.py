@@ -152,16 +152,11 @@ def log_softmax(self, dim, dtype=None):
 # ATEN_CPU_CAPABILITY=default (x86): Vectorized<float> is 8 lanes of std::exp (glibc's,
 # correctly rounded), its lanes folded in order: softmax ~100% equal. (Other CPUs, NEON or
 # SVE, have their own Vectorized<float>: not modelled, they get the DEFAULT order.)
-# Backward over the last dim (_vec_host_softmax_backward_lastdim): softmax's is
-# (g - sum(g y)) * y, the sum in lane order (was g y - y sum(g y): 40-44% -> 100% equal);
-# log_softmax's g - exp(y) sum(g) with an fma (81-91% -> 98-99% up to _FUSED_BACKWARD_MAX
-# elements, the rest Sleef's expf).
 _F32 = np.float32
 _F64 = np.float64
 _LANES = 16 if ATEN_CAPABILITY == "AVX512" else 8   # Vectorized<float>::size()
 _LANE_TREE = ATEN_CAPABILITY != "DEFAULT"   # (AVX2/AVX-512 vec_reduce_all's shuffles)
 _EXACT_EXP_MAX = 32768   # elements: exp through float64 up to here
-_FUSED_BACKWARD_MAX = 4096   # elements: log_softmax's backward fused up to here
 
 
 def _exp_f32(z):
@@ -311,18 +306,8 @@ def _softmax_backward_data(grad_output, output, dim):
         return _softmax_backward_data(grad_output.astype(np.float32),
                                       output.astype(np.float32), dim).astype(np.float16)
     gy = grad_output * output
-    if _f32_lastdim(grad_output, output, dim):
-        # _vec_host_softmax_backward_lastdim: (g - sum(g y)) * y, the sum in lane order
-        gy = grad_output - _vec_sum(gy)
-        gy *= output
-        return gy
     gy -= output * gy.sum(axis=dim, keepdims=True)
     return gy
-
-
-def _f32_lastdim(grad_output, output, dim):
-    return (output.dtype == _F32 and grad_output.dtype == _F32 and output.ndim
-            and dim in (-1, output.ndim - 1) and grad_output.shape == output.shape)
 
 
 def _softmax_backward_data_grad_output(grad, output, dim):
@@ -344,23 +329,6 @@ def _log_softmax_backward_data(grad_output, output, dim):
         # PyTorch's half kernel computes in float, rounds once
         return _log_softmax_backward_data(grad_output.astype(np.float32),
                                           output.astype(np.float32), dim).astype(np.float16)
-    if _f32_lastdim(grad_output, output, dim):
-        # _vec_host_softmax_backward_lastdim: g - exp(y) * sum(g), the sum in lane order, the
-        # product and difference fused (GCC contracts the vector mul and sub into an fma):
-        # up to _FUSED_BACKWARD_MAX elements exp is rounded once from float64 and the fma
-        # done in float64 (exact product; the sum rounded twice: only a float64 sum exactly
-        # halfway between two floats, ~2^-29 of them, could differ), above NumPy's float32
-        # exp, product and difference (float64 temporaries of that size cost 3-10x here)
-        total = _vec_sum(grad_output)
-        if output.size <= _FUSED_BACKWARD_MAX:
-            e = np.exp(output, out=np.empty_like(output), dtype=_F64, casting="same_kind")
-            fused = np.multiply(e, total, dtype=_F64)
-            np.subtract(grad_output, fused, out=fused)
-            return fused.astype(_F32)
-        out = np.exp(output)
-        out *= total
-        np.subtract(grad_output, out, out=out)
-        return out
     out = np.exp(output)
     out *= np.add.reduce(grad_output, axis=dim, keepdims=True)   # ndarray.sum's reduction
     np.subtract(grad_output, out, out=out)
