@@ -51,6 +51,18 @@ def _outcome(lib, call, sample, k):
     return ("grads", [None if g is None else g.detach().double().numpy() for g in grads])
 
 
+def _assert_same_outcome(mine, theirs, what):
+    """Both raised (a version error or not alike) or both gave the same gradients."""
+    assert mine[0] == theirs[0], f"{what}: {mine} vs torch {theirs}"
+    if mine[0] == "error":
+        assert mine[1] == theirs[1], f"{what}: {mine} vs torch {theirs}"
+        return
+    for a, b in zip(mine[1], theirs[1]):
+        assert (a is None) == (b is None), what
+        if b is not None:
+            np.testing.assert_allclose(a, b, atol=1e-6, rtol=1e-6, equal_nan=True, err_msg=what)
+
+
 @pytest.mark.parametrize("name", _NAMES)
 def test_changed_input_after_forward(name):
     rec = RECORDS[name]
@@ -68,15 +80,7 @@ def test_changed_input_after_forward(name):
             if theirs is None:
                 continue
             assert mine is not None, f"{call} sample {sample.args[:1]} input {k}"
-            assert mine[0] == theirs[0], f"{call} input {k}: {mine} vs torch {theirs}"
-            if mine[0] == "error":
-                assert mine[1] == theirs[1], f"{call} input {k}: {mine} vs torch {theirs}"
-            else:
-                for a, b in zip(mine[1], theirs[1]):
-                    assert (a is None) == (b is None)
-                    if b is not None:
-                        np.testing.assert_allclose(a, b, atol=1e-6, rtol=1e-6, equal_nan=True,
-                                                   err_msg=f"{call} input {k}")
+            _assert_same_outcome(mine, theirs, f"{call} input {k}")
 
 
 # records without samples (their public calls written out): (call, input shapes)
@@ -176,12 +180,4 @@ def test_changed_input_after_forward_extra(case):
             warnings.simplefilter("ignore")
             mine = _extra_outcome(leafgrad, fn, shapes, k)
             theirs = _extra_outcome(torch, fn, shapes, k)
-        assert mine[0] == theirs[0], f"{case} input {k}: {mine} vs torch {theirs}"
-        if mine[0] == "error":
-            assert mine[1] == theirs[1], f"{case} input {k}: {mine} vs torch {theirs}"
-        else:
-            for a, b in zip(mine[1], theirs[1]):
-                assert (a is None) == (b is None), f"{case} input {k}"
-                if b is not None:
-                    np.testing.assert_allclose(a, b, atol=1e-6, rtol=1e-6, equal_nan=True,
-                                               err_msg=f"{case} input {k}")
+        _assert_same_outcome(mine, theirs, f"{case} input {k}")

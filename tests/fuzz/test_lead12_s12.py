@@ -214,6 +214,18 @@ def test_layer_norm_weight_grad_over_one_element(dtype, seed_value, rows):
     same_on_both(run)
 
 
+def _backward_twice(m):
+    """Two plain backwards of ``m.sum()``: "ok" or the error text, each."""
+    out = []
+    for _ in range(2):
+        try:
+            m.sum().backward()
+            out.append("ok")
+        except RuntimeError as exc:
+            out.append(str(exc))
+    return out
+
+
 # -- a view made under no_grad of a tensor requiring grad has no accumulator: PyTorch's edge to
 # it is invalid, so an op saves nothing for its gradient, and a second backward through that op
 # finds nothing freed (seed 171: c * c with c such a view; leafgrad saved both operands) -------
@@ -229,12 +241,7 @@ def test_op_on_no_grad_view_saves_nothing_for_it(op):
         m = eval(op, {"L": L, "c": c, "o": o})
         out = [type(m.grad_fn).__name__,
                [None if f is None else type(f).__name__ for f, _ in m.grad_fn.next_functions]]
-        for _ in range(2):
-            try:
-                m.sum().backward()
-                out.append("ok")
-            except RuntimeError as exc:
-                out.append(str(exc))
+        out += _backward_twice(m)
         out.append(None if leaf.grad is None else leaf.grad.tolist())
         return out
     same_on_both(run)
@@ -328,12 +335,7 @@ def test_unguarded_saves_without_valid_edges(op):
         a = L.tensor([0.5, 4.0])
         m = eval(op, {"L": L, "a": a, "c": c})
         out = [type(m.grad_fn).__name__, m.requires_grad]
-        for _ in range(2):
-            try:
-                m.sum().backward()
-                out.append("ok")
-            except RuntimeError as exc:
-                out.append(str(exc))
+        out += _backward_twice(m)
         return out
     same_on_both(run)
 

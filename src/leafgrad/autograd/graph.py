@@ -550,12 +550,8 @@ def _check_version(node, value, version, view_name=None) -> None:
     """Raise PyTorch's error if ``value`` is no longer at the ``version`` it was saved at."""
     current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
     if current != version and view_name is not None:
-        raise with_change_note(RuntimeError(
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{errors.tensor_type_str(value)} "
-            f"{errors.shape_str(value._data.shape)}], which is output 0 of {view_name}, is at "
-            f"version {current}; expected version {version} instead. {version_hint()}"),
-            value._vc)
+        raise _version_error(value, value._data.shape, f", which is output 0 of {view_name},",
+                             current, version, value._vc)
     if current != version:
         value, version = _first_stale(node, value, version)
         current = value.vc[0] if type(value) is SavedOutput else value._vc[0]
@@ -575,12 +571,17 @@ def _check_version(node, value, version, view_name=None) -> None:
             producer = stripped_name(fn) if fn is not None else None
         which = f", which is output {_output_index(value, node, fn)} of {producer}," \
             if producer else ""
-        raise with_change_note(RuntimeError(
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{errors.tensor_type_str(dtype_t)} "
-            f"{errors.shape_str(shape)}]{which} is at version {current}; expected version "
-            f"{version} instead. {version_hint()}"),
-            value.vc if type(value) is SavedOutput else value._vc)
+        raise _version_error(dtype_t, shape, which, current, version,
+                             value.vc if type(value) is SavedOutput else value._vc)
+
+
+def _version_error(dtype_t, shape, which, current, version, vc):
+    """PyTorch's version-counter error, with the note of the line that changed ``vc``."""
+    return with_change_note(RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{errors.tensor_type_str(dtype_t)} {errors.shape_str(shape)}]"
+        f"{which} is at version {current}; expected version {version} instead. "
+        f"{version_hint()}"), vc)
 
 
 def _first_stale(node, value, version):

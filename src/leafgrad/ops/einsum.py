@@ -387,7 +387,7 @@ def einsum(equation, *operands):
 
 
 def _saved_operands(ins, out, operands):
-    """What the backward reads of each operand (Note [Saved operands of einsum]).
+    """What the backward reads of each operand.
 
     PyTorch's einsum sums an operand over a label no other operand has (size 1 there)
     before multiplying, and its multiply saves that sum, not the operand: changing the
@@ -397,28 +397,27 @@ def _saved_operands(ins, out, operands):
     so a gradient is never computed from values changed since (fuzz seed 159)."""
     if len(operands) < 2:
         return tuple(operands)
+    return tuple(t.sum(d, keepdim=True) if d else t
+                 for t, d in zip(operands, _first_sums(ins, out, operands)))
+
+
+def _summed_first(ins, out, operands):
+    """Per operand: does PyTorch's einsum sum it over some label before multiplying?"""
+    return [bool(d) for d in _first_sums(ins, out, operands)]
+
+
+def _first_sums(ins, out, operands):
+    """Per operand, the dims PyTorch's einsum sums it over before multiplying (sorted).
+    Left to right, a label not in the output is summed in the last operand where its size
+    is not 1 if it is 1 in every operand before (in the first operand if it is 1 in every
+    later one); otherwise it is contracted by a multiply (bmm)."""
     sizes = [dict(zip(spec, t._data.shape)) for spec, t in zip(ins, operands)]
     dims = [[] for _ in operands]
     for c in set("".join(ins)) - set(out):
         big = [k for k, own in enumerate(sizes) if own.get(c, 1) != 1]
         if len(big) == 1:
             dims[big[0]].append(ins[big[0]].index(c))
-    return tuple(t.sum(tuple(sorted(d)), keepdim=True) if d else t
-                 for t, d in zip(operands, dims))
-
-
-def _summed_first(ins, out, operands):
-    """Per operand: does PyTorch's einsum sum it over some label before multiplying?
-    Left to right, a label not in the output is summed in the last operand where its size
-    is not 1 if it is 1 in every operand before (in the first operand if it is 1 in every
-    later one); otherwise it is contracted by a multiply (bmm)."""
-    sizes = [dict(zip(spec, t._data.shape)) for spec, t in zip(ins, operands)]
-    flags = [False] * len(operands)
-    for c in set("".join(ins)) - set(out):
-        big = [k for k, own in enumerate(sizes) if own.get(c, 1) != 1]
-        if len(big) == 1:
-            flags[big[0]] = True
-    return flags
+    return [tuple(sorted(d)) for d in dims]
 
 
 def _einsum_diagonals(ins, out, operands):

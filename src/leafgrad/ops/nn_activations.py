@@ -301,8 +301,8 @@ def log_sigmoid_backward(grad_output, self):
     # PyTorch's kernel: z = exp(-|x|), grad * (max_deriv - sign * z / (1 + z)), so a large x
     # keeps the denormal z (logsigmoid'(100) is 3.8e-44 in float32, not 0)
     z = _vml.exp(-np.abs(x)) if x.dtype == np.float32 else np.exp(-np.abs(x))
-    neg = x < 0
-    d = np.where(neg, 1, 0) - np.where(neg, 1, -1) * (z / (1 + z))
+    q = z / (1 + z)
+    d = np.where(x < 0, 1 - q, q)   # (max_deriv - sign * q: 1 - q below 0, else 0 + q)
     return _out(_f32(grad_output) * d.astype(x.dtype, copy=False), grad_output)
 
 

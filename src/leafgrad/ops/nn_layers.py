@@ -68,6 +68,13 @@ def _check_layer_norm(input, normalized_shape, weight, bias):
     return tuple(range(input.ndim - n, input.ndim))
 
 
+def _row_moments(x, axes):
+    """Two-pass mean, centred values and biased variance over ``axes`` (kept dims)."""
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
+    return mean, centered, np.mean(centered * centered, axis=axes, keepdims=True)
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
     """Normalize over the trailing ``normalized_shape`` dims (biased variance), then scale by
     ``weight`` and shift by ``bias``."""
@@ -76,17 +83,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     if x.size == 0:
         return np.empty_like(input)
     if input.dtype == _F16:
-        mean = x.mean(axis=axes, keepdims=True)
-        centered = x - mean
-        var = np.mean(centered * centered, axis=axes, keepdims=True)
+        mean, _, var = _row_moments(x, axes)
         return _layer_norm_half(x, mean, var, weight, bias, eps)
     # (PyTorch's float/double kernel takes the row moments with ATen's RowwiseMoments, a
     # vectorised Welford: its bits differ from this two-pass mean/variance in the last place
     # of about a third of rows. Redone step for step it cost ~20x this function's time on
     # small rows (session 10), so the two-pass statistics stay.)
-    mean = x.mean(axis=axes, keepdims=True)
-    centered = x - mean
-    var = np.mean(centered * centered, axis=axes, keepdims=True)
+    mean, centered, var = _row_moments(x, axes)
     rstd = 1.0 / np.sqrt(var + eps)
     # PyTorch's kernel: (x - mean) * rstd, then * gamma + beta fused; with a bias and no
     # weight (its gamma 1) the compiler folds it to one fma of (x - mean) and rstd
@@ -161,10 +164,8 @@ def layer_norm_weight(grad, input, normalized_shape, weight, bias, eps):
         # PyTorch's backward kernel forms xhat as ``x * rstd + (-rstd * mean)`` fused: for a
         # row of one value that is the product's rounding error, not 0, which a later inf or
         # huge gradient turns into inf where 0 gives nan (fuzz seed 157)
-        dims = tuple(range(len(lead), x.ndim))
-        mean = x.mean(axis=dims, keepdims=True)
-        centered = x - mean
-        rstd = 1.0 / np.sqrt(np.mean(centered * centered, axis=dims, keepdims=True) + eps)
+        mean, _, var = _row_moments(x, tuple(range(len(lead), x.ndim)))
+        rstd = 1.0 / np.sqrt(var + eps)
         xhat = _wrap(fused(x, rstd, -rstd * mean, x.size))
     else:
         xhat, _, _ = _normalized(input, normalized_shape, eps)
